@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Lint: the banned-function grep, cppcheck and clang-tidy over the C sources.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+rc=0
+srcs=$(git ls-files 'lib/*.c' 'lib/**/*.c' 'runner/*.c' 'controller/*.c' 2>/dev/null)
+hdrs=$(git ls-files 'lib/*.h' 'lib/**/*.h' 'runner/*.h' 'controller/*.h' 2>/dev/null)
+
+# 1. Banned functions (as curl and git ban them).
+banned='\b(sprintf|vsprintf|strcpy|strcat|strncat|strtok|atoi|atol|gets|strncpy)[[:space:]]*\('
+if out=$(grep -nE "$banned" $srcs $hdrs); then
+	echo "lint: banned functions (use snprintf, strtol, bounded copies):"
+	echo "$out"
+	rc=1
+else
+	echo "lint: banned-function grep clean"
+fi
+
+cflags=$(pkg-config --cflags liburing jansson yaml-0.1 libcurl openssl libmicrohttpd)
+# 2. cppcheck
+if command -v cppcheck >/dev/null; then
+	if ! cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,portability,performance \
+		--inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -Ilib -I. $srcs; then
+		rc=1
+	else
+		echo "lint: cppcheck clean"
+	fi
+fi
+# 3. clang-tidy
+if command -v clang-tidy >/dev/null; then
+	if ! clang-tidy --quiet $srcs -- -std=c11 -D_GNU_SOURCE -DSB_VERSION='"lint"' -Ilib -I. $cflags 2>/dev/null; then
+		rc=1
+	else
+		echo "lint: clang-tidy clean"
+	fi
+fi
+exit $rc
