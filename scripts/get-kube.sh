@@ -1,0 +1,221 @@
+#!/usr/bin/env bash
+# get-kube.sh: build the test cluster's Kubernetes v1.20.2 binaries
+# (kube-apiserver, kube-controller-manager, kube-scheduler, kubelet) from
+# Debian 12's `kubernetes` source package with Debian's Go, once, and cache
+# them outside the checkout:
+#
+#   $SB_KUBE_CACHE (default /var/cache/storagebench/kube-1.20.2)/
+#     bin/        the four binaries + .stamp (recipe they were built with)
+#     gopath/src/k8s.io/kubernetes   the source tree (GOPATH mode)
+#     gocache/    Go build cache (a rebuild after a recipe change: minutes)
+#     apt/        deb-src lists derived from the machine's apt sources
+#     dl/         the downloaded source package
+#     build.log   full output of the last build
+#
+# Idempotent: when the binaries match the recipe it only checks the Debian
+# packages (scripts/deps/cluster.list) and exits in about a second. Two
+# concurrent runs serialise on a lock; the second finds the cache filled.
+# Nothing is written under /etc: deb-src entries are derived at run time
+# from /etc/apt/sources.list{,.d/*} into apt/ and apt is pointed there.
+#
+# The kubelet is built without any cloud provider: the credential
+# provider imports (aws/azure/gcp) are removed from
+# cmd/kubelet/app/plugins.go and everything is built with the
+# `providerless` tag, so no component ever asks a cloud metadata address.
+#
+# Exit status: 0 built or cached; 3 cannot build here because a download
+# (apt) failed, so the caller may skip; anything else is a real failure.
+# Usage: scripts/get-kube.sh [--print-dir] [--quiet]
+set -euo pipefail
+
+KVER=1.20.2
+DEBVER=1.20.5+really1.20.2-1.1+deb12u1
+# Bump when the build recipe changes: the binaries are rebuilt.
+RECIPE="v$KVER debian=$DEBVER providerless nocredprov reflect2-1.0.2 r1"
+CACHE=${SB_KUBE_CACHE:-/var/cache/storagebench/kube-$KVER}
+BINS=(kubelet kube-apiserver kube-controller-manager kube-scheduler)
+here=$(cd "$(dirname "$0")" && pwd)
+quiet=0
+
+for a in "$@"; do
+	case "$a" in
+	--print-dir) echo "$CACHE"; exit 0 ;;
+	--quiet) quiet=1 ;;
+	*) echo "usage: $0 [--print-dir] [--quiet]" >&2; exit 2 ;;
+	esac
+done
+
+T0=$(date +%s)
+step() { [ "$quiet" = 1 ] || printf 'get-kube: [%4ds] %s\n' "$(($(date +%s) - T0))" "$*"; }
+die() { printf 'get-kube: [%4ds] error: %s\n' "$(($(date +%s) - T0))" "$*" >&2; exit "${2:-1}"; }
+
+cached() {
+	[ -f "$CACHE/bin/.stamp" ] && [ "$(cat "$CACHE/bin/.stamp")" = "$RECIPE" ] || return 1
+	local b
+	for b in "${BINS[@]}"; do [ -x "$CACHE/bin/$b" ] || return 1; done
+	[ -f "$CACHE/bin/pause.c" ] || return 1
+}
+
+# Debian packages this needs, from scripts/deps/cluster.list.
+ensure_packages() {
+	local wanted missing=() p st
+	mapfile -t wanted < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' "$here/deps/cluster.list" | grep -v '^$')
+	for p in "${wanted[@]}"; do
+		st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+		[ "$st" = installed ] || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	[ "$(id -u)" -eq 0 ] || die "missing packages ${missing[*]}; run as root" 1
+	step "installing from Debian: ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q >>"$CACHE/build.log" 2>&1 || true
+	apt-get install -y -q --no-install-recommends "${missing[@]}" >>"$CACHE/build.log" 2>&1 ||
+		die "apt-get install ${missing[*]} failed (archive unreachable?), see $CACHE/build.log" 3
+}
+
+# Print deb-src entries (one-line format) for the machine's Debian sources
+# of this release, from both the deb822 and the one-line formats.
+derive_deb_src() {
+	local codename files=()
+	# shellcheck source=/dev/null
+	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+	[ -f /etc/apt/sources.list ] && files+=(/etc/apt/sources.list)
+	for f in /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] && files+=("$f")
+	done
+	[ ${#files[@]} -gt 0 ] || return 0
+	for f in "${files[@]}"; do
+		awk -v cn="$codename" -v deb822="$([[ $f == *.sources ]] && echo 1 || echo 0)" '
+	function suite_ok(s) { return s == cn || index(s, cn "-") == 1 }
+	function flush(   n, u, s, i, j, us, ss, opt) {
+		if (types ~ /(^|[[:space:]])deb([[:space:]]|$)/ && enabled != "no" && uris != "") {
+			opt = signed != "" ? "[signed-by=" signed "] " : ""
+			n = split(uris, us, /[[:space:]]+/); split(suites, ss, /[[:space:]]+/)
+			for (i = 1; i <= n; i++) for (j in ss) if (ss[j] != "" && suite_ok(ss[j]))
+				print "deb-src " opt us[i] " " ss[j] " " comps
+		}
+		types = uris = suites = comps = signed = enabled = ""
+	}
+	deb822 == 1 {
+		if ($0 ~ /^[[:space:]]*$/) { flush(); next }
+		if ($0 ~ /^#/) next
+		k = $1; v = $0; sub(/^[^:]*:[[:space:]]*/, "", v)
+		if (k == "Types:") types = v; else if (k == "URIs:") uris = v
+		else if (k == "Suites:") suites = v; else if (k == "Components:") comps = v
+		else if (k == "Signed-By:") signed = v; else if (k == "Enabled:") enabled = v
+		next
+	}
+	END { if (deb822 == 1) flush() }
+	/^deb[[:space:]]/ {
+		line = $0; sub(/^deb[[:space:]]+/, "", line)
+		opt = ""
+		if (line ~ /^\[/) { opt = substr(line, 1, index(line, "]")); line = substr(line, index(line, "]") + 1); sub(/^[[:space:]]+/, "", line); opt = opt " " }
+		split(line, w, /[[:space:]]+/)
+		if (suite_ok(w[2])) print "deb-src " opt line
+	}' "$f"
+	done | sort -u
+}
+
+fetch_source() {
+	local orig="$CACHE/dl/kubernetes_1.20.5+really$KVER.orig.tar.gz"
+	[ -f "$orig" ] && return 0
+	local apt="$CACHE/apt"
+	mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/parts" "$CACHE/dl"
+	derive_deb_src >"$apt/parts/deb-src.list"
+	[ -s "$apt/parts/deb-src.list" ] || die "no Debian apt sources found to derive deb-src entries from" 3
+	local o=(-o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$apt/parts"
+		-o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt/cache" -o APT::Sandbox::User=root)
+	step "apt-get update (deb-src lists derived from the machine's sources, under $apt)"
+	apt-get "${o[@]}" update -q >>"$CACHE/build.log" 2>&1 || true
+	step "apt-get source --download-only kubernetes=$DEBVER"
+	if ! (cd "$CACHE/dl" && apt-get "${o[@]}" source --download-only "kubernetes=$DEBVER") >>"$CACHE/build.log" 2>&1; then
+		step "pinned version unavailable, trying the archive's current kubernetes source"
+		(cd "$CACHE/dl" && apt-get "${o[@]}" source --download-only kubernetes) >>"$CACHE/build.log" 2>&1 ||
+			die "apt-get source kubernetes failed (archive unreachable?), see $CACHE/build.log" 3
+	fi
+	[ -f "$orig" ] || die "the source package does not carry upstream v$KVER ($(ls "$CACHE/dl"))" 1
+}
+
+prepare_tree() {
+	local src="$CACHE/gopath/src/k8s.io"
+	local tree="$src/kubernetes"
+	if [ -f "$tree/.sb-prepared" ] && [ "$(cat "$tree/.sb-prepared")" = "$RECIPE" ]; then
+		return 0
+	fi
+	step "unpacking the source tree"
+	rm -rf "$tree" "$src/kubernetes-$KVER"
+	mkdir -p "$src"
+	tar xzf "$CACHE/dl/kubernetes_1.20.5+really$KVER.orig.tar.gz" -C "$src"
+	mv "$src/kubernetes-$KVER" "$tree"
+	step "patching: reflect2 1.0.2 from Debian, credential providers removed from the kubelet"
+	# reflect2 1.0.1 (vendored) breaks json-iterator at run time on Go >= 1.18.
+	rm -rf "$tree/vendor/github.com/modern-go/reflect2"
+	cp -rL /usr/share/gocode/src/github.com/modern-go/reflect2 "$tree/vendor/github.com/modern-go/reflect2"
+	rm -f "$tree/vendor/github.com/modern-go/reflect2/go.mod"
+	# The kubelet's cloud credential providers ask cloud metadata addresses.
+	sed -i -E '/"k8s.io\/kubernetes\/pkg\/credentialprovider\/(aws|azure|gcp)"/d' "$tree/cmd/kubelet/app/plugins.go"
+	if grep -qE 'credentialprovider/(aws|azure|gcp)' "$tree/cmd/kubelet/app/plugins.go"; then
+		die "could not remove the credential provider imports from cmd/kubelet/app/plugins.go" 1
+	fi
+	(
+		cd "$tree"
+		export GOPATH="$CACHE/gopath" GOCACHE="$CACHE/gocache" GO111MODULE=off CGO_ENABLED=0 GOFLAGS='' GOPROXY=off
+		step "building openapi-gen"
+		go build -o "$CACHE/openapi-gen" k8s.io/kubernetes/vendor/k8s.io/kube-openapi/cmd/openapi-gen
+		step "generating pkg/generated/openapi (not shipped in the tarball)"
+		dirs=$({
+			find pkg cmd plugin vendor/k8s.io -type f -name '*.go' -not -path 'vendor/k8s.io/code-generator/*' \
+				-not -path 'vendor/k8s.io/sample-apiserver/*'
+			find staging/src/k8s.io -type f -name '*.go' -not -path 'staging/src/k8s.io/code-generator/*' \
+				-not -path 'staging/src/k8s.io/sample-apiserver/*'
+		} | xargs grep -l '^// *+k8s:openapi-gen=' | xargs -n1 dirname | sort -u |
+			sed -e 's#^staging/src/#vendor/#' -e 's#^#k8s.io/kubernetes/#' | sort -u | paste -sd, -)
+		"$CACHE/openapi-gen" --logtostderr -i "$dirs" -p k8s.io/kubernetes/pkg/generated/openapi \
+			-O zz_generated.openapi -h hack/boilerplate/boilerplate.generatego.txt \
+			-r "$CACHE/openapi-report.txt" >>"$CACHE/build.log" 2>&1
+	)
+	[ -f "$tree/pkg/generated/openapi/zz_generated.openapi.go" ] || die "openapi-gen produced nothing" 1
+	echo "$RECIPE" >"$tree/.sb-prepared"
+}
+
+build() {
+	local tree="$CACHE/gopath/src/k8s.io/kubernetes" ldf="-s -w" p b
+	for p in k8s.io/kubernetes/vendor/k8s.io/component-base/version k8s.io/kubernetes/vendor/k8s.io/client-go/pkg/version; do
+		ldf="$ldf -X $p.gitVersion=v$KVER -X $p.gitMajor=1 -X $p.gitMinor=20 -X $p.gitTreeState=clean"
+		ldf="$ldf -X $p.gitCommit=faecb196815e248d3ecfb03c680a4507229c2a56 -X $p.buildDate=2021-01-13T13:20:00Z"
+	done
+	mkdir -p "$CACHE/bin.new"
+	for b in "${BINS[@]}"; do
+		step "go build $b (the first one takes most of the time)"
+		(cd "$tree" && GOPATH="$CACHE/gopath" GOCACHE="$CACHE/gocache" GO111MODULE=off CGO_ENABLED=0 GOFLAGS='' GOPROXY=off \
+			go build -tags providerless -ldflags "$ldf" -o "$CACHE/bin.new/$b" "k8s.io/kubernetes/cmd/$b") >>"$CACHE/build.log" 2>&1 ||
+			die "go build $b failed, see $CACHE/build.log" 1
+	done
+	cp "$tree/build/pause/linux/pause.c" "$CACHE/bin.new/pause.c"
+	"$CACHE/bin.new/kubelet" --version >>"$CACHE/build.log" 2>&1
+	if go version -m "$CACHE/bin.new/kubelet" 2>/dev/null | grep -qE 'credentialprovider/(aws|azure|gcp)|legacy-cloud-providers/(aws|azure|gce)'; then
+		die "the kubelet still links a cloud provider" 1
+	fi
+	echo "$RECIPE" >"$CACHE/bin.new/.stamp"
+	rm -rf "${CACHE:?}/bin"
+	mv "$CACHE/bin.new" "$CACHE/bin"
+}
+
+mkdir -p "$CACHE"
+exec 9>"$CACHE/.lock"
+if ! flock -n 9; then
+	step "another get-kube.sh is running; waiting for it"
+	flock 9
+fi
+: >>"$CACHE/build.log"
+ensure_packages
+if cached; then
+	step "Kubernetes v$KVER binaries cached in $CACHE/bin"
+	exit 0
+fi
+step "building Kubernetes v$KVER into $CACHE (about 15 minutes on 2 cores the first time; log: $CACHE/build.log)"
+echo "=== $(date -u +%FT%TZ) get-kube.sh $RECIPE" >>"$CACHE/build.log"
+fetch_source
+prepare_tree
+build
+step "done: $(cd "$CACHE/bin" && echo "${BINS[@]}") in $CACHE/bin ($("$CACHE/bin/kube-apiserver" --version))"
