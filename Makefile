@@ -57,10 +57,12 @@ $(LIB_ASAN): $(call obj,asan,$(ALL_CORE_SRCS))
 
 build/rel/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(REL_CFLAGS) -MMD -MP -c -o $@ $<
+	@echo "  CC      $<"
+	@$(CC) $(REL_CFLAGS) -MMD -MP -c -o $@ $<
 build/asan/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(ASAN_CFLAGS) -MMD -MP -c -o $@ $<
+	@echo "  CC asan $<"
+	@$(CC) $(ASAN_CFLAGS) -MMD -MP -c -o $@ $<
 
 bin/storagebench-runner: build/rel/$(RUNNER_MAIN:.c=.o) $(LIB_REL)
 	@mkdir -p $(@D)

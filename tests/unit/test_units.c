@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+#include "tests/unit/harness.h"
+#include "units.h"
+
+#include <errno.h>
+
+static int test_sizes(void)
+{
+	uint64_t v;
+	CHECK_INT(sb_parse_size("4096", 1024, &v), 0);
+	CHECK_INT(v, 4096);
+	CHECK_INT(sb_parse_size("4k", 1024, &v), 0);
+	CHECK_INT(v, 4096);
+	CHECK_INT(sb_parse_size("4K", 1024, &v), 0);
+	CHECK_INT(v, 4096);
+	CHECK_INT(sb_parse_size("1M", 1024, &v), 0);
+	CHECK_INT(v, 1048576);
+	CHECK_INT(sb_parse_size("1024k", 1024, &v), 0);
+	CHECK_INT(v, 1048576);
+	CHECK_INT(sb_parse_size("1G", 1024, &v), 0);
+	CHECK_INT(v, 1073741824ull);
+	CHECK_INT(sb_parse_size("10g", 1024, &v), 0);
+	CHECK_INT(v, 10737418240ull);
+	CHECK_INT(sb_parse_size("2t", 1024, &v), 0);
+	CHECK_INT(v, 2199023255552ull);
+	CHECK_INT(sb_parse_size("64KiB", 1000, &v), 0);
+	CHECK_INT(v, 65536);
+	CHECK_INT(sb_parse_size("64kB", 1000, &v), 0);
+	CHECK_INT(v, 64000);
+	CHECK_INT(sb_parse_size("1.5m", 1024, &v), 0);
+	CHECK_INT(v, 1572864);
+	CHECK_INT(sb_parse_size("512b", 1024, &v), 0);
+	CHECK_INT(v, 512);
+	return T_PASS;
+}
+
+static int test_bad_sizes(void)
+{
+	uint64_t v;
+	unsigned pct;
+	CHECK_INT(sb_parse_size("", 1024, &v), -EINVAL);
+	CHECK_INT(sb_parse_size("k", 1024, &v), -EINVAL);
+	CHECK_INT(sb_parse_size("4q", 1024, &v), -EINVAL);
+	CHECK_INT(sb_parse_size("-4k", 1024, &v), -EINVAL);
+	CHECK_INT(sb_parse_size("4kk", 1024, &v), -EINVAL);
+	CHECK_INT(sb_parse_size("99999999999999p", 1024, &v), -ERANGE);
+	CHECK_INT(sb_parse_size_or_percent("50%", 1024, &v, &pct), 0);
+	CHECK_INT(pct, 50);
+	CHECK_INT(sb_parse_size_or_percent("1g", 1024, &v, &pct), 0);
+	CHECK_INT(pct, 0);
+	CHECK_INT(v, 1073741824ull);
+	CHECK_INT(sb_parse_size_or_percent("0%", 1024, &v, &pct), -ERANGE);
+	CHECK_INT(sb_parse_size_or_percent("101%", 1024, &v, &pct), -ERANGE);
+	CHECK_INT(sb_parse_size_or_percent("5%x", 1024, &v, &pct), -EINVAL);
+	return T_PASS;
+}
+
+static int test_durations(void)
+{
+	uint64_t us;
+	CHECK_INT(sb_parse_duration_us("60", 1000000, &us), 0);
+	CHECK_INT(us, 60000000ull);
+	CHECK_INT(sb_parse_duration_us("60s", 1000000, &us), 0);
+	CHECK_INT(us, 60000000ull);
+	CHECK_INT(sb_parse_duration_us("2m", 1000000, &us), 0);
+	CHECK_INT(us, 120000000ull);
+	CHECK_INT(sb_parse_duration_us("500ms", 1000000, &us), 0);
+	CHECK_INT(us, 500000);
+	CHECK_INT(sb_parse_duration_us("250us", 1000000, &us), 0);
+	CHECK_INT(us, 250);
+	CHECK_INT(sb_parse_duration_us("1h", 1000000, &us), 0);
+	CHECK_INT(us, 3600000000ull);
+	CHECK_INT(sb_parse_duration_us("1.5s", 1000000, &us), 0);
+	CHECK_INT(us, 1500000);
+	CHECK_INT(sb_parse_duration_us("10", 1000, &us), 0);
+	CHECK_INT(us, 10000);
+	CHECK_INT(sb_parse_duration_us("10x", 1000000, &us), -EINVAL);
+	CHECK_INT(sb_parse_duration_us("s", 1000000, &us), -EINVAL);
+	return T_PASS;
+}
+
+static int test_counts_and_bools(void)
+{
+	uint64_t v;
+	bool b;
+	CHECK_INT(sb_parse_u64("32", &v), 0);
+	CHECK_INT(v, 32);
+	CHECK_INT(sb_parse_u64("10k", &v), 0);
+	CHECK_INT(v, 10000);
+	CHECK_INT(sb_parse_u64("1.5", &v), -EINVAL);
+	CHECK_INT(sb_parse_u64("x", &v), -EINVAL);
+	CHECK_INT(sb_parse_bool("1", &b), 0);
+	CHECK(b);
+	CHECK_INT(sb_parse_bool("off", &b), 0);
+	CHECK(!b);
+	CHECK_INT(sb_parse_bool("maybe", &b), -EINVAL);
+	return T_PASS;
+}
+
+static int test_formatting(void)
+{
+	char buf[32];
+	CHECK_STR(sb_fmt_bytes(4096, buf, sizeof(buf)), "4096B");
+	CHECK_STR(sb_fmt_bytes(10240ull * 1024 * 1024, buf, sizeof(buf)), "10GiB");
+	CHECK_STR(sb_fmt_bytes(1048576, buf, sizeof(buf)), "1024KiB");
+	CHECK_STR(sb_fmt_si(22748, 3, buf, sizeof(buf)), "22.7k");
+	CHECK_STR(sb_fmt_si(491, 3, buf, sizeof(buf)), "491");
+	CHECK_STR(sb_fmt_si(1234567, 3, buf, sizeof(buf)), "1.23M");
+	CHECK_STR(sb_fmt_si(999999, 3, buf, sizeof(buf)), "1.00M");
+	CHECK_STR(sb_fmt_rate(2.133 * 1073741824.0, buf, sizeof(buf)), "2.13 GiB/s");
+	CHECK_STR(sb_fmt_rate(130 * 1024.0, buf, sizeof(buf)), "130 KiB/s");
+	CHECK_STR(sb_fmt_ns(587000, buf, sizeof(buf)), "587us");
+	CHECK_STR(sb_fmt_ns(11.4e6, buf, sizeof(buf)), "11.4ms");
+	CHECK_STR(sb_fmt_ns(850, buf, sizeof(buf)), "850ns");
+	return T_PASS;
+}
+
+static const struct test_case cases[] = {
+	{"units/sizes", test_sizes},	       {"units/bad-sizes-and-percent", test_bad_sizes},
+	{"units/durations", test_durations},   {"units/counts-and-bools", test_counts_and_bools},
+	{"units/formatting", test_formatting},
+};
+TEST_MAIN(cases)
