@@ -1,0 +1,545 @@
+/* SPDX-License-Identifier: MIT */
+/* Configuration: kubeconfig files (libyaml document API), in-cluster, and the
+ * client-go loading order. */
+#include "kube/internal.h"
+#include "log.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <openssl/bio.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <yaml.h>
+
+#define SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
+
+void kube_config_init(struct kube_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+static void free_secret_buf(char *p, size_t len)
+{
+	if (!p)
+		return;
+	explicit_bzero(p, len);
+	free(p);
+}
+
+void kube_config_release(struct kube_config *cfg)
+{
+	free(cfg->server);
+	free(cfg->ca_pem);
+	free(cfg->cert_pem);
+	free_secret_buf(cfg->key_pem, cfg->key_pem_len);
+	kube_free_secret(cfg->token);
+	free(cfg->token_file);
+	free(cfg->namespace);
+	free(cfg->source);
+	kube_config_init(cfg);
+}
+
+/* ------------------------------------------------------------ kubeconfig */
+
+struct kc {
+	yaml_document_t doc;
+	const char *file;
+	char dir[PATH_MAX]; /* directory of file, for relative names */
+	struct kube_error *err;
+};
+
+/* Reports "kubeconfig '<file>': <field>: <what>" and returns ret. */
+__attribute__((format(printf, 4, 5))) static int kc_fail(struct kc *k, int ret, const char *field,
+							 const char *fmt, ...)
+{
+	if (!k->err)
+		return ret;
+	char what[384];
+	va_list ap;
+	va_start(ap, fmt);
+	(void)vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (field && *field)
+		return kube_errorf(k->err, ret, "kubeconfig '%s': %s: %s", k->file, field, what);
+	return kube_errorf(k->err, ret, "kubeconfig '%s': %s", k->file, what);
+}
+
+static yaml_node_t *node(struct kc *k, int id)
+{
+	return yaml_document_get_node(&k->doc, id);
+}
+
+static bool is_null_scalar(const yaml_node_t *n)
+{
+	if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return false;
+	const char *v = (const char *)n->data.scalar.value;
+	return !*v || strcmp(v, "~") == 0 || strcmp(v, "null") == 0 || strcmp(v, "Null") == 0 ||
+	       strcmp(v, "NULL") == 0;
+}
+
+/* The value of key in mapping m, or NULL (also for an explicit null). */
+static yaml_node_t *map_get(struct kc *k, yaml_node_t *m, const char *key)
+{
+	if (!m || m->type != YAML_MAPPING_NODE)
+		return NULL;
+	for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *kn = node(k, p->key);
+		if (kn && kn->type == YAML_SCALAR_NODE &&
+		    strcmp((const char *)kn->data.scalar.value, key) == 0) {
+			yaml_node_t *v = node(k, p->value);
+			return v && !is_null_scalar(v) ? v : NULL;
+		}
+	}
+	return NULL;
+}
+
+/* *out = the string at key (borrowed from the document) or NULL if absent. */
+static int get_str(struct kc *k, yaml_node_t *m, const char *prefix, const char *key,
+		   const char **out)
+{
+	*out = NULL;
+	yaml_node_t *v = map_get(k, m, key);
+	if (!v)
+		return 0;
+	if (v->type != YAML_SCALAR_NODE)
+		return kc_fail(k, -EINVAL, NULL, "%s%s: expected a string", prefix, key);
+	*out = (const char *)v->data.scalar.value;
+	return 0;
+}
+
+/*
+ * Finds the entry named name in the sequence at key of the root ("clusters",
+ * "contexts", "users") and returns its inner mapping (at key inner) in *out,
+ * its index in *idx.
+ */
+static int find_named(struct kc *k, yaml_node_t *root, const char *key, const char *inner,
+		      const char *name, yaml_node_t **out, size_t *idx)
+{
+	yaml_node_t *seq = map_get(k, root, key);
+	*out = NULL;
+	if (!seq)
+		return kc_fail(k, -EINVAL, key, "missing (looking for '%s')", name);
+	if (seq->type != YAML_SEQUENCE_NODE)
+		return kc_fail(k, -EINVAL, key, "expected a list");
+	size_t i = 0;
+	for (yaml_node_item_t *it = seq->data.sequence.items.start;
+	     it < seq->data.sequence.items.top; it++, i++) {
+		yaml_node_t *e = node(k, *it);
+		char field[64];
+		(void)snprintf(field, sizeof(field), "%s[%zu]", key, i);
+		if (!e || e->type != YAML_MAPPING_NODE)
+			return kc_fail(k, -EINVAL, field, "expected a mapping");
+		const char *n;
+		char prefix[80];
+		(void)snprintf(prefix, sizeof(prefix), "%s.", field);
+		int ret = get_str(k, e, prefix, "name", &n);
+		if (ret)
+			return ret;
+		if (!n || strcmp(n, name) != 0)
+			continue;
+		yaml_node_t *in = map_get(k, e, inner);
+		if (in && in->type != YAML_MAPPING_NODE)
+			return kc_fail(k, -EINVAL, field, "%s: expected a mapping", inner);
+		*out = in;
+		*idx = i;
+		return 0;
+	}
+	return kc_fail(k, -EINVAL, key, "no entry named '%s'", name);
+}
+
+/* Resolves name against the kubeconfig's directory into buf. */
+static const char *resolve(struct kc *k, const char *name, char *buf, size_t size)
+{
+	if (name[0] == '/' || !k->dir[0])
+		return name;
+	int n = snprintf(buf, size, "%s/%s", k->dir, name);
+	return n > 0 && (size_t)n < size ? buf : name;
+}
+
+static int no_passphrase(char *buf, int size, int rwflag, void *u)
+{
+	(void)buf;
+	(void)size;
+	(void)rwflag;
+	(void)u;
+	return -1;
+}
+
+enum pem_kind { PEM_CERT, PEM_KEY };
+
+/* Checks that data holds a PEM certificate or private key OpenSSL accepts. */
+static bool pem_ok(const char *data, size_t len, enum pem_kind kind)
+{
+	BIO *b = BIO_new_mem_buf(data, (int)len);
+	bool ok = false;
+	if (!b)
+		return false;
+	if (kind == PEM_CERT) {
+		X509 *x = PEM_read_bio_X509(b, NULL, no_passphrase, NULL);
+		ok = x != NULL;
+		X509_free(x);
+	} else {
+		EVP_PKEY *p = PEM_read_bio_PrivateKey(b, NULL, no_passphrase, NULL);
+		ok = p != NULL;
+		EVP_PKEY_free(p);
+	}
+	BIO_free(b);
+	ERR_clear_error();
+	return ok;
+}
+
+/*
+ * Loads one PEM item given either inline (key_data, base64) or as a file
+ * (key_file), e.g. "certificate-authority-data" / "certificate-authority".
+ * Inline wins, as in client-go.
+ */
+static int load_pem(struct kc *k, yaml_node_t *m, const char *prefix, const char *key_data,
+		    const char *key_file, enum pem_kind kind, char **out, size_t *out_len)
+{
+	const char *data, *file;
+	char field[128];
+	int ret;
+
+	*out = NULL;
+	*out_len = 0;
+	if ((ret = get_str(k, m, prefix, key_data, &data)) ||
+	    (ret = get_str(k, m, prefix, key_file, &file)))
+		return ret;
+	if (data) {
+		(void)snprintf(field, sizeof(field), "%s%s", prefix, key_data);
+		ret = kube_base64_decode(data, strlen(data), out, out_len);
+		if (ret == -ENOMEM)
+			return kc_fail(k, ret, field, "out of memory");
+		if (ret)
+			return kc_fail(k, -EINVAL, field, "not valid base64");
+	} else if (file) {
+		char buf[PATH_MAX];
+		const char *path = resolve(k, file, buf, sizeof(buf));
+		(void)snprintf(field, sizeof(field), "%s%s", prefix, key_file);
+		ret = kube_read_file(path, out, out_len);
+		if (ret)
+			return kc_fail(k, ret == -ENOMEM ? ret : -EINVAL, field,
+				       "cannot read '%s': %s", path, strerror(-ret));
+	} else {
+		return 0;
+	}
+	if (!pem_ok(*out, *out_len, kind)) {
+		free_secret_buf(*out, *out_len);
+		*out = NULL;
+		*out_len = 0;
+		return kc_fail(k, -EINVAL, field, "not a PEM %s",
+			       kind == PEM_CERT ? "certificate" : "private key");
+	}
+	return 0;
+}
+
+static int dup_to(char **dst, const char *s)
+{
+	if (!s)
+		return 0;
+	*dst = strdup(s);
+	return *dst ? 0 : -ENOMEM;
+}
+
+static int parse_cluster(struct kc *k, yaml_node_t *c, size_t idx, struct kube_config *cfg)
+{
+	char prefix[64];
+	const char *server, *insecure;
+	int ret;
+
+	(void)snprintf(prefix, sizeof(prefix), "clusters[%zu].cluster.", idx);
+	if (!c)
+		return kc_fail(k, -EINVAL, NULL, "clusters[%zu].cluster: missing", idx);
+	if ((ret = get_str(k, c, prefix, "server", &server)))
+		return ret;
+	if (!server)
+		return kc_fail(k, -EINVAL, NULL, "%sserver: missing", prefix);
+	CURLU *u = curl_url();
+	char *scheme = NULL;
+	if (!u)
+		return -ENOMEM;
+	CURLUcode uc = curl_url_set(u, CURLUPART_URL, server, 0);
+	if (uc == CURLUE_OK)
+		uc = curl_url_get(u, CURLUPART_SCHEME, &scheme, 0);
+	bool ok = uc == CURLUE_OK && scheme &&
+		  (strcmp(scheme, "https") == 0 || strcmp(scheme, "http") == 0);
+	curl_free(scheme);
+	curl_url_cleanup(u);
+	if (!ok)
+		return kc_fail(k, -EINVAL, NULL, "%sserver: '%s' is not an http(s) URL", prefix,
+			       server);
+	if ((ret = dup_to(&cfg->server, server)))
+		return ret;
+	size_t sl = strlen(cfg->server);
+	while (sl && cfg->server[sl - 1] == '/')
+		cfg->server[--sl] = '\0';
+
+	if ((ret = get_str(k, c, prefix, "insecure-skip-tls-verify", &insecure)))
+		return ret;
+	if (insecure) {
+		if (strcmp(insecure, "true") == 0)
+			cfg->insecure = true;
+		else if (strcmp(insecure, "false") != 0)
+			return kc_fail(k, -EINVAL, NULL,
+				       "%sinsecure-skip-tls-verify: '%s' is not a boolean", prefix,
+				       insecure);
+	}
+	return load_pem(k, c, prefix, "certificate-authority-data", "certificate-authority",
+			PEM_CERT, &cfg->ca_pem, &cfg->ca_pem_len);
+}
+
+static int parse_user(struct kc *k, yaml_node_t *u, size_t idx, struct kube_config *cfg)
+{
+	char prefix[64];
+	const char *token, *token_file;
+	int ret;
+
+	if (!u)
+		return 0; /* a user with no credentials */
+	(void)snprintf(prefix, sizeof(prefix), "users[%zu].user.", idx);
+	static const char *const unsupported[] = {"exec", "auth-provider", "username", "password"};
+	for (size_t i = 0; i < sizeof(unsupported) / sizeof(unsupported[0]); i++)
+		if (map_get(k, u, unsupported[i]))
+			return kc_fail(k, -ENOTSUP, NULL,
+				       "%s%s: not supported (use a token or a "
+				       "client certificate)",
+				       prefix, unsupported[i]);
+	if ((ret = load_pem(k, u, prefix, "client-certificate-data", "client-certificate", PEM_CERT,
+			    &cfg->cert_pem, &cfg->cert_pem_len)) ||
+	    (ret = load_pem(k, u, prefix, "client-key-data", "client-key", PEM_KEY, &cfg->key_pem,
+			    &cfg->key_pem_len)))
+		return ret;
+	if (!cfg->cert_pem != !cfg->key_pem)
+		return kc_fail(k, -EINVAL, NULL, "%s%s: missing (the %s is set)", prefix,
+			       cfg->cert_pem ? "client-key" : "client-certificate",
+			       cfg->cert_pem ? "client certificate" : "client key");
+	if ((ret = get_str(k, u, prefix, "token", &token)) ||
+	    (ret = get_str(k, u, prefix, "tokenFile", &token_file)))
+		return ret;
+	if (token) /* token wins over tokenFile, as in client-go */
+		return dup_to(&cfg->token, token);
+	if (token_file) {
+		char buf[PATH_MAX], *tok = NULL;
+		const char *path = resolve(k, token_file, buf, sizeof(buf));
+		ret = kube_read_file(path, &tok, NULL);
+		kube_free_secret(tok);
+		if (ret)
+			return kc_fail(k, ret == -ENOMEM ? ret : -EINVAL, NULL,
+				       "%stokenFile: cannot read '%s': %s", prefix, path,
+				       strerror(-ret));
+		return dup_to(&cfg->token_file, path);
+	}
+	return 0;
+}
+
+static int parse_kubeconfig(struct kc *k, struct kube_config *cfg)
+{
+	yaml_node_t *root = yaml_document_get_root_node(&k->doc);
+	const char *cur, *cluster, *user, *ns;
+	yaml_node_t *ctx, *cl, *us;
+	size_t ci = 0, ui = 0, xi = 0;
+	int ret;
+
+	if (!root)
+		return kc_fail(k, -EINVAL, NULL, "empty file");
+	if (root->type != YAML_MAPPING_NODE)
+		return kc_fail(k, -EINVAL, NULL, "not a mapping at the top level");
+	if ((ret = get_str(k, root, "", "current-context", &cur)))
+		return ret;
+	if (!cur || !*cur)
+		return kc_fail(k, -EINVAL, "current-context", "not set");
+	if ((ret = find_named(k, root, "contexts", "context", cur, &ctx, &xi)))
+		return ret;
+	if (!ctx)
+		return kc_fail(k, -EINVAL, NULL, "contexts[%zu].context: missing", xi);
+	char prefix[64];
+	(void)snprintf(prefix, sizeof(prefix), "contexts[%zu].context.", xi);
+	if ((ret = get_str(k, ctx, prefix, "cluster", &cluster)) ||
+	    (ret = get_str(k, ctx, prefix, "user", &user)) ||
+	    (ret = get_str(k, ctx, prefix, "namespace", &ns)))
+		return ret;
+	if (!cluster)
+		return kc_fail(k, -EINVAL, NULL, "%scluster: missing", prefix);
+	if ((ret = find_named(k, root, "clusters", "cluster", cluster, &cl, &ci)) ||
+	    (ret = parse_cluster(k, cl, ci, cfg)))
+		return ret;
+	if (user && *user &&
+	    ((ret = find_named(k, root, "users", "user", user, &us, &ui)) ||
+	     (ret = parse_user(k, us, ui, cfg))))
+		return ret;
+	if ((ret = dup_to(&cfg->namespace, ns && *ns ? ns : "default")) ||
+	    (ret = dup_to(&cfg->source, k->file)))
+		return ret;
+	return 0;
+}
+
+int kube_config_load_file(struct kube_config *cfg, const char *path, struct kube_error *err)
+{
+	struct kc k = {.file = path, .err = err};
+	yaml_parser_t parser;
+	char *text = NULL;
+	size_t len = 0;
+	int ret;
+
+	kube_error_clear(err);
+	kube_config_init(cfg);
+	ret = kube_read_file(path, &text, &len);
+	if (ret)
+		return kube_errorf(err, ret, "kubeconfig '%s': cannot read: %s", path,
+				   strerror(-ret));
+	char tmp[PATH_MAX];
+	(void)snprintf(tmp, sizeof(tmp), "%s", path);
+	if (strchr(tmp, '/'))
+		(void)snprintf(k.dir, sizeof(k.dir), "%s", dirname(tmp));
+
+	if (!yaml_parser_initialize(&parser)) {
+		free_secret_buf(text, len);
+		return -ENOMEM;
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	if (!yaml_parser_load(&parser, &k.doc)) {
+		ret = kube_errorf(err, -EINVAL, "kubeconfig '%s': line %zu column %zu: %s", path,
+				  parser.problem_mark.line + 1, parser.problem_mark.column + 1,
+				  parser.problem ? parser.problem : "YAML error");
+		yaml_parser_delete(&parser);
+		free_secret_buf(text, len);
+		return ret;
+	}
+	ret = parse_kubeconfig(&k, cfg);
+	yaml_document_delete(&k.doc);
+	yaml_parser_delete(&parser);
+	free_secret_buf(text, len);
+	if (ret) {
+		kube_config_release(cfg);
+		if (ret == -ENOMEM)
+			kube_errorf(err, ret, "kubeconfig '%s': out of memory", path);
+		return ret;
+	}
+	if (cfg->insecure)
+		sb_warn("Disabled TLS verification", "kubeconfig=%s server=%s reason=%s", path,
+			cfg->server, "insecure-skip-tls-verify");
+	return 0;
+}
+
+/* ------------------------------------------------------------- in-cluster */
+
+static void trim(char *s)
+{
+	size_t n = strlen(s);
+	while (n && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+}
+
+int kube_config_load_in_cluster(struct kube_config *cfg, const char *root, struct kube_error *err)
+{
+	const char *host = getenv("KUBERNETES_SERVICE_HOST");
+	const char *port = getenv("KUBERNETES_SERVICE_PORT");
+	char path[PATH_MAX], url[512];
+	char *buf = NULL;
+	size_t len = 0;
+	int ret;
+
+	kube_error_clear(err);
+	kube_config_init(cfg);
+	if (!root)
+		root = "";
+	if (!host || !*host || !port || !*port)
+		return kube_errorf(err, -ENOENT,
+				   "in-cluster: KUBERNETES_SERVICE_HOST and "
+				   "KUBERNETES_SERVICE_PORT are not set");
+	char *end;
+	long p = strtol(port, &end, 10);
+	if (*end || p <= 0 || p > 65535)
+		return kube_errorf(err, -EINVAL,
+				   "in-cluster: KUBERNETES_SERVICE_PORT: '%s' is "
+				   "not a port",
+				   port);
+	if (strchr(host, ':') && host[0] != '[')
+		(void)snprintf(url, sizeof(url), "https://[%s]:%ld", host, p);
+	else
+		(void)snprintf(url, sizeof(url), "https://%s:%ld", host, p);
+	if ((ret = dup_to(&cfg->server, url)))
+		goto out;
+
+	(void)snprintf(path, sizeof(path), "%s" SA_DIR "/token", root);
+	ret = kube_read_file(path, &buf, &len);
+	free_secret_buf(buf, len);
+	buf = NULL;
+	if (ret) {
+		kube_errorf(err, ret, "in-cluster: cannot read '%s': %s", path, strerror(-ret));
+		goto out;
+	}
+	if ((ret = dup_to(&cfg->token_file, path)))
+		goto out;
+
+	(void)snprintf(path, sizeof(path), "%s" SA_DIR "/ca.crt", root);
+	ret = kube_read_file(path, &cfg->ca_pem, &cfg->ca_pem_len);
+	if (ret == -ENOMEM)
+		goto out;
+	if (ret || !pem_ok(cfg->ca_pem, cfg->ca_pem_len, PEM_CERT)) {
+		ret = kube_errorf(err, -EINVAL, "in-cluster: '%s': %s", path,
+				  ret ? strerror(-ret) : "not a PEM certificate");
+		goto out;
+	}
+
+	(void)snprintf(path, sizeof(path), "%s" SA_DIR "/namespace", root);
+	ret = kube_read_file(path, &buf, &len);
+	if (ret == -ENOMEM)
+		goto out;
+	if (!ret)
+		trim(buf);
+	ret = dup_to(&cfg->namespace, buf && *buf ? buf : "default");
+	if (!ret)
+		ret = dup_to(&cfg->source, "in-cluster");
+out:
+	free(buf);
+	if (ret)
+		kube_config_release(cfg);
+	return ret;
+}
+
+/* ------------------------------------------------------------ load order */
+
+int kube_config_load(struct kube_config *cfg, const char *path, const char *root,
+		     struct kube_error *err)
+{
+	kube_config_init(cfg);
+	if (path && *path)
+		return kube_config_load_file(cfg, path, err);
+
+	const char *env = getenv("KUBECONFIG");
+	if (env && *env) {
+		char first[PATH_MAX];
+		size_t n = strcspn(env, ":");
+		if (n >= sizeof(first))
+			return kube_errorf(err, -ENAMETOOLONG, "KUBECONFIG: path too long");
+		memcpy(first, env, n);
+		first[n] = '\0';
+		if (*first)
+			return kube_config_load_file(cfg, first, err);
+	}
+
+	int ret = kube_config_load_in_cluster(cfg, root, err);
+	if (ret != -ENOENT)
+		return ret;
+
+	const char *home = getenv("HOME");
+	if (home && *home) {
+		char p[PATH_MAX];
+		(void)snprintf(p, sizeof(p), "%s/.kube/config", home);
+		if (access(p, F_OK) == 0)
+			return kube_config_load_file(cfg, p, err);
+	}
+	return kube_errorf(err, -ENOENT,
+			   "no kubeconfig: not given, KUBECONFIG not set, not "
+			   "in a cluster, no ~/.kube/config");
+}

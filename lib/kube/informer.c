@@ -1,0 +1,447 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Informer: list + watch of one resource into a cache keyed by
+ * "namespace/name" (a jansson object used as the hash table), with events,
+ * relist on 410 Gone, in a thread of its own.
+ *
+ * Locking: inf->lock guards cache, synced, watch and rv. Callbacks run on
+ * the informer thread with no lock held. Cached objects are never modified
+ * once stored (jansson's reference counts are atomic), so references handed
+ * out by get/list stay valid after the lock is released.
+ */
+#include "kube/internal.h"
+#include "log.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct kube_informer {
+	struct kube_client *c;
+	struct kube_resource res;
+	char *ns, *label, *field;
+	long page_size, idle_ms;
+	kube_informer_cb cb;
+	void *arg;
+
+	pthread_mutex_t lock;
+	pthread_cond_t cond; /* synced changes, stop requested */
+	json_t *cache;
+	bool synced, started;
+	char *rv;
+	struct kube_watch *watch;
+	pthread_t thread;
+	atomic_bool stop;
+	atomic_ulong lists;
+};
+
+struct pending {
+	enum kube_informer_event ev;
+	json_t *obj, *old; /* owned references */
+};
+
+static int dup_opt(char **dst, const char *s)
+{
+	*dst = NULL;
+	if (!s)
+		return 0;
+	*dst = strdup(s);
+	return *dst ? 0 : -ENOMEM;
+}
+
+/* "ns/name" (ns empty for cluster-scoped objects). 0 or -EINVAL. */
+static int key_of(const json_t *obj, char *buf, size_t size)
+{
+	json_t *meta = json_object_get(obj, "metadata");
+	const char *name = json_string_value(json_object_get(meta, "name"));
+	const char *ns = json_string_value(json_object_get(meta, "namespace"));
+	if (!name)
+		return -EINVAL;
+	int n = snprintf(buf, size, "%s/%s", ns ? ns : "", name);
+	return n > 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
+}
+
+static const char *rv_of(const json_t *obj)
+{
+	return json_string_value(
+		json_object_get(json_object_get(obj, "metadata"), "resourceVersion"));
+}
+
+struct kube_informer *kube_informer_new(struct kube_client *c,
+					const struct kube_informer_opts *opts,
+					struct kube_error *err)
+{
+	kube_error_clear(err);
+	if (!opts || !opts->resource || !opts->resource->version || !opts->resource->resource) {
+		kube_errorf(err, -EINVAL, "informer: no resource");
+		return NULL;
+	}
+	struct kube_informer *inf = calloc(1, sizeof(*inf));
+	if (!inf)
+		goto nomem;
+	inf->c = c;
+	inf->res = *opts->resource;
+	inf->page_size = opts->page_size > 0 ? opts->page_size : 500;
+	inf->idle_ms = opts->idle_timeout_ms > 0 ? opts->idle_timeout_ms : 5 * 60 * 1000;
+	inf->cb = opts->cb;
+	inf->arg = opts->arg;
+	if (pthread_mutex_init(&inf->lock, NULL)) {
+		free(inf);
+		goto nomem;
+	}
+	if (pthread_cond_init(&inf->cond, NULL)) {
+		pthread_mutex_destroy(&inf->lock);
+		free(inf);
+		goto nomem;
+	}
+	inf->cache = json_object();
+	if (!inf->cache || dup_opt(&inf->ns, opts->resource->namespaced ? opts->ns : NULL) ||
+	    dup_opt(&inf->label, opts->label_selector) ||
+	    dup_opt(&inf->field, opts->field_selector)) {
+		kube_informer_free(inf);
+		goto nomem;
+	}
+	return inf;
+nomem:
+	kube_errorf(err, -ENOMEM, "informer: out of memory");
+	return NULL;
+}
+
+static void run_pending(struct kube_informer *inf, struct pending *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (inf->cb)
+			inf->cb(p[i].ev, p[i].obj, p[i].old, inf->arg);
+		json_decref(p[i].obj);
+		json_decref(p[i].old);
+	}
+}
+
+/* Lists everything and replaces the cache, synthesising the differences. */
+static int relist(struct kube_informer *inf, struct kube_error *err)
+{
+	struct kube_list_opts lo = {.label_selector = inf->label,
+				    .field_selector = inf->field,
+				    .limit = inf->page_size};
+	json_t *list = NULL, *fresh = NULL;
+	struct pending *p = NULL;
+	size_t np = 0;
+	char *rv = NULL;
+	int ret;
+
+	ret = kube_list(inf->c, &inf->res, inf->ns, &lo, &list, err);
+	atomic_fetch_add(&inf->lists, 1);
+	if (ret)
+		return ret;
+	ret = -ENOMEM;
+	json_t *items = json_object_get(list, "items");
+	fresh = json_object();
+	const char *lrv = json_string_value(
+		json_object_get(json_object_get(list, "metadata"), "resourceVersion"));
+	rv = strdup(lrv ? lrv : "");
+	/* At most one event per new item and one per deleted old item. */
+	pthread_mutex_lock(&inf->lock);
+	size_t cap = json_array_size(items) + json_object_size(inf->cache);
+	pthread_mutex_unlock(&inf->lock);
+	p = calloc(cap ? cap : 1, sizeof(*p));
+	if (!fresh || !rv || !p)
+		goto out;
+
+	/* List items carry no kind/apiVersion; watch events do. Make them alike. */
+	const char *lkind = json_string_value(json_object_get(list, "kind"));
+	const char *api = json_string_value(json_object_get(list, "apiVersion"));
+	char kind[128] = "";
+	size_t kl = lkind ? strlen(lkind) : 0;
+	if (kl > 4 && kl < sizeof(kind) && strcmp(lkind + kl - 4, "List") == 0) {
+		memcpy(kind, lkind, kl - 4);
+		kind[kl - 4] = '\0';
+	}
+	size_t i;
+	json_t *it;
+	json_array_foreach(items, i, it)
+	{
+		char key[512];
+		if (key_of(it, key, sizeof(key)))
+			continue;
+		if (kind[0] && !json_object_get(it, "kind") &&
+		    json_object_set_new(it, "kind", json_string(kind)))
+			goto out;
+		if (api && !json_object_get(it, "apiVersion") &&
+		    json_object_set_new(it, "apiVersion", json_string(api)))
+			goto out;
+		if (json_object_set(fresh, key, it))
+			goto out;
+	}
+
+	pthread_mutex_lock(&inf->lock);
+	const char *key;
+	json_t *obj;
+	json_object_foreach(fresh, key, obj)
+	{
+		json_t *old = json_object_get(inf->cache, key);
+		if (!old) {
+			p[np++] = (struct pending){KUBE_INFORMER_ADD, json_incref(obj), NULL};
+		} else {
+			const char *a = rv_of(old), *b = rv_of(obj);
+			if (!a || !b || strcmp(a, b) != 0)
+				p[np++] = (struct pending){KUBE_INFORMER_UPDATE, json_incref(obj),
+							   json_incref(old)};
+		}
+	}
+	json_object_foreach(inf->cache, key, obj)
+	{
+		if (!json_object_get(fresh, key) && np < cap)
+			p[np++] = (struct pending){KUBE_INFORMER_DELETE, json_incref(obj), NULL};
+	}
+	json_decref(inf->cache);
+	inf->cache = fresh;
+	fresh = NULL;
+	free(inf->rv);
+	inf->rv = rv;
+	rv = NULL;
+	inf->synced = true;
+	pthread_cond_broadcast(&inf->cond);
+	pthread_mutex_unlock(&inf->lock);
+	sb_debug("Listed objects", "resource=%s count=%zu events=%zu", inf->res.resource,
+		 json_array_size(items), np);
+	run_pending(inf, p, np);
+	ret = 0;
+out:
+	if (ret == -ENOMEM)
+		kube_errorf(err, ret, "informer %s: out of memory", inf->res.resource);
+	free(p);
+	free(rv);
+	json_decref(fresh);
+	json_decref(list);
+	return ret;
+}
+
+/* A watch event: update the cache, then tell the callback. */
+static int on_event(enum kube_event_type type, json_t *obj, void *arg)
+{
+	struct kube_informer *inf = arg;
+	struct pending p = {0};
+	char key[512];
+
+	if (type != KUBE_EVENT_ADDED && type != KUBE_EVENT_MODIFIED && type != KUBE_EVENT_DELETED)
+		return 0;
+	if (key_of(obj, key, sizeof(key)))
+		return 0;
+	pthread_mutex_lock(&inf->lock);
+	json_t *old = json_incref(json_object_get(inf->cache, key));
+	if (type == KUBE_EVENT_DELETED) {
+		json_object_del(inf->cache, key);
+		p = (struct pending){KUBE_INFORMER_DELETE, json_incref(obj), NULL};
+		json_decref(old);
+		old = NULL;
+	} else if (json_object_set(inf->cache, key, obj) == 0) {
+		p = (struct pending){old ? KUBE_INFORMER_UPDATE : KUBE_INFORMER_ADD,
+				     json_incref(obj), old};
+		old = NULL;
+	}
+	pthread_mutex_unlock(&inf->lock);
+	json_decref(old);
+	if (p.obj)
+		run_pending(inf, &p, 1);
+	return 0;
+}
+
+/* Waits ms or until stop. */
+static void pause_ms(struct kube_informer *inf, long ms)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&inf->lock);
+	while (!atomic_load(&inf->stop))
+		if (pthread_cond_timedwait(&inf->cond, &inf->lock, &ts) == ETIMEDOUT)
+			break;
+	pthread_mutex_unlock(&inf->lock);
+}
+
+static void *informer_main(void *arg)
+{
+	struct kube_informer *inf = arg;
+	struct kube_error err;
+	unsigned failures = 0;
+	bool need_list = true;
+	char buf[800];
+
+	while (!atomic_load(&inf->stop)) {
+		if (need_list) {
+			int ret = relist(inf, &err);
+			if (ret) {
+				long d = kube_backoff_ms(failures++, 500, 30000, kube_random());
+				sb_warn("Failed to list",
+					"resource=%s errno=%d error=\"%s\" delay_ms=%ld",
+					inf->res.resource, -ret,
+					kube_error_str(&err, buf, sizeof(buf)), d);
+				pause_ms(inf, d);
+				continue;
+			}
+			need_list = false;
+		}
+		pthread_mutex_lock(&inf->lock);
+		struct kube_watch_opts wo = {.label_selector = inf->label,
+					     .field_selector = inf->field,
+					     .resource_version = inf->rv,
+					     .bookmarks = true,
+					     .idle_timeout_ms = inf->idle_ms};
+		struct kube_watch *w =
+			kube_watch_new(inf->c, &inf->res, inf->ns, &wo, on_event, inf);
+		inf->watch = w;
+		bool stop = atomic_load(&inf->stop);
+		pthread_mutex_unlock(&inf->lock);
+		if (!w) {
+			pause_ms(inf, 1000);
+			continue;
+		}
+		int ret = stop ? 0 : kube_watch_run(w, &err);
+		pthread_mutex_lock(&inf->lock);
+		inf->watch = NULL;
+		/* Watch from where the stream got to if it fails for another reason. */
+		char rv[256];
+		kube_watch_resource_version(w, rv, sizeof(rv));
+		char *copy = strdup(rv);
+		if (copy) {
+			free(inf->rv);
+			inf->rv = copy;
+		}
+		pthread_mutex_unlock(&inf->lock);
+		kube_watch_free(w);
+		if (ret == 0)
+			continue; /* stopped: the loop condition ends it */
+		if (ret == -ESTALE) {
+			sb_info("Relisting after 410 Gone", "resource=%s", inf->res.resource);
+			need_list = true;
+			failures = 0;
+			continue;
+		}
+		long d = kube_backoff_ms(failures++, 500, 30000, kube_random());
+		sb_warn("Watch failed", "resource=%s errno=%d error=\"%s\" delay_ms=%ld",
+			inf->res.resource, -ret, kube_error_str(&err, buf, sizeof(buf)), d);
+		pause_ms(inf, d);
+		need_list = true;
+	}
+	return NULL;
+}
+
+int kube_informer_start(struct kube_informer *inf)
+{
+	if (inf->started)
+		return -EALREADY;
+	atomic_store(&inf->stop, false);
+	int r = pthread_create(&inf->thread, NULL, informer_main, inf);
+	if (r)
+		return -r;
+	inf->started = true;
+	return 0;
+}
+
+void kube_informer_stop(struct kube_informer *inf)
+{
+	if (!inf || !inf->started)
+		return;
+	pthread_mutex_lock(&inf->lock);
+	atomic_store(&inf->stop, true);
+	if (inf->watch)
+		kube_watch_stop(inf->watch);
+	pthread_cond_broadcast(&inf->cond);
+	pthread_mutex_unlock(&inf->lock);
+	pthread_join(inf->thread, NULL);
+	inf->started = false;
+}
+
+bool kube_informer_has_synced(struct kube_informer *inf)
+{
+	pthread_mutex_lock(&inf->lock);
+	bool s = inf->synced;
+	pthread_mutex_unlock(&inf->lock);
+	return s;
+}
+
+int kube_informer_wait_synced(struct kube_informer *inf, long timeout_ms)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += timeout_ms / 1000;
+	ts.tv_nsec += (timeout_ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	int ret = 0;
+	pthread_mutex_lock(&inf->lock);
+	while (!inf->synced && ret == 0)
+		ret = pthread_cond_timedwait(&inf->cond, &inf->lock, &ts);
+	bool s = inf->synced;
+	pthread_mutex_unlock(&inf->lock);
+	return s ? 0 : -ETIMEDOUT;
+}
+
+json_t *kube_informer_get(struct kube_informer *inf, const char *ns, const char *name)
+{
+	char key[512];
+	int n = snprintf(key, sizeof(key), "%s/%s", ns && inf->res.namespaced ? ns : "",
+			 name ? name : "");
+	if (n < 0 || (size_t)n >= sizeof(key) || !name)
+		return NULL;
+	pthread_mutex_lock(&inf->lock);
+	json_t *obj = json_incref(json_object_get(inf->cache, key));
+	pthread_mutex_unlock(&inf->lock);
+	return obj;
+}
+
+json_t *kube_informer_list(struct kube_informer *inf)
+{
+	json_t *arr = json_array();
+	if (!arr)
+		return NULL;
+	pthread_mutex_lock(&inf->lock);
+	const char *key;
+	json_t *obj;
+	json_object_foreach(inf->cache, key, obj)
+	{
+		if (json_array_append(arr, obj)) {
+			json_decref(arr);
+			arr = NULL;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&inf->lock);
+	return arr;
+}
+
+size_t kube_informer_count(struct kube_informer *inf)
+{
+	pthread_mutex_lock(&inf->lock);
+	size_t n = json_object_size(inf->cache);
+	pthread_mutex_unlock(&inf->lock);
+	return n;
+}
+
+unsigned long kube_informer_lists(struct kube_informer *inf)
+{
+	return atomic_load(&inf->lists);
+}
+
+void kube_informer_free(struct kube_informer *inf)
+{
+	if (!inf)
+		return;
+	kube_informer_stop(inf);
+	pthread_cond_destroy(&inf->cond);
+	pthread_mutex_destroy(&inf->lock);
+	json_decref(inf->cache);
+	free(inf->ns);
+	free(inf->label);
+	free(inf->field);
+	free(inf->rv);
+	free(inf);
+}

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Declarations shared by the files of lib/kube and its unit tests. Not part
+ * of the public API (kube.h); names still start with kube_ because they are
+ * visible to the linker. Same conventions as kube.h.
+ */
+#ifndef SB_KUBE_INTERNAL_H
+#define SB_KUBE_INTERNAL_H
+
+#include "kube/kube.h"
+
+#include <curl/curl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+/* Formats into err->message (err may be NULL). Returns ret, for one-line
+ * "return kube_errorf(err, -EINVAL, ...)". */
+int kube_errorf(struct kube_error *err, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Copies curl's error text (or curl_easy_strerror(code) when errbuf is empty)
+ * into err. */
+void kube_error_set_curl(struct kube_error *err, CURLcode code, const char *errbuf);
+
+/* ------------------------------------------------------------------ base64 */
+
+/*
+ * Decodes base64 text (whitespace and newlines allowed) with OpenSSL's EVP
+ * decoder into a new NUL-terminated buffer *out of *out_len bytes (caller
+ * frees). -EINVAL when it is not valid base64, -ENOMEM.
+ */
+int kube_base64_decode(const char *in, size_t in_len, char **out, size_t *out_len);
+
+/* ------------------------------------------------------------------- files */
+
+/* Reads a whole file into a new NUL-terminated buffer. 0 or -errno. */
+int kube_read_file(const char *path, char **out, size_t *len);
+
+/* ------------------------------------------------------------------- token */
+
+/*
+ * A bearer token file re-read when its inode, size, mtime or ctime change,
+ * or when forced (after a 401). Thread-safe.
+ */
+struct kube_token_file {
+	pthread_mutex_t lock;
+	char *path;
+	char *value; /* trimmed contents, or NULL before the first read */
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime, ctime;
+	unsigned long reads; /* how many times the file was read */
+};
+
+int kube_token_file_init(struct kube_token_file *t, const char *path);
+void kube_token_file_release(struct kube_token_file *t);
+/* Copies the current token into a new string *out (caller frees, after
+ * clearing it). Re-reads the file when it changed or when force. */
+int kube_token_file_get(struct kube_token_file *t, bool force, char **out);
+
+/* -------------------------------------------------------------------- urls */
+
+/* One query parameter; value NULL means the parameter is left out. */
+struct kube_query {
+	const char *key;
+	const char *value;
+};
+
+/*
+ * Builds the URL of a resource on server:
+ *   <server>/api/<version>            (core group)
+ *   <server>/apis/<group>/<version>   (other groups)
+ * then [/namespaces/<ns>]/<resource>[/<name>[/<subresource>]] and the query.
+ * Path segments and query values are URL-encoded (with curl_easy_escape and
+ * curl_url_set). ns NULL or "" leaves out the namespace; name NULL the name.
+ * *out is a new string the caller frees. 0, -EINVAL (bad server URL or
+ * resource), -ENOMEM.
+ */
+int kube_url_build(const char *server, const struct kube_resource *r, const char *ns,
+		   const char *name, const char *subresource, const struct kube_query *q, size_t nq,
+		   char **out);
+
+/* ---------------------------------------------------------- retry / backoff */
+
+/*
+ * The delay before retry number attempt (0 for the first retry): full
+ * jitter over a capped exponential, base * 2^attempt capped at cap, of which
+ * a random half is kept: delay = d/2 + rnd * d/2 with rnd in [0, 1).
+ */
+long kube_backoff_ms(unsigned attempt, long base_ms, long cap_ms, double rnd);
+
+/*
+ * Parses a Retry-After header value: delta-seconds ("120") or an HTTP-date
+ * (relative to now). Returns the delay in ms (0 for a date in the past), or
+ * -1 when the value is not valid.
+ */
+long kube_parse_retry_after(const char *value, time_t now);
+
+/* ------------------------------------------------------------ line decoder */
+
+/*
+ * Splits a byte stream into '\n'-terminated lines as chunks arrive: a line
+ * may span chunks and a chunk may hold many lines. Empty lines (and a
+ * trailing '\r') are skipped.
+ */
+struct kube_line_decoder {
+	char *buf; /* bytes of an unfinished line */
+	size_t len, cap;
+	size_t max_line; /* longest line accepted; 0: 64 MiB */
+};
+
+void kube_line_decoder_init(struct kube_line_decoder *d, size_t max_line);
+void kube_line_decoder_release(struct kube_line_decoder *d);
+/* Drops a partial line (after a reconnect). */
+void kube_line_decoder_reset(struct kube_line_decoder *d);
+
+/* Called per complete line (line NUL-terminated, without the newline). A
+ * non-zero return stops the feeding and is returned by feed. */
+typedef int (*kube_line_cb)(char *line, size_t len, void *arg);
+
+/*
+ * Feeds n bytes; calls cb for each line completed. Returns 0, cb's non-zero
+ * value, -E2BIG for a line longer than max_line, -ENOMEM.
+ */
+int kube_line_decoder_feed(struct kube_line_decoder *d, const char *data, size_t n, kube_line_cb cb,
+			   void *arg);
+
+/* Parses one watch event line {"type":..., "object":{...}} into its type and
+ * a new reference to its object. 0 or -EPROTO. */
+int kube_watch_parse_event(const char *line, size_t len, enum kube_event_type *type,
+			   json_t **object);
+
+/* ------------------------------------------------------------------ client */
+
+struct kube_thread_handle;
+
+struct kube_client {
+	struct kube_config cfg;
+	struct kube_client_opts opts;
+	char *user_agent;
+	struct kube_token_file token_file; /* used when cfg.token_file */
+	bool has_token_file;
+	pthread_key_t key;
+	pthread_mutex_t handles_lock;
+	struct kube_thread_handle *handles; /* every thread's handle */
+	atomic_ulong n_requests, n_retries, n_reauths, n_connects;
+};
+
+/* One HTTP request, retried per the rules in kube.h. */
+struct kube_request {
+	const char *method; /* "GET", "POST", "PUT", "PATCH", "DELETE" */
+	const char *url;
+	const char *content_type; /* of body, or NULL */
+	const char *body;	  /* or NULL */
+	size_t body_len;
+	bool idempotent; /* retry 5xx and transport errors */
+};
+
+/*
+ * Performs req with the calling thread's handle. On 2xx parses the answer
+ * into *out (when out is not NULL; an empty body gives json null). On
+ * failure returns -errno with err filled.
+ */
+int kube_request_do(struct kube_client *c, const struct kube_request *req, json_t **out,
+		    struct kube_error *err);
+
+/*
+ * Sets the options every request and watch share on h: TLS material and
+ * verification, HTTP/2, NOSIGNAL, error buffer, connect timeout, user agent.
+ * *headers receives a new list (Accept, Authorization, content type) the
+ * caller frees after the transfer. token may be NULL.
+ */
+int kube_client_setup_handle(struct kube_client *c, CURL *h, char *errbuf, const char *token,
+			     const char *content_type, struct curl_slist **headers);
+
+/*
+ * The calling thread's easy handle for c (made on first use, then reset so it
+ * is ready for options; connections and TLS sessions are kept), its error
+ * buffer, and whether the thread asked for fresh connections. NULL on ENOMEM.
+ */
+CURL *kube_client_thread_easy(struct kube_client *c, char **errbuf, bool *fresh);
+
+/* The bearer token to send now (new string, caller frees with
+ * kube_free_secret), or NULL when none. force re-reads a token file. */
+int kube_client_token(struct kube_client *c, bool force, char **out);
+/* Clears and frees a secret string. */
+void kube_free_secret(char *s);
+
+/* The namespace to use: ns when given, else the client's. */
+const char *kube_client_ns(const struct kube_client *c, const char *ns);
+
+/* Monotonic milliseconds. */
+int64_t kube_now_ms(void);
+/* Sleeps ms milliseconds (restarts on EINTR). */
+void kube_sleep_ms(long ms);
+/* A random double in [0, 1) (thread-safe). */
+double kube_random(void);
+
+#endif

@@ -1,0 +1,487 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kube: a thin Kubernetes API client on libcurl, jansson, libyaml and
+ * OpenSSL.
+ *
+ * Conventions (the whole header follows them):
+ *  - Functions returning int return 0 on success or a negative errno.
+ *    HTTP answers map to: 404 -ENOENT, 409 AlreadyExists -EEXIST,
+ *    409 Conflict -EAGAIN, 410 Gone -ESTALE, 403 -EACCES, 401 -EPERM,
+ *    400 and 422 -EINVAL, 429 and 5xx -EAGAIN (after the retries),
+ *    transport failure (connect, TLS, reset, timeout) -EIO, malformed
+ *    answer -EPROTO, other 4xx -EPROTO, memory -ENOMEM.
+ *  - Every function taking a `struct kube_error *err` accepts NULL; when not
+ *    NULL it is cleared on entry and filled on failure with the HTTP code,
+ *    the Status reason and message and libcurl's error text.
+ *  - Objects are jansson json_t. An argument `const json_t *` or
+ *    `json_t *` is borrowed (the caller keeps its reference). An output
+ *    `json_t **out` receives a new reference the caller must json_decref();
+ *    out may be NULL when the caller does not want the answer. On failure
+ *    *out is set to NULL.
+ *  - Strings passed in are copied when they are kept; the caller may free
+ *    them after the call returns.
+ *  - Free functions accept NULL.
+ *  - Nothing is printed except through lib/log (sb_log), at debug level for
+ *    each request and at warn level for retries and insecure TLS.
+ *
+ * Threads: a struct kube_client may be shared by any number of threads.
+ * Each thread that issues requests through a client gets its own curl easy
+ * handle (kept in a pthread key of the client), reused for all its requests
+ * so the TCP connection and TLS session are reused; it is cleaned up when
+ * the thread exits or when the client is freed. A watch uses an easy handle
+ * of its own (it holds its connection for as long as it runs). Free a client
+ * only after every thread using it has stopped using it (joined, or
+ * informers and leader electors stopped).
+ */
+#ifndef SB_KUBE_H
+#define SB_KUBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <jansson.h>
+
+/* ---------------------------------------------------------------- errors */
+
+struct kube_error {
+	long http_code;	   /* HTTP status, 0 when there was no HTTP answer */
+	char reason[64];   /* Status.reason ("NotFound", "Conflict"...) or "" */
+	char message[512]; /* Status.message, or what went wrong locally */
+	char curl[256];	   /* libcurl's error text, "" when none */
+};
+
+#define KUBE_ERROR_INIT \
+	{               \
+		0       \
+	}
+
+/* Clears err (accepts NULL). */
+void kube_error_clear(struct kube_error *err);
+
+/*
+ * Formats err into buf as one line: "<message> (http 404 NotFound; curl: ...)".
+ * Returns buf (never NULL; buf must hold at least 1 byte).
+ */
+const char *kube_error_str(const struct kube_error *err, char *buf, size_t size);
+
+/*
+ * Maps an HTTP status code and Status reason (may be NULL) to 0 (2xx) or a
+ * negative errno, as listed at the top of this header.
+ */
+int kube_errno_from_http(long http_code, const char *reason);
+
+/*
+ * Fills err from an HTTP answer: the code and, when body is a Status object
+ * (JSON text of len bytes, may be NULL), its reason and message. Returns
+ * kube_errno_from_http() of the result.
+ */
+int kube_error_from_status(struct kube_error *err, long http_code, const char *body, size_t len);
+
+/* ------------------------------------------------------------ configuration */
+
+/*
+ * Where to reach the API server and how to authenticate. Filled by one of the
+ * kube_config_load* functions; all strings and buffers are owned by the
+ * struct and freed by kube_config_release(). Binary fields (PEM) are
+ * NUL-terminated as well, for convenience.
+ */
+struct kube_config {
+	char *server;	   /* "https://host:port[/prefix]", no trailing '/' */
+	char *ca_pem;	   /* CA bundle (PEM) from -data or the file, or NULL */
+	size_t ca_pem_len; /* (NULL: the system's trust store) */
+	char *cert_pem;	   /* client certificate (PEM) or NULL */
+	size_t cert_pem_len;
+	char *key_pem; /* client private key (PEM) or NULL */
+	size_t key_pem_len;
+	char *token;	  /* static bearer token or NULL */
+	char *token_file; /* bearer token file, re-read when it changes, or NULL */
+	bool insecure;	  /* insecure-skip-tls-verify: true was set explicitly */
+	char *namespace;  /* context namespace, "default" when not set */
+	char *source;	  /* where it came from: a file path or "in-cluster" */
+};
+
+#define KUBE_CONFIG_INIT \
+	{                \
+		0        \
+	}
+
+void kube_config_init(struct kube_config *cfg);
+/* Frees what cfg holds (clearing the key and token first) and re-inits it. */
+void kube_config_release(struct kube_config *cfg);
+
+/*
+ * Parses the kubeconfig file at path (its current-context; relative file
+ * names inside are resolved against the file's directory). A malformed file
+ * is -EINVAL with err->message naming the file and the field, e.g.
+ * "kubeconfig 'x': users[0].user.client-certificate-data: not valid base64".
+ * A missing file is -ENOENT. exec and auth-provider users are -ENOTSUP.
+ */
+int kube_config_load_file(struct kube_config *cfg, const char *path, struct kube_error *err);
+
+/*
+ * In-cluster configuration: KUBERNETES_SERVICE_HOST and _PORT (an IPv6
+ * host is put in brackets), and the ServiceAccount files
+ * <root>/var/run/secrets/kubernetes.io/serviceaccount/{token,ca.crt,namespace}.
+ * root is "" or NULL for the real root; tests pass a fake one. The token is
+ * used as a token file (re-read when it rotates). -ENOENT when the
+ * variables or the token file are absent.
+ */
+int kube_config_load_in_cluster(struct kube_config *cfg, const char *root, struct kube_error *err);
+
+/*
+ * The loading order of client-go / controller-runtime: path when not NULL,
+ * else the first file of $KUBECONFIG (only the first file of a ':' list is
+ * read; merging several files is not supported), else in-cluster (root as
+ * above), else $HOME/.kube/config. -ENOENT when none exists.
+ */
+int kube_config_load(struct kube_config *cfg, const char *path, const char *root,
+		     struct kube_error *err);
+
+/* ------------------------------------------------------------------ client */
+
+struct kube_client;
+
+struct kube_client_opts {
+	long connect_timeout_ms; /* default 10000 */
+	long request_timeout_ms; /* whole non-watch request; default 30000 */
+	int max_retries;	 /* retries after the first try; 0: 4, <0: none */
+	long backoff_base_ms;	 /* first retry delay; default 200 */
+	long backoff_cap_ms;	 /* longest delay between retries; default 5000 */
+	long retry_after_max_ms; /* cap on a server's Retry-After; default 60000 */
+	const char *user_agent;	 /* default "storagebench/<version>" */
+};
+
+/*
+ * Makes a client for cfg (copied; cfg may be released afterwards). opts may
+ * be NULL for the defaults; zero fields take their default. Returns NULL on
+ * failure with err filled. Free with kube_client_free().
+ */
+struct kube_client *kube_client_new(const struct kube_config *cfg,
+				    const struct kube_client_opts *opts, struct kube_error *err);
+/* Frees the client and the curl handles of every thread (see Threads). */
+void kube_client_free(struct kube_client *c);
+
+/* The context namespace of the client's configuration (borrowed). */
+const char *kube_client_namespace(const struct kube_client *c);
+
+/*
+ * Counters of the client, for tests and benchmarks: requests sent (every
+ * try), retries done, 401 recoveries, new connections opened (summed from
+ * CURLINFO_NUM_CONNECTS).
+ */
+struct kube_client_stats {
+	unsigned long requests, retries, reauths, connects;
+};
+void kube_client_stats(struct kube_client *c, struct kube_client_stats *out);
+
+/*
+ * When set, every request of this thread uses a fresh curl handle and
+ * connection (CURLOPT_FRESH_CONNECT and FORBID_REUSE). For the benchmark that
+ * compares with connection reuse; never needed otherwise.
+ */
+void kube_client_set_fresh_connections(struct kube_client *c, bool on);
+
+/* -------------------------------------------------------------- resources */
+
+/*
+ * A resource type: group ("" for the core group), version, plural resource
+ * name, and whether objects live in a namespace. Strings are borrowed.
+ */
+struct kube_resource {
+	const char *group;
+	const char *version;
+	const char *resource;
+	bool namespaced;
+};
+
+extern const struct kube_resource kube_res_configmaps;
+extern const struct kube_resource kube_res_secrets;
+extern const struct kube_resource kube_res_namespaces;
+extern const struct kube_resource kube_res_pods;
+extern const struct kube_resource kube_res_serviceaccounts;
+extern const struct kube_resource kube_res_pvcs;
+extern const struct kube_resource kube_res_pvs;
+extern const struct kube_resource kube_res_storageclasses;
+extern const struct kube_resource kube_res_jobs;
+extern const struct kube_resource kube_res_leases;
+extern const struct kube_resource kube_res_crds;
+
+/*
+ * In every operation below, ns is the namespace for namespaced resources
+ * (NULL: the client's context namespace) and is ignored for cluster-scoped
+ * ones; name is the object's name.
+ */
+
+/* GET one object into *out (new reference). */
+int kube_get(struct kube_client *c, const struct kube_resource *r, const char *ns, const char *name,
+	     json_t **out, struct kube_error *err);
+/* GET the status subresource. */
+int kube_get_status(struct kube_client *c, const struct kube_resource *r, const char *ns,
+		    const char *name, json_t **out, struct kube_error *err);
+
+struct kube_list_opts {
+	const char *label_selector;   /* NULL: none */
+	const char *field_selector;   /* NULL: none */
+	long limit;		      /* page size; 0: one unpaged request */
+	const char *resource_version; /* NULL: most recent */
+};
+
+/*
+ * LIST objects (ns NULL for namespaced resources means all namespaces, not
+ * the context namespace; pass kube_client_namespace(c) for that). All pages
+ * (limit/continue) are fetched and their items concatenated: *out is the
+ * List object of the first page with "items" holding every item and
+ * metadata.resourceVersion the list's version (the one to watch from);
+ * metadata.continue is removed. opts may be NULL.
+ */
+int kube_list(struct kube_client *c, const struct kube_resource *r, const char *ns,
+	      const struct kube_list_opts *opts, json_t **out, struct kube_error *err);
+
+/*
+ * POST obj (borrowed). The namespace is ns, else obj's metadata.namespace,
+ * else the context namespace. Retried on 5xx and transport errors only when
+ * obj has metadata.name (a repeat then answers AlreadyExists: -EEXIST).
+ */
+int kube_create(struct kube_client *c, const struct kube_resource *r, const char *ns,
+		const json_t *obj, json_t **out, struct kube_error *err);
+
+/*
+ * PUT obj (borrowed) to its metadata.name. With metadata.resourceVersion set
+ * the update is conditional: a stale version answers -EAGAIN (Conflict).
+ */
+int kube_update(struct kube_client *c, const struct kube_resource *r, const char *ns,
+		const json_t *obj, json_t **out, struct kube_error *err);
+/* PUT obj to the status subresource. */
+int kube_update_status(struct kube_client *c, const struct kube_resource *r, const char *ns,
+		       const json_t *obj, json_t **out, struct kube_error *err);
+
+enum kube_patch_type {
+	KUBE_PATCH_MERGE = 0, /* application/merge-patch+json (RFC 7386) */
+	KUBE_PATCH_JSON,      /* application/json-patch+json (RFC 6902), not retried */
+	KUBE_PATCH_STRATEGIC, /* application/strategic-merge-patch+json (built-in types) */
+	KUBE_PATCH_APPLY,     /* server-side apply, application/apply-patch+yaml */
+};
+
+struct kube_patch_opts {
+	enum kube_patch_type type;
+	const char *field_manager; /* required for APPLY; optional otherwise */
+	bool force;		   /* APPLY: take ownership of conflicting fields */
+};
+
+/* PATCH name with patch (borrowed). opts NULL means a merge patch. */
+int kube_patch(struct kube_client *c, const struct kube_resource *r, const char *ns,
+	       const char *name, const json_t *patch, const struct kube_patch_opts *opts,
+	       json_t **out, struct kube_error *err);
+/* PATCH the status subresource. */
+int kube_patch_status(struct kube_client *c, const struct kube_resource *r, const char *ns,
+		      const char *name, const json_t *patch, const struct kube_patch_opts *opts,
+		      json_t **out, struct kube_error *err);
+
+struct kube_delete_opts {
+	const char *propagation_policy; /* "Foreground", "Background", "Orphan" or NULL */
+	const char *precondition_uid;	/* delete only this incarnation, or NULL */
+	const char *precondition_resource_version; /* or NULL */
+	long grace_period_seconds;		   /* <0: not set (use KUBE_DELETE_OPTS_INIT) */
+};
+#define KUBE_DELETE_OPTS_INIT        \
+	{                            \
+		NULL, NULL, NULL, -1 \
+	}
+
+/*
+ * DELETE name. *out receives the answer (the object being deleted, or a
+ * Status). A failed precondition is -EAGAIN (Conflict). opts may be NULL.
+ * Retried like other idempotent requests: a retry of a delete that did
+ * happen answers -ENOENT.
+ */
+int kube_delete(struct kube_client *c, const struct kube_resource *r, const char *ns,
+		const char *name, const struct kube_delete_opts *opts, json_t **out,
+		struct kube_error *err);
+
+/* ------------------------------------------------------------------- watch */
+
+enum kube_event_type {
+	KUBE_EVENT_ADDED = 0,
+	KUBE_EVENT_MODIFIED,
+	KUBE_EVENT_DELETED,
+	KUBE_EVENT_BOOKMARK,
+	KUBE_EVENT_ERROR,
+};
+
+/* "ADDED", ... ; NULL for an unknown value. */
+const char *kube_event_type_name(enum kube_event_type t);
+
+/*
+ * Called for each event with the event's object (borrowed: json_incref it to
+ * keep it). Bookmarks are passed too (their object carries only
+ * metadata.resourceVersion). Return 0 to go on, anything else to end the
+ * watch: kube_watch_run() then returns that value.
+ */
+typedef int (*kube_watch_cb)(enum kube_event_type type, json_t *object, void *arg);
+
+struct kube_watch_opts {
+	const char *label_selector;
+	const char *field_selector;
+	const char *resource_version; /* start after this version; NULL: now, with
+					 synthetic ADDED events for what exists */
+	bool bookmarks;		      /* allowWatchBookmarks */
+	long idle_timeout_ms;	      /* restart when no event (incl. bookmark) came for
+					 this long; 0: never */
+	long server_timeout_s;	      /* timeoutSeconds per connection; 0: server's */
+	int max_failures;	      /* consecutive failed reconnects before giving up
+					 with -EIO/-errno; 0: default 10 */
+};
+
+struct kube_watch;
+
+/*
+ * Prepares a watch of resource r in ns (NULL for namespaced resources: all
+ * namespaces). opts may be NULL. cb is called from kube_watch_run()'s thread.
+ * Returns NULL on -ENOMEM. Free with kube_watch_free().
+ */
+struct kube_watch *kube_watch_new(struct kube_client *c, const struct kube_resource *r,
+				  const char *ns, const struct kube_watch_opts *opts,
+				  kube_watch_cb cb, void *arg);
+
+/*
+ * Streams events until the watch is stopped (returns 0), the callback returns
+ * non-zero (returns that), the server answers 410 Gone or sends an ERROR
+ * event with code 410 (-ESTALE: list again and watch from the new list's
+ * resourceVersion), or a non-retryable error (-errno, err filled). A dropped
+ * connection, a server-side timeout and an idle watch are resumed from the
+ * last resourceVersion seen (no event lost or repeated), with backoff between
+ * failing attempts. May be called again after it returns.
+ */
+int kube_watch_run(struct kube_watch *w, struct kube_error *err);
+
+/*
+ * Asks a running kube_watch_run() to return 0 soon (it wakes the transfer
+ * at once). Safe from any thread and from the callback. A stop requested
+ * before kube_watch_run() starts makes it return at once; kube_watch_run()
+ * clears the request when it returns.
+ */
+void kube_watch_stop(struct kube_watch *w);
+
+/*
+ * The last resourceVersion seen (from an event or a bookmark) copied into buf
+ * (always NUL-terminated). Returns buf.
+ */
+const char *kube_watch_resource_version(struct kube_watch *w, char *buf, size_t size);
+
+/* How many times the watch connected (1 + resumes), for tests. */
+unsigned long kube_watch_connects(struct kube_watch *w);
+
+/* Frees w; it must not be running. */
+void kube_watch_free(struct kube_watch *w);
+
+/* ---------------------------------------------------------------- informer */
+
+/*
+ * An informer keeps an in-memory cache of the objects of one resource
+ * (one namespace or all, optionally a label/field selector), filled by a
+ * list and kept current by a watch from the list's resourceVersion; on 410
+ * Gone it lists again and reconciles the cache (synthesising add, update and
+ * delete events). It runs in a thread of its own.
+ *
+ * Cached objects are shared, read-only jansson values: never modify an
+ * object you get from the informer (json_deep_copy it first).
+ */
+struct kube_informer;
+
+enum kube_informer_event {
+	KUBE_INFORMER_ADD = 0,
+	KUBE_INFORMER_UPDATE,
+	KUBE_INFORMER_DELETE,
+};
+
+/*
+ * Called from the informer thread after the cache was changed, without any
+ * informer lock held (the callback may call kube_informer_get/list). obj is
+ * the new object (for DELETE: the last known state), old the previous one for
+ * UPDATE (NULL otherwise); both borrowed.
+ */
+typedef void (*kube_informer_cb)(enum kube_informer_event ev, const json_t *obj, const json_t *old,
+				 void *arg);
+
+struct kube_informer_opts {
+	const struct kube_resource *resource; /* required, borrowed for the
+						 informer's lifetime */
+	const char *ns;			      /* NULL: all namespaces */
+	const char *label_selector;
+	const char *field_selector;
+	long page_size;	      /* list limit; 0: 500 */
+	long idle_timeout_ms; /* watch idle restart; 0: 5 minutes */
+	kube_informer_cb cb;  /* may be NULL */
+	void *arg;
+};
+
+/* Returns NULL with err filled on failure. opts is copied. */
+struct kube_informer *kube_informer_new(struct kube_client *c,
+					const struct kube_informer_opts *opts,
+					struct kube_error *err);
+/* Starts the informer thread. -EALREADY when started. */
+int kube_informer_start(struct kube_informer *inf);
+/* Stops the thread and waits for it; the cache stays readable. */
+void kube_informer_stop(struct kube_informer *inf);
+/* True once the first list has been put into the cache. */
+bool kube_informer_has_synced(struct kube_informer *inf);
+/* Waits for has_synced up to timeout_ms. 0 or -ETIMEDOUT. */
+int kube_informer_wait_synced(struct kube_informer *inf, long timeout_ms);
+/*
+ * The cached object ns/name (ns "" or NULL for cluster-scoped), a new
+ * reference the caller must json_decref(), or NULL when not cached.
+ */
+json_t *kube_informer_get(struct kube_informer *inf, const char *ns, const char *name);
+/* A new array (caller decrefs) of references to every cached object. */
+json_t *kube_informer_list(struct kube_informer *inf);
+/* Number of cached objects. */
+size_t kube_informer_count(struct kube_informer *inf);
+/* How many times the informer listed (1 + relists), for tests. */
+unsigned long kube_informer_lists(struct kube_informer *inf);
+/* Stops it if running, then frees it with its cache. */
+void kube_informer_free(struct kube_informer *inf);
+
+/* ------------------------------------------------------- leader election */
+
+/*
+ * Leader election on a coordination.k8s.io/v1 Lease, as client-go's
+ * leaderelection: a candidate acquires the lease when it is unheld
+ * (holderIdentity empty) or its holder has not renewed it for
+ * leaseDurationSeconds as observed on the local clock; the leader renews
+ * every retry_period_ms and gives up leadership when it could not renew for
+ * renew_deadline_ms; on stop a leader releases the lease by clearing
+ * holderIdentity, so another candidate takes over at once. Writes are
+ * conditional on resourceVersion, so of two racing candidates one wins.
+ * leaseTransitions counts changes of holder.
+ */
+struct kube_leader;
+
+struct kube_leader_opts {
+	const char *ns;		/* Lease namespace; NULL: the context namespace */
+	const char *name;	/* Lease name, required */
+	const char *identity;	/* this candidate, required and unique */
+	long lease_duration_ms; /* default 15000 (rounded up to whole seconds) */
+	long renew_deadline_ms; /* default 10000; must be < lease_duration_ms */
+	long retry_period_ms;	/* default 2000; must be < renew_deadline_ms */
+	/* Called from the elector's thread; may be NULL. */
+	void (*on_started_leading)(void *arg);
+	void (*on_stopped_leading)(void *arg);
+	void (*on_new_leader)(const char *identity, void *arg); /* holder changed */
+	void *arg;
+};
+
+/* Returns NULL with err filled (-EINVAL for bad options). opts is copied. */
+struct kube_leader *kube_leader_new(struct kube_client *c, const struct kube_leader_opts *opts,
+				    struct kube_error *err);
+/* Starts the elector thread. -EALREADY when started. */
+int kube_leader_start(struct kube_leader *l);
+/*
+ * Stops the elector: when leading, releases the lease and calls
+ * on_stopped_leading; waits for the thread.
+ */
+void kube_leader_stop(struct kube_leader *l);
+/* True while this candidate holds the lease. */
+bool kube_leader_is_leader(struct kube_leader *l);
+/* Stops it if running, then frees it. */
+void kube_leader_free(struct kube_leader *l);
+
+#endif

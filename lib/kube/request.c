@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: MIT */
+/* One API request on the calling thread's handle, with the retry rules:
+ * 429 honours Retry-After; 5xx and transport errors are retried with capped
+ * exponential backoff and jitter for idempotent requests only; a 401 is
+ * retried once after re-reading the token file. */
+#include "kube/internal.h"
+#include "log.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_BODY ((size_t)256 << 20)
+
+struct body {
+	char *data;
+	size_t len, cap;
+	bool too_big;
+};
+
+static size_t write_body(char *p, size_t size, size_t nmemb, void *arg)
+{
+	struct body *b = arg;
+	size_t n = size * nmemb;
+	if (b->len + n + 1 > b->cap) {
+		if (b->len + n > MAX_BODY) {
+			b->too_big = true;
+			return 0; /* CURLE_WRITE_ERROR */
+		}
+		size_t ncap = b->cap ? b->cap : 16384;
+		while (ncap < b->len + n + 1)
+			ncap *= 2;
+		char *nd = realloc(b->data, ncap);
+		if (!nd)
+			return 0;
+		b->data = nd;
+		b->cap = ncap;
+	}
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+	return n;
+}
+
+/* Transport errors that a retry cannot fix (bad TLS material, our bugs). */
+static bool curl_permanent(CURLcode cc)
+{
+	switch (cc) {
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_CERTPROBLEM:
+	case CURLE_SSL_CACERT_BADFILE:
+	case CURLE_SSL_CIPHER:
+	case CURLE_SSL_ISSUER_ERROR:
+	case CURLE_SSL_CRL_BADFILE:
+	case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+	case CURLE_UNSUPPORTED_PROTOCOL:
+	case CURLE_URL_MALFORMAT:
+	case CURLE_OUT_OF_MEMORY:
+	case CURLE_BAD_FUNCTION_ARGUMENT:
+	case CURLE_WRITE_ERROR:
+	case CURLE_UNKNOWN_OPTION:
+	case CURLE_NOT_BUILT_IN:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Errors where the request certainly never reached the server. */
+static bool curl_never_sent(CURLcode cc)
+{
+	return cc == CURLE_COULDNT_CONNECT || cc == CURLE_COULDNT_RESOLVE_HOST;
+}
+
+/* The server's Retry-After in ms (capped), or -1 when absent or invalid. */
+static long retry_after(CURL *h, long cap_ms)
+{
+	struct curl_header *hd = NULL;
+	if (curl_easy_header(h, "Retry-After", 0, CURLH_HEADER, -1, &hd) != CURLHE_OK || !hd)
+		return -1;
+	long ms = kube_parse_retry_after(hd->value, time(NULL));
+	if (ms > cap_ms)
+		ms = cap_ms;
+	return ms;
+}
+
+#define SETOPT(h, opt, val)                                          \
+	do {                                                         \
+		if (curl_easy_setopt((h), (opt), (val)) != CURLE_OK) \
+			goto setopt_fail;                            \
+	} while (0)
+
+/* One try. *cc is curl's result; the answer lands in *b and *code. */
+static int perform(struct kube_client *c, const struct kube_request *req, const char *token,
+		   struct body *b, long *code, CURLcode *cc, long *retry_after_ms,
+		   struct kube_error *err)
+{
+	struct curl_slist *headers = NULL, *t;
+	char *errbuf;
+	bool fresh;
+	CURL *h = kube_client_thread_easy(c, &errbuf, &fresh);
+	int ret;
+
+	*code = 0;
+	*retry_after_ms = -1;
+	if (!h)
+		return kube_errorf(err, -ENOMEM, "%s %s: cannot make a curl handle", req->method,
+				   req->url);
+	ret = kube_client_setup_handle(c, h, errbuf, token, req->body ? req->content_type : NULL,
+				       &headers);
+	if (ret)
+		return kube_errorf(err, ret, "%s %s: cannot set up the request", req->method,
+				   req->url);
+	if (req->body) {
+		/* No "Expect: 100-continue" round trip for big bodies. */
+		if (!(t = curl_slist_append(headers, "Expect:")))
+			goto setopt_fail;
+		headers = t;
+		SETOPT(h, CURLOPT_HTTPHEADER, headers);
+		SETOPT(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
+		SETOPT(h, CURLOPT_POSTFIELDS, req->body);
+	}
+	if (strcmp(req->method, "GET") == 0)
+		SETOPT(h, CURLOPT_HTTPGET, 1L);
+	else if (strcmp(req->method, "POST") != 0 || !req->body)
+		SETOPT(h, CURLOPT_CUSTOMREQUEST, req->method);
+	SETOPT(h, CURLOPT_URL, req->url);
+	SETOPT(h, CURLOPT_TIMEOUT_MS, c->opts.request_timeout_ms);
+	SETOPT(h, CURLOPT_WRITEFUNCTION, write_body);
+	SETOPT(h, CURLOPT_WRITEDATA, b);
+	if (fresh) {
+		SETOPT(h, CURLOPT_FRESH_CONNECT, 1L);
+		SETOPT(h, CURLOPT_FORBID_REUSE, 1L);
+	}
+
+	*cc = curl_easy_perform(h);
+	atomic_fetch_add(&c->n_requests, 1);
+	long conns = 0;
+	if (curl_easy_getinfo(h, CURLINFO_NUM_CONNECTS, &conns) == CURLE_OK && conns > 0)
+		atomic_fetch_add(&c->n_connects, (unsigned long)conns);
+	if (*cc == CURLE_OK) {
+		if (curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, code) != CURLE_OK)
+			*code = 0;
+		*retry_after_ms = retry_after(h, c->opts.retry_after_max_ms);
+	} else {
+		kube_error_set_curl(err, *cc, errbuf);
+	}
+	sb_debug("Sent request", "method=%s url=%s code=%ld curl=%d", req->method, req->url, *code,
+		 (int)*cc);
+	curl_slist_free_all(headers);
+	return 0;
+
+setopt_fail:
+	curl_slist_free_all(headers);
+	return kube_errorf(err, -ENOMEM, "%s %s: cannot set curl options", req->method, req->url);
+}
+
+int kube_request_do(struct kube_client *c, const struct kube_request *req, json_t **out,
+		    struct kube_error *err)
+{
+	struct body b = {0};
+	bool reauthed = false, force_token = false;
+	unsigned attempt = 0;
+	int ret;
+
+	kube_error_clear(err);
+	if (out)
+		*out = NULL;
+	for (;;) {
+		char *token = NULL;
+		long code = 0, ra_ms = -1;
+		CURLcode cc = CURLE_OK;
+
+		ret = kube_client_token(c, force_token, &token);
+		if (ret) {
+			ret = kube_errorf(err, ret, "%s %s: cannot read token file '%s': %s",
+					  req->method, req->url, c->cfg.token_file, strerror(-ret));
+			goto out;
+		}
+		force_token = false;
+		b.len = 0;
+		b.too_big = false;
+		kube_error_clear(err);
+		ret = perform(c, req, token, &b, &code, &cc, &ra_ms, err);
+		kube_free_secret(token);
+		if (ret)
+			goto out;
+
+		bool retry = false;
+		long delay = -1;
+		if (cc != CURLE_OK) {
+			retry = !curl_permanent(cc) && (req->idempotent || curl_never_sent(cc));
+			if (!retry || attempt >= (unsigned)c->opts.max_retries) {
+				if (b.too_big)
+					ret = kube_errorf(err, -EFBIG,
+							  "%s %s: answer over %zu bytes",
+							  req->method, req->url, MAX_BODY);
+				else
+					ret = kube_errorf(
+						err, cc == CURLE_OUT_OF_MEMORY ? -ENOMEM : -EIO,
+						"%s %s: transport error", req->method, req->url);
+				goto out;
+			}
+		} else if (code == 401 && c->has_token_file && !reauthed) {
+			/* The token may have rotated: re-read it and try once more. */
+			reauthed = true;
+			force_token = true;
+			atomic_fetch_add(&c->n_reauths, 1);
+			sb_info("Re-read token after 401", "file=%s url=%s", c->cfg.token_file,
+				req->url);
+			continue;
+		} else if (code == 429 || (code >= 500 && code < 600 && req->idempotent)) {
+			retry = attempt < (unsigned)c->opts.max_retries;
+			delay = ra_ms;
+		}
+		if (retry) {
+			if (delay < 0)
+				delay = kube_backoff_ms(attempt, c->opts.backoff_base_ms,
+							c->opts.backoff_cap_ms, kube_random());
+			sb_warn("Retrying request",
+				"method=%s url=%s code=%ld curl=%d attempt=%u "
+				"delay_ms=%ld",
+				req->method, req->url, code, (int)cc, attempt + 1, delay);
+			attempt++;
+			atomic_fetch_add(&c->n_retries, 1);
+			kube_sleep_ms(delay);
+			continue;
+		}
+		if (code >= 200 && code < 300) {
+			if (out) {
+				if (b.len == 0) {
+					*out = json_null();
+				} else {
+					json_error_t je;
+					*out = json_loadb(b.data, b.len, 0, &je);
+					if (!*out) {
+						ret = kube_errorf(err, -EPROTO,
+								  "%s %s: answer is not JSON: %s",
+								  req->method, req->url, je.text);
+						if (err)
+							err->http_code = code;
+						goto out;
+					}
+				}
+			}
+			ret = 0;
+			goto out;
+		}
+		ret = kube_error_from_status(err, code, b.data, b.len);
+		goto out;
+	}
+out:
+	free(b.data);
+	return ret;
+}

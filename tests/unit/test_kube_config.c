@@ -1,0 +1,488 @@
+/* SPDX-License-Identifier: MIT */
+/* lib/kube configuration: kubeconfig parsing (and its errors, naming the
+ * field), in-cluster configuration with a fake root, the loading order. */
+#include "tests/unit/harness.h"
+#include "kube/internal.h"
+#include "log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char dir[64];
+static char cert_pem[2048], key_pem[2048], cert_b64[3072], key_b64[3072];
+
+static int write_file(const char *name, const char *text)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+static void b64(const char *in, char *out, size_t cap)
+{
+	size_t n = strlen(in);
+	if ((n + 2) / 3 * 4 + 1 > cap) {
+		out[0] = '\0';
+		return;
+	}
+	EVP_EncodeBlock((unsigned char *)out, (const unsigned char *)in, (int)n);
+}
+
+/* A self-signed EC certificate and its key, in PEM, made once. */
+static int make_material(void)
+{
+	if (dir[0])
+		return 0;
+	snprintf(dir, sizeof(dir), "/tmp/kubecfgXXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	EVP_PKEY *k = EVP_EC_gen("P-256");
+	X509 *x = X509_new();
+	if (!k || !x)
+		return -1;
+	ASN1_INTEGER_set(X509_get_serialNumber(x), 1);
+	X509_gmtime_adj(X509_getm_notBefore(x), 0);
+	X509_gmtime_adj(X509_getm_notAfter(x), 3600);
+	X509_set_pubkey(x, k);
+	X509_NAME *nm = X509_get_subject_name(x);
+	X509_NAME_add_entry_by_txt(nm, "CN", MBSTRING_ASC, (const unsigned char *)"test", -1, -1,
+				   0);
+	X509_set_issuer_name(x, nm);
+	if (!X509_sign(x, k, EVP_sha256()))
+		return -1;
+	BIO *b = BIO_new(BIO_s_mem());
+	PEM_write_bio_X509(b, x);
+	int n = BIO_read(b, cert_pem, sizeof(cert_pem) - 1);
+	cert_pem[n > 0 ? n : 0] = '\0';
+	BIO_free(b);
+	b = BIO_new(BIO_s_mem());
+	PEM_write_bio_PrivateKey(b, k, NULL, NULL, 0, NULL, NULL);
+	n = BIO_read(b, key_pem, sizeof(key_pem) - 1);
+	key_pem[n > 0 ? n : 0] = '\0';
+	BIO_free(b);
+	X509_free(x);
+	EVP_PKEY_free(k);
+	b64(cert_pem, cert_b64, sizeof(cert_b64));
+	b64(key_pem, key_b64, sizeof(key_b64));
+	if (write_file("ca.crt", cert_pem) || write_file("client.crt", cert_pem) ||
+	    write_file("client.key", key_pem) || write_file("token", "file-token\n"))
+		return -1;
+	return 0;
+}
+
+/* Writes a kubeconfig whose current context uses cluster_body and user_body
+ * (YAML fragments indented for their place). */
+static int write_kubeconfig(const char *name, const char *cluster_body, const char *user_body,
+			    const char *ctx_extra)
+{
+	char text[32768];
+	snprintf(text, sizeof(text),
+		 "apiVersion: v1\n"
+		 "kind: Config\n"
+		 "clusters:\n"
+		 "- name: other\n"
+		 "  cluster:\n"
+		 "    server: https://other:1\n"
+		 "- name: c1\n"
+		 "  cluster:\n%s"
+		 "contexts:\n"
+		 "- name: ctx\n"
+		 "  context:\n"
+		 "    cluster: c1\n"
+		 "    user: u1\n%s"
+		 "current-context: ctx\n"
+		 "users:\n"
+		 "- name: u0\n"
+		 "  user:\n"
+		 "    token: nope\n"
+		 "- name: u1\n"
+		 "  user:\n%s",
+		 cluster_body, ctx_extra ? ctx_extra : "", user_body);
+	return write_file(name, text);
+}
+
+static int path_of(const char *name, char *buf, size_t size)
+{
+	return snprintf(buf, size, "%s/%s", dir, name);
+}
+
+static int test_token_and_ca_data(void)
+{
+	char cl[8192], path[256];
+	struct kube_config cfg;
+	struct kube_error err;
+	CHECK_INT(make_material(), 0);
+	snprintf(cl, sizeof(cl),
+		 "    server: https://127.0.2.1:443/\n"
+		 "    certificate-authority-data: %s\n",
+		 cert_b64);
+	CHECK_INT(
+		write_kubeconfig("kc-token", cl, "    token: abc.def\n", "    namespace: bench\n"),
+		0);
+	path_of("kc-token", path, sizeof(path));
+	CHECK_INT(kube_config_load_file(&cfg, path, &err), 0);
+	CHECK_STR(cfg.server, "https://127.0.2.1:443"); /* trailing '/' dropped */
+	CHECK_STR(cfg.token, "abc.def");
+	CHECK(cfg.token_file == NULL);
+	CHECK_STR(cfg.namespace, "bench");
+	CHECK_STR(cfg.source, path);
+	CHECK(cfg.ca_pem != NULL);
+	CHECK_INT(cfg.ca_pem_len, strlen(cert_pem));
+	CHECK(memcmp(cfg.ca_pem, cert_pem, cfg.ca_pem_len) == 0);
+	CHECK(!cfg.insecure);
+	CHECK(cfg.cert_pem == NULL && cfg.key_pem == NULL);
+	kube_config_release(&cfg);
+	CHECK(cfg.server == NULL);
+	return T_PASS;
+}
+
+static int test_client_cert_data(void)
+{
+	char user[16384], path[256];
+	struct kube_config cfg;
+	struct kube_error err;
+	CHECK_INT(make_material(), 0);
+	snprintf(user, sizeof(user),
+		 "    client-certificate-data: %s\n"
+		 "    client-key-data: %s\n",
+		 cert_b64, key_b64);
+	CHECK_INT(write_kubeconfig("kc-cert",
+				   "    server: https://h:6443\n"
+				   "    certificate-authority: ca.crt\n",
+				   user, NULL),
+		  0);
+	path_of("kc-cert", path, sizeof(path));
+	CHECK_INT(kube_config_load_file(&cfg, path, &err), 0);
+	CHECK(cfg.cert_pem && strcmp(cfg.cert_pem, cert_pem) == 0);
+	CHECK(cfg.key_pem && strcmp(cfg.key_pem, key_pem) == 0);
+	/* The CA file is relative to the kubeconfig's directory. */
+	CHECK(cfg.ca_pem && strcmp(cfg.ca_pem, cert_pem) == 0);
+	CHECK(cfg.token == NULL);
+	CHECK_STR(cfg.namespace, "default");
+	kube_config_release(&cfg);
+	return T_PASS;
+}
+
+static int test_cert_files_token_file_insecure(void)
+{
+	char path[256], tok[256];
+	struct kube_config cfg;
+	struct kube_error err;
+	CHECK_INT(make_material(), 0);
+	CHECK_INT(write_kubeconfig("kc-files",
+				   "    server: https://h:6443\n"
+				   "    insecure-skip-tls-verify: true\n",
+				   "    client-certificate: client.crt\n"
+				   "    client-key: client.key\n"
+				   "    tokenFile: token\n",
+				   NULL),
+		  0);
+	path_of("kc-files", path, sizeof(path));
+	path_of("token", tok, sizeof(tok));
+	sb_log_set_level(SB_LOG_ERROR); /* the insecure warning is expected */
+	int r = kube_config_load_file(&cfg, path, &err);
+	sb_log_set_level(SB_LOG_INFO);
+	CHECK_INT(r, 0);
+	CHECK(cfg.insecure);
+	CHECK(cfg.ca_pem == NULL);
+	CHECK(cfg.cert_pem && cfg.key_pem);
+	CHECK_STR(cfg.token_file, tok);
+	CHECK(cfg.token == NULL);
+	kube_config_release(&cfg);
+	return T_PASS;
+}
+
+/* Loads a kubeconfig expected to fail; checks errno and the message. */
+static int expect_error(const char *cluster, const char *user, int want, const char *msg)
+{
+	char path[256], full[600];
+	struct kube_config cfg;
+	struct kube_error err;
+	if (write_kubeconfig("kc-bad", cluster, user, NULL))
+		return T_FAIL;
+	path_of("kc-bad", path, sizeof(path));
+	CHECK_INT(kube_config_load_file(&cfg, path, &err), want);
+	snprintf(full, sizeof(full), "kubeconfig '%s': %s", path, msg);
+	CHECK_STR(err.message, full);
+	CHECK(cfg.server == NULL); /* nothing half-filled is left */
+	return T_PASS;
+}
+
+static int test_malformed_names_field(void)
+{
+	CHECK_INT(make_material(), 0);
+	const char *srv = "    server: https://h\n";
+	int r;
+	if ((r = expect_error(srv, "    client-certificate-data: '!!notbase64'\n", -EINVAL,
+			      "users[1].user.client-certificate-data: not valid base64")))
+		return r;
+	if ((r = expect_error(srv, "    client-certificate-data: aGVsbG8=\n", -EINVAL,
+			      "users[1].user.client-certificate-data: not a PEM certificate")))
+		return r;
+	if ((r = expect_error("    certificate-authority-data: aGVsbG8=\n", "    token: t\n",
+			      -EINVAL, "clusters[1].cluster.server: missing")))
+		return r;
+	if ((r = expect_error("    server: ftp://h\n", "    token: t\n", -EINVAL,
+			      "clusters[1].cluster.server: 'ftp://h' is not an http(s) URL")))
+		return r;
+	if ((r = expect_error("    server: https://h\n    insecure-skip-tls-verify: maybe\n",
+			      "    token: t\n", -EINVAL,
+			      "clusters[1].cluster.insecure-skip-tls-verify: 'maybe' is not a "
+			      "boolean")))
+		return r;
+	if ((r = expect_error(srv, "    token: [a, b]\n", -EINVAL,
+			      "users[1].user.token: expected a string")))
+		return r;
+	if ((r = expect_error(srv, "    exec:\n      command: aws\n", -ENOTSUP,
+			      "users[1].user.exec: not supported (use a token or a client "
+			      "certificate)")))
+		return r;
+	char user[9000];
+	snprintf(user, sizeof(user), "    client-certificate-data: %s\n", cert_b64);
+	if ((r = expect_error(srv, user, -EINVAL,
+			      "users[1].user.client-key: missing (the client certificate is "
+			      "set)")))
+		return r;
+	return T_PASS;
+}
+
+static int test_malformed_structure(void)
+{
+	char path[256];
+	struct kube_config cfg;
+	struct kube_error err;
+	CHECK_INT(make_material(), 0);
+	path_of("kc-struct", path, sizeof(path));
+
+	CHECK_INT(write_file("kc-struct", "clusters: [\n"), 0);
+	CHECK_INT(kube_config_load_file(&cfg, path, &err), -EINVAL);
+	CHECK(strstr(err.message, "line ") != NULL); /* libyaml's position */
+
+	CHECK_INT(write_file("kc-struct", "apiVersion: v1\nclusters: []\n"), 0);
+	CHECK_INT(kube_config_load_file(&cfg, path, &err), -EINVAL);
+	CHECK(strstr(err.message, "': current-context: not set") != NULL);
+
+	CHECK_INT(write_file("kc-struct", "current-context: x\ncontexts:\n- name: y\n"), 0);
+	CHECK_INT(kube_config_load_file(&cfg, path, &err), -EINVAL);
+	CHECK(strstr(err.message, "': contexts: no entry named 'x'") != NULL);
+
+	CHECK_INT(write_file("kc-struct", "current-context: x\ncontexts: {a: b}\n"), 0);
+	CHECK_INT(kube_config_load_file(&cfg, path, &err), -EINVAL);
+	CHECK(strstr(err.message, "': contexts: expected a list") != NULL);
+
+	CHECK_INT(write_file("kc-struct", "current-context: x\ncontexts:\n- name: x\n"
+					  "  context: {cluster: c}\nclusters:\n- name: c\n"
+					  "  cluster: [1]\n"),
+		  0);
+	CHECK_INT(kube_config_load_file(&cfg, path, &err), -EINVAL);
+	CHECK(strstr(err.message, "': clusters[0]: cluster: expected a mapping") != NULL);
+
+	CHECK_INT(write_file("kc-struct", ""), 0);
+	CHECK_INT(kube_config_load_file(&cfg, path, &err), -EINVAL);
+	CHECK(strstr(err.message, "empty file") != NULL);
+
+	char missing[300];
+	path_of("does-not-exist", missing, sizeof(missing));
+	CHECK_INT(kube_config_load_file(&cfg, missing, &err), -ENOENT);
+	CHECK(strstr(err.message, "does-not-exist") != NULL);
+
+	/* A missing CA file names the field and the path. */
+	CHECK_INT(write_kubeconfig("kc-struct",
+				   "    server: https://h\n"
+				   "    certificate-authority: nope.crt\n",
+				   "    token: t\n", NULL),
+		  0);
+	CHECK_INT(kube_config_load_file(&cfg, path, &err), -EINVAL);
+	CHECK(strstr(err.message, "clusters[1].cluster.certificate-authority: cannot read '") !=
+	      NULL);
+	CHECK(strstr(err.message, "/nope.crt': No such file or directory") != NULL);
+	return T_PASS;
+}
+
+/* Sets up <dir>/root/var/run/secrets/kubernetes.io/serviceaccount/. */
+static int make_sa_root(char *root, size_t size, bool with_ns)
+{
+	char p[512];
+	snprintf(root, size, "%s/root", dir);
+	const char *parts[] = {"",
+			       "/var",
+			       "/var/run",
+			       "/var/run/secrets",
+			       "/var/run/secrets/kubernetes.io",
+			       "/var/run/secrets/kubernetes.io/serviceaccount"};
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		snprintf(p, sizeof(p), "%s%s", root, parts[i]);
+		if (mkdir(p, 0700) && errno != EEXIST)
+			return -1;
+	}
+	if (write_file("root/var/run/secrets/kubernetes.io/serviceaccount/token", "sa-token\n") ||
+	    write_file("root/var/run/secrets/kubernetes.io/serviceaccount/ca.crt", cert_pem))
+		return -1;
+	snprintf(p, sizeof(p), "%s/var/run/secrets/kubernetes.io/serviceaccount/namespace", root);
+	if (with_ns)
+		return write_file("root/var/run/secrets/kubernetes.io/serviceaccount/namespace",
+				  "team-a\n");
+	unlink(p);
+	return 0;
+}
+
+static int test_in_cluster(void)
+{
+	char root[256], tok[400];
+	struct kube_config cfg;
+	struct kube_error err;
+	CHECK_INT(make_material(), 0);
+	CHECK_INT(make_sa_root(root, sizeof(root), true), 0);
+	setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1", 1);
+	setenv("KUBERNETES_SERVICE_PORT", "443", 1);
+	CHECK_INT(kube_config_load_in_cluster(&cfg, root, &err), 0);
+	CHECK_STR(cfg.server, "https://10.96.0.1:443");
+	snprintf(tok, sizeof(tok), "%s/var/run/secrets/kubernetes.io/serviceaccount/token", root);
+	CHECK_STR(cfg.token_file, tok);
+	CHECK_STR(cfg.namespace, "team-a");
+	CHECK_STR(cfg.source, "in-cluster");
+	CHECK(cfg.ca_pem && strcmp(cfg.ca_pem, cert_pem) == 0);
+	kube_config_release(&cfg);
+
+	/* IPv6 host in brackets; no namespace file: "default". */
+	CHECK_INT(make_sa_root(root, sizeof(root), false), 0);
+	setenv("KUBERNETES_SERVICE_HOST", "fd00:10:96::1", 1);
+	setenv("KUBERNETES_SERVICE_PORT", "6443", 1);
+	CHECK_INT(kube_config_load_in_cluster(&cfg, root, &err), 0);
+	CHECK_STR(cfg.server, "https://[fd00:10:96::1]:6443");
+	CHECK_STR(cfg.namespace, "default");
+	kube_config_release(&cfg);
+
+	setenv("KUBERNETES_SERVICE_PORT", "https", 1);
+	CHECK_INT(kube_config_load_in_cluster(&cfg, root, &err), -EINVAL);
+	CHECK(strstr(err.message, "KUBERNETES_SERVICE_PORT") != NULL);
+
+	unsetenv("KUBERNETES_SERVICE_HOST");
+	unsetenv("KUBERNETES_SERVICE_PORT");
+	CHECK_INT(kube_config_load_in_cluster(&cfg, root, &err), -ENOENT);
+	return T_PASS;
+}
+
+static int test_load_order(void)
+{
+	char root[256], explicit_path[256], env_path[256], home[256], p[300];
+	struct kube_config cfg;
+	struct kube_error err;
+	CHECK_INT(make_material(), 0);
+	CHECK_INT(make_sa_root(root, sizeof(root), true), 0);
+	CHECK_INT(write_kubeconfig("kc-explicit", "    server: https://explicit\n",
+				   "    token: t\n", NULL),
+		  0);
+	CHECK_INT(write_kubeconfig("kc-env", "    server: https://env\n", "    token: t\n", NULL),
+		  0);
+	path_of("kc-explicit", explicit_path, sizeof(explicit_path));
+	path_of("kc-env", env_path, sizeof(env_path));
+	snprintf(home, sizeof(home), "%s/home", dir);
+	mkdir(home, 0700);
+	snprintf(p, sizeof(p), "%s/.kube", home);
+	mkdir(p, 0700);
+	snprintf(p, sizeof(p), "%s/home/.kube/config", dir);
+	unlink(p);
+	char *old_home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	setenv("HOME", home, 1);
+
+	char envlist[600];
+	snprintf(envlist, sizeof(envlist), "%s:/nonexistent/second", env_path);
+	setenv("KUBECONFIG", envlist, 1);
+	setenv("KUBERNETES_SERVICE_HOST", "10.0.0.1", 1);
+	setenv("KUBERNETES_SERVICE_PORT", "443", 1);
+
+	int r = T_FAIL;
+	/* 1. the explicit path wins */
+	if (kube_config_load(&cfg, explicit_path, root, &err) != 0 ||
+	    strcmp(cfg.server, "https://explicit") != 0)
+		goto out;
+	kube_config_release(&cfg);
+	/* 2. then the first file of KUBECONFIG */
+	if (kube_config_load(&cfg, NULL, root, &err) != 0 || strcmp(cfg.server, "https://env"))
+		goto out;
+	kube_config_release(&cfg);
+	/* 3. then in-cluster */
+	unsetenv("KUBECONFIG");
+	if (kube_config_load(&cfg, NULL, root, &err) != 0 ||
+	    strcmp(cfg.server, "https://10.0.0.1:443"))
+		goto out;
+	kube_config_release(&cfg);
+	/* 4. then ~/.kube/config */
+	unsetenv("KUBERNETES_SERVICE_HOST");
+	unsetenv("KUBERNETES_SERVICE_PORT");
+	if (kube_config_load(&cfg, NULL, root, &err) != -ENOENT)
+		goto out;
+	if (write_kubeconfig("home/.kube/config", "    server: https://home\n", "    token: t\n",
+			     NULL))
+		goto out;
+	if (kube_config_load(&cfg, NULL, root, &err) != 0 || strcmp(cfg.server, "https://home"))
+		goto out;
+	kube_config_release(&cfg);
+	r = T_PASS;
+out:
+	if (r != T_PASS)
+		fprintf(stderr, "    load order failed: %s\n", err.message);
+	kube_config_release(&cfg);
+	if (old_home)
+		setenv("HOME", old_home, 1);
+	free(old_home);
+	unsetenv("KUBECONFIG");
+	return r;
+}
+
+static int test_client_new(void)
+{
+	struct kube_config cfg = KUBE_CONFIG_INIT;
+	struct kube_error err;
+	CHECK(kube_client_new(&cfg, NULL, &err) == NULL);
+	CHECK(strstr(err.message, "no server") != NULL);
+	cfg.server = strdup("https://h:1");
+	struct kube_client *c = kube_client_new(&cfg, NULL, &err);
+	kube_config_release(&cfg);
+	CHECK(c != NULL);
+	CHECK_STR(kube_client_namespace(c), "default");
+	struct kube_client_stats st;
+	kube_client_stats(c, &st);
+	CHECK_INT(st.requests, 0);
+	kube_client_free(c);
+	kube_client_free(NULL);
+	return T_PASS;
+}
+
+static const struct test_case cases[] = {
+	{"kube-config/token-and-ca-data", test_token_and_ca_data},
+	{"kube-config/client-cert-data", test_client_cert_data},
+	{"kube-config/cert-files-token-file-insecure", test_cert_files_token_file_insecure},
+	{"kube-config/malformed-names-field", test_malformed_names_field},
+	{"kube-config/malformed-structure", test_malformed_structure},
+	{"kube-config/in-cluster", test_in_cluster},
+	{"kube-config/load-order", test_load_order},
+	{"kube-config/client-new", test_client_new},
+};
+
+static void cleanup(void)
+{
+	if (dir[0]) {
+		char cmd[128];
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "could not remove %s\n", dir);
+	}
+}
+
+int main(void)
+{
+	int r = test_run_all(cases, sizeof(cases) / sizeof(cases[0]));
+	cleanup();
+	return r;
+}
