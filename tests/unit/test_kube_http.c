@@ -1,0 +1,596 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/kube request, retry and watch logic against a local scripted HTTP
+ * server (libmicrohttpd on 127.0.0.1, plain HTTP), so they are tested without
+ * a cluster: retries of 500 and 429 (Retry-After timing), no retry of a
+ * non-idempotent create, 401 with a rotated token file, connection reuse,
+ * pagination, watch lines spanning chunks with a dropped connection resumed
+ * from the last resourceVersion, 410 both ways, idle restart, stop from
+ * another thread. The real-cluster versions live in tests/kube/.
+ */
+#include "tests/unit/harness.h"
+#include "kube/internal.h"
+#include "log.h"
+
+#include <errno.h>
+#include <microhttpd.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <unistd.h>
+
+static struct MHD_Daemon *daemon_;
+static char server_url[64];
+static atomic_int hits[16];
+static atomic_bool quitting;
+static char valid_token[64] = "token-1";
+static pthread_mutex_t tok_lock = PTHREAD_MUTEX_INITIALIZER;
+static char last_watch_query[256];
+static atomic_int watch_conns;
+
+enum { H_FLAKY, H_THROTTLED, H_POST_NAMED, H_POST_GEN, H_AUTH, H_LIST, H_PLAIN, H_PATCH };
+
+static const char *status_json(int code, const char *reason)
+{
+	static _Thread_local char buf[256];
+	snprintf(buf, sizeof(buf),
+		 "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\","
+		 "\"message\":\"scripted %d\",\"reason\":\"%s\",\"code\":%d}",
+		 code, reason, code);
+	return buf;
+}
+
+static enum MHD_Result reply(struct MHD_Connection *c, int code, const char *body,
+			     const char *retry_after)
+{
+	struct MHD_Response *r =
+		MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_MUST_COPY);
+	MHD_add_response_header(r, "Content-Type", "application/json");
+	if (retry_after)
+		MHD_add_response_header(r, "Retry-After", retry_after);
+	enum MHD_Result ret = MHD_queue_response(c, (unsigned)code, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* ------------------------------------------------------------ watch stream */
+
+struct stream {
+	int conn;  /* which connection this is (1-based) */
+	int piece; /* next piece */
+	int mode;  /* 0: drop-then-resume script, 1: ERROR 410 event */
+	long start_rv;
+};
+
+#define EV(rv)                                                                           \
+	"{\"type\":\"ADDED\",\"object\":{\"kind\":\"ConfigMap\",\"metadata\":{\"name\":" \
+	"\"cm" #rv "\",\"namespace\":\"t\",\"resourceVersion\":\"" #rv "\"}}}\n"
+
+/* Connection 1 (from rv 10): 11, 12, 13 cut at odd places, then dropped.
+ * Connection 2 (from rv 13): 14, 15 in one chunk, a bookmark, 16, then idle. */
+static const char *const conn1[] = {EV(11) "{\"type\":\"ADD",
+				    "ED\",\"object\":{\"kind\":"
+				    "\"ConfigMap\",\"metadata\":{\"name\":\"cm12\",\"namespace\":"
+				    "\"t\",\"resourceVersion\":\"12\"}}}",
+				    "\n" EV(13) "{\"type\":\"ADDED\",\"obj", NULL};
+static const char *const conn2[] = {
+	EV(14) EV(15),
+	"{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"ConfigMap\",\"metadata\":"
+	"{\"resourceVersion\":\"15\"}}}\n",
+	EV(16), NULL};
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct stream *s = cls;
+	(void)pos;
+	const char *const *script = s->mode == 1 ? NULL : s->start_rv < 13 ? conn1 : conn2;
+	if (s->mode == 1) {
+		if (s->piece++ == 0) {
+			const char *e = "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\","
+					"\"status\":\"Failure\",\"message\":\"too old resource "
+					"version\",\"reason\":\"Expired\",\"code\":410}}\n";
+			size_t n = strlen(e) < max ? strlen(e) : max;
+			memcpy(buf, e, n);
+			return (ssize_t)n;
+		}
+		return MHD_CONTENT_READER_END_OF_STREAM;
+	}
+	if (script[s->piece]) {
+		usleep(20000); /* separate chunks */
+		const char *p = script[s->piece++];
+		size_t n = strlen(p) < max ? strlen(p) : max;
+		memcpy(buf, p, n);
+		return (ssize_t)n;
+	}
+	if (script == conn1)
+		return MHD_CONTENT_READER_END_WITH_ERROR; /* drop mid-line */
+	/* Idle until the client goes away or the test ends (at most 3 s). */
+	for (int i = 0; i < 150 && !atomic_load(&quitting); i++)
+		usleep(20000);
+	return MHD_CONTENT_READER_END_OF_STREAM;
+}
+
+static enum MHD_Result watch(struct MHD_Connection *c)
+{
+	const char *rv = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "resourceVersion");
+	const char *bm =
+		MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "allowWatchBookmarks");
+	snprintf(last_watch_query, sizeof(last_watch_query), "rv=%s bookmarks=%s", rv ? rv : "",
+		 bm ? bm : "");
+	if (rv && strcmp(rv, "gone") == 0)
+		return reply(c, 410, status_json(410, "Expired"), NULL);
+	struct stream *s = calloc(1, sizeof(*s));
+	if (!s)
+		return MHD_NO;
+	s->conn = atomic_fetch_add(&watch_conns, 1) + 1;
+	s->mode = rv && strcmp(rv, "gone-event") == 0 ? 1 : 0;
+	s->start_rv = rv ? strtol(rv, NULL, 10) : 0;
+	struct MHD_Response *r =
+		MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, stream_read, s, free);
+	MHD_add_response_header(r, "Content-Type", "application/json");
+	enum MHD_Result ret = MHD_queue_response(c, 200, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ router */
+
+static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url,
+			       const char *method, const char *version, const char *upload,
+			       size_t *upload_size, void **con_cls)
+{
+	(void)cls;
+	(void)version;
+	(void)upload;
+	if (!*con_cls) {
+		*con_cls = (void *)1;
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		*upload_size = 0; /* bodies are not looked at */
+		return MHD_YES;
+	}
+	const char *w = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "watch");
+	if (w && strcmp(url, "/api/v1/namespaces/t/configmaps") == 0)
+		return watch(c);
+	if (strcmp(url, "/api/v1/namespaces/t/configmaps/flaky") == 0) {
+		if (atomic_fetch_add(&hits[H_FLAKY], 1) < 2)
+			return reply(c, 500, status_json(500, "InternalError"), NULL);
+		return reply(c, 200, "{\"metadata\":{\"name\":\"flaky\"}}", NULL);
+	}
+	if (strcmp(url, "/api/v1/namespaces/t/configmaps/throttled") == 0) {
+		if (atomic_fetch_add(&hits[H_THROTTLED], 1) < 1)
+			return reply(c, 429, status_json(429, "TooManyRequests"), "1");
+		return reply(c, 200, "{\"metadata\":{\"name\":\"throttled\"}}", NULL);
+	}
+	if (strcmp(url, "/api/v1/namespaces/t/configmaps/always500") == 0) {
+		atomic_fetch_add(&hits[H_PLAIN], 1);
+		return reply(c, 503, status_json(503, "ServiceUnavailable"), NULL);
+	}
+	if (strcmp(method, "PATCH") == 0) {
+		atomic_fetch_add(&hits[H_PATCH], 1);
+		return reply(c, 500, status_json(500, "InternalError"), NULL);
+	}
+	if (strcmp(method, "POST") == 0 &&
+	    strcmp(url, "/api/v1/namespaces/named/configmaps") == 0) {
+		if (atomic_fetch_add(&hits[H_POST_NAMED], 1) < 1)
+			return reply(c, 500, status_json(500, "InternalError"), NULL);
+		return reply(c, 409, status_json(409, "AlreadyExists"), NULL);
+	}
+	if (strcmp(method, "POST") == 0 && strcmp(url, "/api/v1/namespaces/gen/configmaps") == 0) {
+		atomic_fetch_add(&hits[H_POST_GEN], 1);
+		return reply(c, 500, status_json(500, "InternalError"), NULL);
+	}
+	if (strcmp(url, "/api/v1/namespaces/t/configmaps/auth") == 0) {
+		atomic_fetch_add(&hits[H_AUTH], 1);
+		const char *a = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+		char want[96];
+		pthread_mutex_lock(&tok_lock);
+		snprintf(want, sizeof(want), "Bearer %s", valid_token);
+		pthread_mutex_unlock(&tok_lock);
+		if (!a || strcmp(a, want) != 0)
+			return reply(c, 401, status_json(401, "Unauthorized"), NULL);
+		return reply(c, 200, "{\"metadata\":{\"name\":\"auth\"}}", NULL);
+	}
+	if (strcmp(url, "/api/v1/namespaces/t/configmaps") == 0) {
+		atomic_fetch_add(&hits[H_LIST], 1);
+		const char *cont =
+			MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "continue");
+		const char *limit = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "limit");
+		if (!limit || strcmp(limit, "2") != 0)
+			return reply(c, 400, status_json(400, "BadRequest"), NULL);
+		if (!cont)
+			return reply(
+				c, 200,
+				"{\"kind\":\"ConfigMapList\",\"metadata\":{\"resourceVersion\":"
+				"\"77\",\"continue\":\"p2\",\"remainingItemCount\":1},\"items\":"
+				"[{\"metadata\":{\"name\":\"a\"}},{\"metadata\":{\"name\":\"b\"}}]"
+				"}",
+				NULL);
+		if (strcmp(cont, "p2") == 0)
+			return reply(
+				c, 200,
+				"{\"kind\":\"ConfigMapList\",\"metadata\":{\"resourceVersion\":"
+				"\"77\"},\"items\":[{\"metadata\":{\"name\":\"c\"}}]}",
+				NULL);
+		return reply(c, 410, status_json(410, "Expired"), NULL);
+	}
+	if (strcmp(url, "/api/v1/namespaces/t/configmaps/plain") == 0) {
+		atomic_fetch_add(&hits[H_PLAIN], 1);
+		return reply(c, 200, "{\"metadata\":{\"name\":\"plain\"}}", NULL);
+	}
+	return reply(c, 404, status_json(404, "NotFound"), NULL);
+}
+
+static int start_server(void)
+{
+	if (daemon_)
+		return 0;
+	daemon_ = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD,
+				   0, NULL, NULL, handler, NULL, MHD_OPTION_CONNECTION_TIMEOUT,
+				   (unsigned)10, MHD_OPTION_END);
+	if (!daemon_)
+		return -1;
+	const union MHD_DaemonInfo *i = MHD_get_daemon_info(daemon_, MHD_DAEMON_INFO_BIND_PORT);
+	snprintf(server_url, sizeof(server_url), "http://127.0.0.1:%u", (unsigned)i->port);
+	return 0;
+}
+
+static struct kube_client *client(const char *token_file)
+{
+	struct kube_config cfg = KUBE_CONFIG_INIT;
+	struct kube_client_opts o = {.backoff_base_ms = 20, .backoff_cap_ms = 100};
+	if (start_server())
+		return NULL;
+	cfg.server = server_url;
+	cfg.namespace = (char *)"t";
+	cfg.token_file = (char *)token_file;
+	return kube_client_new(&cfg, &o, NULL);
+}
+
+/* ------------------------------------------------------------------- tests */
+
+static int test_retry_500_then_ok(void)
+{
+	struct kube_client *c = client(NULL);
+	struct kube_client_stats st;
+	json_t *o = NULL;
+	CHECK(c);
+	sb_log_set_level(SB_LOG_ERROR);
+	int r = kube_get(c, &kube_res_configmaps, NULL, "flaky", &o, NULL);
+	sb_log_set_level(SB_LOG_INFO);
+	CHECK_INT(r, 0);
+	CHECK_STR(json_string_value(json_object_get(json_object_get(o, "metadata"), "name")),
+		  "flaky");
+	json_decref(o);
+	CHECK_INT(hits[H_FLAKY], 3);
+	kube_client_stats(c, &st);
+	CHECK_INT(st.retries, 2);
+	/* Always failing: -EAGAIN after 1 + max_retries tries, err filled. */
+	struct kube_error err;
+	sb_log_set_level(SB_LOG_ERROR);
+	r = kube_get(c, &kube_res_configmaps, NULL, "always500", NULL, &err);
+	sb_log_set_level(SB_LOG_INFO);
+	CHECK_INT(r, -EAGAIN);
+	CHECK_INT(hits[H_PLAIN], 5);
+	CHECK_INT(err.http_code, 503);
+	CHECK_STR(err.reason, "ServiceUnavailable");
+	kube_client_free(c);
+	return T_PASS;
+}
+
+static int test_retry_after_429(void)
+{
+	struct kube_client *c = client(NULL);
+	CHECK(c);
+	int64_t t0 = kube_now_ms();
+	sb_log_set_level(SB_LOG_ERROR);
+	int r = kube_get(c, &kube_res_configmaps, NULL, "throttled", NULL, NULL);
+	sb_log_set_level(SB_LOG_INFO);
+	int64_t dt = kube_now_ms() - t0;
+	CHECK_INT(r, 0);
+	CHECK_INT(hits[H_THROTTLED], 2);
+	CHECK(dt >= 1000); /* Retry-After: 1, not the 20 ms backoff */
+	CHECK(dt < 3000);
+	kube_client_free(c);
+	return T_PASS;
+}
+
+static int test_create_retry_rules(void)
+{
+	struct kube_client *c = client(NULL);
+	struct kube_error err;
+	CHECK(c);
+	json_t *named = json_pack("{s:{s:s}}", "metadata", "name", "fixed");
+	json_t *gen = json_pack("{s:{s:s}}", "metadata", "generateName", "x-");
+	sb_log_set_level(SB_LOG_ERROR);
+	/* A fixed name: retried, and the repeat answers AlreadyExists. */
+	int r1 = kube_create(c, &kube_res_configmaps, "named", named, NULL, &err);
+	/* generateName: a 500 is not retried (it might have been created). */
+	int r2 = kube_create(c, &kube_res_configmaps, "gen", gen, NULL, NULL);
+	/* A JSON patch is not idempotent: not retried either. */
+	json_t *ops = json_pack("[{s:s,s:s,s:s}]", "op", "add", "path", "/x", "value", "y");
+	struct kube_patch_opts po = {.type = KUBE_PATCH_JSON};
+	int r3 = kube_patch(c, &kube_res_configmaps, NULL, "p", ops, &po, NULL, NULL);
+	sb_log_set_level(SB_LOG_INFO);
+	json_decref(named);
+	json_decref(gen);
+	json_decref(ops);
+	CHECK_INT(r1, -EEXIST);
+	CHECK_STR(err.reason, "AlreadyExists");
+	CHECK_INT(hits[H_POST_NAMED], 2);
+	CHECK_INT(r2, -EAGAIN);
+	CHECK_INT(hits[H_POST_GEN], 1);
+	CHECK_INT(r3, -EAGAIN);
+	CHECK_INT(hits[H_PATCH], 1);
+	kube_client_free(c);
+	return T_PASS;
+}
+
+static int test_401_rereads_token(void)
+{
+	char path[] = "/tmp/kubetokenXXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	CHECK(write(fd, "token-1\n", 8) == 8);
+	close(fd);
+	struct kube_client *c = client(path);
+	struct kube_client_stats st;
+	CHECK(c);
+	CHECK_INT(kube_get(c, &kube_res_configmaps, NULL, "auth", NULL, NULL), 0);
+	/* The server rotates; our file is rewritten in place with the same size
+	 * and mtime granularity may hide it: only the 401 path can notice. */
+	pthread_mutex_lock(&tok_lock);
+	snprintf(valid_token, sizeof(valid_token), "token-2");
+	pthread_mutex_unlock(&tok_lock);
+	FILE *f = fopen(path, "r+");
+	CHECK(f);
+	fputs("token-2\n", f);
+	fclose(f);
+	int before = hits[H_AUTH];
+	sb_log_set_level(SB_LOG_WARN);
+	int r = kube_get(c, &kube_res_configmaps, NULL, "auth", NULL, NULL);
+	sb_log_set_level(SB_LOG_INFO);
+	CHECK_INT(r, 0);
+	CHECK(hits[H_AUTH] - before <= 2);
+	/* A token the server rejects for good: one retry, then -EPERM. */
+	pthread_mutex_lock(&tok_lock);
+	snprintf(valid_token, sizeof(valid_token), "token-3");
+	pthread_mutex_unlock(&tok_lock);
+	before = hits[H_AUTH];
+	struct kube_error err;
+	sb_log_set_level(SB_LOG_WARN);
+	r = kube_get(c, &kube_res_configmaps, NULL, "auth", NULL, &err);
+	sb_log_set_level(SB_LOG_INFO);
+	CHECK_INT(r, -EPERM);
+	CHECK_INT(err.http_code, 401);
+	CHECK_INT(hits[H_AUTH] - before, 2);
+	kube_client_stats(c, &st);
+	CHECK(st.reauths >= 1);
+	kube_client_free(c);
+	unlink(path);
+	return T_PASS;
+}
+
+static int test_connection_reuse(void)
+{
+	struct kube_client *c = client(NULL);
+	struct kube_client_stats st;
+	CHECK(c);
+	for (int i = 0; i < 5; i++)
+		CHECK_INT(kube_get(c, &kube_res_configmaps, NULL, "plain", NULL, NULL), 0);
+	kube_client_stats(c, &st);
+	CHECK_INT(st.requests, 5);
+	CHECK_INT(st.connects, 1);
+	kube_client_set_fresh_connections(c, true);
+	for (int i = 0; i < 3; i++)
+		CHECK_INT(kube_get(c, &kube_res_configmaps, NULL, "plain", NULL, NULL), 0);
+	kube_client_stats(c, &st);
+	CHECK_INT(st.connects, 4);
+	kube_client_free(c);
+	return T_PASS;
+}
+
+static void *other_thread(void *arg)
+{
+	struct kube_client *c = arg;
+	intptr_t r = kube_get(c, &kube_res_configmaps, NULL, "plain", NULL, NULL);
+	return (void *)r;
+}
+
+static int test_thread_handles(void)
+{
+	struct kube_client *c = client(NULL);
+	struct kube_client_stats st;
+	pthread_t t[3];
+	void *res;
+	CHECK(c);
+	CHECK_INT(kube_get(c, &kube_res_configmaps, NULL, "plain", NULL, NULL), 0);
+	for (int i = 0; i < 3; i++)
+		CHECK_INT(pthread_create(&t[i], NULL, other_thread, c), 0);
+	for (int i = 0; i < 3; i++) {
+		pthread_join(t[i], &res);
+		CHECK_INT((intptr_t)res, 0);
+	}
+	kube_client_stats(c, &st);
+	CHECK_INT(st.connects, 4); /* a handle (and connection) per thread */
+	kube_client_free(c);	   /* frees the main thread's handle; others freed at exit */
+	return T_PASS;
+}
+
+static int test_list_pages(void)
+{
+	struct kube_client *c = client(NULL);
+	struct kube_list_opts lo = {.limit = 2};
+	json_t *l = NULL;
+	CHECK(c);
+	CHECK_INT(kube_list(c, &kube_res_configmaps, "t", &lo, &l, NULL), 0);
+	CHECK_INT(hits[H_LIST], 2);
+	json_t *items = json_object_get(l, "items");
+	CHECK_INT(json_array_size(items), 3);
+	CHECK_STR(json_string_value(json_object_get(
+			  json_object_get(json_array_get(items, 2), "metadata"), "name")),
+		  "c");
+	json_t *meta = json_object_get(l, "metadata");
+	CHECK_STR(json_string_value(json_object_get(meta, "resourceVersion")), "77");
+	CHECK(json_object_get(meta, "continue") == NULL);
+	json_decref(l);
+	kube_client_free(c);
+	return T_PASS;
+}
+
+struct seen {
+	char rvs[32][16];
+	int n, bookmarks;
+	struct kube_watch *w;
+	int stop_after;
+};
+
+static int on_ev(enum kube_event_type t, json_t *obj, void *arg)
+{
+	struct seen *s = arg;
+	if (t == KUBE_EVENT_BOOKMARK) {
+		s->bookmarks++;
+		return 0;
+	}
+	const char *rv = json_string_value(
+		json_object_get(json_object_get(obj, "metadata"), "resourceVersion"));
+	if (s->n < 32)
+		snprintf(s->rvs[s->n], sizeof(s->rvs[0]), "%s", rv ? rv : "?");
+	s->n++;
+	if (s->stop_after && s->n == s->stop_after)
+		kube_watch_stop(s->w);
+	return 0;
+}
+
+static int test_watch_resume_no_loss(void)
+{
+	struct kube_client *c = client(NULL);
+	struct seen s = {.stop_after = 6};
+	struct kube_watch_opts wo = {.resource_version = "10", .bookmarks = true};
+	CHECK(c);
+	atomic_store(&watch_conns, 0);
+	s.w = kube_watch_new(c, &kube_res_configmaps, "t", &wo, on_ev, &s);
+	CHECK(s.w);
+	sb_log_set_level(SB_LOG_ERROR);
+	int r = kube_watch_run(s.w, NULL);
+	sb_log_set_level(SB_LOG_INFO);
+	CHECK_INT(r, 0);
+	CHECK_INT(s.n, 6);
+	for (int i = 0; i < 6; i++) {
+		char want[16];
+		snprintf(want, sizeof(want), "%d", 11 + i);
+		CHECK_STR(s.rvs[i], want); /* in order, none lost, none twice */
+	}
+	CHECK_INT(s.bookmarks, 1);
+	CHECK_INT(kube_watch_connects(s.w), 2);
+	CHECK_STR(last_watch_query, "rv=13 bookmarks=true"); /* resumed after 13 */
+	char rv[32];
+	CHECK_STR(kube_watch_resource_version(s.w, rv, sizeof(rv)), "16");
+	kube_watch_free(s.w);
+	kube_client_free(c);
+	return T_PASS;
+}
+
+static int test_watch_gone(void)
+{
+	struct kube_client *c = client(NULL);
+	struct seen s = {0};
+	struct kube_error err;
+	CHECK(c);
+	struct kube_watch_opts wo = {.resource_version = "gone"};
+	struct kube_watch *w = kube_watch_new(c, &kube_res_configmaps, "t", &wo, on_ev, &s);
+	CHECK(w);
+	CHECK_INT(kube_watch_run(w, &err), -ESTALE);
+	CHECK_INT(err.http_code, 410);
+	kube_watch_free(w);
+	wo.resource_version = "gone-event";
+	w = kube_watch_new(c, &kube_res_configmaps, "t", &wo, on_ev, &s);
+	CHECK(w);
+	CHECK_INT(kube_watch_run(w, &err), -ESTALE);
+	CHECK_INT(s.n, 0);
+	kube_watch_free(w);
+	kube_client_free(c);
+	return T_PASS;
+}
+
+static void *stopper(void *arg)
+{
+	usleep(300000);
+	kube_watch_stop(arg);
+	return NULL;
+}
+
+static int test_watch_idle_restart_and_stop(void)
+{
+	struct kube_client *c = client(NULL);
+	struct seen s = {0};
+	pthread_t t;
+	CHECK(c);
+	/* From 13: events 14-16 then silence; idle after 400 ms restarts it. */
+	struct kube_watch_opts wo = {.resource_version = "13", .idle_timeout_ms = 400};
+	struct kube_watch *w = kube_watch_new(c, &kube_res_configmaps, "t", &wo, on_ev, &s);
+	CHECK(w);
+	s.w = w;
+	CHECK_INT(pthread_create(&t, NULL, stopper, w), 0);
+	/* First stop (300 ms) comes before the idle timeout. */
+	int64_t t0 = kube_now_ms();
+	CHECK_INT(kube_watch_run(w, NULL), 0);
+	pthread_join(t, NULL);
+	CHECK(kube_now_ms() - t0 < 1500); /* woken at once, not after the poll */
+	CHECK_INT(s.n, 3);
+	CHECK_INT(kube_watch_connects(w), 1);
+	kube_watch_free(w);
+	kube_client_free(c);
+	return T_PASS;
+}
+
+static void *late_stopper(void *arg)
+{
+	usleep(1300000);
+	kube_watch_stop(arg);
+	return NULL;
+}
+
+static int test_watch_idle_restart(void)
+{
+	struct kube_client *c = client(NULL);
+	struct seen s = {0};
+	pthread_t t;
+	CHECK(c);
+	struct kube_watch_opts wo = {.resource_version = "13", .idle_timeout_ms = 400};
+	struct kube_watch *w = kube_watch_new(c, &kube_res_configmaps, "t", &wo, on_ev, &s);
+	CHECK(w);
+	CHECK_INT(pthread_create(&t, NULL, late_stopper, w), 0);
+	CHECK_INT(kube_watch_run(w, NULL), 0);
+	pthread_join(t, NULL);
+	/* Events 14-16, then silence: each idle period (400 ms) restarts the
+	 * watch from the last resourceVersion seen. */
+	CHECK(kube_watch_connects(w) >= 2);
+	CHECK_STR(last_watch_query, "rv=16 bookmarks=");
+	kube_watch_free(w);
+	kube_client_free(c);
+	return T_PASS;
+}
+
+static const struct test_case cases[] = {
+	{"kube-http/retry-500-then-ok", test_retry_500_then_ok},
+	{"kube-http/retry-after-429", test_retry_after_429},
+	{"kube-http/create-retry-rules", test_create_retry_rules},
+	{"kube-http/401-rereads-token", test_401_rereads_token},
+	{"kube-http/connection-reuse", test_connection_reuse},
+	{"kube-http/thread-handles", test_thread_handles},
+	{"kube-http/list-pages", test_list_pages},
+	{"kube-http/watch-resume-no-loss", test_watch_resume_no_loss},
+	{"kube-http/watch-gone", test_watch_gone},
+	{"kube-http/watch-stop-from-thread", test_watch_idle_restart_and_stop},
+	{"kube-http/watch-idle-restart", test_watch_idle_restart},
+};
+
+int main(void)
+{
+	int r = test_run_all(cases, sizeof(cases) / sizeof(cases[0]));
+	atomic_store(&quitting, true);
+	if (daemon_)
+		MHD_stop_daemon(daemon_);
+	return r;
+}
