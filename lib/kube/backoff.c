@@ -22,7 +22,8 @@ long kube_backoff_ms(unsigned attempt, long base_ms, long cap_ms, double rnd)
 		rnd = 0;
 	if (rnd >= 1)
 		rnd = 0.999999;
-	return d / 2 + (long)(rnd * (double)(d - d / 2));
+	long half = d / 2;
+	return half + (long)(rnd * (double)(d - half));
 }
 
 long kube_parse_retry_after(const char *value, time_t now)

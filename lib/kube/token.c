@@ -78,7 +78,7 @@ int kube_token_file_get(struct kube_token_file *t, bool force, char **out)
 	*out = NULL;
 	pthread_mutex_lock(&t->lock);
 	if (stat(t->path, &st) != 0) {
-		ret = -errno;
+		ret = errno ? -errno : -EIO;
 		/* Keep using the last token while the file is being replaced. */
 		if (t->value)
 			ret = 0;
@@ -87,7 +87,7 @@ int kube_token_file_get(struct kube_token_file *t, bool force, char **out)
 		if (ret && t->value)
 			ret = 0;
 	}
-	if (!ret) {
+	if (!ret && t->value) {
 		*out = strdup(t->value);
 		if (!*out)
 			ret = -ENOMEM;
