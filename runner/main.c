@@ -1,8 +1,187 @@
 /* SPDX-License-Identifier: MIT */
-#include <stdio.h>
+/*
+ * storagebench-runner: a fio-equivalent I/O benchmark on io_uring.
+ *
+ * Exit status: 0 when every job ran without error, 1 when a job failed
+ * while doing I/O (its partial results and the other jobs' are still
+ * printed), 2 for a usage error (bad option, bad job file, unusable
+ * configuration such as unaligned direct I/O or a missing directory).
+ */
+#include "log.h"
+#include "runner/cmdline.h"
+#include "runner/jobfile.h"
+#include "runner/local.h"
+#include "runner/out_json.h"
+#include "runner/out_text.h"
+#include "runner/profiles.h"
+#include "runner/run.h"
 
-int main(void)
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f)
 {
-	fprintf(stderr, "storagebench-runner: not built yet\n");
-	return 2;
+	fprintf(f,
+		"usage: storagebench-runner [options] [jobfile ...]\n"
+		"       storagebench-runner --name=NAME --rw=randread --bs=4k ... [--name=...]\n"
+		"       storagebench-runner --profile=NAME [--iterations=N] [job options]\n"
+		"\n"
+		"Job options are fio's (--cmdhelp lists them): options before the first --name\n"
+		"apply to every job; each --name starts a job. Jobs in a job file run at the same\n"
+		"time unless stonewall is set, as in fio.\n"
+		"\n"
+		"  --output-format=normal|json|json+   output format (default normal)\n"
+		"  --output=FILE          write the output to FILE instead of stdout\n"
+		"  --parse-only           check options and job files, run nothing\n"
+		"  --profile=NAME|list    run a built-in profile (its workloads one after "
+		"another)\n"
+		"  --iterations=N         repeat everything N times, then print mean, stddev,\n"
+		"                         min, max and CV per workload and metric\n"
+		"  --label=NAME           what the summary calls the target (default: the "
+		"directory)\n"
+		"  --report-format=txt|md|csv|json   summary format with --iterations (default "
+		"txt)\n"
+		"  --log-level=debug|info|warn|error  messages on stderr (default info)\n"
+		"  --cmdhelp[=OPTION]     list the fio options we know, or one of them\n"
+		"  --version, --help\n"
+		"\n"
+		"Exit status: 0 success, 1 an I/O failure (results still printed), 2 usage "
+		"error.\n");
+}
+
+static void cmdhelp(FILE *f, const char *which)
+{
+	const struct sb_opt_info *t;
+	size_t n = sb_opt_table(&t);
+	static const char *const st[] = {"supported", "no-op", "refused"};
+	bool found = false;
+	for (size_t i = 0; i < n; i++) {
+		if (*which && strcmp(which, t[i].name) &&
+		    (!t[i].alias || strcmp(which, t[i].alias)))
+			continue;
+		found = true;
+		fprintf(f, "%-28s %-9s %s%s%s%s\n", t[i].name, st[t[i].status], t[i].help,
+			t[i].alias ? " (alias: " : "", t[i].alias ? t[i].alias : "",
+			t[i].alias ? ")" : "");
+	}
+	if (!found)
+		fprintf(f, "no option '%s'\n", which);
+}
+
+static void warn_cb(void *ctx, const char *msg)
+{
+	(void)ctx;
+	sb_warn("Accepted option without effect", "detail=\"%s\"", msg);
+}
+
+int main(int argc, char **argv)
+{
+	struct sb_cli cli;
+	struct sb_diag diag = {.warn = warn_cb};
+	struct sb_joblist jobs = SB_JOBLIST_INIT;
+	int status = 0;
+
+	if (sb_cli_parse(argc, argv, &cli, &diag)) {
+		fprintf(stderr, "storagebench-runner: %s\n",
+			diag.msg[0] ? diag.msg : "out of memory");
+		fprintf(stderr, "Try 'storagebench-runner --help'.\n");
+		sb_cli_release(&cli);
+		return 2;
+	}
+	if (cli.log_level) {
+		enum sb_log_level lvl;
+		if (sb_log_parse_level(cli.log_level, &lvl)) {
+			fprintf(stderr,
+				"storagebench-runner: --log-level: '%s' is not one of debug, "
+				"info, warn, error, off\n",
+				cli.log_level);
+			status = 2;
+			goto out;
+		}
+		sb_log_set_level(lvl);
+	}
+	if (cli.help) {
+		usage(stdout);
+		goto out;
+	}
+	if (cli.version) {
+		printf("storagebench-runner %s\n", SB_VERSION);
+		goto out;
+	}
+	if (cli.cmdhelp) {
+		cmdhelp(stdout, cli.cmdhelp);
+		goto out;
+	}
+	if (cli.profile && !strcmp(cli.profile, "list")) {
+		sb_profile_list(stdout);
+		goto out;
+	}
+
+	/* the job list: a profile, job files, or --name jobs */
+	if (cli.profile) {
+		const struct sb_profile *p = sb_profile_find(cli.profile);
+		if (!p) {
+			fprintf(stderr,
+				"storagebench-runner: --profile: no profile '%s' (--profile=list "
+				"shows them)\n",
+				cli.profile);
+			status = 2;
+			goto out;
+		}
+		if (cli.njobfiles || cli.jobs.n) {
+			fprintf(stderr, "storagebench-runner: --profile: cannot be combined with "
+					"job files or --name jobs\n");
+			status = 2;
+			goto out;
+		}
+		if (sb_profile_expand(p, &cli.global, &jobs, &diag)) {
+			fprintf(stderr, "storagebench-runner: %s\n", diag.msg);
+			status = 2;
+			goto out;
+		}
+	} else {
+		for (size_t i = 0; i < cli.njobfiles; i++) {
+			if (sb_jobfile_load(cli.jobfiles[i], &cli.global, &jobs, &diag)) {
+				fprintf(stderr, "storagebench-runner: %s\n", diag.msg);
+				status = 2;
+				goto out;
+			}
+		}
+		for (size_t i = 0; i < cli.jobs.n; i++) {
+			struct sb_job j;
+			if (sb_job_copy(&j, &cli.jobs.jobs[i]) || sb_joblist_push(&jobs, &j)) {
+				fprintf(stderr, "storagebench-runner: out of memory\n");
+				status = 1;
+				goto out;
+			}
+		}
+	}
+	if (jobs.n == 0) {
+		fprintf(stderr, "storagebench-runner: no jobs defined (give --name=..., a job file "
+				"or --profile=...; --help for usage)\n");
+		status = 2;
+		goto out;
+	}
+	for (size_t i = 0; i < jobs.n; i++) {
+		char err[512];
+		if (sb_job_opts_validate(&jobs.jobs[i].o, err, sizeof(err))) {
+			fprintf(stderr, "storagebench-runner: %s: job '%s': %s\n",
+				jobs.jobs[i].origin, jobs.jobs[i].o.name, err);
+			status = 2;
+			goto out;
+		}
+	}
+	sb_joblist_assign_groups(&jobs);
+	if (cli.parse_only) {
+		fprintf(stderr, "storagebench-runner: %zu job(s) parsed, every option understood\n",
+			jobs.n);
+		goto out;
+	}
+	status = sb_local_run(&cli, &jobs);
+out:
+	sb_joblist_release(&jobs);
+	sb_cli_release(&cli);
+	return status;
 }

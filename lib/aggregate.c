@@ -1,0 +1,531 @@
+/* SPDX-License-Identifier: MIT */
+#include "aggregate.h"
+
+#include "hist.h"
+#include "stats.h"
+#include "units.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum metric {
+	M_READ_IOPS,
+	M_READ_BW,
+	M_READ_LAT,
+	M_READ_P50,
+	M_READ_P99,
+	M_READ_P999,
+	M_WRITE_IOPS,
+	M_WRITE_BW,
+	M_WRITE_LAT,
+	M_WRITE_P50,
+	M_WRITE_P99,
+	M_WRITE_P999,
+	M_SYNC_LAT,
+	M_SYNC_P99,
+	M_COUNT
+};
+
+static const struct {
+	const char *name;
+	const char *unit;
+} metric_info[M_COUNT] = {
+	{"read-iops", "IOPS"},	 {"read-bw", "B/s"},	  {"read-lat-mean", "ns"},
+	{"read-lat-p50", "ns"},	 {"read-lat-p99", "ns"},  {"read-lat-p99.9", "ns"},
+	{"write-iops", "IOPS"},	 {"write-bw", "B/s"},	  {"write-lat-mean", "ns"},
+	{"write-lat-p50", "ns"}, {"write-lat-p99", "ns"}, {"write-lat-p99.9", "ns"},
+	{"sync-lat-mean", "ns"}, {"sync-lat-p99", "ns"},
+};
+
+struct dvec {
+	double *v;
+	size_t n, cap;
+};
+
+struct cell {
+	char *target;
+	char *workload;
+	char rw[16];
+	char bs[32];
+	char engine[32];
+	unsigned iodepth, numjobs;
+	unsigned *iters; /* iterations seen */
+	size_t niters, citers;
+	struct dvec m[M_COUNT];
+	struct sb_hist hist[3]; /* read, write clat; sync lat; merged */
+	struct dvec secs[2];	/* per-second IOPS of every iteration */
+};
+
+struct sb_agg {
+	struct cell **cells;
+	size_t n, cap;
+	char **targets;
+	size_t ntargets;
+	char **workloads;
+	size_t nworkloads;
+};
+
+static int dvec_push(struct dvec *d, double x)
+{
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 8;
+		double *v = realloc(d->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		d->v = v;
+		d->cap = cap;
+	}
+	d->v[d->n++] = x;
+	return 0;
+}
+
+struct sb_agg *sb_agg_new(void)
+{
+	return calloc(1, sizeof(struct sb_agg));
+}
+
+static void cell_free(struct cell *c)
+{
+	if (!c)
+		return;
+	free(c->target);
+	free(c->workload);
+	free(c->iters);
+	for (int i = 0; i < M_COUNT; i++)
+		free(c->m[i].v);
+	free(c->secs[0].v);
+	free(c->secs[1].v);
+	free(c);
+}
+
+void sb_agg_free(struct sb_agg *a)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->n; i++)
+		cell_free(a->cells[i]);
+	for (size_t i = 0; i < a->ntargets; i++)
+		free(a->targets[i]);
+	for (size_t i = 0; i < a->nworkloads; i++)
+		free(a->workloads[i]);
+	free(a->cells);
+	free(a->targets);
+	free(a->workloads);
+	free(a);
+}
+
+/* Adds s to a list of names unless present. 0 or -ENOMEM. */
+static int name_add(char ***list, size_t *n, const char *s)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*list)[i], s))
+			return 0;
+	char **l = realloc(*list, (*n + 1) * sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	*list = l;
+	if (!(l[*n] = strdup(s)))
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+static struct cell *cell_get(struct sb_agg *a, const char *target, const char *workload)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (!strcmp(a->cells[i]->target, target) &&
+		    !strcmp(a->cells[i]->workload, workload))
+			return a->cells[i];
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 16;
+		struct cell **c = realloc(a->cells, cap * sizeof(*c));
+		if (!c)
+			return NULL;
+		a->cells = c;
+		a->cap = cap;
+	}
+	struct cell *c = calloc(1, sizeof(*c));
+	if (!c || !(c->target = strdup(target)) || !(c->workload = strdup(workload)) ||
+	    name_add(&a->targets, &a->ntargets, target) ||
+	    name_add(&a->workloads, &a->nworkloads, workload)) {
+		cell_free(c);
+		return NULL;
+	}
+	a->cells[a->n++] = c;
+	return c;
+}
+
+static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* A number field (integer or real); -EINVAL naming it when missing or not a number. */
+static int get_num(const json_t *o, const char *path, const char *key, double *out, char *err,
+		   size_t len)
+{
+	const json_t *v = json_object_get(o, key);
+	if (!v)
+		return fail(err, len, "%s.%s: missing", path, key);
+	if (!json_is_number(v))
+		return fail(err, len, "%s.%s: not a number", path, key);
+	*out = json_number_value(v);
+	if (!isfinite(*out) || *out < 0)
+		return fail(err, len, "%s.%s: %g is not a non-negative number", path, key, *out);
+	return 0;
+}
+
+/* Reads [[bucket, count], ...] into h (added). */
+static int hist_from_json(const json_t *a, struct sb_hist *h, const char *path, char *err,
+			  size_t len)
+{
+	size_t i;
+	const json_t *pair;
+	if (!json_is_array(a))
+		return fail(err, len, "%s: not an array", path);
+	json_array_foreach(a, i, pair)
+	{
+		json_int_t idx, cnt;
+		if (!json_is_array(pair) || json_array_size(pair) != 2 ||
+		    !json_is_integer(json_array_get(pair, 0)) ||
+		    !json_is_integer(json_array_get(pair, 1)))
+			return fail(err, len, "%s[%zu]: not a [bucket, count] pair", path, i);
+		idx = json_integer_value(json_array_get(pair, 0));
+		cnt = json_integer_value(json_array_get(pair, 1));
+		if (idx < 0 || idx >= (json_int_t)SB_HIST_NR || cnt < 0)
+			return fail(err, len, "%s[%zu]: bucket %lld or count %lld out of range",
+				    path, i, (long long)idx, (long long)cnt);
+		h->bucket[idx] += (uint64_t)cnt;
+		h->n += (uint64_t)cnt;
+	}
+	return 0;
+}
+
+static const char *opt_str(const json_t *job, const char *key)
+{
+	const json_t *v = json_object_get(json_object_get(job, "job options"), key);
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const json_t *job,
+	       char *err, size_t errlen)
+{
+	const json_t *jn = json_object_get(job, "jobname");
+	static const char *const dn[3] = {"read", "write", "sync"};
+	double vals[M_COUNT];
+	bool have[M_COUNT] = {false};
+	struct sb_hist *h = NULL;
+	struct dvec secs[2] = {{0}, {0}};
+	int ret = -EINVAL;
+
+	if (!json_is_object(job))
+		return fail(err, errlen, "job: not an object");
+	if (!json_is_string(jn) || !json_string_value(jn)[0])
+		return fail(err, errlen, "jobname: missing or not a string");
+	const char *wl = json_string_value(jn);
+	h = calloc(3, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+
+	const json_t *sbx = json_object_get(job, "storagebench");
+	double interval_s = 1.0;
+	if (sbx) {
+		double ims;
+		if (!json_is_object(sbx)) {
+			fail(err, errlen, "storagebench: not an object");
+			goto out;
+		}
+		if (json_object_get(sbx, "interval_ms") &&
+		    get_num(sbx, "storagebench", "interval_ms", &ims, err, errlen) == 0 && ims > 0)
+			interval_s = ims / 1000.0;
+	}
+	for (int d = 0; d < 3; d++) {
+		const json_t *dj = json_object_get(job, dn[d]);
+		double ios;
+		char path[64];
+		snprintf(path, sizeof(path), "%s", dn[d]);
+		if (!dj) {
+			if (d == 2)
+				continue; /* older output without sync */
+			fail(err, errlen, "%s: missing", dn[d]);
+			goto out;
+		}
+		if (!json_is_object(dj)) {
+			fail(err, errlen, "%s: not an object", dn[d]);
+			goto out;
+		}
+		if (get_num(dj, path, "total_ios", &ios, err, errlen))
+			goto out;
+		if (ios == 0)
+			continue;
+		const json_t *xd = sbx ? json_object_get(sbx, dn[d]) : NULL;
+		if (xd && json_object_get(xd, "clat_hist")) {
+			char hp[64];
+			snprintf(hp, sizeof(hp), "storagebench.%s.clat_hist", dn[d]);
+			if (hist_from_json(json_object_get(xd, "clat_hist"), &h[d], hp, err,
+					   errlen))
+				goto out;
+		}
+		const json_t *lat = json_object_get(dj, "lat_ns");
+		if (!json_is_object(lat)) {
+			fail(err, errlen, "%s.lat_ns: missing or not an object", dn[d]);
+			goto out;
+		}
+		char lp[64];
+		snprintf(lp, sizeof(lp), "%s.lat_ns", dn[d]);
+		if (d == 2) {
+			if (get_num(lat, lp, "mean", &vals[M_SYNC_LAT], err, errlen))
+				goto out;
+			have[M_SYNC_LAT] = true;
+			uint64_t p99;
+			const double pl = 99.0;
+			if (h[2].n && sb_hist_percentiles(&h[2], &pl, 1, &p99) == 0) {
+				vals[M_SYNC_P99] = (double)p99;
+				have[M_SYNC_P99] = true;
+			}
+			continue;
+		}
+		int base = d == 0 ? M_READ_IOPS : M_WRITE_IOPS;
+		if (get_num(dj, path, "iops", &vals[base], err, errlen) ||
+		    get_num(dj, path, "bw_bytes", &vals[base + 1], err, errlen) ||
+		    get_num(lat, lp, "mean", &vals[base + 2], err, errlen))
+			goto out;
+		have[base] = have[base + 1] = true;
+		/* a run with gtod_reduce measures no latency: N is 0 */
+		const json_t *ln = json_object_get(lat, "N");
+		have[base + 2] = !json_is_integer(ln) || json_integer_value(ln) > 0;
+		const double pl[3] = {50.0, 99.0, 99.9};
+		uint64_t pv[3];
+		if (h[d].n && sb_hist_percentiles(&h[d], pl, 3, pv) == 0) {
+			for (int k = 0; k < 3; k++) {
+				vals[base + 3 + k] = (double)pv[k];
+				have[base + 3 + k] = true;
+			}
+		} else {
+			const json_t *pc =
+				json_object_get(json_object_get(dj, "clat_ns"), "percentile");
+			static const char *const keys[3] = {"50.000000", "99.000000", "99.900000"};
+			for (int k = 0; pc && k < 3; k++) {
+				const json_t *v = json_object_get(pc, keys[k]);
+				if (json_is_number(v)) {
+					vals[base + 3 + k] = json_number_value(v);
+					have[base + 3 + k] = true;
+				}
+			}
+		}
+		const json_t *ser = xd ? json_object_get(xd, "ios_series") : NULL;
+		if (ser) {
+			size_t i;
+			const json_t *v;
+			if (!json_is_array(ser)) {
+				fail(err, errlen, "storagebench.%s.ios_series: not an array",
+				     dn[d]);
+				goto out;
+			}
+			json_array_foreach(ser, i, v)
+			{
+				if (!json_is_integer(v) || json_integer_value(v) < 0) {
+					fail(err, errlen,
+					     "storagebench.%s.ios_series[%zu]: not a count", dn[d],
+					     i);
+					goto out;
+				}
+				if (dvec_push(&secs[d],
+					      (double)json_integer_value(v) / interval_s)) {
+					ret = -ENOMEM;
+					goto out;
+				}
+			}
+		}
+	}
+
+	struct cell *c = cell_get(a, target, wl);
+	if (!c) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < c->niters; i++) {
+		if (c->iters[i] == iteration) {
+			snprintf(err, errlen, "%s/%s: iteration %u already added", target, wl,
+				 iteration);
+			ret = -EEXIST;
+			goto out;
+		}
+	}
+	if (c->niters == c->citers) {
+		size_t cap = c->citers ? c->citers * 2 : 8;
+		unsigned *it = realloc(c->iters, cap * sizeof(*it));
+		if (!it) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		c->iters = it;
+		c->citers = cap;
+	}
+	c->iters[c->niters++] = iteration;
+	for (int m = 0; m < M_COUNT; m++)
+		if (have[m] && dvec_push(&c->m[m], vals[m])) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	for (int d = 0; d < 3; d++)
+		sb_hist_merge(&c->hist[d], &h[d]);
+	for (int d = 0; d < 2; d++)
+		for (size_t i = 0; i < secs[d].n; i++)
+			if (dvec_push(&c->secs[d], secs[d].v[i])) {
+				ret = -ENOMEM;
+				goto out;
+			}
+	const char *s;
+	if ((s = opt_str(job, "rw")) || (s = opt_str(job, "readwrite")))
+		snprintf(c->rw, sizeof(c->rw), "%s", s);
+	if ((s = opt_str(job, "bs")) || (s = opt_str(job, "blocksize")))
+		snprintf(c->bs, sizeof(c->bs), "%s", s);
+	if ((s = opt_str(job, "iodepth")))
+		c->iodepth = (unsigned)strtoul(s, NULL, 10);
+	if ((s = opt_str(job, "numjobs")))
+		c->numjobs = (unsigned)strtoul(s, NULL, 10);
+	const json_t *eng = json_object_get(json_object_get(job, "engine"), "ran");
+	if (json_is_string(eng))
+		snprintf(c->engine, sizeof(c->engine), "%s", json_string_value(eng));
+	ret = 0;
+out:
+	free(h);
+	free(secs[0].v);
+	free(secs[1].v);
+	return ret;
+}
+
+static json_t *summary_json(const struct dvec *d, const char *unit)
+{
+	struct sb_summary s;
+	if (sb_summary_compute(d->v, d->n, &s))
+		return NULL;
+	json_t *samples = json_array();
+	for (size_t i = 0; samples && i < d->n; i++)
+		if (json_array_append_new(samples, json_real(d->v[i]))) {
+			json_decref(samples);
+			return NULL;
+		}
+	return json_pack("{s:s,s:f,s:f,s:f,s:f,s:f,s:f,s:I,s:o}", "unit", unit, "mean", s.mean,
+			 "stddev", s.stddev, "min", s.min, "max", s.max, "median", s.median, "cv",
+			 s.cv, "n", (json_int_t)s.n, "samples", samples);
+}
+
+/* The metrics a sentence leads with, from what the workload does. */
+static json_t *headline(const struct cell *c)
+{
+	json_t *h = json_array();
+	uint64_t bs = 4096;
+	if (c->bs[0])
+		(void)sb_parse_size(c->bs, 1024, &bs);
+	for (int d = 0; h && d < 2; d++) {
+		int base = d == 0 ? M_READ_IOPS : M_WRITE_IOPS;
+		if (!c->m[base].n)
+			continue;
+		int pick = base; /* IOPS */
+		if (bs >= 128 * 1024)
+			pick = base + 1; /* bandwidth */
+		else if (c->iodepth == 1 && c->numjobs <= 1 && !c->m[M_SYNC_LAT].n &&
+			 c->m[base + 2].n && strstr(c->rw, "rand"))
+			pick = base + 2; /* latency at QD1 */
+		json_array_append_new(h, json_string(metric_info[pick].name));
+	}
+	return h;
+}
+
+json_t *sb_agg_report(const struct sb_agg *a, const char *name)
+{
+	json_t *rep = json_object(), *targets = json_array(), *wls = json_array(),
+	       *results = json_array();
+	bool ok = rep && targets && wls && results;
+
+	for (size_t i = 0; ok && i < a->ntargets; i++)
+		ok = json_array_append_new(targets, json_string(a->targets[i])) == 0;
+	for (size_t i = 0; ok && i < a->nworkloads; i++)
+		ok = json_array_append_new(wls, json_string(a->workloads[i])) == 0;
+	/* order: target by target, workloads in first-seen order */
+	for (size_t t = 0; ok && t < a->ntargets; t++) {
+		for (size_t w = 0; ok && w < a->nworkloads; w++) {
+			const struct cell *c = NULL;
+			for (size_t i = 0; i < a->n; i++)
+				if (!strcmp(a->cells[i]->target, a->targets[t]) &&
+				    !strcmp(a->cells[i]->workload, a->workloads[w]))
+					c = a->cells[i];
+			if (!c)
+				continue;
+			json_t *metrics = json_object(), *merged = json_object(),
+			       *secs = json_object();
+			ok = metrics && merged && secs;
+			for (int m = 0; ok && m < M_COUNT; m++) {
+				if (!c->m[m].n)
+					continue;
+				json_t *sj = summary_json(&c->m[m], metric_info[m].unit);
+				ok = sj &&
+				     json_object_set_new(metrics, metric_info[m].name, sj) == 0;
+			}
+			static const char *const dn[3] = {"read", "write", "sync"};
+			for (int d = 0; ok && d < 3; d++) {
+				if (!c->hist[d].n)
+					continue;
+				const double pl[3] = {50.0, 99.0, 99.9};
+				uint64_t pv[3];
+				if (sb_hist_percentiles(&c->hist[d], pl, 3, pv))
+					continue;
+				ok = json_object_set_new(merged, dn[d],
+							 json_pack("{s:I,s:I,s:I,s:I}", "p50",
+								   (json_int_t)pv[0], "p99",
+								   (json_int_t)pv[1], "p99.9",
+								   (json_int_t)pv[2], "n",
+								   (json_int_t)c->hist[d].n)) == 0;
+			}
+			for (int d = 0; ok && d < 2; d++) {
+				struct sb_summary s;
+				if (sb_summary_compute(c->secs[d].v, c->secs[d].n, &s))
+					continue;
+				ok = json_object_set_new(
+					     secs, dn[d],
+					     json_pack("{s:f,s:f,s:f,s:I,s:s}", "fastest", s.max,
+						       "median", s.median, "slowest", s.min, "n",
+						       (json_int_t)s.n, "unit", "IOPS")) == 0;
+			}
+			json_t *r =
+				ok ? json_pack("{s:s,s:s,s:s,s:s,s:i,s:i,s:s,s:I,s:o,s:O,s:O,s:O}",
+					       "target", c->target, "workload", c->workload, "rw",
+					       c->rw, "bs", c->bs, "iodepth", (int)c->iodepth,
+					       "numjobs", (int)c->numjobs, "engine", c->engine,
+					       "iterations", (json_int_t)c->niters, "headline",
+					       headline(c), "metrics", metrics, "merged", merged,
+					       "seconds", secs)
+				   : NULL;
+			json_decref(metrics);
+			json_decref(merged);
+			json_decref(secs);
+			ok = r && json_array_append_new(results, r) == 0;
+		}
+	}
+	ok = ok && json_object_set_new(rep, "kind", json_string("StoragebenchReport")) == 0 &&
+	     json_object_set_new(rep, "version", json_integer(1)) == 0 &&
+	     json_object_set_new(rep, "name", json_string(name ? name : "")) == 0 &&
+	     json_object_set(rep, "targets", targets) == 0 &&
+	     json_object_set(rep, "workloads", wls) == 0 &&
+	     json_object_set(rep, "results", results) == 0;
+	json_decref(targets);
+	json_decref(wls);
+	json_decref(results);
+	if (!ok) {
+		json_decref(rep);
+		return NULL;
+	}
+	return rep;
+}

@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: MIT */
+#include "report.h"
+
+#include "units.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *sb_report_fmt_value(double v, const char *unit, char *buf, size_t len)
+{
+	if (!strcmp(unit, "B/s"))
+		return sb_fmt_rate(v, buf, len);
+	if (!strcmp(unit, "ns"))
+		return sb_fmt_ns(v, buf, len);
+	/* counts: whole numbers from 100 up, two significant digits below */
+	if (fabs(v) >= 99.5)
+		snprintf(buf, len, "%.0f %s", v, unit);
+	else if (fabs(v) >= 9.95)
+		snprintf(buf, len, "%.0f %s", v, unit);
+	else
+		snprintf(buf, len, "%.2g %s", v, unit);
+	return buf;
+}
+
+char *sb_report_fmt_short(double v, const char *unit, char *buf, size_t len)
+{
+	if (!strcmp(unit, "B/s"))
+		return sb_fmt_rate(v, buf, len);
+	if (!strcmp(unit, "ns"))
+		return sb_fmt_ns(v, buf, len);
+	if (fabs(v) < 9.95 && v != floor(v))
+		snprintf(buf, len, "%.2g", v);
+	else if (fabs(v) < 10000)
+		snprintf(buf, len, "%.0f", v);
+	else
+		sb_fmt_si(v, 3, buf, len);
+	return buf;
+}
+
+/* "read-iops" -> "read IOPS"; "write-bw" -> "write bandwidth"; ... */
+static void metric_words(const char *m, char *buf, size_t len)
+{
+	const char *dash = strchr(m, '-');
+	int dl = dash ? (int)(dash - m) : (int)strlen(m);
+	const char *what = dash ? dash + 1 : "";
+	if (!strcmp(what, "iops"))
+		snprintf(buf, len, "%.*s IOPS", dl, m);
+	else if (!strcmp(what, "bw"))
+		snprintf(buf, len, "%.*s bandwidth", dl, m);
+	else if (!strcmp(what, "lat-mean"))
+		snprintf(buf, len, "mean %.*s latency", dl, m);
+	else if (!strncmp(what, "lat-", 4))
+		snprintf(buf, len, "%s %.*s latency", what + 4, dl, m);
+	else
+		snprintf(buf, len, "%s", m);
+}
+
+struct rview {
+	const char *target, *workload;
+	const json_t *metrics, *headline, *r;
+	json_int_t iterations;
+};
+
+static int get_view(const json_t *r, size_t i, struct rview *v, char *err, size_t errlen)
+{
+	v->r = r;
+	v->target = json_string_value(json_object_get(r, "target"));
+	v->workload = json_string_value(json_object_get(r, "workload"));
+	v->metrics = json_object_get(r, "metrics");
+	v->headline = json_object_get(r, "headline");
+	v->iterations = json_integer_value(json_object_get(r, "iterations"));
+	if (!v->target || !v->workload || !json_is_object(v->metrics) ||
+	    !json_is_array(v->headline)) {
+		snprintf(err, errlen, "results[%zu]: target, workload, metrics or headline missing",
+			 i);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool metric_get(const json_t *metrics, const char *name, double *mean, double *sd,
+		       json_int_t *n, const char **unit)
+{
+	const json_t *m = json_object_get(metrics, name);
+	if (!json_is_object(m))
+		return false;
+	*mean = json_number_value(json_object_get(m, "mean"));
+	*sd = json_number_value(json_object_get(m, "stddev"));
+	*n = json_integer_value(json_object_get(m, "n"));
+	*unit = json_string_value(json_object_get(m, "unit"));
+	if (!*unit)
+		*unit = "";
+	return true;
+}
+
+/* "fast: 22748 read IOPS on average with a standard deviation of 1558 IOPS over 10 iterations" */
+static void sentence(FILE *f, const struct rview *v, const char *metric, bool md)
+{
+	double mean, sd;
+	json_int_t n;
+	const char *unit;
+	char a[48], b[48], words[64];
+
+	if (!metric_get(v->metrics, metric, &mean, &sd, &n, &unit))
+		return;
+	metric_words(metric, words, sizeof(words));
+	sb_report_fmt_value(mean, unit, a, sizeof(a));
+	sb_report_fmt_value(sd, unit, b, sizeof(b));
+	if (!strcmp(unit, "IOPS")) {
+		/* "22748 read IOPS": the unit is in the words */
+		char *sp = strchr(a, ' ');
+		if (sp)
+			*sp = '\0';
+	}
+	fprintf(f,
+		"%s%s: %s: %s %s on average with a standard deviation of %s over %lld iteration%s",
+		md ? "- " : "", v->target, v->workload, a, words, b, (long long)n,
+		n == 1 ? "" : "s");
+	const json_t *p = json_object_get(json_object_get(v->r, "merged"),
+					  strncmp(metric, "read", 4) ? "write" : "read");
+	if (json_is_object(p) && strstr(metric, "-lat-") == NULL) {
+		char c[32];
+		fprintf(f, "; p99 latency %s",
+			sb_fmt_ns((double)json_integer_value(json_object_get(p, "p99")), c,
+				  sizeof(c)));
+	}
+	fprintf(f, ".\n");
+}
+
+static const char *headline0(const struct rview *v, size_t k)
+{
+	return json_string_value(json_array_get(v->headline, k));
+}
+
+/* Column header for a workload: "iops-read (IOPS)". */
+static void table(FILE *f, const json_t *report, const json_t *results, bool md)
+{
+	const json_t *targets = json_object_get(report, "targets");
+	const json_t *wls = json_object_get(report, "workloads");
+	size_t nt = json_array_size(targets), nw = json_array_size(wls);
+	size_t width0 = 6;
+	char cell[128];
+
+	for (size_t t = 0; t < nt; t++) {
+		size_t l = strlen(json_string_value(json_array_get(targets, t)));
+		if (l > width0)
+			width0 = l;
+	}
+	/* collect column titles and cells: a workload may have two headlines (mixed) */
+	struct col {
+		const char *wl;
+		const char *metric;
+		size_t width;
+	} cols[256];
+	size_t nc = 0;
+	for (size_t w = 0; w < nw && nc < 256; w++) {
+		const char *wl = json_string_value(json_array_get(wls, w));
+		/* headline metrics from the first result of this workload */
+		size_t i;
+		const json_t *r;
+		json_array_foreach(results, i, r)
+		{
+			if (strcmp(json_string_value(json_object_get(r, "workload")), wl))
+				continue;
+			const json_t *h = json_object_get(r, "headline");
+			for (size_t k = 0; k < json_array_size(h) && nc < 256; k++) {
+				cols[nc].wl = wl;
+				cols[nc].metric = json_string_value(json_array_get(h, k));
+				cols[nc].width = strlen(wl) + 3 + strlen(cols[nc].metric);
+				nc++;
+			}
+			break;
+		}
+	}
+	/* widths from the cells */
+	for (size_t c = 0; c < nc; c++) {
+		for (size_t t = 0; t < nt; t++) {
+			const char *tg = json_string_value(json_array_get(targets, t));
+			size_t i;
+			const json_t *r;
+			json_array_foreach(results, i, r)
+			{
+				double mean, sd;
+				json_int_t n;
+				const char *unit;
+				char a[48], b[48];
+				if (strcmp(json_string_value(json_object_get(r, "target")), tg) ||
+				    strcmp(json_string_value(json_object_get(r, "workload")),
+					   cols[c].wl) ||
+				    !metric_get(json_object_get(r, "metrics"), cols[c].metric,
+						&mean, &sd, &n, &unit))
+					continue;
+				snprintf(cell, sizeof(cell), "%s ± %s",
+					 sb_report_fmt_short(mean, unit, a, sizeof(a)),
+					 sb_report_fmt_short(sd, unit, b, sizeof(b)));
+				size_t l = strlen(cell) - 1; /* ± is two bytes, one column */
+				if (l > cols[c].width)
+					cols[c].width = l;
+			}
+		}
+	}
+	/* header */
+	fprintf(f, "%s%-*s", md ? "| " : "", (int)width0, "target");
+	for (size_t c = 0; c < nc; c++) {
+		char title[160];
+		snprintf(title, sizeof(title), "%s (%s)", cols[c].wl, cols[c].metric);
+		fprintf(f, " | %-*s", (int)cols[c].width, title);
+	}
+	fprintf(f, "%s\n", md ? " |" : "");
+	fprintf(f, "%s", md ? "|" : "");
+	for (size_t k = 0; k < width0 + (md ? 2 : 0); k++)
+		fputc('-', f);
+	for (size_t c = 0; c < nc; c++) {
+		fprintf(f, md ? "|" : "-+-");
+		for (size_t k = 0; k < cols[c].width + (md ? 2 : 0); k++)
+			fputc('-', f);
+	}
+	fprintf(f, "%s\n", md ? "|" : "");
+	for (size_t t = 0; t < nt; t++) {
+		const char *tg = json_string_value(json_array_get(targets, t));
+		fprintf(f, "%s%-*s", md ? "| " : "", (int)width0, tg);
+		for (size_t c = 0; c < nc; c++) {
+			snprintf(cell, sizeof(cell), "-");
+			size_t i;
+			const json_t *r;
+			json_array_foreach(results, i, r)
+			{
+				double mean, sd;
+				json_int_t n;
+				const char *unit;
+				char a[48], b[48];
+				if (strcmp(json_string_value(json_object_get(r, "target")), tg) ||
+				    strcmp(json_string_value(json_object_get(r, "workload")),
+					   cols[c].wl) ||
+				    !metric_get(json_object_get(r, "metrics"), cols[c].metric,
+						&mean, &sd, &n, &unit))
+					continue;
+				snprintf(cell, sizeof(cell), "%s ± %s",
+					 sb_report_fmt_short(mean, unit, a, sizeof(a)),
+					 sb_report_fmt_short(sd, unit, b, sizeof(b)));
+			}
+			int pad = (int)cols[c].width + (strstr(cell, "±") ? 1 : 0);
+			fprintf(f, " | %-*s", pad, cell);
+		}
+		fprintf(f, "%s\n", md ? " |" : "");
+	}
+}
+
+static int render_text(FILE *f, const json_t *report, bool md, char *err, size_t errlen)
+{
+	const json_t *results = json_object_get(report, "results");
+	const char *name = json_string_value(json_object_get(report, "name"));
+	size_t i;
+	const json_t *r;
+	json_int_t iters = 0;
+
+	if (!json_is_array(results)) {
+		snprintf(err, errlen, "results: missing or not an array");
+		return -EINVAL;
+	}
+	json_array_foreach(results, i, r)
+	{
+		json_int_t n = json_integer_value(json_object_get(r, "iterations"));
+		if (n > iters)
+			iters = n;
+	}
+	fprintf(f, "%sstoragebench report%s%s: %zu results, up to %lld iteration%s each\n\n",
+		md ? "# " : "", name && *name ? " " : "", name ? name : "",
+		json_array_size(results), (long long)iters, iters == 1 ? "" : "s");
+	json_array_foreach(results, i, r)
+	{
+		struct rview v;
+		if (get_view(r, i, &v, err, errlen))
+			return -EINVAL;
+		for (size_t k = 0; k < json_array_size(v.headline); k++)
+			sentence(f, &v, headline0(&v, k), md);
+		const json_t *secs = json_object_get(r, "seconds");
+		const char *key;
+		const json_t *s;
+		json_object_foreach((json_t *)secs, key, s)
+		{
+			fprintf(f,
+				"%s  %s throughput per second: fastest %.0f, median %.0f, slowest "
+				"%.0f IOPS (%lld seconds)\n",
+				md ? "  " : "", key,
+				json_number_value(json_object_get(s, "fastest")),
+				json_number_value(json_object_get(s, "median")),
+				json_number_value(json_object_get(s, "slowest")),
+				(long long)json_integer_value(json_object_get(s, "n")));
+		}
+		const char *eng = json_string_value(json_object_get(r, "engine"));
+		if (eng && *eng && strcmp(eng, "io_uring"))
+			fprintf(f, "%s  engine: %s\n", md ? "  " : "", eng);
+	}
+	fprintf(f, "\n");
+	table(f, report, results, md);
+	return 0;
+}
+
+static int render_csv(FILE *f, const json_t *report, char *err, size_t errlen)
+{
+	const json_t *results = json_object_get(report, "results");
+	size_t i;
+	const json_t *r;
+	if (!json_is_array(results)) {
+		snprintf(err, errlen, "results: missing or not an array");
+		return -EINVAL;
+	}
+	fprintf(f, "target,workload,metric,unit,n,mean,stddev,min,max,median,cv\n");
+	json_array_foreach(results, i, r)
+	{
+		struct rview v;
+		const char *key;
+		const json_t *m;
+		if (get_view(r, i, &v, err, errlen))
+			return -EINVAL;
+		json_object_foreach((json_t *)v.metrics, key, m)
+		{
+			/* names are DNS-like: no commas or quotes to escape */
+			fprintf(f, "%s,%s,%s,%s,%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", v.target,
+				v.workload, key, json_string_value(json_object_get(m, "unit")),
+				(long long)json_integer_value(json_object_get(m, "n")),
+				json_number_value(json_object_get(m, "mean")),
+				json_number_value(json_object_get(m, "stddev")),
+				json_number_value(json_object_get(m, "min")),
+				json_number_value(json_object_get(m, "max")),
+				json_number_value(json_object_get(m, "median")),
+				json_number_value(json_object_get(m, "cv")));
+		}
+	}
+	return 0;
+}
+
+char *sb_report_render(const json_t *report, const char *format, char *err, size_t errlen)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int ret;
+
+	if (!json_is_object(report)) {
+		snprintf(err, errlen, "report: not an object");
+		return NULL;
+	}
+	if (!strcmp(format, "json")) {
+		buf = json_dumps(report, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		if (!buf)
+			snprintf(err, errlen, "out of memory");
+		return buf;
+	}
+	FILE *f = open_memstream(&buf, &len);
+	if (!f) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (!strcmp(format, "txt"))
+		ret = render_text(f, report, false, err, errlen);
+	else if (!strcmp(format, "md"))
+		ret = render_text(f, report, true, err, errlen);
+	else if (!strcmp(format, "csv"))
+		ret = render_csv(f, report, err, errlen);
+	else {
+		snprintf(err, errlen, "format '%s' is not one of txt, md, csv, json", format);
+		ret = -EINVAL;
+	}
+	if (fclose(f) != 0 && !ret) {
+		snprintf(err, errlen, "out of memory");
+		ret = -ENOMEM;
+	}
+	if (ret) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}

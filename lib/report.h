@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Rendering a report document (see aggregate.h) for people: txt (sentences
+ * like the reference pages, then a table with one row per target and one
+ * column per workload), md (the same as Markdown), csv (one row per
+ * target x workload x metric) and json (the document itself).
+ */
+#ifndef SB_REPORT_H
+#define SB_REPORT_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+/*
+ * Renders report in format "txt", "md", "csv" or "json". Returns a string
+ * the caller frees, or NULL with err set (unknown format, malformed
+ * report naming the field, ENOMEM).
+ */
+char *sb_report_render(const json_t *report, const char *format, char *err, size_t errlen);
+
+/* Formats a metric value with its unit ("22748 IOPS", "2.13 GiB/s", "587us"). */
+char *sb_report_fmt_value(double v, const char *unit, char *buf, size_t len);
+
+/* Compact form for tables ("22.7k", "2.13 GiB/s", "587us"). */
+char *sb_report_fmt_short(double v, const char *unit, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: MIT */
+#include "runner/cmdline.h"
+
+#include "units.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int set_format(struct sb_cli *cli, const char *v, struct sb_diag *d)
+{
+	if (!strcmp(v, "normal") || !strcmp(v, "terse,normal"))
+		cli->format = SB_OUT_NORMAL;
+	else if (!strcmp(v, "json"))
+		cli->format = SB_OUT_JSON;
+	else if (!strcmp(v, "json+"))
+		cli->format = SB_OUT_JSON_PLUS;
+	else {
+		snprintf(d->msg, sizeof(d->msg),
+			 "--output-format: '%s' is not one of normal, json, json+", v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int sb_cli_parse(int argc, char **argv, struct sb_cli *cli, struct sb_diag *d)
+{
+	struct sb_job *cur = &cli->global;
+	struct sb_job job;
+	bool in_job = false;
+	int ret = 0;
+
+	memset(cli, 0, sizeof(*cli));
+	memset(&job, 0, sizeof(job));
+	sb_job_opts_init(&cli->global.o);
+	snprintf(cli->global.origin, sizeof(cli->global.origin), "command line");
+	cli->iterations = 1;
+	cli->jobfiles = calloc((size_t)argc + 1, sizeof(*cli->jobfiles));
+	if (!cli->jobfiles)
+		return -ENOMEM;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (a[0] != '-' || a[1] == '\0') {
+			cli->jobfiles[cli->njobfiles++] = a;
+			continue;
+		}
+		const char *k = a + (a[1] == '-' ? 2 : 1);
+		char key[128];
+		const char *eq = strchr(k, '=');
+		const char *val = eq ? eq + 1 : NULL;
+		size_t kl = eq ? (size_t)(eq - k) : strlen(k);
+		if (kl == 0 || kl >= sizeof(key)) {
+			snprintf(d->msg, sizeof(d->msg), "'%s': not an option", a);
+			ret = -EINVAL;
+			goto out;
+		}
+		memcpy(key, k, kl);
+		key[kl] = '\0';
+		char where[160];
+		snprintf(where, sizeof(where), "--%s", key);
+
+		/* our own flags */
+		if (!strcmp(key, "output-format")) {
+			if (!val || (ret = set_format(cli, val, d)))
+				goto needval;
+			continue;
+		}
+		if (!strcmp(key, "output")) {
+			if (!val || !*val)
+				goto needval;
+			cli->output = val;
+			continue;
+		}
+		if (!strcmp(key, "parse-only")) {
+			cli->parse_only = true;
+			continue;
+		}
+		if (!strcmp(key, "profile")) {
+			if (!val || !*val)
+				goto needval;
+			cli->profile = val;
+			continue;
+		}
+		if (!strcmp(key, "iterations")) {
+			uint64_t n;
+			if (!val || sb_parse_u64(val, &n) || n < 1 || n > 100000) {
+				snprintf(d->msg, sizeof(d->msg),
+					 "--iterations: '%s' is not an integer from 1 to 100000",
+					 val ? val : "");
+				ret = -EINVAL;
+				goto out;
+			}
+			cli->iterations = (unsigned)n;
+			continue;
+		}
+		if (!strcmp(key, "label")) {
+			if (!val || !*val)
+				goto needval;
+			cli->label = val;
+			continue;
+		}
+		if (!strcmp(key, "report-format")) {
+			if (!val || (strcmp(val, "txt") && strcmp(val, "md") &&
+				     strcmp(val, "csv") && strcmp(val, "json"))) {
+				snprintf(d->msg, sizeof(d->msg),
+					 "--report-format: '%s' is not one of txt, md, csv, json",
+					 val ? val : "");
+				ret = -EINVAL;
+				goto out;
+			}
+			cli->report_format = val;
+			continue;
+		}
+		if (!strcmp(key, "log-level")) {
+			if (!val)
+				goto needval;
+			cli->log_level = val;
+			continue;
+		}
+		if (!strcmp(key, "version")) {
+			cli->version = true;
+			continue;
+		}
+		if (!strcmp(key, "help") || !strcmp(key, "h")) {
+			cli->help = true;
+			continue;
+		}
+		if (!strcmp(key, "cmdhelp")) {
+			cli->cmdhelp = val ? val : "";
+			continue;
+		}
+		if (!strcmp(key, "minimal") || !strcmp(key, "append-terse")) {
+			snprintf(d->msg, sizeof(d->msg),
+				 "%s: terse output is not implemented; use --output-format=json",
+				 a);
+			ret = -EINVAL;
+			goto out;
+		}
+		/* job options: --name starts a job */
+		if (!strcmp(key, "name")) {
+			if (!val || !*val)
+				goto needval;
+			if (in_job) {
+				ret = sb_joblist_push(&cli->jobs, &job);
+				if (ret)
+					goto out;
+			}
+			ret = sb_job_copy(&job, &cli->global);
+			if (ret)
+				goto out;
+			in_job = true;
+			cur = &job;
+			snprintf(job.origin, sizeof(job.origin), "command line (--name=%s)", val);
+		}
+		ret = sb_job_apply(cur, key, val, where, d);
+		if (ret)
+			goto out;
+		continue;
+	needval:
+		if (!ret)
+			snprintf(d->msg, sizeof(d->msg), "--%s: needs a value (--%s=...)", key,
+				 key);
+		ret = -EINVAL;
+		goto out;
+	}
+	if (in_job) {
+		ret = sb_joblist_push(&cli->jobs, &job);
+		in_job = false;
+	}
+out:
+	if (in_job)
+		sb_job_release(&job);
+	return ret;
+}
+
+void sb_cli_release(struct sb_cli *cli)
+{
+	sb_job_release(&cli->global);
+	sb_joblist_release(&cli->jobs);
+	free(cli->jobfiles);
+	cli->jobfiles = NULL;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The runner's command line, in fio's words: job options as --key=value
+ * (or -key=value); those before the first --name are global; each --name
+ * starts a job; other arguments are job files. Our own flags:
+ * --output-format, --output, --parse-only, --profile, --iterations,
+ * --label, --report-format, --version, --help, --cmdhelp.
+ */
+#ifndef SB_RUNNER_CMDLINE_H
+#define SB_RUNNER_CMDLINE_H
+
+#include "runner/job.h"
+
+#include <stdbool.h>
+
+enum sb_out_format { SB_OUT_NORMAL, SB_OUT_JSON, SB_OUT_JSON_PLUS };
+
+struct sb_cli {
+	enum sb_out_format format;
+	const char *output; /* borrowed from argv */
+	bool parse_only;
+	const char *profile;
+	unsigned iterations;
+	const char *label;
+	const char *report_format; /* txt, md, csv, json */
+	bool version;
+	bool help;
+	const char *cmdhelp; /* "" for all */
+	const char *log_level;
+
+	struct sb_job global;	/* options before the first --name */
+	struct sb_joblist jobs; /* --name jobs */
+	const char **jobfiles;	/* borrowed strings, owned array */
+	size_t njobfiles;
+};
+
+/*
+ * Parses argv. Returns 0, or -EINVAL with d->msg naming the argument.
+ * Release with sb_cli_release either way.
+ */
+int sb_cli_parse(int argc, char **argv, struct sb_cli *cli, struct sb_diag *d);
+void sb_cli_release(struct sb_cli *cli);
+
+#endif

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+#include "runner/local.h"
+
+#include "aggregate.h"
+#include "log.h"
+#include "report.h"
+#include "runner/out_json.h"
+#include "runner/out_text.h"
+#include "runner/run.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *default_label(const struct sb_joblist *jobs)
+{
+	const struct sb_job_opts *o = &jobs->jobs[0].o;
+	if (o->directory)
+		return o->directory;
+	if (o->filename)
+		return o->filename;
+	return "local";
+}
+
+/*
+ * Feeds one iteration into the aggregation: clones of a job (and jobs of
+ * one name) are merged, so each workload counts once per iteration.
+ */
+static int aggregate_iteration(struct sb_agg *agg, const char *label, unsigned it,
+			       const struct sb_results *res)
+{
+	for (size_t i = 0; i < res->n; i++) {
+		bool seen = false;
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(res->v[k]->name, res->v[i]->name))
+				seen = true;
+		if (seen)
+			continue;
+		struct sb_job_result *m = sb_job_result_new();
+		if (!m)
+			return -ENOMEM;
+		for (size_t k = i; k < res->n; k++)
+			if (!strcmp(res->v[k]->name, res->v[i]->name) &&
+			    sb_job_result_merge(m, res->v[k])) {
+				sb_job_result_free(m);
+				return -ENOMEM;
+			}
+		json_t *jj = sb_out_json_job(res, m, false);
+		sb_job_result_free(m);
+		if (!jj)
+			return -ENOMEM;
+		char err[256];
+		int r = sb_agg_add(agg, label, it, jj, err, sizeof(err));
+		json_decref(jj);
+		if (r) {
+			sb_error("Could not aggregate a result", "workload=%s error=\"%s\"",
+				 res->v[i]->name, err);
+			return r;
+		}
+	}
+	return 0;
+}
+
+int sb_local_run(const struct sb_cli *cli, const struct sb_joblist *jobs)
+{
+	FILE *out = stdout;
+	int status = 0;
+	bool json = cli->format != SB_OUT_NORMAL, plus = cli->format == SB_OUT_JSON_PLUS;
+	unsigned n = cli->iterations;
+	const char *label = cli->label ? cli->label : default_label(jobs);
+	struct sb_agg *agg = NULL;
+	json_t *docs = NULL, *single = NULL;
+
+	if (cli->output && !(out = fopen(cli->output, "w"))) {
+		fprintf(stderr, "storagebench-runner: --output: cannot write '%s': %s\n",
+			cli->output, strerror(errno));
+		return 2;
+	}
+	if (n > 1 && (!(agg = sb_agg_new()) || !(docs = json_array()))) {
+		status = 1;
+		goto out;
+	}
+	for (unsigned it = 1; it <= n; it++) {
+		struct sb_results res = SB_RESULTS_INIT;
+		if (n > 1)
+			sb_info("Started iteration", "iteration=%u of=%u", it, n);
+		int r = sb_run_jobs(jobs, &res);
+		if (r)
+			status = 1;
+		if (res.usage_error)
+			status = 2;
+		else if (res.io_error && status == 0)
+			status = 1;
+		if (!json) {
+			if (n > 1)
+				fprintf(out, "%s=== iteration %u of %u\n", it > 1 ? "\n" : "", it,
+					n);
+			sb_out_text(out, &res);
+		} else {
+			json_t *doc = sb_out_json_doc(&res, plus);
+			if (!doc)
+				status = 1;
+			else if (n == 1)
+				single = doc;
+			else if (json_array_append_new(docs, doc))
+				status = 1;
+		}
+		if (agg && aggregate_iteration(agg, label, it, &res))
+			status = status ? status : 1;
+		sb_results_release(&res);
+		if (status == 2)
+			break; /* a configuration problem will not go away */
+	}
+
+	json_t *report = agg ? sb_agg_report(agg, label) : NULL;
+	if (json) {
+		json_t *doc = single;
+		if (n > 1)
+			doc = json_pack("{s:s,s:I,s:O,s:O}", "storagebench version", SB_VERSION,
+					"iterations", (json_int_t)n, "runs", docs, "report",
+					report ? report : json_null());
+		if (!doc || json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
+			status = status ? status : 1;
+		fputc('\n', out);
+		if (doc != single)
+			json_decref(doc);
+	} else if (report) {
+		char err[256];
+		char *txt = sb_report_render(
+			report, cli->report_format ? cli->report_format : "txt", err, sizeof(err));
+		if (txt) {
+			fprintf(out, "\n=== summary over %u iterations\n%s", n, txt);
+			free(txt);
+		} else {
+			fprintf(stderr, "storagebench-runner: summary: %s\n", err);
+			status = status ? status : 1;
+		}
+	}
+	json_decref(report);
+out:
+	json_decref(single);
+	json_decref(docs);
+	sb_agg_free(agg);
+	if (out != stdout && fclose(out) != 0) {
+		fprintf(stderr, "storagebench-runner: --output: writing '%s' failed\n",
+			cli->output);
+		status = status ? status : 1;
+	}
+	if (out == stdout && fflush(stdout) != 0)
+		status = status ? status : 1;
+	return status;
+}

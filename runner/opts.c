@@ -1,0 +1,796 @@
+/* SPDX-License-Identifier: MIT */
+#include "runner/opts.h"
+
+#include "units.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+enum opt_type {
+	T_NAME,	    /* char[SB_NAME_MAX] */
+	T_DESC,	    /* char[256] */
+	T_STRDUP,   /* char *, owned */
+	T_SIZE,	    /* uint64_t bytes */
+	T_SIZE_PCT, /* size or N% */
+	T_BS,	    /* bs or "r,w" */
+	T_BSSPLIT,
+	T_UINT,	 /* unsigned within [min, max] */
+	T_BOOL,	 /* bool; a bare flag means 1 */
+	T_NBOOL, /* bool stored negated (buffered=1 -> direct=0) */
+	T_TIME_S,
+	T_TIME_US,
+	T_RW,
+	T_ENGINE,
+	T_VERIFY,
+	T_PCTLIST,
+	T_RATE,
+	T_RATE_IOPS,
+	T_KBBASE,
+	T_RWMIXWRITE,
+	T_RANDSEED,
+	T_FALLOCATE,
+	T_FILE_SERVICE,
+	T_RANDOM_DIST,
+	T_NOOP,
+	T_REFUSED,
+};
+
+struct opt_def {
+	const char *name;
+	const char *alias;
+	enum opt_type type;
+	size_t off;
+	unsigned min, max;
+	const char *help;
+};
+
+#define O(f) offsetof(struct sb_job_opts, f)
+
+/* clang-format off */
+static const struct opt_def opt_defs[] = {
+	{ "name", NULL, T_NAME, O(name), 0, 0, "job name; starts a new job on the command line" },
+	{ "description", NULL, T_DESC, O(description), 0, 0, "free text describing the job" },
+	{ "filename", NULL, T_STRDUP, O(filename), 0, 0, "file or block device to use; several separated by ':'" },
+	{ "directory", NULL, T_STRDUP, O(directory), 0, 0, "directory for the job's files (named NAME.JOB.FILE)" },
+	{ "size", NULL, T_SIZE_PCT, O(size), 0, 0, "total bytes of I/O per job, or N% of the free space (directories) or of the device" },
+	{ "filesize", NULL, T_SIZE, O(filesize), 0, 0, "size of each file (default size/nrfiles)" },
+	{ "io_size", "io_limit", T_SIZE, O(io_size), 0, 0, "bytes of I/O to do, if different from size" },
+	{ "nrfiles", "nr_files", T_UINT, O(nrfiles), 1, 1u << 20, "files per job" },
+	{ "offset", NULL, T_SIZE, O(offset), 0, 0, "start offset in each file" },
+	{ "offset_increment", NULL, T_SIZE, O(offset_increment), 0, 0, "added to offset for each clone of numjobs" },
+	{ "rw", "readwrite", T_RW, O(rw), 0, 0, "read, write, randread, randwrite, rw/readwrite, randrw" },
+	{ "rwmixread", NULL, T_UINT, O(rwmixread), 0, 100, "percentage of reads in a mixed workload" },
+	{ "rwmixwrite", NULL, T_RWMIXWRITE, O(rwmixread), 0, 100, "percentage of writes in a mixed workload" },
+	{ "bs", "blocksize", T_BS, O(bs), 0, 0, "block size; \"r,w\" for different read and write sizes" },
+	{ "bssplit", NULL, T_BSSPLIT, O(bssplit), 0, 0, "weighted block sizes: bs/percent:bs/percent[,writes]" },
+	{ "iodepth", NULL, T_UINT, O(iodepth), 1, 65536, "I/Os in flight per job" },
+	{ "numjobs", NULL, T_UINT, O(numjobs), 1, 4096, "clones of this job, each in its own thread" },
+	{ "direct", NULL, T_BOOL, O(direct), 0, 0, "O_DIRECT: bypass the page cache" },
+	{ "buffered", NULL, T_NBOOL, O(direct), 0, 0, "opposite of direct" },
+	{ "ioengine", NULL, T_ENGINE, O(engine), 0, 0, "io_uring (libaio, posixaio map to it), psync (sync, pvsync, pvsync2), null" },
+	{ "fsync", NULL, T_UINT, O(fsync), 0, ~0u, "fsync after every N writes issued" },
+	{ "fdatasync", NULL, T_UINT, O(fdatasync), 0, ~0u, "fdatasync after every N writes issued" },
+	{ "end_fsync", NULL, T_BOOL, O(end_fsync), 0, 0, "fsync the files when the job ends" },
+	{ "fsync_on_close", NULL, T_BOOL, O(fsync_on_close), 0, 0, "fsync each file before closing it" },
+	{ "sync", NULL, T_BOOL, O(sync_io), 0, 0, "open files with O_SYNC (sync=1 or sync=sync only)" },
+	{ "runtime", "timeout", T_TIME_S, O(runtime_us), 0, 0, "run for at most this long (seconds unless a unit is given)" },
+	{ "ramp_time", NULL, T_TIME_S, O(ramp_us), 0, 0, "run this long before measuring; its I/O is excluded" },
+	{ "startdelay", NULL, T_TIME_S, O(startdelay_us), 0, 0, "wait this long before starting the job" },
+	{ "thinktime", NULL, T_TIME_US, O(thinktime_us), 0, 0, "pause between I/Os (microseconds unless a unit is given)" },
+	{ "thinktime_blocks", NULL, T_UINT, O(thinktime_blocks), 1, ~0u, "I/Os issued between thinktime pauses" },
+	{ "time_based", NULL, T_BOOL, O(time_based), 0, 0, "run for runtime even when size is done (wrap around)" },
+	{ "loops", NULL, T_UINT, O(loops), 1, ~0u, "repeat the job this many times" },
+	{ "group_reporting", NULL, T_BOOL, O(group_reporting), 0, 0, "report the jobs of a group together" },
+	{ "stonewall", "wait_for_previous", T_BOOL, O(stonewall), 0, 0, "wait for the preceding jobs to finish; starts a new group" },
+	{ "new_group", NULL, T_BOOL, O(new_group), 0, 0, "start a new reporting group" },
+	{ "randrepeat", NULL, T_BOOL, O(randrepeat), 0, 0, "same random sequence every run (seeded predictably)" },
+	{ "allrandrepeat", NULL, T_BOOL, O(randrepeat), 0, 0, "as randrepeat (all our randomness uses one seed)" },
+	{ "randseed", NULL, T_RANDSEED, O(randseed), 0, 0, "seed of the random generators" },
+	{ "norandommap", NULL, T_BOOL, O(norandommap), 0, 0, "random offsets may repeat within a pass" },
+	{ "softrandommap", NULL, T_NOOP, 0, 0, 0, "our random map never fails, so there is nothing to soften" },
+	{ "random_distribution", NULL, T_RANDOM_DIST, 0, 0, 0, "only 'random' (uniform) is supported" },
+	{ "percentile_list", NULL, T_PCTLIST, O(percentiles), 0, 0, "latency percentiles to report, ':'-separated" },
+	{ "clat_percentiles", NULL, T_BOOL, O(clat_percentiles), 0, 0, "report completion-latency percentiles (default on)" },
+	{ "lat_percentiles", NULL, T_BOOL, O(lat_percentiles), 0, 0, "also report total-latency percentiles" },
+	{ "refill_buffers", NULL, T_BOOL, O(refill_buffers), 0, 0, "new random data for every write" },
+	{ "scramble_buffers", NULL, T_NOOP, 0, 0, 0, "buffers are always random (or refilled); nothing to scramble" },
+	{ "zero_buffers", NULL, T_BOOL, O(zero_buffers), 0, 0, "write zeros" },
+	{ "buffer_compress_percentage", NULL, T_UINT, O(buffer_compress_percentage), 0, 100, "make buffers this compressible (zero-filled share)" },
+	{ "verify", NULL, T_VERIFY, O(verify), 0, 0, "0, crc32c, md5, sha256: checksum each written block and read it back" },
+	{ "do_verify", NULL, T_BOOL, O(do_verify), 0, 0, "run the verify read phase after writing (default 1)" },
+	{ "verify_only", NULL, T_BOOL, O(verify_only), 0, 0, "do not write: only read back and check what an earlier run wrote" },
+	{ "gtod_reduce", NULL, T_BOOL, O(gtod_reduce), 0, 0, "measure only IOPS and bandwidth, no per-I/O latency" },
+	{ "invalidate", NULL, T_BOOL, O(invalidate), 0, 0, "drop the files' page cache before the job (default 1)" },
+	{ "kb_base", NULL, T_KBBASE, O(kb_base), 0, 0, "1024 (default) or 1000: meaning of k, m, g in sizes" },
+	{ "unified_rw_reporting", NULL, T_BOOL, O(unified_rw_reporting), 0, 0, "report reads and writes together as 'mixed'" },
+	{ "rate", NULL, T_RATE, O(rate_bps), 0, 0, "bandwidth cap in bytes/s, \"r,w\" per direction" },
+	{ "rate_iops", NULL, T_RATE_IOPS, O(rate_iops), 0, 0, "IOPS cap, \"r,w\" per direction" },
+	{ "unlink", NULL, T_BOOL, O(unlink), 0, 0, "delete the job's files when it ends" },
+	{ "overwrite", NULL, T_BOOL, O(overwrite), 0, 0, "lay out files with data before write jobs too" },
+	{ "fallocate", NULL, T_FALLOCATE, O(fallocate), 0, 0, "none, native, posix, keep: preallocate files of write jobs" },
+	{ "readonly", NULL, T_BOOL, O(readonly), 0, 0, "refuse to start jobs that write" },
+	{ "file_service_type", NULL, T_FILE_SERVICE, 0, 0, 0, "only roundrobin is supported" },
+	/* accepted, no effect on what is measured */
+	{ "thread", NULL, T_NOOP, 0, 0, 0, "jobs are always threads here" },
+	{ "iodepth_batch_submit", "iodepth_batch", T_NOOP, 0, 0, 0, "we submit everything queued at once" },
+	{ "iodepth_batch_complete_min", "iodepth_batch_complete", T_NOOP, 0, 0, 0, "we reap whatever has completed" },
+	{ "iodepth_batch_complete_max", NULL, T_NOOP, 0, 0, 0, "we reap whatever has completed" },
+	{ "iodepth_low", NULL, T_NOOP, 0, 0, 0, "the queue is refilled as soon as an I/O completes" },
+	{ "disk_util", NULL, T_NOOP, 0, 0, 0, "disk utilisation statistics are not collected" },
+	{ "clocksource", NULL, T_NOOP, 0, 0, 0, "we always use clock_gettime(CLOCK_MONOTONIC)" },
+	{ "gtod_cpu", NULL, T_NOOP, 0, 0, 0, "no timekeeping thread is used" },
+	{ "fixedbufs", NULL, T_NOOP, 0, 0, 0, "io_uring buffers are always registered" },
+	{ "registerfiles", NULL, T_NOOP, 0, 0, 0, "io_uring files are always registered" },
+	{ "userspace_reap", NULL, T_NOOP, 0, 0, 0, "libaio detail; completions are reaped from the ring" },
+	{ "iomem", "mem", T_NOOP, 0, 0, 0, "buffers are always page-aligned anonymous memory" },
+	{ "iomem_align", "mem_align", T_NOOP, 0, 0, 0, "buffers are always page-aligned" },
+	{ "openfiles", NULL, T_NOOP, 0, 0, 0, "all files of a job stay open" },
+	{ "allow_file_create", NULL, T_NOOP, 0, 0, 0, "files are always created when missing" },
+	{ "unique_filename", NULL, T_NOOP, 0, 0, 0, "file names never include a host name" },
+	{ "eta", NULL, T_NOOP, 0, 0, 0, "no progress line is printed" },
+	{ "eta_newline", NULL, T_NOOP, 0, 0, 0, "no progress line is printed" },
+	{ "per_job_logs", NULL, T_NOOP, 0, 0, 0, "no log files are written" },
+	{ "significant_figures", NULL, T_NOOP, 0, 0, 0, "output precision is fixed" },
+	{ "exitall_on_error", NULL, T_NOOP, 0, 0, 0, "a failed job never stops the others; its error is reported" },
+	{ "io_submit_mode", NULL, T_NOOP, 0, 0, 0, "I/O is always submitted inline" },
+	/* known, refused, with the reason */
+	{ "minimal", NULL, T_REFUSED, 0, 0, 0, "terse output is not implemented; use --output-format=json" },
+	{ "write_bw_log", NULL, T_REFUSED, 0, 0, 0, "log files are not written; json+ output holds per-second samples" },
+	{ "write_lat_log", NULL, T_REFUSED, 0, 0, 0, "log files are not written; json+ output holds the latency histogram" },
+	{ "write_iops_log", NULL, T_REFUSED, 0, 0, 0, "log files are not written; json+ output holds per-second samples" },
+	{ "write_hist_log", NULL, T_REFUSED, 0, 0, 0, "log files are not written; json+ output holds the latency histogram" },
+	{ "log_avg_msec", NULL, T_REFUSED, 0, 0, 0, "log files are not written" },
+	{ "bwavgtime", NULL, T_REFUSED, 0, 0, 0, "bandwidth samples are always per second" },
+	{ "iopsavgtime", NULL, T_REFUSED, 0, 0, 0, "IOPS samples are always per second" },
+	{ "status-interval", NULL, T_REFUSED, 0, 0, 0, "periodic status output is not implemented" },
+	{ "exitall", NULL, T_REFUSED, 0, 0, 0, "stopping all jobs when one ends would change what is measured" },
+	{ "wait_for", NULL, T_REFUSED, 0, 0, 0, "job dependencies by name are not implemented; use stonewall" },
+	{ "flow", NULL, T_REFUSED, 0, 0, 0, "flow control between jobs is not implemented" },
+	{ "continue_on_error", NULL, T_REFUSED, 0, 0, 0, "errors are always counted and the job stops; the others go on" },
+	{ "ignore_error", NULL, T_REFUSED, 0, 0, 0, "errors are never ignored" },
+	{ "cpus_allowed", "cpumask", T_REFUSED, 0, 0, 0, "CPU pinning is not implemented" },
+	{ "cpus_allowed_policy", NULL, T_REFUSED, 0, 0, 0, "CPU pinning is not implemented" },
+	{ "numa_cpu_nodes", NULL, T_REFUSED, 0, 0, 0, "NUMA placement is not implemented" },
+	{ "numa_mem_policy", NULL, T_REFUSED, 0, 0, 0, "NUMA placement is not implemented" },
+	{ "nice", NULL, T_REFUSED, 0, 0, 0, "scheduling priority is not changed" },
+	{ "prio", NULL, T_REFUSED, 0, 0, 0, "I/O priority is not changed" },
+	{ "prioclass", NULL, T_REFUSED, 0, 0, 0, "I/O priority is not changed" },
+	{ "cmdprio_percentage", NULL, T_REFUSED, 0, 0, 0, "I/O priority is not changed" },
+	{ "ioscheduler", NULL, T_REFUSED, 0, 0, 0, "the device's scheduler is never changed" },
+	{ "hipri", NULL, T_REFUSED, 0, 0, 0, "polled I/O is not implemented" },
+	{ "sqthread_poll", NULL, T_REFUSED, 0, 0, 0, "SQ polling is not implemented" },
+	{ "sqthread_poll_cpu", NULL, T_REFUSED, 0, 0, 0, "SQ polling is not implemented" },
+	{ "nonvectored", NULL, T_REFUSED, 0, 0, 0, "we always use fixed-buffer reads and writes" },
+	{ "uncached", NULL, T_REFUSED, 0, 0, 0, "RWF_UNCACHED is not implemented" },
+	{ "nowait", NULL, T_REFUSED, 0, 0, 0, "RWF_NOWAIT is not implemented" },
+	{ "force_async", NULL, T_REFUSED, 0, 0, 0, "IOSQE_ASYNC is not implemented" },
+	{ "atomic", NULL, T_REFUSED, 0, 0, 0, "atomic writes are not implemented" },
+	{ "zonemode", NULL, T_REFUSED, 0, 0, 0, "zoned block devices are not supported" },
+	{ "zonesize", NULL, T_REFUSED, 0, 0, 0, "zoned workloads are not supported" },
+	{ "zonerange", NULL, T_REFUSED, 0, 0, 0, "zoned workloads are not supported" },
+	{ "zoneskip", NULL, T_REFUSED, 0, 0, 0, "zoned workloads are not supported" },
+	{ "bsrange", "blocksize_range", T_REFUSED, 0, 0, 0, "block size ranges are not implemented; use bssplit" },
+	{ "bs_unaligned", "blocksize_unaligned", T_REFUSED, 0, 0, 0, "unaligned block sizes are not implemented" },
+	{ "bs_is_seq_rand", NULL, T_REFUSED, 0, 0, 0, "not implemented" },
+	{ "blockalign", "ba", T_REFUSED, 0, 0, 0, "offsets are always aligned to the block size" },
+	{ "rw_sequencer", NULL, T_REFUSED, 0, 0, 0, "not implemented" },
+	{ "percentage_random", NULL, T_REFUSED, 0, 0, 0, "mixing sequential and random I/O is not implemented" },
+	{ "random_generator", NULL, T_REFUSED, 0, 0, 0, "offsets come from our own generator (a permutation per pass)" },
+	{ "file_append", NULL, T_REFUSED, 0, 0, 0, "appending is not implemented" },
+	{ "filename_format", NULL, T_REFUSED, 0, 0, 0, "file names are always NAME.JOB.FILE" },
+	{ "lockfile", NULL, T_REFUSED, 0, 0, 0, "file locking is not implemented" },
+	{ "create_serialize", NULL, T_REFUSED, 0, 0, 0, "files are laid out one after another anyway" },
+	{ "create_on_open", NULL, T_REFUSED, 0, 0, 0, "files are always created before the job starts" },
+	{ "create_only", NULL, T_REFUSED, 0, 0, 0, "not implemented" },
+	{ "pre_read", NULL, T_REFUSED, 0, 0, 0, "pre-reading into the page cache is not implemented" },
+	{ "fadvise_hint", NULL, T_REFUSED, 0, 0, 0, "access-pattern hints are not given" },
+	{ "unit_base", NULL, T_REFUSED, 0, 0, 0, "output is always in bytes" },
+	{ "max_latency", NULL, T_REFUSED, 0, 0, 0, "latency targets are not implemented" },
+	{ "latency_target", NULL, T_REFUSED, 0, 0, 0, "latency targets are not implemented" },
+	{ "latency_window", NULL, T_REFUSED, 0, 0, 0, "latency targets are not implemented" },
+	{ "latency_percentile", NULL, T_REFUSED, 0, 0, 0, "latency targets are not implemented" },
+	{ "rate_min", NULL, T_REFUSED, 0, 0, 0, "minimum rates are not enforced" },
+	{ "rate_iops_min", NULL, T_REFUSED, 0, 0, 0, "minimum rates are not enforced" },
+	{ "rate_process", NULL, T_REFUSED, 0, 0, 0, "rates are always linear" },
+	{ "rate_cycle", NULL, T_REFUSED, 0, 0, 0, "minimum rates are not enforced" },
+	{ "rate_ignore_thinktime", NULL, T_REFUSED, 0, 0, 0, "not implemented" },
+	{ "thinktime_spin", NULL, T_REFUSED, 0, 0, 0, "thinktime always sleeps" },
+	{ "thinktime_iotime", NULL, T_REFUSED, 0, 0, 0, "not implemented" },
+	{ "steadystate", "ss", T_REFUSED, 0, 0, 0, "steady-state detection is not implemented" },
+	{ "disable_lat", NULL, T_REFUSED, 0, 0, 0, "use gtod_reduce to measure without latency" },
+	{ "disable_clat", NULL, T_REFUSED, 0, 0, 0, "use gtod_reduce to measure without latency" },
+	{ "disable_slat", NULL, T_REFUSED, 0, 0, 0, "use gtod_reduce to measure without latency" },
+	{ "disable_bw_measurement", "disable_bw", T_REFUSED, 0, 0, 0, "bandwidth is always measured" },
+	{ "slat_percentiles", NULL, T_REFUSED, 0, 0, 0, "submission-latency percentiles are not reported" },
+	{ "stats", NULL, T_REFUSED, 0, 0, 0, "statistics are always collected" },
+	{ "verify_pattern", NULL, T_REFUSED, 0, 0, 0, "verify uses checksums of random data" },
+	{ "verify_interval", NULL, T_REFUSED, 0, 0, 0, "verify checks each block as a whole" },
+	{ "verify_offset", NULL, T_REFUSED, 0, 0, 0, "the verify header is always at the start of the block" },
+	{ "verify_backlog", NULL, T_REFUSED, 0, 0, 0, "verification always runs after the write phase" },
+	{ "verify_async", NULL, T_REFUSED, 0, 0, 0, "verification runs in the job's thread" },
+	{ "verify_fatal", NULL, T_REFUSED, 0, 0, 0, "mismatches are counted and reported, never fatal" },
+	{ "verify_dump", NULL, T_REFUSED, 0, 0, 0, "mismatching blocks are reported by offset, not dumped" },
+	{ "verify_state_save", NULL, T_REFUSED, 0, 0, 0, "not implemented" },
+	{ "verify_state_load", NULL, T_REFUSED, 0, 0, 0, "not implemented" },
+	{ "experimental_verify", NULL, T_REFUSED, 0, 0, 0, "not implemented" },
+	{ "trim_percentage", NULL, T_REFUSED, 0, 0, 0, "trim is not implemented" },
+	{ "trim_verify_zero", NULL, T_REFUSED, 0, 0, 0, "trim is not implemented" },
+	{ "trim_backlog", NULL, T_REFUSED, 0, 0, 0, "trim is not implemented" },
+	{ "buffer_compress_chunk", NULL, T_REFUSED, 0, 0, 0, "compressible data is laid out per block" },
+	{ "buffer_pattern", NULL, T_REFUSED, 0, 0, 0, "data patterns are not implemented" },
+	{ "dedupe_percentage", NULL, T_REFUSED, 0, 0, 0, "dedupable data is not implemented" },
+	{ "cpuload", NULL, T_REFUSED, 0, 0, 0, "the cpuio engine is not implemented" },
+	{ "cpuchunks", NULL, T_REFUSED, 0, 0, 0, "the cpuio engine is not implemented" },
+	{ "uid", NULL, T_REFUSED, 0, 0, 0, "jobs run as the runner's user" },
+	{ "gid", NULL, T_REFUSED, 0, 0, 0, "jobs run as the runner's user" },
+	{ "exec_prerun", NULL, T_REFUSED, 0, 0, 0, "running commands is not implemented" },
+	{ "exec_postrun", NULL, T_REFUSED, 0, 0, 0, "running commands is not implemented" },
+	{ "hugepage-size", NULL, T_REFUSED, 0, 0, 0, "huge pages are not used" },
+	{ "lat_log", NULL, T_REFUSED, 0, 0, 0, "log files are not written" },
+	{ "include", NULL, T_REFUSED, 0, 0, 0, "job-file includes are not implemented" },
+};
+/* clang-format on */
+
+#define NOPTS (sizeof(opt_defs) / sizeof(opt_defs[0]))
+
+static const struct {
+	const char *name;
+	enum sb_rw rw;
+} rw_names[] = {
+	{"read", SB_RW_READ},		{"write", SB_RW_WRITE}, {"randread", SB_RW_RANDREAD},
+	{"randwrite", SB_RW_RANDWRITE}, {"rw", SB_RW_RW},	{"readwrite", SB_RW_RW},
+	{"randrw", SB_RW_RANDRW},
+};
+
+/* fio's engines: ours, the ones mapped onto ours, and the ones refused. */
+static const struct {
+	const char *name;
+	enum sb_engine engine;
+	const char *refused; /* non-NULL: why we cannot honour it */
+} engine_names[] = {
+	{"io_uring", SB_ENGINE_IO_URING, NULL},
+	{"libaio", SB_ENGINE_IO_URING, NULL},
+	{"posixaio", SB_ENGINE_IO_URING, NULL},
+	{"psync", SB_ENGINE_PSYNC, NULL},
+	{"sync", SB_ENGINE_PSYNC, NULL},
+	{"pvsync", SB_ENGINE_PSYNC, NULL},
+	{"pvsync2", SB_ENGINE_PSYNC, NULL},
+	{"vsync", SB_ENGINE_PSYNC, NULL},
+	{"null", SB_ENGINE_NULL, NULL},
+	{"mmap", 0, "memory-mapped I/O measures the page cache, not the storage path we model"},
+	{"splice", 0, "splice I/O is not implemented"},
+	{"sg", 0, "SCSI generic passthrough is not implemented"},
+	{"io_uring_cmd", 0, "NVMe passthrough is not implemented"},
+	{"net", 0, "network engines do not measure storage"},
+	{"netsplice", 0, "network engines do not measure storage"},
+	{"rdma", 0, "RDMA is not implemented"},
+	{"http", 0, "HTTP/S3 is not implemented"},
+	{"libhdfs", 0, "HDFS is not implemented"},
+	{"rbd", 0, "Ceph RBD is not implemented; benchmark an RBD storage class instead"},
+	{"rados", 0, "Ceph RADOS is not implemented"},
+	{"nfs", 0, "libnfs is not implemented; benchmark an NFS storage class instead"},
+	{"gfapi", 0, "GlusterFS API is not implemented"},
+	{"libiscsi", 0, "libiscsi is not implemented"},
+	{"nbd", 0, "NBD is not implemented"},
+	{"dev-dax", 0, "DAX is not implemented"},
+	{"libpmem", 0, "PMEM is not implemented"},
+	{"windowsaio", 0, "Windows engines do not exist on Linux"},
+	{"solarisaio", 0, "Solaris engines do not exist on Linux"},
+	{"cpuio", 0, "the cpuio engine does no I/O"},
+	{"e4defrag", 0, "not implemented"},
+	{"falloc", 0, "not implemented"},
+	{"filecreate", 0, "not implemented"},
+	{"filestat", 0, "not implemented"},
+	{"filedelete", 0, "not implemented"},
+	{"dircreate", 0, "not implemented"},
+	{"exec", 0, "not implemented"},
+	{"xnvme", 0, "not implemented"},
+	{"libblkio", 0, "not implemented"},
+	{"external", 0, "external engines cannot be loaded"},
+};
+
+static const double default_percentiles[] = {1.0,  5.0,	 10.0, 20.0, 30.0, 40.0, 50.0,	60.0, 70.0,
+					     80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99};
+
+void sb_job_opts_init(struct sb_job_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->nrfiles = 1;
+	o->rw = SB_RW_READ;
+	o->rwmixread = 50;
+	o->bs[0] = o->bs[1] = 4096;
+	o->iodepth = 1;
+	o->numjobs = 1;
+	o->loops = 1;
+	o->randrepeat = true;
+	o->thinktime_blocks = 1;
+	o->clat_percentiles = true;
+	o->do_verify = true;
+	o->invalidate = true;
+	o->kb_base = 1024;
+	o->fallocate = true;
+	memcpy(o->percentiles, default_percentiles, sizeof(default_percentiles));
+	o->npercentiles = sizeof(default_percentiles) / sizeof(default_percentiles[0]);
+}
+
+int sb_job_opts_copy(struct sb_job_opts *dst, const struct sb_job_opts *src)
+{
+	*dst = *src;
+	dst->filename = NULL;
+	dst->directory = NULL;
+	if (src->filename && !(dst->filename = strdup(src->filename)))
+		return -ENOMEM;
+	if (src->directory && !(dst->directory = strdup(src->directory))) {
+		free(dst->filename);
+		dst->filename = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void sb_job_opts_release(struct sb_job_opts *o)
+{
+	free(o->filename);
+	free(o->directory);
+	o->filename = NULL;
+	o->directory = NULL;
+}
+
+const char *sb_rw_name(enum sb_rw rw)
+{
+	static const char *const n[] = {"read", "write", "randread", "randwrite", "rw", "randrw"};
+	return (unsigned)rw < 6 ? n[rw] : "?";
+}
+
+const char *sb_engine_name(enum sb_engine e)
+{
+	static const char *const n[] = {"auto", "io_uring", "psync", "null"};
+	return (unsigned)e < 4 ? n[e] : "?";
+}
+
+const char *sb_verify_name(enum sb_verify v)
+{
+	static const char *const n[] = {"0", "crc32c", "md5", "sha256"};
+	return (unsigned)v < 4 ? n[v] : "?";
+}
+
+const char *sb_ddir_name(enum sb_ddir d)
+{
+	static const char *const n[] = {"read", "write", "sync"};
+	return (unsigned)d < 3 ? n[d] : "?";
+}
+
+static enum sb_opt_status bad(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static enum sb_opt_status bad(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return SB_OPT_BADVAL;
+}
+
+static const struct opt_def *find_opt(const char *key)
+{
+	for (size_t i = 0; i < NOPTS; i++) {
+		if (strcmp(opt_defs[i].name, key) == 0 ||
+		    (opt_defs[i].alias && strcmp(opt_defs[i].alias, key) == 0))
+			return &opt_defs[i];
+	}
+	return NULL;
+}
+
+/* Splits "a,b" into two values; a lone value applies to both. */
+static int split_rw_pair(const char *v, char *a, char *b, size_t len)
+{
+	const char *comma = strchr(v, ',');
+	if (!comma) {
+		snprintf(a, len, "%s", v);
+		snprintf(b, len, "%s", v);
+		return 0;
+	}
+	if ((size_t)(comma - v) >= len)
+		return -EINVAL;
+	snprintf(a, len, "%.*s", (int)(comma - v), v);
+	snprintf(b, len, "%s", comma + 1);
+	if (!a[0]) /* ",8k": reads keep their default */
+		a[0] = '\0';
+	return 0;
+}
+
+static enum sb_opt_status parse_bssplit(struct sb_job_opts *o, const char *key, const char *v,
+					char *err, size_t errlen)
+{
+	char part[2][512];
+	if (split_rw_pair(v, part[0], part[1], sizeof(part[0])))
+		return bad(err, errlen, "%s: value too long", key);
+	for (int d = 0; d < 2; d++) {
+		unsigned n = 0, total = 0, unset = 0;
+		char *save = NULL;
+		char buf[512];
+		snprintf(buf, sizeof(buf), "%s", part[d]);
+		if (!buf[0])
+			continue;
+		for (char *tok = strtok_r(buf, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+			if (n == SB_MAX_BSSPLIT)
+				return bad(err, errlen, "%s: more than %d entries", key,
+					   SB_MAX_BSSPLIT);
+			char *slash = strchr(tok, '/');
+			uint64_t bs, perc = 0;
+			if (slash)
+				*slash = '\0';
+			if (sb_parse_size(tok, o->kb_base, &bs) || bs == 0 || bs > (1u << 30))
+				return bad(err, errlen, "%s: '%s' is not a block size", key, tok);
+			if (slash && (sb_parse_u64(slash + 1, &perc) || perc > 100))
+				return bad(err, errlen, "%s: '%s' is not a percentage", key,
+					   slash + 1);
+			if (!slash || perc == 0)
+				unset++;
+			o->bssplit[d][n].bs = (uint32_t)bs;
+			o->bssplit[d][n].perc = (uint32_t)perc;
+			total += (unsigned)perc;
+			n++;
+		}
+		if (total > 100)
+			return bad(err, errlen, "%s: percentages add up to %u, more than 100", key,
+				   total);
+		if (unset) {
+			unsigned share = (100 - total) / unset, extra = (100 - total) % unset;
+			for (unsigned i = 0; i < n; i++) {
+				if (o->bssplit[d][i].perc == 0) {
+					o->bssplit[d][i].perc = share + (extra ? 1 : 0);
+					if (extra)
+						extra--;
+				}
+			}
+		} else if (total != 100) {
+			return bad(err, errlen, "%s: percentages add up to %u, not 100", key,
+				   total);
+		}
+		o->nbssplit[d] = n;
+	}
+	if (!part[1][0] || strchr(v, ',') == NULL) {
+		/* one list: applies to both directions */
+		memcpy(o->bssplit[1], o->bssplit[0], sizeof(o->bssplit[0]));
+		o->nbssplit[1] = o->nbssplit[0];
+	}
+	return SB_OPT_OK;
+}
+
+static enum sb_opt_status parse_pctlist(struct sb_job_opts *o, const char *key, const char *v,
+					char *err, size_t errlen)
+{
+	char buf[512], *save = NULL;
+	unsigned n = 0;
+	double prev = 0;
+
+	if (strlen(v) >= sizeof(buf))
+		return bad(err, errlen, "%s: value too long", key);
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (char *tok = strtok_r(buf, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+		char *end;
+		errno = 0;
+		double p = strtod(tok, &end);
+		if (end == tok || *end || errno || !(p > 0.0 && p <= 100.0))
+			return bad(err, errlen, "%s: '%s' is not a percentile in (0, 100]", key,
+				   tok);
+		if (n == SB_MAX_PERCENTILES)
+			return bad(err, errlen, "%s: at most %d percentiles", key,
+				   SB_MAX_PERCENTILES);
+		if (p <= prev)
+			return bad(err, errlen, "%s: percentiles must be ascending ('%s')", key,
+				   tok);
+		o->percentiles[n++] = p;
+		prev = p;
+	}
+	if (n == 0)
+		return bad(err, errlen, "%s: empty list", key);
+	o->npercentiles = n;
+	return SB_OPT_OK;
+}
+
+enum sb_opt_status sb_job_opts_set(struct sb_job_opts *o, const char *key, const char *value,
+				   char *err, size_t errlen)
+{
+	const struct opt_def *d = find_opt(key);
+	char *field;
+	uint64_t u;
+	bool b;
+
+	err[0] = '\0';
+	if (!d) {
+		snprintf(err, errlen, "unknown option '%s'", key);
+		return SB_OPT_UNKNOWN;
+	}
+	field = (char *)o + d->off;
+	if (d->type == T_REFUSED) {
+		snprintf(err, errlen, "option '%s' is not supported: %s", key, d->help);
+		return SB_OPT_REFUSED;
+	}
+	if (d->type == T_NOOP) {
+		snprintf(err, errlen, "option '%s' accepted without effect: %s", key, d->help);
+		return SB_OPT_NOOP;
+	}
+	/* bare flags are booleans set to 1 */
+	if (!value) {
+		if (d->type == T_BOOL || d->type == T_NBOOL) {
+			value = "1";
+		} else {
+			return bad(err, errlen, "%s: needs a value (%s=...)", key, key);
+		}
+	}
+	if (!value[0] && d->type != T_DESC)
+		return bad(err, errlen, "%s: empty value", key);
+
+	switch (d->type) {
+	case T_NAME:
+		if (strlen(value) >= SB_NAME_MAX)
+			return bad(err, errlen, "%s: longer than %d characters", key,
+				   SB_NAME_MAX - 1);
+		for (const char *p = value; *p; p++)
+			if (*p == '/' || iscntrl((unsigned char)*p))
+				return bad(err, errlen,
+					   "%s: '%s' contains '/' or a control character", key,
+					   value);
+		snprintf(field, SB_NAME_MAX, "%s", value);
+		break;
+	case T_DESC:
+		snprintf(field, 256, "%s", value);
+		break;
+	case T_STRDUP: {
+		char *dup = strdup(value);
+		if (!dup)
+			return bad(err, errlen, "%s: out of memory", key);
+		free(*(char **)field);
+		*(char **)field = dup;
+		break;
+	}
+	case T_SIZE:
+		if (sb_parse_size(value, o->kb_base, &u))
+			return bad(err, errlen, "%s: '%s' is not a size (e.g. 4k, 1g)", key, value);
+		*(uint64_t *)field = u;
+		break;
+	case T_SIZE_PCT: {
+		unsigned pct;
+		int r = sb_parse_size_or_percent(value, o->kb_base, &u, &pct);
+		if (r == -ERANGE && strchr(value, '%'))
+			return bad(err, errlen, "%s: '%s' must be between 1%% and 100%%", key,
+				   value);
+		if (r)
+			return bad(err, errlen, "%s: '%s' is not a size (e.g. 1g) or a percentage",
+				   key, value);
+		if (!pct && u == 0)
+			return bad(err, errlen, "%s: must be more than 0", key);
+		o->size = u;
+		o->size_percent = pct;
+		break;
+	}
+	case T_BS: {
+		char a[64], bb[64];
+		uint64_t r = 0, w = 0;
+		if (split_rw_pair(value, a, bb, sizeof(a)))
+			return bad(err, errlen, "%s: '%s' is not a block size", key, value);
+		if (a[0] && (sb_parse_size(a, o->kb_base, &r) || r == 0 || r > (1u << 30)))
+			return bad(err, errlen, "%s: '%s' is not a block size (1 byte to 1g)", key,
+				   a);
+		if (sb_parse_size(bb, o->kb_base, &w) || w == 0 || w > (1u << 30))
+			return bad(err, errlen, "%s: '%s' is not a block size (1 byte to 1g)", key,
+				   bb);
+		if (a[0])
+			o->bs[0] = (uint32_t)r;
+		o->bs[1] = (uint32_t)w;
+		o->nbssplit[0] = o->nbssplit[1] = 0;
+		break;
+	}
+	case T_BSSPLIT:
+		return parse_bssplit(o, key, value, err, errlen);
+	case T_UINT:
+		if (sb_parse_u64(value, &u) || u < d->min || u > d->max)
+			return bad(err, errlen, "%s: '%s' is not an integer from %u to %u", key,
+				   value, d->min, d->max);
+		*(unsigned *)field = (unsigned)u;
+		break;
+	case T_BOOL:
+	case T_NBOOL:
+		if (sb_parse_bool(value, &b))
+			return bad(err, errlen, "%s: '%s' is not a boolean (0 or 1)", key, value);
+		*(bool *)field = d->type == T_NBOOL ? !b : b;
+		break;
+	case T_TIME_S:
+	case T_TIME_US:
+		if (sb_parse_duration_us(value, d->type == T_TIME_S ? 1000000 : 1, &u))
+			return bad(err, errlen,
+				   "%s: '%s' is not a duration (e.g. 60, 60s, 2m, 500ms)", key,
+				   value);
+		*(uint64_t *)field = u;
+		break;
+	case T_RW: {
+		size_t i;
+		/* fio allows "randread:8" style offsets modifiers: refuse them */
+		for (i = 0; i < sizeof(rw_names) / sizeof(rw_names[0]); i++)
+			if (strcmp(value, rw_names[i].name) == 0)
+				break;
+		if (i == sizeof(rw_names) / sizeof(rw_names[0])) {
+			if (strstr(value, "trim"))
+				return bad(err, errlen,
+					   "%s: '%s': trim workloads are not supported", key,
+					   value);
+			return bad(err, errlen,
+				   "%s: '%s' is not one of read, write, randread, randwrite, rw, "
+				   "readwrite, randrw",
+				   key, value);
+		}
+		o->rw = rw_names[i].rw;
+		break;
+	}
+	case T_ENGINE: {
+		for (size_t i = 0; i < sizeof(engine_names) / sizeof(engine_names[0]); i++) {
+			if (strcmp(value, engine_names[i].name) != 0)
+				continue;
+			if (engine_names[i].refused) {
+				snprintf(err, errlen, "ioengine '%s' is not supported: %s", value,
+					 engine_names[i].refused);
+				return SB_OPT_REFUSED;
+			}
+			o->engine = engine_names[i].engine;
+			snprintf(o->ioengine_asked, sizeof(o->ioengine_asked), "%s", value);
+			return SB_OPT_OK;
+		}
+		return bad(err, errlen,
+			   "%s: unknown engine '%s' (use io_uring, libaio, psync or null)", key,
+			   value);
+	}
+	case T_VERIFY:
+		if (!strcmp(value, "0") || !strcmp(value, "none") || !strcmp(value, "null"))
+			o->verify = SB_VERIFY_NONE;
+		else if (!strcmp(value, "crc32c") || !strcmp(value, "crc32c-intel") ||
+			 !strcmp(value, "1"))
+			o->verify = SB_VERIFY_CRC32C;
+		else if (!strcmp(value, "md5"))
+			o->verify = SB_VERIFY_MD5;
+		else if (!strcmp(value, "sha256"))
+			o->verify = SB_VERIFY_SHA256;
+		else
+			return bad(err, errlen,
+				   "%s: '%s' is not supported (use 0, crc32c, md5, sha256)", key,
+				   value);
+		break;
+	case T_PCTLIST:
+		return parse_pctlist(o, key, value, err, errlen);
+	case T_RATE:
+	case T_RATE_IOPS: {
+		char a[64], bb[64];
+		uint64_t r = 0, w = 0;
+		uint64_t *dst = (uint64_t *)field;
+		if (split_rw_pair(value, a, bb, sizeof(a)))
+			return bad(err, errlen, "%s: '%s' is not a rate", key, value);
+		int (*parse)(const char *, uint64_t *) = NULL;
+		if (d->type == T_RATE_IOPS)
+			parse = sb_parse_u64;
+		if (a[0] && (parse ? parse(a, &r) : sb_parse_size(a, o->kb_base, &r)))
+			return bad(err, errlen, "%s: '%s' is not a rate", key, a);
+		if (parse ? parse(bb, &w) : sb_parse_size(bb, o->kb_base, &w))
+			return bad(err, errlen, "%s: '%s' is not a rate", key, bb);
+		if (a[0])
+			dst[0] = r;
+		dst[1] = w;
+		break;
+	}
+	case T_KBBASE:
+		if (sb_parse_u64(value, &u) || (u != 1000 && u != 1024))
+			return bad(err, errlen, "%s: '%s' must be 1000 or 1024", key, value);
+		o->kb_base = (unsigned)u;
+		break;
+	case T_RWMIXWRITE:
+		if (sb_parse_u64(value, &u) || u > 100)
+			return bad(err, errlen, "%s: '%s' is not an integer from 0 to 100", key,
+				   value);
+		o->rwmixread = (unsigned)(100 - u);
+		break;
+	case T_RANDSEED:
+		if (sb_parse_u64(value, &u))
+			return bad(err, errlen, "%s: '%s' is not an integer", key, value);
+		o->randseed = u;
+		o->randseed_set = true;
+		break;
+	case T_FALLOCATE:
+		if (!strcmp(value, "none") || !strcmp(value, "0") || !strcmp(value, "truncate"))
+			o->fallocate = false;
+		else if (!strcmp(value, "native") || !strcmp(value, "posix") ||
+			 !strcmp(value, "keep") || !strcmp(value, "1"))
+			o->fallocate = true;
+		else
+			return bad(err, errlen, "%s: '%s' is not none, native, posix or keep", key,
+				   value);
+		break;
+	case T_FILE_SERVICE:
+		if (strcmp(value, "roundrobin") != 0) {
+			snprintf(err, errlen,
+				 "option '%s=%s' is not supported: files are served round-robin",
+				 key, value);
+			return SB_OPT_REFUSED;
+		}
+		break;
+	case T_RANDOM_DIST:
+		if (strcmp(value, "random") != 0) {
+			snprintf(err, errlen,
+				 "option '%s=%s' is not supported: offsets are uniformly random",
+				 key, value);
+			return SB_OPT_REFUSED;
+		}
+		break;
+	case T_NOOP:
+	case T_REFUSED:
+		break;
+	}
+	return SB_OPT_OK;
+}
+
+int sb_job_opts_validate(const struct sb_job_opts *o, char *err, size_t errlen)
+{
+#define FAIL(...)                                   \
+	do {                                        \
+		snprintf(err, errlen, __VA_ARGS__); \
+		return -EINVAL;                     \
+	} while (0)
+
+	if (o->time_based && o->runtime_us == 0)
+		FAIL("time_based: needs runtime (e.g. runtime=60s)");
+	if (!o->filename && !o->directory && !o->size && !o->size_percent)
+		FAIL("size: needed when there is neither filename nor directory");
+	if (o->readonly && sb_rw_writes(o->rw))
+		FAIL("readonly: rw=%s writes", sb_rw_name(o->rw));
+	if (o->zero_buffers && o->refill_buffers)
+		FAIL("zero_buffers: contradicts refill_buffers");
+	if (o->verify != SB_VERIFY_NONE && !sb_rw_writes(o->rw))
+		FAIL("verify: needs a workload that writes (rw=%s only reads)", sb_rw_name(o->rw));
+	if (o->verify != SB_VERIFY_NONE && sb_rw_mixed(o->rw))
+		FAIL("verify: not supported with mixed rw=%s", sb_rw_name(o->rw));
+	if (o->verify_only && o->verify == SB_VERIFY_NONE)
+		FAIL("verify_only: needs verify=crc32c, md5 or sha256");
+	if (o->verify != SB_VERIFY_NONE && o->norandommap && sb_rw_random(o->rw))
+		FAIL("verify: needs the random map (remove norandommap), or blocks may be "
+		     "overwritten");
+	if (o->verify != SB_VERIFY_NONE && o->time_based)
+		FAIL("verify: not supported with time_based (the verify phase needs a fixed write "
+		     "set)");
+	for (int d = 0; d < 2; d++) {
+		uint32_t bs = o->bs[d];
+		if (o->verify != SB_VERIFY_NONE && bs < 64)
+			FAIL("bs: %u bytes is too small to hold a verify header", bs);
+		if (o->size && !o->size_percent && bs > o->size && !o->filesize)
+			FAIL("bs: %u bytes is larger than size (%llu bytes)", bs,
+			     (unsigned long long)o->size);
+	}
+	if (o->filesize && o->size && !o->size_percent && o->filesize > o->size && o->nrfiles == 1)
+		FAIL("filesize: larger than size");
+	return 0;
+#undef FAIL
+}
+
+size_t sb_opt_table(const struct sb_opt_info **out)
+{
+	static struct sb_opt_info table[NOPTS];
+	static int built;
+
+	if (!built) {
+		for (size_t i = 0; i < NOPTS; i++) {
+			table[i].name = opt_defs[i].name;
+			table[i].alias = opt_defs[i].alias;
+			table[i].status = opt_defs[i].type == T_NOOP	  ? SB_OPT_NOOP
+					  : opt_defs[i].type == T_REFUSED ? SB_OPT_REFUSED
+									  : SB_OPT_OK;
+			table[i].help = opt_defs[i].help;
+		}
+		built = 1;
+	}
+	*out = table;
+	return NOPTS;
+}

@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: MIT */
+#include "runner/out_json.h"
+
+#include "hist.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+
+/* Sets key to a new value; returns false when anything was NULL (ENOMEM). */
+static bool put(json_t *o, const char *key, json_t *v)
+{
+	return v && json_object_set_new(o, key, v) == 0;
+}
+
+static json_t *stat_json(const struct sb_stat *s, const struct sb_hist *h, const double *plist,
+			 unsigned np, bool plus)
+{
+	json_t *o = json_object();
+	if (!o)
+		return NULL;
+	bool ok = put(o, "min", json_integer((json_int_t)(s->n ? s->min : 0))) &&
+		  put(o, "max", json_integer((json_int_t)(s->n ? s->max : 0))) &&
+		  put(o, "mean", json_real(s->mean)) &&
+		  put(o, "stddev", json_real(sb_stat_stddev(s))) &&
+		  put(o, "N", json_integer((json_int_t)s->n));
+	if (ok && h && h->n && np) {
+		uint64_t vals[SB_MAX_PERCENTILES];
+		json_t *p = json_object();
+		ok = p && sb_hist_percentiles(h, plist, np, vals) == 0;
+		for (unsigned i = 0; ok && i < np; i++) {
+			char key[32];
+			snprintf(key, sizeof(key), "%f", plist[i]);
+			ok = put(p, key, json_integer((json_int_t)vals[i]));
+		}
+		ok = ok && put(o, "percentile", p);
+		if (!ok)
+			json_decref(p);
+		if (ok && plus) {
+			json_t *bins = json_object();
+			for (unsigned i = 0; ok && bins && i < SB_HIST_NR; i++) {
+				if (!h->bucket[i])
+					continue;
+				char key[32];
+				snprintf(key, sizeof(key), "%llu",
+					 (unsigned long long)sb_hist_bucket_value(i));
+				ok = put(bins, key, json_integer((json_int_t)h->bucket[i]));
+			}
+			ok = ok && put(o, "bins", bins);
+		}
+	}
+	if (!ok) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* Compact histogram: [[bucket index, count], ...] for the non-empty buckets. */
+static json_t *hist_compact(const struct sb_hist *h)
+{
+	json_t *a = json_array();
+	for (unsigned i = 0; a && i < SB_HIST_NR; i++) {
+		if (!h->bucket[i])
+			continue;
+		json_t *pair = json_pack("[II]", (json_int_t)i, (json_int_t)h->bucket[i]);
+		if (!pair || json_array_append_new(a, pair)) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+static json_t *series_json(const uint64_t *v, size_t n)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < n; i++) {
+		if (json_array_append_new(a, json_integer((json_int_t)v[i]))) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+static uint64_t group_bw(const struct sb_results *all, unsigned group, int d)
+{
+	uint64_t sum = 0;
+	for (size_t i = 0; i < all->n; i++)
+		if (all->v[i]->groupid == group)
+			sum += sb_dir_bw_bytes(all->v[i], (enum sb_ddir)d);
+	return sum;
+}
+
+static json_t *dir_json(const struct sb_results *all, const struct sb_job_result *r,
+			const struct sb_dir_result *dr, int d, bool plus)
+{
+	const struct sb_job_opts *o = r->job ? &r->job->o : NULL;
+	const double *plist = o ? o->percentiles : sb_hist_default_percentiles;
+	unsigned np = o ? o->npercentiles : (unsigned)sb_hist_default_npercentiles;
+	bool clat_p = !o || o->clat_percentiles;
+	bool lat_p = o && o->lat_percentiles;
+	uint64_t ms = sb_runtime_ms(r);
+	uint64_t bw_bytes = ms ? (uint64_t)(1000.0 * (double)dr->bytes / (double)ms) : 0;
+	double iops = ms ? 1000.0 * (double)dr->ios / (double)ms : 0.0;
+	uint64_t gbw = group_bw(all, r->groupid, d);
+	unsigned kb = o ? o->kb_base : 1024;
+	json_t *j = json_object();
+
+	if (!j)
+		return NULL;
+	bool ok = put(j, "io_bytes", json_integer((json_int_t)dr->bytes)) &&
+		  put(j, "io_kbytes", json_integer((json_int_t)(dr->bytes / kb))) &&
+		  put(j, "bw_bytes", json_integer((json_int_t)bw_bytes)) &&
+		  put(j, "bw", json_integer((json_int_t)(bw_bytes / kb))) &&
+		  put(j, "iops", json_real(iops)) &&
+		  put(j, "runtime", json_integer(dr->ios ? (json_int_t)ms : 0)) &&
+		  put(j, "total_ios", json_integer((json_int_t)dr->ios)) &&
+		  put(j, "short_ios", json_integer((json_int_t)dr->short_ios)) &&
+		  put(j, "drop_ios", json_integer(0)) &&
+		  put(j, "slat_ns", stat_json(&dr->slat, NULL, plist, 0, false)) &&
+		  put(j, "clat_ns",
+		      stat_json(&dr->clat, &dr->clat_hist, plist, clat_p ? np : 0, plus)) &&
+		  put(j, "lat_ns", stat_json(&dr->lat, &dr->lat_hist, plist, lat_p ? np : 0, plus));
+	const struct sb_stat *bs = &dr->bw_samples, *is = &dr->iops_samples;
+	ok = ok && put(j, "bw_min", json_integer((json_int_t)(bs->n ? bs->min : 0))) &&
+	     put(j, "bw_max", json_integer((json_int_t)(bs->n ? bs->max : 0))) &&
+	     put(j, "bw_agg",
+		 json_real(gbw && bs->n ? 100.0 * (double)bw_bytes / (double)gbw : 0.0)) &&
+	     put(j, "bw_mean", json_real(bs->mean)) &&
+	     put(j, "bw_dev", json_real(sb_stat_stddev(bs))) &&
+	     put(j, "bw_samples", json_integer((json_int_t)bs->n)) &&
+	     put(j, "iops_min", json_integer((json_int_t)(is->n ? is->min : 0))) &&
+	     put(j, "iops_max", json_integer((json_int_t)(is->n ? is->max : 0))) &&
+	     put(j, "iops_mean", json_real(is->mean)) &&
+	     put(j, "iops_stddev", json_real(sb_stat_stddev(is))) &&
+	     put(j, "iops_samples", json_integer((json_int_t)is->n));
+	if (!ok) {
+		json_decref(j);
+		return NULL;
+	}
+	return j;
+}
+
+static json_t *sync_json(const struct sb_job_result *r)
+{
+	const struct sb_dir_result *dr = &r->dir[SB_SYNC];
+	const struct sb_job_opts *o = r->job ? &r->job->o : NULL;
+	const double *plist = o ? o->percentiles : sb_hist_default_percentiles;
+	unsigned np = o ? o->npercentiles : (unsigned)sb_hist_default_npercentiles;
+	json_t *j = json_object();
+	if (!j)
+		return NULL;
+	if (!put(j, "total_ios", json_integer((json_int_t)dr->ios)) ||
+	    !put(j, "lat_ns", stat_json(&dr->lat, &dr->lat_hist, plist, np, false))) {
+		json_decref(j);
+		return NULL;
+	}
+	return j;
+}
+
+/* fio's coarse latency distribution: percent of I/Os per range. */
+static json_t *latency_buckets(const struct sb_job_result *r, double unit_ns, const double *bounds,
+			       size_t nb)
+{
+	json_t *o = json_object();
+	uint64_t total = r->dir[0].clat_hist.n + r->dir[1].clat_hist.n;
+	for (size_t b = 0; o && b < nb; b++) {
+		double lo = b ? bounds[b - 1] * unit_ns : (unit_ns > 1 ? unit_ns : 0);
+		double hi = bounds[b] * unit_ns;
+		uint64_t cnt = 0;
+		for (int d = 0; d < 2; d++)
+			for (unsigned i = 0; i < SB_HIST_NR; i++) {
+				double v = (double)sb_hist_bucket_value(i);
+				if (r->dir[d].clat_hist.bucket[i] && v >= lo && v < hi)
+					cnt += r->dir[d].clat_hist.bucket[i];
+			}
+		char key[16];
+		snprintf(key, sizeof(key), "%g", bounds[b]);
+		if (!put(o, key, json_real(total ? 100.0 * (double)cnt / (double)total : 0.0))) {
+			json_decref(o);
+			return NULL;
+		}
+	}
+	return o;
+}
+
+json_t *sb_out_json_job(const struct sb_results *all, const struct sb_job_result *r, bool plus)
+{
+	static const double ns_b[] = {2, 4, 10, 20, 50, 100, 250, 500, 750, 1000};
+	static const double ms_b[] = {2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000};
+	const struct sb_job *job = r->job;
+	const struct sb_job_opts *o = job ? &job->o : NULL;
+	json_t *j = json_object(), *opts = json_object(), *eng = json_object(), *sb = json_object(),
+	       *trim = NULL;
+	bool ok = j && opts && eng && sb;
+	double rt = (double)r->total_runtime_us;
+
+	for (size_t i = 0; ok && job && i < job->nkv; i++)
+		ok = put(opts, job->kv[i].key,
+			 json_string(job->kv[i].value ? job->kv[i].value : ""));
+	ok = ok && put(j, "jobname", json_string(r->name)) &&
+	     put(j, "groupid", json_integer(r->groupid)) &&
+	     put(j, "error", json_integer(r->error)) && put(j, "eta", json_integer(0)) &&
+	     put(j, "elapsed", json_integer((json_int_t)((r->runtime_us + 999999) / 1000000))) &&
+	     json_object_set(j, "job options", opts) == 0;
+	if (ok && o && o->unified_rw_reporting) {
+		/* fio's "mixed": reads and writes as one direction */
+		struct sb_job_result *m = sb_job_result_new();
+		ok = m != NULL;
+		if (ok) {
+			*m = *r;
+			memset(m->dir, 0, sizeof(m->dir));
+			struct sb_dir_result *md = &m->dir[0];
+			for (int d = 0; d < 2; d++) {
+				const struct sb_dir_result *s = &r->dir[d];
+				md->ios += s->ios;
+				md->bytes += s->bytes;
+				md->short_ios += s->short_ios;
+				sb_stat_merge(&md->slat, &s->slat);
+				sb_stat_merge(&md->clat, &s->clat);
+				sb_stat_merge(&md->lat, &s->lat);
+				sb_hist_merge(&md->clat_hist, &s->clat_hist);
+				sb_hist_merge(&md->lat_hist, &s->lat_hist);
+				sb_stat_merge(&md->bw_samples, &s->bw_samples);
+				sb_stat_merge(&md->iops_samples, &s->iops_samples);
+			}
+			ok = put(j, "mixed", dir_json(all, m, md, 0, plus));
+			sb_job_result_free(m);
+		}
+	} else if (ok) {
+		ok = put(j, "read", dir_json(all, r, &r->dir[SB_READ], SB_READ, plus)) &&
+		     put(j, "write", dir_json(all, r, &r->dir[SB_WRITE], SB_WRITE, plus));
+	}
+	if (ok) {
+		/* no trim support: fio's zeroed section so tools find the key */
+		struct sb_dir_result zero;
+		memset(&zero, 0, sizeof(zero));
+		trim = dir_json(all, r, &zero, 2, false);
+		ok = put(j, "trim", trim);
+	}
+	ok = ok && put(j, "sync", sync_json(r)) &&
+	     put(j, "job_runtime", json_integer((json_int_t)(r->runtime_us / 1000))) &&
+	     put(j, "usr_cpu", json_real(rt > 0 ? r->usr_s * 1e6 / rt * 100.0 : 0.0)) &&
+	     put(j, "sys_cpu", json_real(rt > 0 ? r->sys_s * 1e6 / rt * 100.0 : 0.0)) &&
+	     put(j, "ctx", json_integer((json_int_t)r->ctx)) &&
+	     put(j, "majf", json_integer((json_int_t)r->majf)) &&
+	     put(j, "minf", json_integer((json_int_t)r->minf)) &&
+	     put(j, "latency_ns", latency_buckets(r, 1, ns_b, 10)) &&
+	     put(j, "latency_us", latency_buckets(r, 1e3, ns_b, 10)) &&
+	     put(j, "latency_ms", latency_buckets(r, 1e6, ms_b, 11));
+	ok = ok && put(eng, "asked", json_string(r->engine_asked)) &&
+	     put(eng, "ran", json_string(r->engine_ran)) &&
+	     put(eng, "reason", json_string(r->engine_reason)) &&
+	     put(eng, "iodepth", json_integer(r->iodepth_effective)) &&
+	     json_object_set(j, "engine", eng) == 0;
+	/* storagebench extras */
+	json_t *ver = json_pack("{s:I,s:I,s:[]}", "checked", (json_int_t)r->verify_checked,
+				"mismatches", (json_int_t)r->verify_errors, "bad_offsets");
+	json_t *bad = ver ? json_object_get(ver, "bad_offsets") : NULL; /* borrowed */
+	bool vok = bad != NULL;
+	for (unsigned i = 0; vok && i < r->nbad; i++)
+		vok = json_array_append_new(bad, json_integer((json_int_t)r->bad_offsets[i])) == 0;
+	if (!put(sb, "verify", ver)) /* consumes ver */
+		ok = false;
+	ok = ok && vok;
+	ok = ok && put(sb, "jobs", json_integer(r->njobs)) &&
+	     put(sb, "runtime_us", json_integer((json_int_t)r->runtime_us)) &&
+	     put(sb, "interval_ms", json_integer((json_int_t)(r->interval_us / 1000))) &&
+	     put(sb, "errors",
+		 json_pack("{s:I,s:I,s:I,s:I,s:s}", "read", (json_int_t)r->dir[0].errors, "write",
+			   (json_int_t)r->dir[1].errors, "enospc", (json_int_t)r->enospc, "eio",
+			   (json_int_t)r->eio, "message", r->errmsg));
+	static const char *const dn[] = {"read", "write", "sync"};
+	for (int d = 0; ok && d < SB_NDDIR; d++) {
+		const struct sb_dir_result *dr = &r->dir[d];
+		json_t *dj = json_object();
+		ok = dj && put(dj, "clat_hist",
+			       hist_compact(d == SB_SYNC ? &dr->lat_hist : &dr->clat_hist));
+		if (ok && d != SB_SYNC)
+			ok = put(dj, "ios_series", series_json(dr->series.ios, dr->series.n)) &&
+			     put(dj, "bytes_series", series_json(dr->series.bytes, dr->series.n));
+		ok = ok && put(sb, dn[d], dj);
+	}
+	ok = ok && json_object_set(j, "storagebench", sb) == 0;
+	json_decref(opts);
+	json_decref(eng);
+	json_decref(sb);
+	if (!ok) {
+		json_decref(j);
+		return NULL;
+	}
+	return j;
+}
+
+json_t *sb_out_json_doc(const struct sb_results *r, bool plus)
+{
+	struct timeval tv;
+	char tbuf[64] = "";
+	json_t *doc = json_object(), *jobs = json_array();
+	bool ok = doc && jobs;
+
+	gettimeofday(&tv, NULL);
+	time_t t = tv.tv_sec;
+	struct tm tm;
+	if (localtime_r(&t, &tm))
+		strftime(tbuf, sizeof(tbuf), "%a %b %e %H:%M:%S %Y", &tm);
+	ok = ok && put(doc, "fio version", json_string("storagebench-runner-" SB_VERSION)) &&
+	     put(doc, "storagebench version", json_string(SB_VERSION)) &&
+	     put(doc, "timestamp", json_integer((json_int_t)tv.tv_sec)) &&
+	     put(doc, "timestamp_ms",
+		 json_integer((json_int_t)tv.tv_sec * 1000 + tv.tv_usec / 1000)) &&
+	     put(doc, "time", json_string(tbuf));
+	for (size_t i = 0; ok && i < r->n; i++) {
+		json_t *jj = sb_out_json_job(r, r->v[i], plus);
+		ok = jj && json_array_append_new(jobs, jj) == 0;
+	}
+	ok = ok && json_object_set(doc, "jobs", jobs) == 0;
+	json_decref(jobs);
+	if (!ok) {
+		json_decref(doc);
+		return NULL;
+	}
+	return doc;
+}

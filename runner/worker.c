@@ -1,0 +1,639 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The I/O loop of one job clone, modelled on fio's do_io(): keep iodepth
+ * I/Os in flight, issue a sync after every fsync=N writes, stop at the
+ * size or the runtime, exclude ramp_time, account latency per I/O and
+ * throughput per second. Nothing is allocated once the loop runs except
+ * the per-second series, which grows once a second at most.
+ */
+#include "runner/worker.h"
+
+#include "log.h"
+#include "runner/files.h"
+#include "runner/verify.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NS_PER_SEC 1000000000ull
+
+uint64_t sb_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+void sb_gate_init(struct sb_gate *g)
+{
+	pthread_mutex_init(&g->mu, NULL);
+	pthread_cond_init(&g->cv, NULL);
+	g->open = false;
+}
+
+void sb_gate_open(struct sb_gate *g)
+{
+	pthread_mutex_lock(&g->mu);
+	g->open = true;
+	pthread_cond_broadcast(&g->cv);
+	pthread_mutex_unlock(&g->mu);
+}
+
+void sb_gate_wait(struct sb_gate *g)
+{
+	pthread_mutex_lock(&g->mu);
+	while (!g->open)
+		pthread_cond_wait(&g->cv, &g->mu);
+	pthread_mutex_unlock(&g->mu);
+}
+
+void sb_gate_destroy(struct sb_gate *g)
+{
+	pthread_cond_destroy(&g->cv);
+	pthread_mutex_destroy(&g->mu);
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = {.tv_sec = (time_t)(ns / NS_PER_SEC),
+			      .tv_nsec = (long)(ns % NS_PER_SEC)};
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+/* Fills a write buffer: random, zeros, or partly zeros (compressible). */
+static void fill_buffer(struct sb_worker *w, void *buf, size_t len)
+{
+	const struct sb_job_opts *o = w->o;
+	if (o->zero_buffers) {
+		memset(buf, 0, len);
+		return;
+	}
+	if (!o->buffer_compress_percentage) {
+		sb_rand_fill(&w->rng_data, buf, len);
+		return;
+	}
+	/* per 4 KiB chunk: the compressible share zeroed, the rest random */
+	unsigned char *p = buf;
+	for (size_t off = 0; off < len; off += 4096) {
+		size_t n = len - off < 4096 ? len - off : 4096;
+		size_t z = n * o->buffer_compress_percentage / 100;
+		memset(p + off, 0, z);
+		sb_rand_fill(&w->rng_data, p + off + z, n - z);
+	}
+}
+
+static uint64_t make_seed(const struct sb_job_opts *o, unsigned clone)
+{
+	uint64_t seed;
+	if (o->randseed_set)
+		seed = o->randseed;
+	else if (o->randrepeat)
+		seed = 0x5eedf10ull; /* fixed: the same sequence every run */
+	else if (getrandom(&seed, sizeof(seed), 0) != (ssize_t)sizeof(seed))
+		seed = sb_now_ns();
+	return seed + (uint64_t)clone * 0x9e3779b97f4a7c15ull;
+}
+
+static void reset_generators(struct sb_worker *w)
+{
+	sb_rand_seed(&w->rng_off, w->seed);
+	w->next_file = 0;
+	for (unsigned i = 0; i < w->nfiles; i++) {
+		struct sb_file *f = &w->files[i];
+		f->seq_pos[0] = f->seq_pos[1] = 0;
+		f->perm_i = 0;
+		f->pass = 0;
+		sb_perm_init(&f->perm, f->nblocks, w->seed ^ (0x51ed27ull * (i + 1)));
+	}
+}
+
+int sb_worker_setup(struct sb_worker *w, const struct sb_job *job, unsigned clone,
+		    const struct sb_worker_cfg *cfg, bool *usage)
+{
+	const struct sb_job_opts *o = &job->o;
+	int ret;
+
+	memset(w, 0, sizeof(*w));
+	*usage = false;
+	w->job = job;
+	w->o = o;
+	w->clone = clone;
+	w->eng = cfg->eng;
+	w->start = cfg->start;
+	w->res = sb_job_result_new();
+	if (!w->res)
+		return -ENOMEM;
+	snprintf(w->res->name, sizeof(w->res->name), "%s", o->name);
+	w->res->groupid = job->group;
+	w->res->njobs = 1;
+	w->res->job = job;
+	w->res->interval_us = 1000000;
+	snprintf(w->res->engine_asked, sizeof(w->res->engine_asked), "%s",
+		 o->ioengine_asked[0] ? o->ioengine_asked : "default");
+	snprintf(w->res->engine_ran, sizeof(w->res->engine_ran), "%s", cfg->eng->name);
+	snprintf(w->res->engine_reason, sizeof(w->res->engine_reason), "%s", cfg->engine_reason);
+
+	w->seed = make_seed(o, clone);
+	sb_rand_seed(&w->rng_data, w->seed ^ 0xda7a5eedull);
+	w->min_bs = sb_job_min_bs(o);
+	w->max_bs = sb_job_max_bs(o);
+	w->depth = o->iodepth;
+	if (cfg->eng->max_depth && w->depth > cfg->eng->max_depth)
+		w->depth = cfg->eng->max_depth;
+	w->res->iodepth_effective = w->depth;
+	w->interval_ns = NS_PER_SEC;
+
+	w->buflen = (w->max_bs + 4095) & ~(size_t)4095;
+	if (w->buflen > SIZE_MAX / w->depth) {
+		*usage = true;
+		snprintf(w->res->errmsg, sizeof(w->res->errmsg), "bs x iodepth: too large");
+		return -EOVERFLOW;
+	}
+	if (posix_memalign(&w->bufmem, 4096, w->buflen * w->depth))
+		goto nomem;
+	w->io_us = calloc(w->depth, sizeof(*w->io_us));
+	w->free_io_us = calloc(w->depth, sizeof(*w->free_io_us));
+	w->pending = calloc(w->depth, sizeof(*w->pending));
+	w->done = calloc(w->depth, sizeof(*w->done));
+	if (!w->io_us || !w->free_io_us || !w->pending || !w->done)
+		goto nomem;
+	for (unsigned i = 0; i < w->depth; i++) {
+		struct sb_io_u *u = &w->io_us[i];
+		u->buf = (char *)w->bufmem + (size_t)i * w->buflen;
+		u->buf_index = (uint16_t)i;
+		fill_buffer(w, u->buf, w->buflen);
+		w->free_io_us[w->nfree++] = u;
+	}
+
+	ret = sb_files_setup(w, cfg->per_file, usage);
+	if (ret)
+		return ret;
+	reset_generators(w);
+
+	uint64_t region = 0;
+	for (unsigned i = 0; i < w->nfiles; i++)
+		region += w->files[i].size;
+	w->io_total = (o->io_size ? o->io_size : region) * o->loops;
+	return 0;
+nomem:
+	snprintf(w->res->errmsg, sizeof(w->res->errmsg),
+		 "out of memory for %u buffers of %zu bytes", w->depth, w->buflen);
+	return -ENOMEM;
+}
+
+void sb_worker_release(struct sb_worker *w)
+{
+	if (w->eng && w->eng_data)
+		w->eng->cleanup(w);
+	if (w->files) {
+		int r = sb_files_close(w);
+		if (r && w->res && !w->res->error) {
+			w->res->error = -r;
+			snprintf(w->res->errmsg, sizeof(w->res->errmsg), "closing files: %s",
+				 strerror(-r));
+		}
+	}
+	free(w->files);
+	free(w->io_us);
+	free(w->free_io_us);
+	free(w->pending);
+	free(w->done);
+	free(w->bufmem);
+	w->files = NULL;
+	w->io_us = NULL;
+	w->free_io_us = w->pending = w->done = NULL;
+	w->bufmem = NULL;
+}
+
+static uint32_t pick_bs(struct sb_worker *w, int d)
+{
+	const struct sb_job_opts *o = w->o;
+	if (!o->nbssplit[d])
+		return o->bs[d];
+	uint64_t r = sb_rand_below(&w->rng_off, 100);
+	uint32_t acc = 0;
+	for (unsigned i = 0; i < o->nbssplit[d]; i++) {
+		acc += o->bssplit[d][i].perc;
+		if (r < acc)
+			return o->bssplit[d][i].bs;
+	}
+	return o->bssplit[d][o->nbssplit[d] - 1].bs;
+}
+
+/* Chooses direction, size, file and offset of the next data I/O. */
+static void prep_data(struct sb_worker *w, struct sb_io_u *u)
+{
+	const struct sb_job_opts *o = w->o;
+	int d;
+
+	if (w->verify_phase)
+		d = SB_READ;
+	else if (sb_rw_mixed(o->rw))
+		d = sb_rand_below(&w->rng_off, 100) < o->rwmixread ? SB_READ : SB_WRITE;
+	else
+		d = sb_rw_reads(o->rw) ? SB_READ : SB_WRITE;
+
+	/* the verify replay draws sizes as the writes did */
+	uint32_t bs = pick_bs(w, w->verify_phase ? SB_WRITE : d);
+	unsigned fi = w->next_file;
+	struct sb_file *f = &w->files[fi];
+	w->next_file = fi + 1 == w->nfiles ? 0 : fi + 1;
+
+	uint64_t off;
+	if (sb_rw_random(o->rw)) {
+		uint64_t blk;
+		if (o->norandommap) {
+			blk = sb_rand_below(&w->rng_off, f->nblocks);
+		} else {
+			if (f->perm_i == f->nblocks) {
+				f->pass++;
+				sb_perm_init(&f->perm, f->nblocks,
+					     w->seed ^ (0x51ed27ull * (fi + 1)) ^ (f->pass << 40));
+				f->perm_i = 0;
+			}
+			blk = sb_perm_at(&f->perm, f->perm_i++);
+		}
+		off = blk * w->min_bs;
+		if (off + bs > f->size) /* a large bssplit entry near the end */
+			off = f->size - bs;
+	} else {
+		int sd = w->verify_phase ? SB_WRITE : d;
+		uint64_t pos = f->seq_pos[sd];
+		if (pos + bs > f->size)
+			pos = 0;
+		off = pos;
+		f->seq_pos[sd] = pos + bs;
+	}
+	u->offset = f->start + off;
+	u->len = bs;
+	u->ddir = (uint16_t)d;
+	u->file = (uint16_t)fi;
+	u->verify = w->verify_phase;
+	if (d == SB_WRITE) {
+		if (o->refill_buffers)
+			fill_buffer(w, u->buf, bs);
+		if (o->verify != SB_VERIFY_NONE)
+			(void)sb_verify_stamp(u->buf, bs, u->offset, o->verify);
+	}
+}
+
+static void record_error(struct sb_worker *w, const struct sb_io_u *u, int err)
+{
+	struct sb_job_result *r = w->res;
+	if (err == ENOSPC)
+		r->enospc++;
+	else if (err == EIO)
+		r->eio++;
+	if (r->error)
+		return;
+	r->error = err;
+	snprintf(r->errmsg, sizeof(r->errmsg), "%s of %u bytes at offset %llu of '%s' failed: %s",
+		 sb_ddir_name((enum sb_ddir)u->ddir), u->len, (unsigned long long)u->offset,
+		 w->files[u->file].path, strerror(err));
+}
+
+/* Closes the per-second intervals that ended before `now`. */
+static int close_intervals(struct sb_worker *w, uint64_t now)
+{
+	const struct sb_job_opts *o = w->o;
+	while (now >= w->next_boundary) {
+		double secs = (double)w->interval_ns / 1e9;
+		for (int d = 0; d < 2; d++) {
+			struct sb_dir_result *dr = &w->res->dir[d];
+			if (sb_series_push(&dr->series, w->slot_ios[d], w->slot_bytes[d]))
+				return -ENOMEM;
+			bool active = d == SB_READ ? sb_rw_reads(o->rw) || o->verify_only
+						   : sb_rw_writes(o->rw) && !o->verify_only;
+			if (active) {
+				sb_stat_add(&dr->bw_samples,
+					    (double)w->slot_bytes[d] / 1024.0 / secs);
+				sb_stat_add(&dr->iops_samples, (double)w->slot_ios[d] / secs);
+			}
+			w->slot_ios[d] = w->slot_bytes[d] = 0;
+		}
+		w->next_boundary += w->interval_ns;
+	}
+	return 0;
+}
+
+static void thread_rusage(uint64_t *usr_us, uint64_t *sys_us, uint64_t *ctx, uint64_t *majf,
+			  uint64_t *minf)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_THREAD, &ru) != 0) {
+		*usr_us = *sys_us = *ctx = *majf = *minf = 0;
+		return;
+	}
+	*usr_us = (uint64_t)ru.ru_utime.tv_sec * 1000000 + (uint64_t)ru.ru_utime.tv_usec;
+	*sys_us = (uint64_t)ru.ru_stime.tv_sec * 1000000 + (uint64_t)ru.ru_stime.tv_usec;
+	*ctx = (uint64_t)(ru.ru_nvcsw + ru.ru_nivcsw);
+	*majf = (uint64_t)ru.ru_majflt;
+	*minf = (uint64_t)ru.ru_minflt;
+}
+
+static void begin_measure(struct sb_worker *w, uint64_t now)
+{
+	w->measuring = true;
+	w->t_measure = now;
+	w->t_last_complete = now;
+	w->next_boundary = now + w->interval_ns;
+	w->bytes_issued = 0;
+	w->ios_issued[0] = w->ios_issued[1] = 0;
+	w->rate_bytes[0] = w->rate_bytes[1] = 0;
+	w->writes_since_sync = 0;
+	w->sync_pending = false;
+	thread_rusage(&w->rusage_usr_us, &w->rusage_sys_us, &w->rusage_ctx, &w->rusage_majf,
+		      &w->rusage_minf);
+}
+
+/* Accounts one completed I/O at time tc. */
+static void complete_io(struct sb_worker *w, struct sb_io_u *u, uint64_t tc)
+{
+	const struct sb_job_opts *o = w->o;
+	struct sb_job_result *r = w->res;
+	int d = u->ddir;
+
+	if (u->res < 0) {
+		record_error(w, u, -u->res);
+		if (!u->ramp)
+			r->dir[d].errors++;
+	} else if (d != SB_SYNC && u->verify && (uint32_t)u->res == u->len) {
+		char why[160];
+		r->verify_checked++;
+		if (sb_verify_check(u->buf, u->len, u->offset, o->verify, why, sizeof(why))) {
+			r->verify_errors++;
+			if (r->nbad < SB_MAX_BAD_OFFSETS)
+				r->bad_offsets[r->nbad++] = u->offset;
+			sb_error("Verify failed", "job=%s file=%s offset=%llu len=%u reason=\"%s\"",
+				 o->name, w->files[u->file].path, (unsigned long long)u->offset,
+				 u->len, why);
+		}
+	}
+	if (!u->ramp && u->res >= 0) {
+		struct sb_dir_result *dr = &r->dir[d];
+		dr->ios++;
+		if (d != SB_SYNC) {
+			dr->bytes += (uint64_t)u->res;
+			if ((uint32_t)u->res < u->len)
+				dr->short_ios++;
+			if (tc >= w->next_boundary)
+				(void)close_intervals(w, tc);
+			w->slot_ios[d]++;
+			w->slot_bytes[d] += (uint64_t)u->res;
+		}
+		if (!o->gtod_reduce) {
+			uint64_t clat = tc - u->t_issue, lat = tc - u->t_start;
+			if (d != SB_SYNC) {
+				sb_stat_add(&dr->slat, (double)(u->t_issue - u->t_start));
+				sb_stat_add(&dr->clat, (double)clat);
+				sb_hist_add(&dr->clat_hist, clat);
+			}
+			sb_stat_add(&dr->lat, (double)lat);
+			if (o->lat_percentiles || d == SB_SYNC)
+				sb_hist_add(&dr->lat_hist, lat);
+		}
+		w->t_last_complete = tc;
+	}
+	w->free_io_us[w->nfree++] = u;
+}
+
+/* Returns true when the job must stop issuing new I/O. */
+static bool done_issuing(struct sb_worker *w, uint64_t now)
+{
+	const struct sb_job_opts *o = w->o;
+	if (w->res->error)
+		return true;
+	if (w->verify_phase)
+		return w->bytes_issued >= w->verify_target;
+	if (!w->measuring)
+		return false;
+	uint64_t elapsed_us = (now - w->t_measure) / 1000;
+	if (o->runtime_us && elapsed_us >= o->runtime_us)
+		return true;
+	if (o->time_based)
+		return false;
+	return w->bytes_issued >= w->io_total;
+}
+
+/* Sleep needed (ns) before the next I/O to respect rate / rate_iops, or 0. */
+static uint64_t rate_wait(struct sb_worker *w, uint64_t now)
+{
+	const struct sb_job_opts *o = w->o;
+	uint64_t since = now - (w->measuring ? w->t_measure : w->t_begin), need = 0;
+
+	for (int d = 0; d < 2; d++) {
+		uint64_t t = 0;
+		if (o->rate_bps[d])
+			t = (uint64_t)((double)w->rate_bytes[d] * 1e9 / (double)o->rate_bps[d]);
+		if (o->rate_iops[d]) {
+			uint64_t t2 = (uint64_t)((double)w->ios_issued[d] * 1e9 /
+						 (double)o->rate_iops[d]);
+			if (t2 > t)
+				t = t2;
+		}
+		if (t > since && t - since > need)
+			need = t - since;
+	}
+	return need;
+}
+
+static int fatal(struct sb_worker *w, const char *what, int err)
+{
+	if (!w->res->error) {
+		w->res->error = err;
+		snprintf(w->res->errmsg, sizeof(w->res->errmsg), "%s engine: %s failed: %s",
+			 w->eng->name, what, strerror(err));
+	}
+	return -err;
+}
+
+/* Reaps at least min completions and accounts them. */
+static int reap(struct sb_worker *w, unsigned min, unsigned *inflight)
+{
+	int n = w->eng->reap(w, min, w->done, *inflight);
+	if (n < 0)
+		return fatal(w, "reap", -n);
+	uint64_t tc = n > 0 ? sb_now_ns() : 0; /* one clock read per batch, as fio */
+	for (int i = 0; i < n; i++)
+		complete_io(w, w->done[i], tc);
+	*inflight -= (unsigned)n;
+	return n;
+}
+
+static int run_loop(struct sb_worker *w)
+{
+	const struct sb_job_opts *o = w->o;
+	unsigned inflight = 0, since_think = 0;
+	bool sync_engine = w->eng->max_depth == 1;
+	int ret = 0;
+
+	for (;;) {
+		uint64_t now = sb_now_ns();
+		if (!w->measuring && !w->verify_phase && now - w->t_begin >= o->ramp_us * 1000)
+			begin_measure(w, now);
+		if (w->measuring && now >= w->next_boundary && close_intervals(w, now))
+			return fatal(w, "sampling", ENOMEM);
+
+		bool stop = done_issuing(w, now);
+		if (stop && inflight == 0) {
+			/* write phase over: read everything back when verifying */
+			if (!w->verify_phase && o->verify != SB_VERIFY_NONE && o->do_verify &&
+			    !w->res->error) {
+				w->verify_phase = true;
+				w->verify_target = w->write_bytes_all;
+				w->bytes_issued = 0;
+				reset_generators(w);
+				continue;
+			}
+			break;
+		}
+
+		uint64_t wait =
+			(o->rate_bps[0] || o->rate_bps[1] || o->rate_iops[0] || o->rate_iops[1])
+				? rate_wait(w, now)
+				: 0;
+		w->npending = 0;
+		while (!stop && !wait && inflight + w->npending < w->depth && w->nfree) {
+			struct sb_io_u *u = w->free_io_us[--w->nfree];
+			if (w->sync_pending) {
+				u->ddir = SB_SYNC;
+				u->datasync = w->sync_pending_data;
+				u->file =
+					(uint16_t)(w->next_file ? w->next_file - 1 : w->nfiles - 1);
+				u->len = 0;
+				u->offset = 0;
+				u->verify = 0;
+				w->sync_pending = false;
+			} else {
+				prep_data(w, u);
+				w->bytes_issued += u->len;
+				w->rate_bytes[u->ddir] += u->len;
+				if (u->ddir == SB_WRITE) {
+					w->ios_issued[1]++;
+					w->write_bytes_all += u->len;
+					unsigned every = o->fsync ? o->fsync : o->fdatasync;
+					if (every && ++w->writes_since_sync % every == 0) {
+						w->sync_pending = true;
+						w->sync_pending_data = !o->fsync;
+					}
+				} else {
+					w->ios_issued[0]++;
+				}
+			}
+			u->ramp = !w->measuring && !w->verify_phase;
+			u->t_start = o->gtod_reduce ? 0 : sb_now_ns();
+			if (sync_engine)
+				u->t_issue = u->t_start;
+			int q = w->eng->queue(w, u);
+			if (q < 0) {
+				w->free_io_us[w->nfree++] = u;
+				return fatal(w, "queue", -q);
+			}
+			if (q == SB_Q_BUSY) {
+				w->free_io_us[w->nfree++] = u;
+				break;
+			}
+			if (q == SB_Q_COMPLETED) {
+				complete_io(w, u, sb_now_ns());
+			} else {
+				w->pending[w->npending++] = u;
+			}
+			if (o->thinktime_us && ++since_think >= o->thinktime_blocks)
+				break;
+			stop = done_issuing(w, sync_engine ? sb_now_ns() : now);
+		}
+		if (w->npending) {
+			ret = w->eng->commit(w);
+			if (ret)
+				return fatal(w, "submit", -ret);
+			uint64_t ti = o->gtod_reduce ? 0 : sb_now_ns();
+			for (unsigned i = 0; i < w->npending; i++)
+				w->pending[i]->t_issue = ti;
+			inflight += w->npending;
+			w->npending = 0;
+		}
+		if (o->thinktime_us && since_think >= o->thinktime_blocks) {
+			while (inflight)
+				if (reap(w, inflight, &inflight) < 0)
+					return -w->res->error;
+			sleep_ns(o->thinktime_us * 1000);
+			since_think = 0;
+			continue;
+		}
+		if (inflight) {
+			bool full = inflight >= w->depth || !w->nfree;
+			unsigned min = full || stop || wait ? 1 : 0;
+			if (reap(w, min, &inflight) < 0)
+				return -w->res->error;
+		} else if (wait) {
+			sleep_ns(wait < 50000000 ? wait : 50000000);
+		}
+	}
+	return 0;
+}
+
+void *sb_worker_main(void *arg)
+{
+	struct sb_worker *w = arg;
+	const struct sb_job_opts *o = w->o;
+	struct sb_job_result *r = w->res;
+	int ret;
+
+	if (w->start)
+		sb_gate_wait(w->start);
+	if (w->setup_error)
+		return NULL;
+	ret = w->eng->init(w);
+	if (ret) {
+		fatal(w, "setup", -ret);
+		return NULL;
+	}
+	if (o->startdelay_us)
+		sleep_ns(o->startdelay_us * 1000);
+	w->t_begin = sb_now_ns();
+	if (o->verify_only) {
+		w->verify_phase = true;
+		w->verify_target = w->io_total;
+		begin_measure(w, w->t_begin);
+	}
+	ret = run_loop(w);
+	uint64_t t_end = w->t_last_complete;
+	if (!ret && o->end_fsync && sb_rw_writes(o->rw) && !o->verify_only && w->measuring) {
+		for (unsigned i = 0; i < w->nfiles; i++) {
+			if (fsync(w->files[i].fd) != 0 && !r->error) {
+				r->error = errno;
+				snprintf(r->errmsg, sizeof(r->errmsg), "end_fsync of '%s': %s",
+					 w->files[i].path, strerror(errno));
+			}
+		}
+		t_end = sb_now_ns();
+	}
+	if (w->measuring) {
+		uint64_t usr, sys, ctx, majf, minf;
+		thread_rusage(&usr, &sys, &ctx, &majf, &minf);
+		r->runtime_us = t_end > w->t_measure ? (t_end - w->t_measure) / 1000 : 0;
+		r->total_runtime_us = r->runtime_us;
+		r->usr_s = (double)(usr - w->rusage_usr_us) / 1e6;
+		r->sys_s = (double)(sys - w->rusage_sys_us) / 1e6;
+		r->ctx = ctx - w->rusage_ctx;
+		r->majf = majf - w->rusage_majf;
+		r->minf = minf - w->rusage_minf;
+	}
+	if (r->verify_errors && !r->error) {
+		r->error = EILSEQ;
+		snprintf(r->errmsg, sizeof(r->errmsg),
+			 "verify: %llu of %llu blocks did not match what was written (first at "
+			 "offset %llu)",
+			 (unsigned long long)r->verify_errors,
+			 (unsigned long long)r->verify_checked,
+			 (unsigned long long)r->bad_offsets[0]);
+	}
+	return NULL;
+}
