@@ -15,7 +15,8 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -luring -ljansson -lyaml -lcurl -lssl -lcrypto -lmicrohttpd)
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
-	-Wmissing-prototypes -Wvla -Wno-missing-field-initializers
+	-Wmissing-prototypes -Wvla -Wno-missing-field-initializers \
+	-Wno-format-truncation
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -DSB_VERSION='"$(VERSION)"' $(WARN) -Ilib -I. $(PKG_CFLAGS)
 REL_CFLAGS := $(BASE_CFLAGS) -O2 -g $(CFLAGS)
 ASAN_CFLAGS := $(BASE_CFLAGS) -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
@@ -41,6 +42,7 @@ all:
 -include tests/tests.mk
 -include tests/cluster/cluster.mk
 -include charts/charts.mk
+-include tests/kube/kube.mk
 
 obj = $(patsubst %.c,build/$(1)/%.o,$(2))
 
@@ -50,10 +52,12 @@ ALL_CORE_SRCS := $(LIB_SRCS) $(RUNNER_SRCS) $(CONTROLLER_SRCS)
 
 $(LIB_REL): $(call obj,rel,$(ALL_CORE_SRCS))
 	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	@echo "  AR      $@"
+	@rm -f $@ && ar rcs $@ $^
 $(LIB_ASAN): $(call obj,asan,$(ALL_CORE_SRCS))
 	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	@echo "  AR      $@"
+	@rm -f $@ && ar rcs $@ $^
 
 build/rel/%.o: %.c
 	@mkdir -p $(@D)

@@ -96,7 +96,7 @@ static void print_dir(FILE *f, const struct sb_job_result *r, int d, const char 
 	const struct sb_dir_result *dr = &r->dir[d];
 	const struct sb_job_opts *o = r->job ? &r->job->o : NULL;
 	char a[32], b[32], c[32], e[32];
-	uint64_t ms = sb_runtime_ms(r);
+	uint64_t ms = sb_dir_runtime_ms(r, (enum sb_ddir)d);
 	double bw = (double)sb_dir_bw_bytes(r, (enum sb_ddir)d);
 
 	if (!dr->ios && !dr->errors)
@@ -187,7 +187,7 @@ void sb_out_text(FILE *f, const struct sb_results *res)
 					continue;
 				bytes += r->dir[d].bytes;
 				bw += sb_dir_bw_bytes(r, (enum sb_ddir)d);
-				uint64_t ms = sb_runtime_ms(r);
+				uint64_t ms = sb_dir_runtime_ms(r, (enum sb_ddir)d);
 				rmin = ms < rmin ? ms : rmin;
 				rmax = ms > rmax ? ms : rmax;
 			}

@@ -102,6 +102,9 @@ int sb_job_result_merge(struct sb_job_result *dst, const struct sb_job_result *s
 	dst->njobs += src->njobs ? src->njobs : 1;
 	if (src->runtime_us > dst->runtime_us)
 		dst->runtime_us = src->runtime_us;
+	for (int d = 0; d < 2; d++)
+		if (src->dir_runtime_us[d] > dst->dir_runtime_us[d])
+			dst->dir_runtime_us[d] = src->dir_runtime_us[d];
 	dst->total_runtime_us += src->total_runtime_us;
 	dst->usr_s += src->usr_s;
 	dst->sys_s += src->sys_s;
@@ -126,15 +129,22 @@ uint64_t sb_runtime_ms(const struct sb_job_result *r)
 	return r->runtime_us / 1000;
 }
 
+uint64_t sb_dir_runtime_ms(const struct sb_job_result *r, enum sb_ddir d)
+{
+	if (d < 2 && r->dir_runtime_us[d])
+		return r->dir_runtime_us[d] / 1000;
+	return sb_runtime_ms(r);
+}
+
 /* As fio: bytes and ios over the runtime in whole milliseconds. */
 double sb_dir_iops(const struct sb_job_result *r, enum sb_ddir d)
 {
-	uint64_t ms = sb_runtime_ms(r);
+	uint64_t ms = sb_dir_runtime_ms(r, d);
 	return ms ? 1000.0 * (double)r->dir[d].ios / (double)ms : 0.0;
 }
 
 uint64_t sb_dir_bw_bytes(const struct sb_job_result *r, enum sb_ddir d)
 {
-	uint64_t ms = sb_runtime_ms(r);
+	uint64_t ms = sb_dir_runtime_ms(r, d);
 	return ms ? (uint64_t)(1000.0 * (double)r->dir[d].bytes / (double)ms) : 0;
 }

@@ -44,9 +44,10 @@ struct sb_job_result {
 	const struct sb_job *job; /* borrowed */
 
 	struct sb_dir_result dir[SB_NDDIR];
-	uint64_t runtime_us;	   /* measured (after ramp), longest of merged jobs */
-	uint64_t total_runtime_us; /* sum over merged jobs, for CPU averages */
-	uint64_t interval_us;	   /* length of a series interval */
+	uint64_t runtime_us;	    /* measured (after ramp), longest of merged jobs */
+	uint64_t dir_runtime_us[2]; /* per direction (differ when verify reads after writing) */
+	uint64_t total_runtime_us;  /* sum over merged jobs, for CPU averages */
+	uint64_t interval_us;	    /* length of a series interval */
 	double usr_s, sys_s;
 	uint64_t ctx, majf, minf;
 
@@ -78,5 +79,6 @@ int sb_job_result_merge(struct sb_job_result *dst, const struct sb_job_result *s
 double sb_dir_iops(const struct sb_job_result *r, enum sb_ddir d);
 uint64_t sb_dir_bw_bytes(const struct sb_job_result *r, enum sb_ddir d);
 uint64_t sb_runtime_ms(const struct sb_job_result *r);
+uint64_t sb_dir_runtime_ms(const struct sb_job_result *r, enum sb_ddir d);
 
 #endif

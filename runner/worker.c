@@ -487,6 +487,7 @@ static int run_loop(struct sb_worker *w)
 			if (!w->verify_phase && o->verify != SB_VERIFY_NONE && o->do_verify &&
 			    !w->res->error) {
 				w->verify_phase = true;
+				w->t_verify = w->t_last_complete;
 				w->verify_target = w->write_bytes_all;
 				w->bytes_issued = 0;
 				reset_generators(w);
@@ -619,6 +620,12 @@ void *sb_worker_main(void *arg)
 		uint64_t usr, sys, ctx, majf, minf;
 		thread_rusage(&usr, &sys, &ctx, &majf, &minf);
 		r->runtime_us = t_end > w->t_measure ? (t_end - w->t_measure) / 1000 : 0;
+		r->dir_runtime_us[0] = r->dir_runtime_us[1] = r->runtime_us;
+		if (w->t_verify && !o->verify_only) {
+			/* writes ran until the verify reads began; reads after */
+			r->dir_runtime_us[SB_WRITE] = (w->t_verify - w->t_measure) / 1000;
+			r->dir_runtime_us[SB_READ] = (t_end - w->t_verify) / 1000;
+		}
 		r->total_runtime_us = r->runtime_us;
 		r->usr_s = (double)(usr - w->rusage_usr_us) / 1e6;
 		r->sys_s = (double)(sys - w->rusage_sys_us) / 1e6;

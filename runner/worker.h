@@ -79,6 +79,7 @@ struct sb_worker {
 	struct sb_gate *start; /* borrowed, may be NULL */
 	int setup_error;       /* -errno from setup, the job does not run */
 	bool verify_phase;
+	uint64_t t_verify;	  /* ns: the verify read phase started */
 	uint64_t verify_target;	  /* bytes to read back */
 	uint64_t write_bytes_all; /* written in every phase, for the verify replay */
 	uint32_t min_bs, max_bs;

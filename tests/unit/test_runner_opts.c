@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: MIT */
+#include "tests/unit/harness.h"
+#include "runner/jobfile.h"
+#include "runner/opts.h"
+#include "runner/profiles.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+static char warnings[4096];
+
+static void warn(void *ctx, const char *msg)
+{
+	(void)ctx;
+	size_t l = strlen(warnings);
+	snprintf(warnings + l, sizeof(warnings) - l, "%s\n", msg);
+}
+
+static int test_set_basic(void)
+{
+	struct sb_job_opts o;
+	char err[256];
+	sb_job_opts_init(&o);
+	CHECK_INT(sb_job_opts_set(&o, "rw", "randread", err, sizeof(err)), SB_OPT_OK);
+	CHECK_INT(o.rw, SB_RW_RANDREAD);
+	CHECK_INT(sb_job_opts_set(&o, "bs", "4k", err, sizeof(err)), SB_OPT_OK);
+	CHECK_INT(o.bs[0], 4096);
+	CHECK_INT(o.bs[1], 4096);
+	CHECK_INT(sb_job_opts_set(&o, "bs", "4k,64k", err, sizeof(err)), SB_OPT_OK);
+	CHECK_INT(o.bs[0], 4096);
+	CHECK_INT(o.bs[1], 65536);
+	CHECK_INT(sb_job_opts_set(&o, "iodepth", "32", err, sizeof(err)), SB_OPT_OK);
+	CHECK_INT(o.iodepth, 32);
+	CHECK_INT(sb_job_opts_set(&o, "direct", NULL, err, sizeof(err)), SB_OPT_OK);
+	CHECK(o.direct);
+	CHECK_INT(sb_job_opts_set(&o, "buffered", "1", err, sizeof(err)), SB_OPT_OK);
+	CHECK(!o.direct);
+	CHECK_INT(sb_job_opts_set(&o, "runtime", "2m", err, sizeof(err)), SB_OPT_OK);
+	CHECK_INT(o.runtime_us, 120000000ull);
+	CHECK_INT(sb_job_opts_set(&o, "ramp_time", "500ms", err, sizeof(err)), SB_OPT_OK);
+	CHECK_INT(o.ramp_us, 500000);
+	CHECK_INT(sb_job_opts_set(&o, "size", "25%", err, sizeof(err)), SB_OPT_OK);
+	CHECK_INT(o.size_percent, 25);
+	CHECK_INT(sb_job_opts_set(&o, "rwmixwrite", "30", err, sizeof(err)), SB_OPT_OK);
+	CHECK_INT(o.rwmixread, 70);
+	CHECK_INT(sb_job_opts_set(&o, "readwrite", "randrw", err, sizeof(err)), SB_OPT_OK);
+	CHECK_INT(o.rw, SB_RW_RANDRW);
+	CHECK_INT(sb_job_opts_set(&o, "percentile_list", "50:99:99.9", err, sizeof(err)),
+		  SB_OPT_OK);
+	CHECK_INT(o.npercentiles, 3);
+	CHECK_NEAR(o.percentiles[2], 99.9, 1e-12);
+	sb_job_opts_release(&o);
+	return T_PASS;
+}
+
+static int test_engines(void)
+{
+	struct sb_job_opts o;
+	char err[256];
+	sb_job_opts_init(&o);
+	CHECK_INT(sb_job_opts_set(&o, "ioengine", "libaio", err, sizeof(err)), SB_OPT_OK);
+	CHECK_INT(o.engine, SB_ENGINE_IO_URING);
+	CHECK_STR(o.ioengine_asked, "libaio");
+	CHECK_INT(sb_job_opts_set(&o, "ioengine", "posixaio", err, sizeof(err)), SB_OPT_OK);
+	CHECK_INT(o.engine, SB_ENGINE_IO_URING);
+	CHECK_INT(sb_job_opts_set(&o, "ioengine", "sync", err, sizeof(err)), SB_OPT_OK);
+	CHECK_INT(o.engine, SB_ENGINE_PSYNC);
+	CHECK_INT(sb_job_opts_set(&o, "ioengine", "pvsync", err, sizeof(err)), SB_OPT_OK);
+	CHECK_INT(o.engine, SB_ENGINE_PSYNC);
+	CHECK_INT(sb_job_opts_set(&o, "ioengine", "null", err, sizeof(err)), SB_OPT_OK);
+	CHECK_INT(o.engine, SB_ENGINE_NULL);
+	CHECK_INT(sb_job_opts_set(&o, "ioengine", "rdma", err, sizeof(err)), SB_OPT_REFUSED);
+	CHECK(strstr(err, "rdma") != NULL);
+	CHECK_INT(sb_job_opts_set(&o, "ioengine", "bogus", err, sizeof(err)), SB_OPT_BADVAL);
+	CHECK(strstr(err, "bogus") != NULL);
+	sb_job_opts_release(&o);
+	return T_PASS;
+}
+
+static int test_bad_values_name_the_option(void)
+{
+	struct sb_job_opts o;
+	char err[256];
+	sb_job_opts_init(&o);
+	CHECK_INT(sb_job_opts_set(&o, "bs", "3q", err, sizeof(err)), SB_OPT_BADVAL);
+	CHECK(strncmp(err, "bs: '3q'", 8) == 0);
+	CHECK_INT(sb_job_opts_set(&o, "iodepth", "0", err, sizeof(err)), SB_OPT_BADVAL);
+	CHECK(strstr(err, "iodepth") == err);
+	CHECK_INT(sb_job_opts_set(&o, "rw", "trim", err, sizeof(err)), SB_OPT_BADVAL);
+	CHECK(strstr(err, "trim") != NULL);
+	CHECK_INT(sb_job_opts_set(&o, "frobnicate", "1", err, sizeof(err)), SB_OPT_UNKNOWN);
+	CHECK(strstr(err, "'frobnicate'") != NULL);
+	CHECK_INT(sb_job_opts_set(&o, "zonemode", "zbd", err, sizeof(err)), SB_OPT_REFUSED);
+	CHECK(strstr(err, "zonemode") != NULL);
+	CHECK_INT(sb_job_opts_set(&o, "thread", NULL, err, sizeof(err)), SB_OPT_NOOP);
+	CHECK_INT(sb_job_opts_set(&o, "bssplit", "4k/50:64k/60", err, sizeof(err)), SB_OPT_BADVAL);
+	CHECK(strstr(err, "110") != NULL);
+	CHECK_INT(sb_job_opts_set(&o, "size", "0%", err, sizeof(err)), SB_OPT_BADVAL);
+	CHECK_INT(sb_job_opts_set(&o, "percentile_list", "99:50", err, sizeof(err)), SB_OPT_BADVAL);
+	sb_job_opts_release(&o);
+	return T_PASS;
+}
+
+static int test_bssplit(void)
+{
+	struct sb_job_opts o;
+	char err[256];
+	sb_job_opts_init(&o);
+	CHECK_INT(sb_job_opts_set(&o, "bssplit", "4k/10:64k/50:32k", err, sizeof(err)), SB_OPT_OK);
+	CHECK_INT(o.nbssplit[0], 3);
+	CHECK_INT(o.bssplit[0][2].bs, 32768);
+	CHECK_INT(o.bssplit[0][2].perc, 40);
+	CHECK_INT(o.nbssplit[1], 3);
+	CHECK_INT(sb_job_opts_set(&o, "bssplit", "4k/100,64k/100", err, sizeof(err)), SB_OPT_OK);
+	CHECK_INT(o.bssplit[0][0].bs, 4096);
+	CHECK_INT(o.bssplit[1][0].bs, 65536);
+	sb_job_opts_release(&o);
+	return T_PASS;
+}
+
+static int test_validate(void)
+{
+	struct sb_job_opts o;
+	char err[256];
+	sb_job_opts_init(&o);
+	sb_job_opts_set(&o, "size", "1m", err, sizeof(err));
+	sb_job_opts_set(&o, "time_based", NULL, err, sizeof(err));
+	CHECK_INT(sb_job_opts_validate(&o, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "runtime") != NULL);
+	sb_job_opts_set(&o, "runtime", "1", err, sizeof(err));
+	CHECK_INT(sb_job_opts_validate(&o, err, sizeof(err)), 0);
+	sb_job_opts_set(&o, "bs", "2m", err, sizeof(err));
+	CHECK_INT(sb_job_opts_validate(&o, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "bs") == err);
+	sb_job_opts_release(&o);
+	return T_PASS;
+}
+
+static int test_jobfile_good(void)
+{
+	const char *text = "; a comment\n"
+			   "# another\n"
+			   "[global]\n"
+			   "ioengine=libaio\n"
+			   "direct=1\n"
+			   "size = 64m\n"
+			   "thread\n"
+			   "\n"
+			   "[seq-read]\n"
+			   "rw=read\n"
+			   "bs=1m\n"
+			   "\n"
+			   "[rand-write]\n"
+			   "rw=randwrite\n"
+			   "stonewall\n"
+			   "directory=${SB_TEST_DIR}\n";
+	struct sb_job base;
+	struct sb_joblist l = SB_JOBLIST_INIT;
+	struct sb_diag d = {.warn = warn};
+
+	memset(&base, 0, sizeof(base));
+	sb_job_opts_init(&base.o);
+	warnings[0] = '\0';
+	setenv("SB_TEST_DIR", "/tmp/x", 1);
+	CHECK_INT(sb_jobfile_parse(text, "t.fio", &base, &l, &d), 0);
+	CHECK_INT(l.n, 2);
+	CHECK_STR(l.jobs[0].o.name, "seq-read");
+	CHECK_INT(l.jobs[0].o.rw, SB_RW_READ);
+	CHECK_INT(l.jobs[0].o.bs[0], 1 << 20);
+	CHECK(l.jobs[0].o.direct);
+	CHECK_INT(l.jobs[0].o.size, 64 << 20);
+	CHECK_INT(l.jobs[0].o.engine, SB_ENGINE_IO_URING);
+	CHECK_STR(l.jobs[1].o.name, "rand-write");
+	CHECK(l.jobs[1].o.stonewall);
+	CHECK_STR(l.jobs[1].o.directory, "/tmp/x");
+	CHECK(strstr(warnings, "t.fio:7: option 'thread' accepted without effect") != NULL);
+	sb_joblist_assign_groups(&l);
+	CHECK_INT(l.jobs[0].group, 0);
+	CHECK_INT(l.jobs[1].group, 1);
+	sb_joblist_release(&l);
+	sb_job_release(&base);
+	return T_PASS;
+}
+
+static int expect_error(const char *text, const char *needle)
+{
+	struct sb_job base;
+	struct sb_joblist l = SB_JOBLIST_INIT;
+	struct sb_diag d = {.warn = warn};
+	memset(&base, 0, sizeof(base));
+	sb_job_opts_init(&base.o);
+	int r = sb_jobfile_parse(text, "bad.fio", &base, &l, &d);
+	sb_joblist_release(&l);
+	sb_job_release(&base);
+	if (r != -EINVAL || !strstr(d.msg, needle)) {
+		fprintf(stderr, "    got %d '%s', wanted '%s'\n", r, d.msg, needle);
+		return T_FAIL;
+	}
+	return T_PASS;
+}
+
+static int test_jobfile_errors(void)
+{
+	CHECK_INT(expect_error("[j]\nbs=4q\n", "bad.fio:2: bs: '4q'"), T_PASS);
+	CHECK_INT(expect_error("[j]\nrw=read\nfoo=1\n", "bad.fio:3: unknown option 'foo'"), T_PASS);
+	CHECK_INT(expect_error("bs=4k\n", "bad.fio:1: option outside a section"), T_PASS);
+	CHECK_INT(expect_error("[j\n", "bad.fio:1: malformed section header"), T_PASS);
+	CHECK_INT(
+		expect_error("[j]\nioengine=rdma\n", "bad.fio:2: ioengine 'rdma' is not supported"),
+		T_PASS);
+	CHECK_INT(expect_error("[j]\nfilename=${SB_SURELY_UNSET_VAR}\n",
+			       "bad.fio:2: environment variable 'SB_SURELY_UNSET_VAR' is not set"),
+		  T_PASS);
+	CHECK_INT(expect_error("; only comments\n", "no jobs defined"), T_PASS);
+	return T_PASS;
+}
+
+static int test_profiles_parse(void)
+{
+	static const char *const names[] = {"storage-cluster", "mixed", "quick", "nvme"};
+	for (size_t i = 0; i < 4; i++) {
+		const struct sb_profile *p = sb_profile_find(names[i]);
+		struct sb_joblist l = SB_JOBLIST_INIT;
+		struct sb_diag d = {.warn = warn};
+		CHECK(p != NULL);
+		CHECK_INT(sb_profile_expand(p, NULL, &l, &d), 0);
+		CHECK_INT(l.n, p->njobs);
+		for (size_t k = 0; k < l.n; k++) {
+			char err[256];
+			CHECK_INT(sb_job_opts_validate(&l.jobs[k].o, err, sizeof(err)), 0);
+			CHECK(k == 0 || l.jobs[k].o.stonewall);
+		}
+		sb_joblist_release(&l);
+	}
+	const struct sb_profile *sc = sb_profile_find("storage-cluster");
+	struct sb_joblist l = SB_JOBLIST_INIT;
+	struct sb_diag d = {.warn = warn};
+	CHECK_INT(sb_profile_expand(sc, NULL, &l, &d), 0);
+	unsigned fsyncs[3] = {0}, n = 0;
+	for (size_t k = 0; k < l.n; k++)
+		if (l.jobs[k].o.fsync && n < 3 && l.jobs[k].o.rw == SB_RW_RANDWRITE)
+			fsyncs[n++] = l.jobs[k].o.fsync;
+	CHECK_INT(fsyncs[0], 1);
+	CHECK_INT(fsyncs[1], 32);
+	CHECK_INT(fsyncs[2], 128);
+	sb_joblist_release(&l);
+	CHECK(sb_profile_find("nope") == NULL);
+	return T_PASS;
+}
+
+static const struct test_case cases[] = {
+	{"runner-opts/set-basic", test_set_basic},
+	{"runner-opts/engines-map-and-refuse", test_engines},
+	{"runner-opts/bad-values-name-the-option", test_bad_values_name_the_option},
+	{"runner-opts/bssplit", test_bssplit},
+	{"runner-opts/validate", test_validate},
+	{"jobfile/good-file", test_jobfile_good},
+	{"jobfile/errors-name-file-and-line", test_jobfile_errors},
+	{"profiles/expand-and-validate", test_profiles_parse},
+};
+TEST_MAIN(cases)
