@@ -108,7 +108,14 @@ build/asan/tests/unit/%: build/asan/tests/unit/%.o $(LIB_ASAN)
 	@mkdir -p $(@D)
 	$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS_ALL)
 .PRECIOUS: build/asan/tests/unit/%.o
-unit-bins: $(UNIT_BINS)
+# Small helper programs the tests run (tests/tools/*.c), built plain.
+TOOL_BINS := $(patsubst tests/tools/%.c,build/tests/tools/%,$(wildcard tests/tools/*.c))
+build/tests/tools/%: tests/tools/%.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	@$(CC) $(REL_CFLAGS) -o $@ $<
+
+unit-bins: $(UNIT_BINS) $(TOOL_BINS)
 
 deps:
 	bash scripts/install-deps.sh

@@ -266,6 +266,12 @@ int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const j
 		}
 		if (get_num(dj, path, "total_ios", &ios, err, errlen))
 			goto out;
+		if (d == 2) {
+			/* fio counts fdatasyncs only in sync.lat_ns.N */
+			const json_t *sn = json_object_get(json_object_get(dj, "lat_ns"), "N");
+			if (json_is_integer(sn) && (double)json_integer_value(sn) > ios)
+				ios = (double)json_integer_value(sn);
+		}
 		if (ios == 0)
 			continue;
 		const json_t *xd = sbx ? json_object_get(sbx, dn[d]) : NULL;

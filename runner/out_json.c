@@ -153,7 +153,8 @@ static json_t *sync_json(const struct sb_job_result *r)
 	json_t *j = json_object();
 	if (!j)
 		return NULL;
-	if (!put(j, "total_ios", json_integer((json_int_t)dr->ios)) ||
+	/* as fio: total_ios counts fsyncs; lat_ns covers fdatasyncs too */
+	if (!put(j, "total_ios", json_integer((json_int_t)(dr->ios - r->datasyncs))) ||
 	    !put(j, "lat_ns", stat_json(&dr->lat, &dr->lat_hist, plist, np, false))) {
 		json_decref(j);
 		return NULL;
@@ -266,7 +267,11 @@ json_t *sb_out_json_job(const struct sb_results *all, const struct sb_job_result
 	if (!put(sb, "verify", ver)) /* consumes ver */
 		ok = false;
 	ok = ok && vok;
-	ok = ok && put(sb, "jobs", json_integer(r->njobs)) &&
+	ok = ok &&
+	     put(sb, "syncs",
+		 json_pack("{s:I,s:I}", "fsync", (json_int_t)(r->dir[SB_SYNC].ios - r->datasyncs),
+			   "fdatasync", (json_int_t)r->datasyncs)) &&
+	     put(sb, "jobs", json_integer(r->njobs)) &&
 	     put(sb, "runtime_us", json_integer((json_int_t)r->runtime_us)) &&
 	     put(sb, "interval_ms", json_integer((json_int_t)(r->interval_us / 1000))) &&
 	     put(sb, "errors",

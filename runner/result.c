@@ -117,6 +117,7 @@ int sb_job_result_merge(struct sb_job_result *dst, const struct sb_job_result *s
 	}
 	dst->enospc += src->enospc;
 	dst->eio += src->eio;
+	dst->datasyncs += src->datasyncs;
 	dst->verify_checked += src->verify_checked;
 	dst->verify_errors += src->verify_errors;
 	for (unsigned i = 0; i < src->nbad && dst->nbad < SB_MAX_BAD_OFFSETS; i++)

@@ -54,6 +54,7 @@ struct sb_job_result {
 	int error;	  /* first errno (positive), 0 if none */
 	char errmsg[512]; /* first error, with file and offset */
 	uint64_t enospc, eio;
+	uint64_t datasyncs; /* of dir[SB_SYNC].ios, the fdatasync ones */
 
 	uint64_t verify_checked, verify_errors;
 	uint64_t bad_offsets[SB_MAX_BAD_OFFSETS];

@@ -379,6 +379,8 @@ static void complete_io(struct sb_worker *w, struct sb_io_u *u, uint64_t tc)
 	if (!u->ramp && u->res >= 0) {
 		struct sb_dir_result *dr = &r->dir[d];
 		dr->ios++;
+		if (d == SB_SYNC && u->datasync)
+			r->datasyncs++;
 		if (d != SB_SYNC) {
 			dr->bytes += (uint64_t)u->res;
 			if ((uint32_t)u->res < u->len)
