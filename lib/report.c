@@ -154,6 +154,7 @@ static void table(FILE *f, const json_t *report, const json_t *results, bool md)
 	struct col {
 		const char *wl;
 		const char *metric;
+		char title[160];
 		size_t width;
 	} cols[256];
 	size_t nc = 0;
@@ -167,10 +168,23 @@ static void table(FILE *f, const json_t *report, const json_t *results, bool md)
 			if (strcmp(json_string_value(json_object_get(r, "workload")), wl))
 				continue;
 			const json_t *h = json_object_get(r, "headline");
-			for (size_t k = 0; k < json_array_size(h) && nc < 256; k++) {
+			size_t nh = json_array_size(h);
+			for (size_t k = 0; k < nh && nc < 256; k++) {
+				char words[64];
+				const char *m = json_string_value(json_array_get(h, k));
 				cols[nc].wl = wl;
-				cols[nc].metric = json_string_value(json_array_get(h, k));
-				cols[nc].width = strlen(wl) + 3 + strlen(cols[nc].metric);
+				cols[nc].metric = m;
+				/* "read IOPS" -> "IOPS" when the workload has one direction */
+				metric_words(m, words, sizeof(words));
+				const char *shown = words;
+				if (nh == 1) {
+					if (!strncmp(words, "mean ", 5))
+						shown = "mean latency";
+					else if (strchr(words, ' '))
+						shown = strchr(words, ' ') + 1;
+				}
+				snprintf(cols[nc].title, sizeof(cols[nc].title), "%s (%s)", wl, shown);
+				cols[nc].width = strlen(cols[nc].title);
 				nc++;
 			}
 			break;
@@ -206,9 +220,7 @@ static void table(FILE *f, const json_t *report, const json_t *results, bool md)
 	/* header */
 	fprintf(f, "%s%-*s", md ? "| " : "", (int)width0, "target");
 	for (size_t c = 0; c < nc; c++) {
-		char title[160];
-		snprintf(title, sizeof(title), "%s (%s)", cols[c].wl, cols[c].metric);
-		fprintf(f, " | %-*s", (int)cols[c].width, title);
+		fprintf(f, " | %-*s", (int)cols[c].width, cols[c].title);
 	}
 	fprintf(f, "%s\n", md ? " |" : "");
 	fprintf(f, "%s", md ? "|" : "");

@@ -34,7 +34,7 @@ def test_quick_profile_iterations_summary(tmp):
     assert "over 2 iterations" in summary
     assert "tmpdir: throughput-write: " in summary and "write bandwidth on average" in summary
     assert "tmpdir: latency-read: " in summary and "mean read latency on average" in summary
-    assert "| iops-read (read-iops)" in summary
+    assert "| iops-read (IOPS)" in summary and "| latency-read (mean latency)" in summary
     # one shared test file, removed by nobody but present
     assert os.listdir(tmp) == ["storagebench.testfile"]
 
