@@ -59,6 +59,7 @@ struct cell {
 	struct dvec m[M_COUNT];
 	struct sb_hist hist[3]; /* read, write clat; sync lat; merged */
 	struct dvec secs[2];	/* per-second IOPS of every iteration */
+	struct dvec secs_bw[2]; /* per-second bytes/s of every iteration */
 };
 
 struct sb_agg {
@@ -100,6 +101,8 @@ static void cell_free(struct cell *c)
 		free(c->m[i].v);
 	free(c->secs[0].v);
 	free(c->secs[1].v);
+	free(c->secs_bw[0].v);
+	free(c->secs_bw[1].v);
 	free(c);
 }
 
@@ -225,7 +228,7 @@ int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const j
 	double vals[M_COUNT];
 	bool have[M_COUNT] = {false};
 	struct sb_hist *h = NULL;
-	struct dvec secs[2] = {{0}, {0}};
+	struct dvec secs[2] = {{0}, {0}}, secs_bw[2] = {{0}, {0}};
 	int ret = -EINVAL;
 
 	if (!json_is_object(job))
@@ -329,25 +332,27 @@ int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const j
 				}
 			}
 		}
-		const json_t *ser = xd ? json_object_get(xd, "ios_series") : NULL;
-		if (ser) {
+		static const char *const sers[2] = {"ios_series", "bytes_series"};
+		for (int k = 0; xd && k < 2; k++) {
+			const json_t *ser = json_object_get(xd, sers[k]);
+			struct dvec *dst = k ? &secs_bw[d] : &secs[d];
 			size_t i;
 			const json_t *v;
+			if (!ser)
+				continue;
 			if (!json_is_array(ser)) {
-				fail(err, errlen, "storagebench.%s.ios_series: not an array",
-				     dn[d]);
+				fail(err, errlen, "storagebench.%s.%s: not an array", dn[d],
+				     sers[k]);
 				goto out;
 			}
 			json_array_foreach(ser, i, v)
 			{
 				if (!json_is_integer(v) || json_integer_value(v) < 0) {
-					fail(err, errlen,
-					     "storagebench.%s.ios_series[%zu]: not a count", dn[d],
-					     i);
+					fail(err, errlen, "storagebench.%s.%s[%zu]: not a count",
+					     dn[d], sers[k], i);
 					goto out;
 				}
-				if (dvec_push(&secs[d],
-					      (double)json_integer_value(v) / interval_s)) {
+				if (dvec_push(dst, (double)json_integer_value(v) / interval_s)) {
 					ret = -ENOMEM;
 					goto out;
 				}
@@ -386,12 +391,18 @@ int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const j
 		}
 	for (int d = 0; d < 3; d++)
 		sb_hist_merge(&c->hist[d], &h[d]);
-	for (int d = 0; d < 2; d++)
+	for (int d = 0; d < 2; d++) {
 		for (size_t i = 0; i < secs[d].n; i++)
 			if (dvec_push(&c->secs[d], secs[d].v[i])) {
 				ret = -ENOMEM;
 				goto out;
 			}
+		for (size_t i = 0; i < secs_bw[d].n; i++)
+			if (dvec_push(&c->secs_bw[d], secs_bw[d].v[i])) {
+				ret = -ENOMEM;
+				goto out;
+			}
+	}
 	const char *s;
 	if ((s = opt_str(job, "rw")) || (s = opt_str(job, "readwrite")))
 		snprintf(c->rw, sizeof(c->rw), "%s", s);
@@ -409,6 +420,8 @@ out:
 	free(h);
 	free(secs[0].v);
 	free(secs[1].v);
+	free(secs_bw[0].v);
+	free(secs_bw[1].v);
 	return ret;
 }
 
@@ -496,14 +509,19 @@ json_t *sb_agg_report(const struct sb_agg *a, const char *name)
 								   (json_int_t)c->hist[d].n)) == 0;
 			}
 			for (int d = 0; ok && d < 2; d++) {
-				struct sb_summary s;
+				struct sb_summary s, b;
 				if (sb_summary_compute(c->secs[d].v, c->secs[d].n, &s))
 					continue;
+				if (sb_summary_compute(c->secs_bw[d].v, c->secs_bw[d].n, &b))
+					memset(&b, 0, sizeof(b));
 				ok = json_object_set_new(
 					     secs, dn[d],
-					     json_pack("{s:f,s:f,s:f,s:I,s:s}", "fastest", s.max,
-						       "median", s.median, "slowest", s.min, "n",
-						       (json_int_t)s.n, "unit", "IOPS")) == 0;
+					     json_pack("{s:f,s:f,s:f,s:I,s:s,s:f,s:f,s:f}",
+						       "fastest", s.max, "median", s.median,
+						       "slowest", s.min, "n", (json_int_t)s.n,
+						       "unit", "IOPS", "bw_fastest", b.max,
+						       "bw_median", b.median, "bw_slowest",
+						       b.min)) == 0;
 			}
 			json_t *r =
 				ok ? json_pack("{s:s,s:s,s:s,s:s,s:i,s:i,s:s,s:I,s:o,s:O,s:O,s:O}",

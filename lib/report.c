@@ -183,7 +183,8 @@ static void table(FILE *f, const json_t *report, const json_t *results, bool md)
 					else if (strchr(words, ' '))
 						shown = strchr(words, ' ') + 1;
 				}
-				snprintf(cols[nc].title, sizeof(cols[nc].title), "%s (%s)", wl, shown);
+				snprintf(cols[nc].title, sizeof(cols[nc].title), "%s (%s)", wl,
+					 shown);
 				cols[nc].width = strlen(cols[nc].title);
 				nc++;
 			}
@@ -293,16 +294,35 @@ static int render_text(FILE *f, const json_t *report, bool md, char *err, size_t
 		const json_t *secs = json_object_get(r, "seconds");
 		const char *key;
 		const json_t *s;
+		bool bw = false;
+		for (size_t k = 0; k < json_array_size(v.headline); k++)
+			bw = bw || strstr(headline0(&v, k), "-bw") != NULL;
 		json_object_foreach((json_t *)secs, key, s)
 		{
+			char a[32], b[32], c[32];
+			if (bw) {
+				sb_fmt_rate(json_number_value(json_object_get(s, "bw_fastest")), a,
+					    sizeof(a));
+				sb_fmt_rate(json_number_value(json_object_get(s, "bw_median")), b,
+					    sizeof(b));
+				sb_fmt_rate(json_number_value(json_object_get(s, "bw_slowest")), c,
+					    sizeof(c));
+			} else {
+				sb_report_fmt_short(
+					json_number_value(json_object_get(s, "fastest")), "IOPS", a,
+					sizeof(a));
+				sb_report_fmt_short(json_number_value(json_object_get(s, "median")),
+						    "IOPS", b, sizeof(b));
+				sb_report_fmt_short(
+					json_number_value(json_object_get(s, "slowest")), "IOPS", c,
+					sizeof(c));
+			}
 			fprintf(f,
-				"%s  %s throughput per second: fastest %.0f, median %.0f, slowest "
-				"%.0f IOPS (%lld seconds)\n",
+				"%s  %s per second over %lld seconds: fastest %s%s, median %s%s, "
+				"slowest %s%s\n",
 				md ? "  " : "", key,
-				json_number_value(json_object_get(s, "fastest")),
-				json_number_value(json_object_get(s, "median")),
-				json_number_value(json_object_get(s, "slowest")),
-				(long long)json_integer_value(json_object_get(s, "n")));
+				(long long)json_integer_value(json_object_get(s, "n")), a,
+				bw ? "" : " IOPS", b, bw ? "" : " IOPS", c, bw ? "" : " IOPS");
 		}
 		const char *eng = json_string_value(json_object_get(r, "engine"));
 		if (eng && *eng && strcmp(eng, "io_uring"))
