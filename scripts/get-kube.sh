@@ -31,7 +31,7 @@ set -euo pipefail
 KVER=1.20.2
 DEBVER=1.20.5+really1.20.2-1.1+deb12u1
 # Bump when the build recipe changes: the binaries are rebuilt.
-RECIPE="v$KVER debian=$DEBVER providerless nocredprov reflect2-1.0.2 r1"
+RECIPE="v$KVER debian=$DEBVER providerless nocredprov nocloudinfo reflect2-1.0.2 r3"
 CACHE=${SB_KUBE_CACHE:-/var/cache/storagebench/kube-$KVER}
 BINS=(kubelet kube-apiserver kube-controller-manager kube-scheduler)
 here=$(cd "$(dirname "$0")" && pwd)
@@ -47,7 +47,7 @@ done
 
 T0=$(date +%s)
 step() { [ "$quiet" = 1 ] || printf 'get-kube: [%4ds] %s\n' "$(($(date +%s) - T0))" "$*"; }
-die() { printf 'get-kube: [%4ds] error: %s\n' "$(($(date +%s) - T0))" "$*" >&2; exit "${2:-1}"; }
+die() { printf 'get-kube: [%4ds] error: %s\n' "$(($(date +%s) - T0))" "$1" >&2; exit "${2:-1}"; }
 
 cached() {
 	[ -f "$CACHE/bin/.stamp" ] && [ "$(cat "$CACHE/bin/.stamp")" = "$RECIPE" ] || return 1
@@ -152,10 +152,21 @@ prepare_tree() {
 	rm -rf "$tree/vendor/github.com/modern-go/reflect2"
 	cp -rL /usr/share/gocode/src/github.com/modern-go/reflect2 "$tree/vendor/github.com/modern-go/reflect2"
 	rm -f "$tree/vendor/github.com/modern-go/reflect2/go.mod"
-	# The kubelet's cloud credential providers ask cloud metadata addresses.
-	sed -i -E '/"k8s.io\/kubernetes\/pkg\/credentialprovider\/(aws|azure|gcp)"/d' "$tree/cmd/kubelet/app/plugins.go"
-	if grep -qE 'credentialprovider/(aws|azure|gcp)' "$tree/cmd/kubelet/app/plugins.go"; then
-		die "could not remove the credential provider imports from cmd/kubelet/app/plugins.go" 1
+	# The kubelet's cloud credential providers ask cloud metadata addresses:
+	# their imports go (cmd/kubelet/app/plugins.go, and options/globalflags.go
+	# which imports azure and gcp to register their flags).
+	local f
+	for f in cmd/kubelet/app/plugins.go cmd/kubelet/app/options/globalflags.go; do
+		sed -i -E '/"k8s.io\/kubernetes\/pkg\/credentialprovider\/(aws|azure|gcp)"/d' "$tree/$f"
+	done
+	if grep -rqE '"k8s.io/kubernetes/pkg/credentialprovider/(aws|azure|gcp)"' "$tree/cmd/kubelet"; then
+		die "could not remove the credential provider imports from cmd/kubelet" 1
+	fi
+	# cAdvisor's cloud-info probes (instance type from the aws/gce metadata
+	# servers) go too: the node reports an unknown cloud provider.
+	sed -i -E '/"github.com\/google\/cadvisor\/utils\/cloudinfo\/(aws|azure|gce)"/d' "$tree/pkg/kubelet/cadvisor/cadvisor_linux.go"
+	if grep -q 'cadvisor/utils/cloudinfo/' "$tree/pkg/kubelet/cadvisor/cadvisor_linux.go"; then
+		die "could not remove the cAdvisor cloud-info imports from pkg/kubelet/cadvisor/cadvisor_linux.go" 1
 	fi
 	(
 		cd "$tree"
@@ -193,7 +204,9 @@ build() {
 	done
 	cp "$tree/build/pause/linux/pause.c" "$CACHE/bin.new/pause.c"
 	"$CACHE/bin.new/kubelet" --version >>"$CACHE/build.log" 2>&1
-	if go version -m "$CACHE/bin.new/kubelet" 2>/dev/null | grep -qE 'credentialprovider/(aws|azure|gcp)|legacy-cloud-providers/(aws|azure|gce)'; then
+	# GOPATH mode records no dependencies: look for the package paths in
+	# the function table instead (kept by -s -w).
+	if grep -aqE 'credentialprovider/(aws|azure|gcp)|legacy-cloud-providers/(aws|azure|gce)|cadvisor/utils/cloudinfo/(aws|azure|gce)|aws-sdk-go/aws/ec2metadata' "$CACHE/bin.new/kubelet"; then
 		die "the kubelet still links a cloud provider" 1
 	fi
 	echo "$RECIPE" >"$CACHE/bin.new/.stamp"

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# images.sh [pause|test|project|all]... [--import]: build the test
+# cluster's images as OCI archives in build/cluster/images/ (no registry)
+# and, with --import and the cluster up, import them into its containerd.
+#   pause.oci.tar    localhost/pause:3.4.1 (build/pause/linux/pause.c of the
+#                    Kubernetes tree, static)
+#   test.oci.tar     localhost/storagebench-test:1 (tests/cluster/images/sbtest.c, static)
+#   project.oci.tar  localhost/storagebench:$(cat VERSION): whichever of
+#                    bin/storagebench-runner, bin/storagebench-controller,
+#                    bin/kubectl-storagebench exist, their shared libraries,
+#                    CA certificates, user storagebench (65532)
+# pause and test are rebuilt only when their source changed; project
+# always (it takes well under a second). Default: all.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/cluster/lib.sh
+. "$here/lib.sh"
+
+what=() import=0
+for a in "$@"; do
+	case "$a" in
+	--import) import=1 ;;
+	pause | test | project) what+=("$a") ;;
+	all) what+=(pause test project) ;;
+	*) echo "usage: $0 [pause|test|project|all]... [--import]" >&2; exit 2 ;;
+	esac
+done
+[ ${#what[@]} -gt 0 ] || what=(pause test project)
+img=$SB_OUT/images
+mkdir -p "$img"
+
+newer() { # newer OUT SRC...: OUT missing or older than a SRC
+	local o=$1 s
+	shift
+	[ -f "$o" ] || return 0
+	for s in "$@"; do [ "$s" -nt "$o" ] && return 0; done
+	return 1
+}
+
+for w in "${what[@]}"; do
+	case "$w" in
+	pause)
+		src=$SB_KBIN/pause.c
+		[ -f "$src" ] || sb_die "$src missing: run scripts/get-kube.sh"
+		if newer "$img/pause.oci.tar" "$src" "$here/mkoci.py"; then
+			gcc -Os -Wall -static -DVERSION=v3.4.1 -o "$img/pause" "$src"
+			strip "$img/pause"
+			/usr/bin/python3 "$here/mkoci.py" pause "$img/pause.oci.tar" "$img/pause" >/dev/null
+			sb_step "built $SB_PAUSE_IMAGE"
+		fi
+		;;
+	test)
+		src=$here/images/sbtest.c
+		if newer "$img/test.oci.tar" "$src" "$here/mkoci.py"; then
+			gcc -Os -Wall -Wextra -static -o "$img/sbtest" "$src"
+			strip "$img/sbtest"
+			/usr/bin/python3 "$here/mkoci.py" test "$img/test.oci.tar" "$img/sbtest" >/dev/null
+			sb_step "built $SB_TEST_IMAGE"
+		fi
+		;;
+	project)
+		bins=()
+		for b in storagebench-runner storagebench-controller kubectl-storagebench; do
+			[ -x "$SB_ROOT/bin/$b" ] && bins+=("$SB_ROOT/bin/$b")
+		done
+		/usr/bin/python3 "$here/mkoci.py" project "$img/project.oci.tar" "$SB_VERSION" "${bins[@]}" >/dev/null
+		sb_step "built $SB_IMAGE ($(for b in "${bins[@]}"; do basename "$b"; done | paste -sd' ' -))"
+		;;
+	esac
+done
+
+if [ $import = 1 ]; then
+	if [ "$(sb_up_state)" != up ]; then
+		sb_step "the cluster is not up: images will be imported by cluster-up"
+		exit 0
+	fi
+	for w in "${what[@]}"; do
+		sb_ctr images import "$img/$w.oci.tar" >/dev/null || sb_die "ctr import $w.oci.tar failed"
+	done
+	sb_step "imported into the cluster's containerd: ${what[*]}"
+fi

@@ -1,0 +1,195 @@
+#!/usr/bin/python3
+"""mkoci.py: write single-layer OCI image archives (oci-layout tar) that
+`ctr images import` accepts, without a registry, a daemon or buildah.
+
+    mkoci.py pause   OUT.tar PAUSE_BINARY
+    mkoci.py test    OUT.tar SBTEST_BINARY
+    mkoci.py project OUT.tar VERSION BINARY...
+
+`project` is localhost/storagebench:VERSION: the given binaries under
+/usr/local/bin, their shared-library closure (from ldd), the CA bundle,
+/etc/passwd with the non-root user storagebench (uid/gid 65532), /tmp, and
+image config User 65532:65532. `test` is localhost/storagebench-test:1 with
+the static /sbtest as entrypoint; `pause` is localhost/pause:3.4.1.
+
+The layer is an uncompressed tar (containerd takes it as is) with fixed
+timestamps and owners, so the same inputs give the same digests and
+rebuilding takes well under a second. Standard library only.
+"""
+import hashlib
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import tarfile
+
+LAYER_MT = "application/vnd.oci.image.layer.v1.tar"
+CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt"
+UID = 65532
+
+
+class Layer:
+    """A deterministic tar layer built in memory."""
+
+    def __init__(self):
+        self.buf = io.BytesIO()
+        self.tar = tarfile.open(fileobj=self.buf, mode="w", format=tarfile.PAX_FORMAT)
+        self.dirs = set()
+
+    def _info(self, path, kind, mode, uid=0):
+        ti = tarfile.TarInfo(path.lstrip("/"))
+        ti.type, ti.mode, ti.uid, ti.gid, ti.mtime = kind, mode, uid, uid, 0
+        ti.uname = ti.gname = ""
+        return ti
+
+    def dir(self, path, mode=0o755, uid=0):
+        path = path.rstrip("/")
+        if not path or path in self.dirs:
+            return
+        self.dir(os.path.dirname(path))
+        self.dirs.add(path)
+        self.tar.addfile(self._info(path, tarfile.DIRTYPE, mode, uid))
+
+    def data(self, path, data, mode=0o644, uid=0):
+        self.dir(os.path.dirname(path))
+        ti = self._info(path, tarfile.REGTYPE, mode, uid)
+        ti.size = len(data)
+        self.tar.addfile(ti, io.BytesIO(data))
+
+    def file(self, path, src, mode=None):
+        with open(src, "rb") as f:
+            data = f.read()
+        if mode is None:
+            mode = 0o755 if os.stat(src).st_mode & 0o111 else 0o644
+        self.data(path, data, mode)
+
+    def bytes(self):
+        self.tar.close()
+        return self.buf.getvalue()
+
+
+def ldd_closure(binaries):
+    """The shared libraries (paths as the loader finds them) the binaries
+    need, the dynamic loader included. Static binaries need none."""
+    libs = set()
+    for b in binaries:
+        p = subprocess.run(["ldd", b], capture_output=True, text=True)
+        if p.returncode != 0:
+            continue  # "not a dynamic executable"
+        for line in p.stdout.splitlines():
+            m = re.search(r"=>\s*(/\S+)", line) or re.match(r"\s*(/\S+)\s+\(", line)
+            if m:
+                libs.add(m.group(1))
+            elif "not found" in line:
+                raise SystemExit(f"mkoci: {b}: {line.strip()}")
+    return sorted(libs)
+
+
+def write_archive(out, name, layer_bytes, config):
+    blobs = {}
+
+    def blob(data):
+        d = hashlib.sha256(data).hexdigest()
+        blobs[d] = data
+        return "sha256:" + d
+
+    diff_id = blob(layer_bytes)
+    cfg = {
+        "architecture": "amd64",
+        "os": "linux",
+        "created": "2021-01-13T00:00:00Z",
+        "config": config,
+        "rootfs": {"type": "layers", "diff_ids": [diff_id]},
+        "history": [{"created": "2021-01-13T00:00:00Z", "created_by": "tests/cluster/mkoci.py"}],
+    }
+    cb = json.dumps(cfg, sort_keys=True).encode()
+    man = {
+        "schemaVersion": 2,
+        "mediaType": "application/vnd.oci.image.manifest.v1+json",
+        "config": {"mediaType": "application/vnd.oci.image.config.v1+json", "digest": blob(cb), "size": len(cb)},
+        "layers": [{"mediaType": LAYER_MT, "digest": diff_id, "size": len(layer_bytes)}],
+    }
+    mb = json.dumps(man, sort_keys=True).encode()
+    mdig = blob(mb)
+    idx = {
+        "schemaVersion": 2,
+        "manifests": [{
+            "mediaType": "application/vnd.oci.image.manifest.v1+json",
+            "digest": mdig,
+            "size": len(mb),
+            "platform": {"architecture": "amd64", "os": "linux"},
+            "annotations": {
+                "io.containerd.image.name": name,
+                "org.opencontainers.image.ref.name": name.rsplit(":", 1)[1],
+            },
+        }],
+    }
+    tmp = out + ".tmp"
+    with tarfile.open(tmp, "w") as tf:
+        def add(path, data):
+            ti = tarfile.TarInfo(path)
+            ti.size, ti.mtime, ti.mode = len(data), 0, 0o644
+            tf.addfile(ti, io.BytesIO(data))
+        add("oci-layout", json.dumps({"imageLayoutVersion": "1.0.0"}).encode())
+        add("index.json", json.dumps(idx, sort_keys=True).encode())
+        for d, data in sorted(blobs.items()):
+            add("blobs/sha256/" + d, data)
+    os.replace(tmp, out)
+    return mdig
+
+
+def etc_files(layer, with_user):
+    passwd = "root:x:0:0:root:/root:/sbin/nologin\n"
+    group = "root:x:0:\n"
+    if with_user:
+        passwd += f"storagebench:x:{UID}:{UID}:storagebench:/home/storagebench:/sbin/nologin\n"
+        group += f"storagebench:x:{UID}:\n"
+    layer.data("/etc/passwd", passwd.encode())
+    layer.data("/etc/group", group.encode())
+    layer.data("/etc/nsswitch.conf", b"passwd: files\ngroup: files\nhosts: files\n")
+    layer.dir("/tmp", 0o1777)
+
+
+def main(argv):
+    if len(argv) < 3:
+        raise SystemExit(__doc__)
+    kind, out = argv[0], argv[1]
+    layer = Layer()
+    env = ["PATH=/usr/local/bin:/usr/bin:/bin"]
+    if kind == "pause":
+        name = "localhost/pause:3.4.1"
+        layer.file("/pause", argv[2], 0o755)
+        config = {"Entrypoint": ["/pause"], "Env": env, "WorkingDir": "/"}
+    elif kind == "test":
+        name = "localhost/storagebench-test:1"
+        etc_files(layer, True)
+        layer.file("/sbtest", argv[2], 0o755)
+        layer.dir("/data")
+        config = {"Entrypoint": ["/sbtest"], "Env": env, "WorkingDir": "/"}
+    elif kind == "project":
+        name = f"localhost/storagebench:{argv[2]}"
+        bins = argv[3:]
+        etc_files(layer, True)
+        layer.dir("/home/storagebench", 0o755, UID)
+        for b in bins:
+            layer.file("/usr/local/bin/" + os.path.basename(b), b, 0o755)
+        for lib in ldd_closure(bins):
+            layer.file(lib, os.path.realpath(lib), 0o755)
+        if os.path.exists(CA_BUNDLE):
+            layer.file(CA_BUNDLE, os.path.realpath(CA_BUNDLE), 0o644)
+        env.append("SSL_CERT_FILE=" + CA_BUNDLE)
+        config = {"Env": env, "WorkingDir": "/", "User": f"{UID}:{UID}",
+                  "Labels": {"org.opencontainers.image.title": "storagebench",
+                             "org.opencontainers.image.version": argv[2]}}
+        if bins:
+            config["Cmd"] = ["/usr/local/bin/" + os.path.basename(bins[0])]
+    else:
+        raise SystemExit(f"mkoci: unknown image kind '{kind}'\n" + __doc__)
+    digest = write_archive(out, name, layer.bytes(), config)
+    print(f"{name} {digest} {out}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
