@@ -128,6 +128,8 @@ struct kube_client *kube_client_new(const struct kube_config *cfg,
 		c->opts.backoff_cap_ms = 5000;
 	if (c->opts.retry_after_max_ms <= 0)
 		c->opts.retry_after_max_ms = 60000;
+	if (c->opts.token_recheck_ms == 0)
+		c->opts.token_recheck_ms = 1000;
 	char ua[128];
 	(void)snprintf(ua, sizeof(ua), "%s",
 		       c->opts.user_agent ? c->opts.user_agent : "storagebench/" SB_VERSION);
@@ -136,7 +138,8 @@ struct kube_client *kube_client_new(const struct kube_config *cfg,
 	if (!c->user_agent)
 		goto fail_cfg;
 	if (c->cfg.token_file && !c->cfg.token) {
-		ret = kube_token_file_init(&c->token_file, c->cfg.token_file);
+		ret = kube_token_file_init(&c->token_file, c->cfg.token_file,
+					   c->opts.token_recheck_ms);
 		if (ret)
 			goto fail_ua;
 		c->has_token_file = true;

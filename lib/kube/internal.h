@@ -42,8 +42,9 @@ int kube_read_file(const char *path, char **out, size_t *len);
 /* ------------------------------------------------------------------- token */
 
 /*
- * A bearer token file re-read when its inode, size, mtime or ctime change,
- * or when forced (after a 401). Thread-safe.
+ * A bearer token file re-read when its inode, size, mtime or ctime change
+ * (looked at with stat(2) at most every recheck_ms), or when forced (after a
+ * 401). Thread-safe.
  */
 struct kube_token_file {
 	pthread_mutex_t lock;
@@ -54,9 +55,11 @@ struct kube_token_file {
 	off_t size;
 	struct timespec mtime, ctime;
 	unsigned long reads; /* how many times the file was read */
+	long recheck_ms;
+	int64_t checked_ms; /* when stat(2) was last called */
 };
 
-int kube_token_file_init(struct kube_token_file *t, const char *path);
+int kube_token_file_init(struct kube_token_file *t, const char *path, long recheck_ms);
 void kube_token_file_release(struct kube_token_file *t);
 /* Copies the current token into a new string *out (caller frees, after
  * clearing it). Re-reads the file when it changed or when force. */

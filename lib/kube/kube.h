@@ -147,6 +147,8 @@ struct kube_client_opts {
 	long backoff_base_ms;	 /* first retry delay; default 200 */
 	long backoff_cap_ms;	 /* longest delay between retries; default 5000 */
 	long retry_after_max_ms; /* cap on a server's Retry-After; default 60000 */
+	long token_recheck_ms;	 /* stat a token file at most this often; 0: 1000,
+				    <0: before every request (a 401 always re-reads) */
 	const char *user_agent;	 /* default "storagebench/<version>" */
 };
 
@@ -243,6 +245,15 @@ int kube_list(struct kube_client *c, const struct kube_resource *r, const char *
  */
 int kube_create(struct kube_client *c, const struct kube_resource *r, const char *ns,
 		const json_t *obj, json_t **out, struct kube_error *err);
+
+/*
+ * POST obj (borrowed) to a subresource of the object name, e.g.
+ * serviceaccounts/<name>/token (a TokenRequest) or pods/<name>/eviction.
+ * Not retried on 5xx or transport errors (a POST may have had effects).
+ */
+int kube_create_subresource(struct kube_client *c, const struct kube_resource *r, const char *ns,
+			    const char *name, const char *subresource, const json_t *obj,
+			    json_t **out, struct kube_error *err);
 
 /*
  * PUT obj (borrowed) to its metadata.name. With metadata.resourceVersion set

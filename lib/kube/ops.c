@@ -159,8 +159,9 @@ static int dump(const json_t *obj, char **s, struct kube_error *err)
 	return *s ? 0 : kube_errorf(err, -ENOMEM, "cannot serialise the object");
 }
 
-int kube_create(struct kube_client *c, const struct kube_resource *r, const char *ns,
-		const json_t *obj, json_t **out, struct kube_error *err)
+static int do_create(struct kube_client *c, const struct kube_resource *r, const char *ns,
+		     const char *parent, const char *sub, const json_t *obj, json_t **out,
+		     struct kube_error *err)
 {
 	char *url = NULL, *body = NULL;
 	int ret;
@@ -171,10 +172,13 @@ int kube_create(struct kube_client *c, const struct kube_resource *r, const char
 	if (!json_is_object(obj))
 		return kube_errorf(err, -EINVAL, "create %s: the object is not a JSON object",
 				   r->resource);
+	if (sub && (!parent || !*parent))
+		return kube_errorf(err, -EINVAL, "create %s/%s: no name", r->resource, sub);
 	if (!ns || !*ns)
 		ns = obj_str(obj, "namespace");
-	const char *name = obj_str(obj, "name");
-	ret = url_for(c, r, kube_client_ns(c, ns), NULL, NULL, NULL, 0, &url, err);
+	/* A fixed name makes a repeat answer AlreadyExists (not for subresources). */
+	const char *name = sub ? NULL : obj_str(obj, "name");
+	ret = url_for(c, r, kube_client_ns(c, ns), parent, sub, NULL, 0, &url, err);
 	if (ret)
 		goto out;
 	if ((ret = dump(obj, &body, err)))
@@ -184,13 +188,27 @@ int kube_create(struct kube_client *c, const struct kube_resource *r, const char
 				   .content_type = "application/json",
 				   .body = body,
 				   .body_len = strlen(body),
-				   /* A fixed name makes a repeat answer AlreadyExists. */
 				   .idempotent = name && *name};
 	ret = kube_request_do(c, &req, out, err);
 out:
 	free(url);
 	free(body);
 	return ret;
+}
+
+int kube_create(struct kube_client *c, const struct kube_resource *r, const char *ns,
+		const json_t *obj, json_t **out, struct kube_error *err)
+{
+	return do_create(c, r, ns, NULL, NULL, obj, out, err);
+}
+
+int kube_create_subresource(struct kube_client *c, const struct kube_resource *r, const char *ns,
+			    const char *name, const char *subresource, const json_t *obj,
+			    json_t **out, struct kube_error *err)
+{
+	if (!subresource || !*subresource)
+		return kube_errorf(err, -EINVAL, "create %s: no subresource", r->resource);
+	return do_create(c, r, ns, name, subresource, obj, out, err);
 }
 
 static int do_update(struct kube_client *c, const struct kube_resource *r, const char *ns,

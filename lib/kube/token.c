@@ -9,9 +9,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-int kube_token_file_init(struct kube_token_file *t, const char *path)
+int kube_token_file_init(struct kube_token_file *t, const char *path, long recheck_ms)
 {
 	memset(t, 0, sizeof(*t));
+	t->recheck_ms = recheck_ms;
 	t->path = strdup(path);
 	if (!t->path)
 		return -ENOMEM;
@@ -77,15 +78,22 @@ int kube_token_file_get(struct kube_token_file *t, bool force, char **out)
 
 	*out = NULL;
 	pthread_mutex_lock(&t->lock);
-	if (stat(t->path, &st) != 0) {
-		ret = errno ? -errno : -EIO;
-		/* Keep using the last token while the file is being replaced. */
-		if (t->value)
-			ret = 0;
-	} else if (force || !t->value || !same_file(t, &st)) {
-		ret = reload(t, &st);
-		if (ret && t->value)
-			ret = 0;
+	int64_t now = kube_now_ms();
+	/* Looked at the file a moment ago: keep the token (a 401 forces). */
+	bool recent =
+		!force && t->value && t->recheck_ms > 0 && now - t->checked_ms < t->recheck_ms;
+	if (!recent) {
+		t->checked_ms = now;
+		if (stat(t->path, &st) != 0) {
+			ret = errno ? -errno : -EIO;
+			/* Keep using the last token while the file is being replaced. */
+			if (t->value)
+				ret = 0;
+		} else if (force || !t->value || !same_file(t, &st)) {
+			ret = reload(t, &st);
+			if (ret && t->value)
+				ret = 0;
+		}
 	}
 	if (!ret && t->value) {
 		*out = strdup(t->value);

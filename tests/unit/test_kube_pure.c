@@ -347,7 +347,7 @@ static int test_token_file_reread(void)
 	snprintf(path, sizeof(path), "%s/token", dir);
 	snprintf(tmp, sizeof(tmp), "%s/token.new", dir);
 	CHECK_INT(write_str(path, "first-token\n"), 0);
-	CHECK_INT(kube_token_file_init(&t, path), 0);
+	CHECK_INT(kube_token_file_init(&t, path, 0), 0);
 	CHECK_INT(kube_token_file_get(&t, false, &v), 0);
 	CHECK_STR(v, "first-token");
 	free(v);
@@ -371,9 +371,23 @@ static int test_token_file_reread(void)
 	CHECK_STR(v, "second-token");
 	free(v);
 	kube_token_file_release(&t);
+	/* With a recheck interval, a change is seen only after it or when forced. */
+	CHECK_INT(write_str(path, "third-token\n"), 0);
+	CHECK_INT(kube_token_file_init(&t, path, 60000), 0);
+	CHECK_INT(kube_token_file_get(&t, false, &v), 0);
+	free(v);
+	CHECK_INT(write_str(tmp, "fourth-token"), 0);
+	CHECK_INT(rename(tmp, path), 0);
+	CHECK_INT(kube_token_file_get(&t, false, &v), 0);
+	CHECK_STR(v, "third-token");
+	free(v);
+	CHECK_INT(kube_token_file_get(&t, true, &v), 0);
+	CHECK_STR(v, "fourth-token");
+	free(v);
+	kube_token_file_release(&t);
 	/* Empty file is an error, missing file too. */
 	CHECK_INT(write_str(path, " \n"), 0);
-	CHECK_INT(kube_token_file_init(&t, path), 0);
+	CHECK_INT(kube_token_file_init(&t, path, 0), 0);
 	CHECK_INT(kube_token_file_get(&t, false, &v), -ENODATA);
 	unlink(path);
 	CHECK_INT(kube_token_file_get(&t, false, &v), -ENOENT);
