@@ -166,6 +166,10 @@ $(tail -n 20 "$SB_STATE/logs/$c.log")"
 }
 
 sb_step "starting etcd, kube-apiserver and containerd"
+# The kubernetes Service gets ClusterIP 127.0.2.1, where the API server
+# listens, so in-cluster configuration works for hostNetwork pods. Its
+# Endpoints cannot be written (loopback addresses are invalid there), hence
+# --endpoint-reconciler-type=none: no Endpoints, and no error every 10 s.
 launch etcd etcd --name storagebench --data-dir "$SB_SHM/etcd" \
 	--listen-client-urls http://127.0.0.1:2379 --advertise-client-urls http://127.0.0.1:2379 \
 	--listen-peer-urls http://127.0.0.1:2380 --initial-advertise-peer-urls http://127.0.0.1:2380 \
@@ -174,7 +178,7 @@ launch etcd etcd --name storagebench --data-dir "$SB_SHM/etcd" \
 launch kube-apiserver "$SB_KBIN/kube-apiserver" \
 	--etcd-servers=http://127.0.0.1:2379 \
 	--bind-address="$SB_API_IP" --advertise-address="$SB_API_IP" --secure-port=443 --insecure-port=0 \
-	--service-cluster-ip-range=127.0.2.0/24 \
+	--service-cluster-ip-range=127.0.2.0/24 --endpoint-reconciler-type=none \
 	--tls-cert-file="$SB_PKI/apiserver.crt" --tls-private-key-file="$SB_PKI/apiserver.key" \
 	--client-ca-file="$SB_PKI/ca.crt" --token-auth-file="$SB_PKI/tokens.csv" \
 	--authorization-mode=Node,RBAC --enable-admission-plugins=NodeRestriction \

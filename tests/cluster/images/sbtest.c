@@ -6,7 +6,7 @@
  *   sbtest exit N            exit with status N
  *   sbtest echo WORD...      print the words
  *   sbtest cat FILE...       print files
- *   sbtest sleep SECONDS     sleep (fractions allowed)
+ *   sbtest sleep SECONDS     sleep (fractions allowed; SIGTERM ends it, status 143)
  *   sbtest id                print uid and gid
  *   sbtest stat PATH         print "block SIZE", "dir", "file SIZE", "char" or "other"
  *   sbtest write FILE TEXT   write TEXT to FILE, read it back, print it
@@ -19,6 +19,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <linux/fs.h>
 #include <linux/io_uring.h>
 #include <stdint.h>
@@ -161,6 +162,13 @@ static int cmd_iouring(void)
 	return 0;
 }
 
+/* As PID 1 of a container a signal without a handler is ignored: exit on
+ * SIGTERM like a real program, so pods stop without the grace period. */
+static void on_term(int sig)
+{
+	_exit(128 + sig);
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: sbtest exit N | echo WORD... | cat FILE... | sleep SECONDS | id |\n"
@@ -174,6 +182,8 @@ int main(int argc, char **argv)
 	int i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGTERM, on_term);
+	signal(SIGINT, on_term);
 	if (strcmp(cmd, "exit") == 0 && argc == 3)
 		return (int)strtol(argv[2], NULL, 10);
 	if (strcmp(cmd, "echo") == 0) {
