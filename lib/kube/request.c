@@ -131,6 +131,12 @@ static int perform(struct kube_client *c, const struct kube_request *req, const 
 	if (fresh) {
 		SETOPT(h, CURLOPT_FRESH_CONNECT, 1L);
 		SETOPT(h, CURLOPT_FORBID_REUSE, 1L);
+	} else if (!req->idempotent) {
+		/* libcurl silently sends a request again when a reused connection
+		 * closes before any answer (it cannot tell a stale keep-alive from
+		 * a server that acted on it). A request that must not be repeated
+		 * gets a connection of its own. */
+		SETOPT(h, CURLOPT_FRESH_CONNECT, 1L);
 	}
 
 	*cc = curl_easy_perform(h);
