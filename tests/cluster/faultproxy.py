@@ -93,6 +93,7 @@ class State:
         self.conns = set()
         self.refuse_until = 0.0
         self.refuse_event = threading.Event()
+        self.listener = None
 
     def add_rule(self, r):
         if not isinstance(r, dict):
@@ -163,7 +164,12 @@ class State:
             self.refuse_until = max(self.refuse_until, time.time() + duration_ms / 1000.0)
             conns = list(self.conns)
         log(f"refusing connections for {duration_ms} ms")
+        # the listening socket first: whoever sees its connection closed
+        # below and reconnects is refused, not reset
         self.refuse_event.set()
+        ls = self.listener
+        if ls is not None:
+            hard_close(ls)
         for c in conns:
             hard_close(c)
 
@@ -252,7 +258,7 @@ class Proxy:
         self.uctx = ssl.create_default_context(cafile=ca)
         self.uctx.set_alpn_protocols(["http/1.1"])
 
-    def listener(self):
+    def listen(self):
         s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         s.bind(self.addr)
@@ -266,7 +272,8 @@ class Proxy:
                 time.sleep(self.state.refuse_until - now)
                 continue
             self.state.refuse_event.clear()
-            ls = self.listener()
+            ls = self.listen()
+            self.state.listener = ls
             watcher = threading.Thread(target=self._close_on_refuse, args=(ls,), daemon=True)
             watcher.start()
             while True:
@@ -277,7 +284,9 @@ class Proxy:
                 if self.state.refuse_until > time.time():
                     hard_close(c)
                     break
+                c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
                 threading.Thread(target=self.handle, args=(c,), daemon=True).start()
+            self.state.listener = None
             hard_close(ls)
 
     def _close_on_refuse(self, ls):
