@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# Cluster suite: everything that needs the real test cluster (issue 3).
+#  1. scripts/get-kube.sh (builds Kubernetes once, ~6-15 min; cached after)
+#  2. tests/cluster/images.sh (pause, test and project images)
+#  3. cluster-up with every component's connect() traced (a running cluster
+#     is restarted, so that the trace covers a whole cycle)
+#  4. inside the network namespace: pytest over the directories below that
+#     exist and hold test_*.py, then every executable
+#     build/asan/tests/kube/test_* (C programs printing ok/FAIL/skip lines
+#     and a count line), with KUBECONFIG etc. from build/cluster/env
+#  5. cluster-down (always, by trap; SB_KEEP_CLUSTER=1 keeps it up), then
+#     the connect() trace of the whole cycle and "nothing left behind" are
+#     checked as two more cases
+# Ends with "N passed, N failed, N skipped". When the cluster cannot be
+# built here (not root, apt or the archive unreachable) every case is
+# reported skipped with the reason, never passed; a failure of the tooling
+# on a machine that can build is a failure.
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+root=$PWD
+
+# pytest directories run against the cluster (those that exist).
+PYTEST_DIRS=(tests/cluster tests/kube tests/controller tests/e2e tests/chart tests/plugin)
+# C test programs (built by the client team's make target).
+C_TESTS_GLOB="build/asan/tests/kube/test_*"
+C_TEST_TIMEOUT=${SB_C_TEST_TIMEOUT:-600}
+PYTEST_TIMEOUT=${SB_PYTEST_TIMEOUT:-1800}
+TRACE=$root/build/cluster/trace
+
+dirs=()
+for d in "${PYTEST_DIRS[@]}"; do
+	[ -d "$d" ] && [ -n "$(find "$d" -name 'test_*.py' -print -quit)" ] && dirs+=("$d")
+done
+ctests=()
+for t in $C_TESTS_GLOB; do
+	if [ ! -f "$t" ] || [ ! -x "$t" ]; then continue; fi
+	case "$t" in *.o | *.d | *.c) continue ;; esac
+	ctests+=("$t")
+done
+
+p=0 f=0 s=0
+# Number of cases that would run: for the skip line.
+planned() {
+	local n
+	n=$(/usr/bin/python3 -m pytest -c tests/pytest.ini --collect-only -q -p no:terminal "${dirs[@]}" 2>/dev/null |
+		grep -c '::' || true)
+	echo $((${n:-0} + ${#ctests[@]} + 2))
+}
+skip_all() {
+	echo "skip cluster: $1"
+	echo "0 passed, 0 failed, $(planned) skipped"
+	exit 0
+}
+fail_setup() {
+	echo "FAIL cluster/$1: $2"
+	echo "0 passed, 1 failed, $(($(planned) - 1)) skipped"
+	exit 1
+}
+
+[ "$(id -u)" -eq 0 ] || skip_all "needs root (network namespace, mounts, cgroups, loop devices)"
+[ -x /usr/bin/python3 ] || skip_all "no /usr/bin/python3"
+
+echo "--- building Kubernetes v1.20.2 (cached after the first time)"
+bash scripts/get-kube.sh
+rc=$?
+case $rc in
+0) ;;
+3) skip_all "cannot build Kubernetes here: a download from the Debian archive failed (see scripts/get-kube.sh output)" ;;
+*) fail_setup get-kube "scripts/get-kube.sh exited $rc" ;;
+esac
+/usr/bin/python3 -c 'import pytest' 2>/dev/null || skip_all "python3-pytest is not installed"
+
+echo "--- images"
+bash tests/cluster/images.sh all || fail_setup images "tests/cluster/images.sh failed"
+
+cleanup() {
+	if [ "${SB_KEEP_CLUSTER:-0}" = 1 ]; then
+		echo "--- SB_KEEP_CLUSTER=1: the cluster stays up (make cluster-down)"
+	else
+		bash tests/cluster/down.sh
+	fi
+}
+if [ -e /var/run/netns/storagebench ] || [ -d /var/lib/storagebench/cluster/run ]; then
+	echo "--- a cluster is running: restarting it with connect() tracing"
+	bash tests/cluster/down.sh
+fi
+rm -rf "$TRACE"
+echo "--- cluster-up (connect() traced into build/cluster/trace)"
+trap cleanup EXIT
+SB_TRACE_CONNECT=$TRACE SB_CLUSTER_VERBOSE=1 bash tests/cluster/up.sh || fail_setup up "cluster-up failed"
+
+# add_counts OUTPUT: add the output's last count line; 1 if there is none.
+add_counts() {
+	local line a b c
+	line=$(echo "$1" | grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' | tail -n 1)
+	[ -n "$line" ] || return 1
+	read -r a _ b _ c _ <<<"$(echo "$line" | tr -d ',')"
+	p=$((p + a)) f=$((f + b)) s=$((s + c))
+	LAST_FAILED=$b
+}
+
+if [ ${#dirs[@]} -gt 0 ]; then
+	echo "--- pytest ${dirs[*]} (inside the network namespace)"
+	out=$(SB_TRACE_CONNECT=$TRACE timeout "$PYTEST_TIMEOUT" tests/cluster/in-netns.sh \
+		/usr/bin/python3 -m pytest -c tests/pytest.ini "${dirs[@]}" 2>&1)
+	rc=$?
+	echo "$out" | grep -vE '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$'
+	if ! add_counts "$out"; then
+		echo "FAIL cluster/pytest: exited $rc without a count line"
+		f=$((f + 1))
+	elif [ $rc -ne 0 ] && [ "$LAST_FAILED" -eq 0 ]; then
+		echo "FAIL cluster/pytest: exited $rc"
+		f=$((f + 1))
+	fi
+fi
+
+for t in "${ctests[@]}"; do
+	echo "--- $t (inside the network namespace)"
+	out=$(ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
+		UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+		timeout "$C_TEST_TIMEOUT" tests/cluster/in-netns.sh "$t" 2>&1)
+	rc=$?
+	echo "$out" | grep -vE '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$'
+	if ! add_counts "$out"; then
+		echo "FAIL $(basename "$t"): exited $rc without a count line"
+		f=$((f + 1))
+	elif [ $rc -ne 0 ] && [ "$LAST_FAILED" -eq 0 ]; then
+		echo "FAIL $(basename "$t"): exited $rc"
+		f=$((f + 1))
+	fi
+done
+
+trap - EXIT
+if [ "${SB_KEEP_CLUSTER:-0}" = 1 ]; then
+	cleanup
+	echo "skip cluster/connect-trace: the cluster was kept up (SB_KEEP_CLUSTER=1)"
+	echo "skip cluster/down-leaves-nothing: the cluster was kept up"
+	s=$((s + 2))
+else
+	echo "--- cluster-down"
+	if bash tests/cluster/down.sh; then
+		left=$(pgrep -a 'kube-apiserver|kube-controller|kube-scheduler|kubelet|etcd|containerd' || true)
+		if [ -z "$left" ] && [ ! -e /var/run/netns/storagebench ] && ! grep -q /var/lib/storagebench /proc/mounts &&
+			! ls -d /sys/fs/cgroup/*/storagebench >/dev/null 2>&1; then
+			echo "ok cluster/down-leaves-nothing"
+			p=$((p + 1))
+		else
+			echo "FAIL cluster/down-leaves-nothing: $left"
+			f=$((f + 1))
+		fi
+	else
+		echo "FAIL cluster/down-leaves-nothing: cluster-down failed"
+		f=$((f + 1))
+	fi
+	echo "--- connect() of every component over the whole cycle"
+	if /usr/bin/python3 tests/cluster/conntrace.py "$TRACE"; then
+		echo "ok cluster/connect-trace"
+		p=$((p + 1))
+	else
+		echo "FAIL cluster/connect-trace"
+		f=$((f + 1))
+	fi
+fi
+echo "$p passed, $f failed, $s skipped"
+[ $f -eq 0 ]
