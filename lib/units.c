@@ -184,6 +184,53 @@ int sb_parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
+int sb_parse_quantity(const char *s, uint64_t *out)
+{
+	static const struct {
+		const char *sfx;
+		double mult;
+	} sfx[] = {
+		{"Ki", 1024.0},
+		{"Mi", 1048576.0},
+		{"Gi", 1073741824.0},
+		{"Ti", 1099511627776.0},
+		{"Pi", 1125899906842624.0},
+		{"Ei", 1152921504606846976.0},
+		{"k", 1e3},
+		{"M", 1e6},
+		{"G", 1e9},
+		{"T", 1e12},
+		{"P", 1e15},
+		{"E", 1e18},
+	};
+	const char *p;
+	double v;
+	int ret;
+
+	if (!s)
+		return -EINVAL;
+	ret = parse_number(s, &v, &p);
+	if (ret)
+		return ret;
+	double mult = 1.0;
+	if (*p) {
+		size_t i;
+		for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++)
+			if (!strcmp(p, sfx[i].sfx))
+				break;
+		if (i == sizeof(sfx) / sizeof(sfx[0]))
+			return -EINVAL;
+		mult = sfx[i].mult;
+	}
+	double r = v * mult;
+	if (r >= 18446744073709551616.0)
+		return -ERANGE;
+	if (r != floor(r))
+		return -EINVAL;
+	*out = (uint64_t)r;
+	return 0;
+}
+
 int sb_parse_bool(const char *s, bool *out)
 {
 	static const char *const yes[] = {"1", "true", "yes", "on"};

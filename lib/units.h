@@ -40,6 +40,13 @@ int sb_parse_duration_us(const char *s, uint64_t default_unit_us, uint64_t *out_
  */
 int sb_parse_u64(const char *s, uint64_t *out);
 
+/*
+ * Parses a Kubernetes storage quantity ("10Gi", "500M", "1.5Ti", "4096")
+ * into bytes: binary suffixes Ki..Ei, decimal k, M..E, no suffix = bytes.
+ * Returns 0, -EINVAL (not a quantity, or a fraction of a byte), -ERANGE.
+ */
+int sb_parse_quantity(const char *s, uint64_t *out);
+
 /* Parses fio booleans: 1/0, true/false, yes/no, on/off. 0 or -EINVAL. */
 int sb_parse_bool(const char *s, bool *out);
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "runner/cmdline.h"
 
+#include "runner/jobfile.h"
+#include "runner/profiles.h"
 #include "units.h"
 
 #include <errno.h>
@@ -181,4 +183,52 @@ void sb_cli_release(struct sb_cli *cli)
 	sb_joblist_release(&cli->jobs);
 	free(cli->jobfiles);
 	cli->jobfiles = NULL;
+}
+
+int sb_cli_jobs(const struct sb_cli *cli, struct sb_joblist *jobs, struct sb_diag *d)
+{
+	if (cli->profile) {
+		const struct sb_profile *p = sb_profile_find(cli->profile);
+		if (!p) {
+			snprintf(d->msg, sizeof(d->msg),
+				 "--profile: no profile '%s' (--profile=list shows them)",
+				 cli->profile);
+			return -EINVAL;
+		}
+		if (cli->njobfiles || cli->jobs.n) {
+			snprintf(d->msg, sizeof(d->msg),
+				 "--profile: cannot be combined with job files or --name jobs");
+			return -EINVAL;
+		}
+		int r = sb_profile_expand(p, &cli->global, jobs, d);
+		if (r)
+			return r;
+	} else {
+		for (size_t i = 0; i < cli->njobfiles; i++) {
+			int r = sb_jobfile_load(cli->jobfiles[i], &cli->global, jobs, d);
+			if (r)
+				return r == -ENOMEM ? r : -EINVAL;
+		}
+		for (size_t i = 0; i < cli->jobs.n; i++) {
+			struct sb_job j;
+			if (sb_job_copy(&j, &cli->jobs.jobs[i]) || sb_joblist_push(jobs, &j))
+				return -ENOMEM;
+		}
+	}
+	if (jobs->n == 0) {
+		snprintf(d->msg, sizeof(d->msg),
+			 "no jobs defined (give --name=..., a job file or --profile=...; --help "
+			 "for usage)");
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < jobs->n; i++) {
+		char err[512];
+		if (sb_job_opts_validate(&jobs->jobs[i].o, err, sizeof(err))) {
+			snprintf(d->msg, sizeof(d->msg), "%s: job '%s': %s", jobs->jobs[i].origin,
+				 jobs->jobs[i].o.name, err);
+			return -EINVAL;
+		}
+	}
+	sb_joblist_assign_groups(jobs);
+	return 0;
 }

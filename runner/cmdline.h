@@ -41,4 +41,11 @@ struct sb_cli {
 int sb_cli_parse(int argc, char **argv, struct sb_cli *cli, struct sb_diag *d);
 void sb_cli_release(struct sb_cli *cli);
 
+/*
+ * The job list the command line asks for: a profile, job files, or --name
+ * jobs; validated, with group ids assigned. Returns 0, or -EINVAL with the
+ * message in d->msg (a usage error), -ENOMEM.
+ */
+int sb_cli_jobs(const struct sb_cli *cli, struct sb_joblist *jobs, struct sb_diag *d);
+
 #endif

@@ -9,10 +9,10 @@
  */
 #include "log.h"
 #include "runner/cmdline.h"
-#include "runner/jobfile.h"
 #include "runner/local.h"
 #include "runner/out_json.h"
 #include "runner/out_text.h"
+#include "runner/pod.h"
 #include "runner/profiles.h"
 #include "runner/run.h"
 
@@ -27,6 +27,7 @@ static void usage(FILE *f)
 		"usage: storagebench-runner [options] [jobfile ...]\n"
 		"       storagebench-runner --name=NAME --rw=randread --bs=4k ... [--name=...]\n"
 		"       storagebench-runner --profile=NAME [--iterations=N] [job options]\n"
+		"       storagebench-runner pod [options]   (in a BenchmarkRun's runner pod)\n"
 		"\n"
 		"Job options are fio's (--cmdhelp lists them): options before the first --name\n"
 		"apply to every job; each --name starts a job. Jobs in a job file run at the same\n"
@@ -83,6 +84,8 @@ int main(int argc, char **argv)
 	struct sb_joblist jobs = SB_JOBLIST_INIT;
 	int status = 0;
 
+	if (argc > 1 && !strcmp(argv[1], "pod"))
+		return sb_pod_main(argc - 1, argv + 1);
 	if (sb_cli_parse(argc, argv, &cli, &diag)) {
 		fprintf(stderr, "storagebench-runner: %s\n",
 			diag.msg[0] ? diag.msg : "out of memory");
@@ -120,60 +123,13 @@ int main(int argc, char **argv)
 	}
 
 	/* the job list: a profile, job files, or --name jobs */
-	if (cli.profile) {
-		const struct sb_profile *p = sb_profile_find(cli.profile);
-		if (!p) {
-			fprintf(stderr,
-				"storagebench-runner: --profile: no profile '%s' (--profile=list "
-				"shows them)\n",
-				cli.profile);
-			status = 2;
-			goto out;
-		}
-		if (cli.njobfiles || cli.jobs.n) {
-			fprintf(stderr, "storagebench-runner: --profile: cannot be combined with "
-					"job files or --name jobs\n");
-			status = 2;
-			goto out;
-		}
-		if (sb_profile_expand(p, &cli.global, &jobs, &diag)) {
-			fprintf(stderr, "storagebench-runner: %s\n", diag.msg);
-			status = 2;
-			goto out;
-		}
-	} else {
-		for (size_t i = 0; i < cli.njobfiles; i++) {
-			if (sb_jobfile_load(cli.jobfiles[i], &cli.global, &jobs, &diag)) {
-				fprintf(stderr, "storagebench-runner: %s\n", diag.msg);
-				status = 2;
-				goto out;
-			}
-		}
-		for (size_t i = 0; i < cli.jobs.n; i++) {
-			struct sb_job j;
-			if (sb_job_copy(&j, &cli.jobs.jobs[i]) || sb_joblist_push(&jobs, &j)) {
-				fprintf(stderr, "storagebench-runner: out of memory\n");
-				status = 1;
-				goto out;
-			}
-		}
-	}
-	if (jobs.n == 0) {
-		fprintf(stderr, "storagebench-runner: no jobs defined (give --name=..., a job file "
-				"or --profile=...; --help for usage)\n");
-		status = 2;
+	int jr = sb_cli_jobs(&cli, &jobs, &diag);
+	if (jr) {
+		fprintf(stderr, "storagebench-runner: %s\n",
+			jr == -ENOMEM ? "out of memory" : diag.msg);
+		status = jr == -ENOMEM ? 1 : 2;
 		goto out;
 	}
-	for (size_t i = 0; i < jobs.n; i++) {
-		char err[512];
-		if (sb_job_opts_validate(&jobs.jobs[i].o, err, sizeof(err))) {
-			fprintf(stderr, "storagebench-runner: %s: job '%s': %s\n",
-				jobs.jobs[i].origin, jobs.jobs[i].o.name, err);
-			status = 2;
-			goto out;
-		}
-	}
-	sb_joblist_assign_groups(&jobs);
 	if (cli.parse_only) {
 		fprintf(stderr, "storagebench-runner: %zu job(s) parsed, every option understood\n",
 			jobs.n);

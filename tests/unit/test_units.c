@@ -115,9 +115,27 @@ static int test_formatting(void)
 	return T_PASS;
 }
 
+static int test_quantities(void)
+{
+	uint64_t v;
+	CHECK_INT(sb_parse_quantity("10Gi", &v), 0);
+	CHECK_INT(v, 10737418240ull);
+	CHECK_INT(sb_parse_quantity("500M", &v), 0);
+	CHECK_INT(v, 500000000ull);
+	CHECK_INT(sb_parse_quantity("1.5Ki", &v), 0);
+	CHECK_INT(v, 1536);
+	CHECK_INT(sb_parse_quantity("4096", &v), 0);
+	CHECK_INT(v, 4096);
+	CHECK_INT(sb_parse_quantity("1.5", &v), -EINVAL);
+	CHECK_INT(sb_parse_quantity("10GB", &v), -EINVAL);
+	CHECK_INT(sb_parse_quantity("10gi", &v), -EINVAL);
+	CHECK_INT(sb_parse_quantity("", &v), -EINVAL);
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
-	{"units/sizes", test_sizes},	       {"units/bad-sizes-and-percent", test_bad_sizes},
-	{"units/durations", test_durations},   {"units/counts-and-bools", test_counts_and_bools},
-	{"units/formatting", test_formatting},
+	{"units/kubernetes-quantities", test_quantities},  {"units/sizes", test_sizes},
+	{"units/bad-sizes-and-percent", test_bad_sizes},   {"units/durations", test_durations},
+	{"units/counts-and-bools", test_counts_and_bools}, {"units/formatting", test_formatting},
 };
 TEST_MAIN(cases)

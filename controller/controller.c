@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: MIT */
+#include "controller/controller.h"
+
+#include "labels.h"
+#include "log.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* A run changed: queue it. */
+static void on_run(enum kube_informer_event ev, const json_t *obj, const json_t *old, void *arg)
+{
+	struct br_controller *c = arg;
+	const json_t *md = json_object_get(obj, "metadata");
+	const char *ns = json_string_value(json_object_get(md, "namespace"));
+	const char *name = json_string_value(json_object_get(md, "name"));
+	char key[600];
+	(void)ev;
+	(void)old;
+	if (!ns || !name)
+		return;
+	snprintf(key, sizeof(key), "%s/%s", ns, name);
+	if (br_queue_add(c->queue, key))
+		sb_error("Could not queue a run", "key=%s", key);
+}
+
+/* An object the controller owns changed: queue its BenchmarkRun. */
+static void on_owned(enum kube_informer_event ev, const json_t *obj, const json_t *old, void *arg)
+{
+	struct br_controller *c = arg;
+	const json_t *md = json_object_get(obj, "metadata");
+	const char *ns = json_string_value(json_object_get(md, "namespace"));
+	size_t i;
+	const json_t *r;
+	(void)ev;
+	(void)old;
+	json_array_foreach(json_object_get(md, "ownerReferences"), i, r)
+	{
+		const char *kind = json_string_value(json_object_get(r, "kind"));
+		const char *api = json_string_value(json_object_get(r, "apiVersion"));
+		const char *name = json_string_value(json_object_get(r, "name"));
+		if (!ns || !kind || !api || !name || strcmp(kind, SB_KIND) ||
+		    strcmp(api, SB_API_VERSION))
+			continue;
+		char key[600];
+		snprintf(key, sizeof(key), "%s/%s", ns, name);
+		if (br_queue_add(c->queue, key))
+			sb_error("Could not queue a run", "key=%s", key);
+	}
+}
+
+/* A storage class appeared or went: every run may care. */
+static void on_sc(enum kube_informer_event ev, const json_t *obj, const json_t *old, void *arg)
+{
+	struct br_controller *c = arg;
+	(void)ev;
+	(void)obj;
+	(void)old;
+	for (size_t w = 0; w < c->nwatches; w++) {
+		json_t *runs = kube_informer_list(c->watches[w].runs);
+		size_t i;
+		json_t *r;
+		json_array_foreach(runs, i, r)
+		{
+			on_run(KUBE_INFORMER_UPDATE, r, NULL, c);
+		}
+		json_decref(runs);
+	}
+}
+
+static struct kube_informer *informer(struct br_controller *c, const struct kube_resource *res,
+				      const char *ns, const char *selector, kube_informer_cb cb,
+				      struct kube_error *err)
+{
+	struct kube_informer_opts o;
+	memset(&o, 0, sizeof(o));
+	o.resource = res;
+	o.ns = ns;
+	o.label_selector = selector;
+	o.cb = cb;
+	o.arg = c;
+	return kube_informer_new(c->kc, &o, err);
+}
+
+int br_controller_init(struct br_controller *c, struct kube_client *kc,
+		       const struct br_controller_opts *opts, struct br_metrics *m,
+		       struct kube_error *err)
+{
+	c->kc = kc;
+	c->opts = *opts;
+	c->metrics = m;
+	if (!c->opts.max_attempts)
+		c->opts.max_attempts = 3;
+	if (!c->opts.workers)
+		c->opts.workers = 2;
+	if (c->opts.workers > 16)
+		c->opts.workers = 16;
+	pthread_mutex_init(&c->mu, NULL);
+	c->queue = br_queue_new();
+	if (!c->queue)
+		return -ENOMEM;
+	size_t n = opts->nnamespaces ? opts->nnamespaces : 1;
+	for (size_t i = 0; i < n; i++) {
+		struct br_watch *w = &c->watches[c->nwatches++];
+		w->ns = opts->nnamespaces ? opts->namespaces[i] : NULL;
+		w->runs = informer(c, &br_res_benchmarkruns, w->ns, NULL, on_run, err);
+		w->pvcs = informer(c, &kube_res_pvcs, w->ns, SB_SELECTOR_MANAGED, on_owned, err);
+		w->pods = informer(c, &kube_res_pods, w->ns, SB_SELECTOR_MANAGED, on_owned, err);
+		w->cms = informer(c, &kube_res_configmaps, w->ns, SB_SELECTOR_MANAGED, on_owned,
+				  err);
+		if (!w->runs || !w->pvcs || !w->pods || !w->cms)
+			return -ENOMEM;
+	}
+	c->scs = informer(c, &kube_res_storageclasses, NULL, NULL, on_sc, err);
+	return c->scs ? 0 : -ENOMEM;
+}
+
+int br_controller_start_informers(struct br_controller *c, long timeout_ms)
+{
+	struct kube_informer *all[4 * BR_MAX_NAMESPACES + 1];
+	size_t n = 0;
+	for (size_t i = 0; i < c->nwatches; i++) {
+		all[n++] = c->watches[i].runs;
+		all[n++] = c->watches[i].pvcs;
+		all[n++] = c->watches[i].pods;
+		all[n++] = c->watches[i].cms;
+	}
+	all[n++] = c->scs;
+	for (size_t i = 0; i < n; i++) {
+		int r = kube_informer_start(all[i]);
+		if (r && r != -EALREADY)
+			return r;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int r = kube_informer_wait_synced(all[i], timeout_ms);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+bool br_controller_ready(struct br_controller *c)
+{
+	for (size_t i = 0; i < c->nwatches; i++) {
+		struct br_watch *w = &c->watches[i];
+		if (!kube_informer_has_synced(w->runs) || !kube_informer_has_synced(w->pvcs) ||
+		    !kube_informer_has_synced(w->pods) || !kube_informer_has_synced(w->cms))
+			return false;
+	}
+	return c->scs && kube_informer_has_synced(c->scs);
+}
+
+/* Per-key failures, for exponential backoff (ms to a minute). */
+struct backoff {
+	char key[600];
+	unsigned failures;
+};
+
+static void *worker(void *arg)
+{
+	struct br_controller *c = arg;
+	struct backoff bo[64];
+	size_t nbo = 0;
+	char key[600];
+
+	while (br_queue_get(c->queue, key, sizeof(key)) == 0) {
+		char ns[300], name[300];
+		const char *slash = strchr(key, '/');
+		if (!slash) {
+			br_queue_done(c->queue, key);
+			continue;
+		}
+		snprintf(ns, sizeof(ns), "%.*s", (int)(slash - key), key);
+		snprintf(name, sizeof(name), "%s", slash + 1);
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		long requeue = 0;
+		int r = br_reconcile(c, ns, name, &requeue);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		double secs =
+			(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+		struct backoff *b = NULL;
+		for (size_t i = 0; i < nbo; i++)
+			if (!strcmp(bo[i].key, key))
+				b = &bo[i];
+		if (r) {
+			if (!b && nbo < 64) {
+				b = &bo[nbo++];
+				snprintf(b->key, sizeof(b->key), "%s", key);
+				b->failures = 0;
+			}
+			unsigned f = b ? ++b->failures : 1;
+			long delay = 250L << (f < 8 ? f : 8);
+			if (delay > 60000)
+				delay = 60000;
+			sb_warn("Reconcile failed, retrying", "run=%s error=\"%s\" retry_ms=%ld",
+				key, strerror(-r), delay);
+			br_metrics_reconcile(c->metrics, secs, "error");
+			br_queue_done(c->queue, key);
+			if (br_queue_add_after(c->queue, key, delay))
+				sb_error("Could not queue a run", "key=%s", key);
+			continue;
+		}
+		if (b)
+			*b = bo[--nbo];
+		br_metrics_reconcile(c->metrics, secs, requeue ? "requeue" : "ok");
+		br_queue_done(c->queue, key);
+		if (requeue && br_queue_add_after(c->queue, key, requeue))
+			sb_error("Could not queue a run", "key=%s", key);
+	}
+	return NULL;
+}
+
+int br_controller_start_workers(struct br_controller *c)
+{
+	if (c->running)
+		return -EALREADY;
+	for (unsigned i = 0; i < c->opts.workers; i++) {
+		if (pthread_create(&c->workers[i], NULL, worker, c) != 0) {
+			br_queue_shutdown(c->queue);
+			for (unsigned k = 0; k < i; k++)
+				pthread_join(c->workers[k], NULL);
+			return -EAGAIN;
+		}
+		c->nworkers++;
+	}
+	c->running = true;
+	/* queue every known run: a new leader picks up where the old one left */
+	on_sc(KUBE_INFORMER_UPDATE, NULL, NULL, c);
+	return 0;
+}
+
+void br_controller_stop(struct br_controller *c)
+{
+	if (c->queue)
+		br_queue_shutdown(c->queue);
+	for (unsigned i = 0; i < c->nworkers; i++)
+		pthread_join(c->workers[i], NULL);
+	c->nworkers = 0;
+	c->running = false;
+	for (size_t i = 0; i < c->nwatches; i++) {
+		kube_informer_stop(c->watches[i].runs);
+		kube_informer_stop(c->watches[i].pvcs);
+		kube_informer_stop(c->watches[i].pods);
+		kube_informer_stop(c->watches[i].cms);
+	}
+	if (c->scs)
+		kube_informer_stop(c->scs);
+}
+
+void br_controller_release(struct br_controller *c)
+{
+	br_controller_stop(c);
+	for (size_t i = 0; i < c->nwatches; i++) {
+		kube_informer_free(c->watches[i].runs);
+		kube_informer_free(c->watches[i].pvcs);
+		kube_informer_free(c->watches[i].pods);
+		kube_informer_free(c->watches[i].cms);
+	}
+	kube_informer_free(c->scs);
+	br_queue_free(c->queue);
+	pthread_mutex_destroy(&c->mu);
+	memset(c, 0, sizeof(*c));
+}
+
+size_t br_controller_phase_counts(struct br_controller *c, struct br_phase_count *out, size_t max)
+{
+	static const char *const phases[] = {"Pending", "Running", "Succeeded", "Failed"};
+	size_t n = max < 4 ? max : 4;
+	for (size_t i = 0; i < n; i++) {
+		out[i].phase = phases[i];
+		out[i].n = 0;
+	}
+	for (size_t w = 0; w < c->nwatches; w++) {
+		json_t *runs = kube_informer_list(c->watches[w].runs);
+		size_t i;
+		json_t *r;
+		json_array_foreach(runs, i, r)
+		{
+			const char *p = json_string_value(
+				json_object_get(json_object_get(r, "status"), "phase"));
+			if (!p)
+				p = "Pending";
+			for (size_t k = 0; k < n; k++)
+				if (!strcmp(p, out[k].phase))
+					out[k].n++;
+		}
+		json_decref(runs);
+	}
+	return n;
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The controller: informers on BenchmarkRuns and on the objects it owns
+ * (PVCs, runner pods, ConfigMaps) and on StorageClasses, a work queue of
+ * runs, and the reconcile that observes one run, plans (plan.c) and
+ * applies the plan. It watches, never polls: informer events queue the
+ * run; deadlines (timeouts) queue it again at the right time.
+ */
+#ifndef SB_CONTROLLER_CONTROLLER_H
+#define SB_CONTROLLER_CONTROLLER_H
+
+#include "controller/metrics.h"
+#include "controller/queue.h"
+#include "kube/kube.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#define BR_MAX_NAMESPACES 16
+
+struct br_controller_opts {
+	const char *namespaces[BR_MAX_NAMESPACES]; /* watched; none: all namespaces */
+	size_t nnamespaces;
+	const char *runner_image; /* default runner image */
+	unsigned max_attempts;	  /* runner pods per class; default 3 */
+	unsigned workers;	  /* reconcile threads; default 2 */
+};
+
+/* One watched namespace (or all) and its informers. */
+struct br_watch {
+	const char *ns; /* NULL: all */
+	struct kube_informer *runs, *pvcs, *pods, *cms;
+};
+
+struct br_controller {
+	struct kube_client *kc; /* borrowed */
+	struct br_controller_opts opts;
+	struct br_watch watches[BR_MAX_NAMESPACES];
+	size_t nwatches;
+	struct kube_informer *scs; /* storage classes (cluster-scoped) */
+	struct br_queue *queue;
+	struct br_metrics *metrics; /* borrowed */
+	pthread_t workers[16];
+	unsigned nworkers;
+	bool running;
+	unsigned event_seq;
+	pthread_mutex_t mu;
+};
+
+/*
+ * Creates the informers (not started). Returns 0 or -errno with err filled.
+ * c must be zeroed before the call; release with br_controller_release.
+ */
+int br_controller_init(struct br_controller *c, struct kube_client *kc,
+		       const struct br_controller_opts *opts, struct br_metrics *m,
+		       struct kube_error *err);
+
+/* Starts the informers and waits up to timeout_ms for their first lists. */
+int br_controller_start_informers(struct br_controller *c, long timeout_ms);
+
+/* True when every informer has synced. */
+bool br_controller_ready(struct br_controller *c);
+
+/* Starts the reconcile workers (when leading). Queues every known run. */
+int br_controller_start_workers(struct br_controller *c);
+
+/* Stops workers and informers. */
+void br_controller_stop(struct br_controller *c);
+void br_controller_release(struct br_controller *c);
+
+/* Reconciles one run now (for tests and the workers). */
+int br_reconcile(struct br_controller *c, const char *ns, const char *name, long *requeue_ms);
+
+/* Counts cached runs by status.phase, for metrics. */
+size_t br_controller_phase_counts(struct br_controller *c, struct br_phase_count *out, size_t max);
+
+/* The BenchmarkRun resource. */
+extern const struct kube_resource br_res_benchmarkruns;
+extern const struct kube_resource br_res_events;
+
+#endif

@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * storagebench-controller: the BenchmarkRun operator.
+ *
+ * Watches BenchmarkRuns (all namespaces, or those given with --namespace),
+ * reconciles them (see reconcile.c), serves /healthz, /readyz and /metrics,
+ * and with --leader-elect acts only while it holds the Lease, so two
+ * replicas never act at once. Stops on SIGTERM or SIGINT, releasing the
+ * Lease so another replica takes over at once.
+ */
+#include "controller/controller.h"
+#include "controller/httpd.h"
+#include "controller/metrics.h"
+#include "kube/kube.h"
+#include "log.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct args {
+	const char *kubeconfig;
+	const char *runner_image;
+	bool leader_elect;
+	const char *lease_ns;
+	const char *lease_name;
+	const char *identity;
+	const char *metrics_addr;
+	unsigned max_attempts;
+	unsigned workers;
+	struct br_controller_opts copts;
+	char nsbuf[1024];
+};
+
+static atomic_int lost_leadership;
+static pthread_t main_thread;
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: storagebench-controller [options]\n"
+		   "  --kubeconfig=PATH              kubeconfig (default: $KUBECONFIG, in-cluster, "
+		   "~/.kube/config)\n"
+		   "  --namespace=NS[,NS...]         watch only these namespaces (default: all)\n"
+		   "  --runner-image=IMAGE           default runner image (default: $SB_IMAGE)\n"
+		   "  --leader-elect                 act only while holding the Lease\n"
+		   "  --leader-election-namespace=NS Lease namespace (default: $POD_NAMESPACE or "
+		   "the context's)\n"
+		   "  --leader-election-id=NAME      Lease name (default storagebench-controller)\n"
+		   "  --identity=ID                  this replica in the Lease (default: $POD_NAME "
+		   "or host-pid)\n"
+		   "  --metrics-bind-address=ADDR    /healthz /readyz /metrics on ADDR (default "
+		   ":8080, 0 off)\n"
+		   "  --max-runner-attempts=N        runner pods per class before it fails "
+		   "(default 3)\n"
+		   "  --workers=N                    reconcile threads (default 2)\n"
+		   "  --log-level=debug|info|warn|error   --log-format=text|json\n"
+		   "  --version, --help\n");
+}
+
+static int parse_args(int argc, char **argv, struct args *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->metrics_addr = ":8080";
+	a->lease_name = "storagebench-controller";
+	a->runner_image = getenv("SB_IMAGE");
+	a->lease_ns = getenv("POD_NAMESPACE");
+	a->identity = getenv("POD_NAME");
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		const char *eq = strchr(arg, '=');
+		const char *v = eq ? eq + 1 : NULL;
+		size_t kl = eq ? (size_t)(eq - arg) : strlen(arg);
+#define IS(name) (kl == strlen(name) && !strncmp(arg, name, kl))
+		if (IS("--help") || IS("-h")) {
+			usage(stdout);
+			exit(0);
+		} else if (IS("--version")) {
+			printf("storagebench-controller %s\n", SB_VERSION);
+			exit(0);
+		} else if (IS("--kubeconfig") && v) {
+			a->kubeconfig = v;
+		} else if (IS("--namespace") && v) {
+			snprintf(a->nsbuf, sizeof(a->nsbuf), "%s", v);
+			char *save = NULL;
+			for (char *t = strtok_r(a->nsbuf, ",", &save); t;
+			     t = strtok_r(NULL, ",", &save)) {
+				if (a->copts.nnamespaces == BR_MAX_NAMESPACES) {
+					fprintf(stderr, "--namespace: at most %d namespaces\n",
+						BR_MAX_NAMESPACES);
+					return -EINVAL;
+				}
+				a->copts.namespaces[a->copts.nnamespaces++] = t;
+			}
+		} else if (IS("--runner-image") && v) {
+			a->runner_image = v;
+		} else if (IS("--leader-elect")) {
+			a->leader_elect = !v || !strcmp(v, "true") || !strcmp(v, "1");
+		} else if (IS("--leader-election-namespace") && v) {
+			a->lease_ns = v;
+		} else if (IS("--leader-election-id") && v) {
+			a->lease_name = v;
+		} else if (IS("--identity") && v) {
+			a->identity = v;
+		} else if (IS("--metrics-bind-address") && v) {
+			a->metrics_addr = v;
+		} else if ((IS("--max-runner-attempts") || IS("--workers")) && v) {
+			char *end;
+			unsigned long n = strtoul(v, &end, 10);
+			if (*end || n < 1 || n > 16) {
+				fprintf(stderr,
+					"storagebench-controller: %.*s: '%s' is not 1..16\n",
+					(int)kl, arg, v);
+				return -EINVAL;
+			}
+			if (IS("--workers"))
+				a->workers = (unsigned)n;
+			else
+				a->max_attempts = (unsigned)n;
+		} else if (IS("--log-level") && v) {
+			enum sb_log_level l;
+			if (sb_log_parse_level(v, &l)) {
+				fprintf(stderr,
+					"storagebench-controller: --log-level: '%s' unknown\n", v);
+				return -EINVAL;
+			}
+			sb_log_set_level(l);
+		} else if (IS("--log-format") && v) {
+			if (strcmp(v, "text") && strcmp(v, "json")) {
+				fprintf(stderr,
+					"storagebench-controller: --log-format: '%s' is not text "
+					"or json\n",
+					v);
+				return -EINVAL;
+			}
+			sb_log_set_json(!strcmp(v, "json"));
+		} else {
+			fprintf(stderr, "storagebench-controller: unknown option '%s'\n", arg);
+			return -EINVAL;
+		}
+#undef IS
+	}
+	a->copts.runner_image = a->runner_image;
+	a->copts.max_attempts = a->max_attempts;
+	a->copts.workers = a->workers;
+	return 0;
+}
+
+static void on_started(void *arg)
+{
+	struct br_controller *c = arg;
+	sb_info("Started leading", NULL);
+	br_metrics_leader(c->metrics, true);
+	if (br_controller_start_workers(c))
+		sb_error("Could not start the workers", NULL);
+}
+
+static void on_stopped(void *arg)
+{
+	struct br_controller *c = arg;
+	br_metrics_leader(c->metrics, false);
+	/* as controller-runtime: a replica that lost the lease stops at once */
+	atomic_store(&lost_leadership, 1);
+	pthread_kill(main_thread, SIGTERM);
+}
+
+static void on_new_leader(const char *id, void *arg)
+{
+	(void)arg;
+	sb_info("Observed a new leader", "identity=%s", id ? id : "");
+}
+
+int main(int argc, char **argv)
+{
+	struct args a;
+	struct kube_config cfg = KUBE_CONFIG_INIT;
+	struct kube_error err = KUBE_ERROR_INIT;
+	struct kube_client *kc = NULL;
+	struct br_controller c;
+	struct br_metrics *m = NULL;
+	struct br_httpd *h = NULL;
+	struct kube_leader *leader = NULL;
+	char eb[1024], idbuf[300];
+	sigset_t sigs;
+	int status = 0, sig = 0;
+
+	memset(&c, 0, sizeof(c));
+	main_thread = pthread_self();
+	if (parse_args(argc, argv, &a))
+		return 2;
+	/* every thread inherits the blocked signals; main waits for them */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (kube_config_load(&cfg, a.kubeconfig, NULL, &err)) {
+		fprintf(stderr, "storagebench-controller: %s\n",
+			kube_error_str(&err, eb, sizeof(eb)));
+		return 2;
+	}
+	kc = kube_client_new(&cfg, NULL, &err);
+	if (!kc) {
+		fprintf(stderr, "storagebench-controller: %s\n",
+			kube_error_str(&err, eb, sizeof(eb)));
+		status = 1;
+		goto out;
+	}
+	if (!a.runner_image)
+		sb_warn("No default runner image (--runner-image or SB_IMAGE): runs must set "
+			"spec.runner.image",
+			NULL);
+	m = br_metrics_new();
+	if (!m || br_controller_init(&c, kc, &a.copts, m, &err)) {
+		fprintf(stderr, "storagebench-controller: %s\n",
+			kube_error_str(&err, eb, sizeof(eb)));
+		status = 1;
+		goto out;
+	}
+	if (strcmp(a.metrics_addr, "0")) {
+		char herr[256];
+		h = br_httpd_start(a.metrics_addr, &c, m, herr, sizeof(herr));
+		if (!h) {
+			fprintf(stderr, "storagebench-controller: --metrics-bind-address: %s\n",
+				herr);
+			status = 2;
+			goto out;
+		}
+	}
+	sb_info("Started controller", "version=%s namespaces=%zu leader_elect=%d runner_image=%s",
+		SB_VERSION, a.copts.nnamespaces, a.leader_elect,
+		a.runner_image ? a.runner_image : "");
+	int r = br_controller_start_informers(&c, 120000);
+	if (r) {
+		sb_error("Informers did not sync", "error=\"%s\"", strerror(-r));
+		status = 1;
+		goto out;
+	}
+	sb_info("Synced caches", NULL);
+
+	if (a.leader_elect) {
+		struct kube_leader_opts lo;
+		memset(&lo, 0, sizeof(lo));
+		if (!a.identity) {
+			char host[256] = "controller";
+			if (gethostname(host, sizeof(host)) != 0)
+				snprintf(host, sizeof(host), "controller");
+			snprintf(idbuf, sizeof(idbuf), "%s-%d", host, (int)getpid());
+			a.identity = idbuf;
+		}
+		lo.ns = a.lease_ns;
+		lo.name = a.lease_name;
+		lo.identity = a.identity;
+		lo.on_started_leading = on_started;
+		lo.on_stopped_leading = on_stopped;
+		lo.on_new_leader = on_new_leader;
+		lo.arg = &c;
+		leader = kube_leader_new(kc, &lo, &err);
+		if (!leader || kube_leader_start(leader)) {
+			fprintf(stderr, "storagebench-controller: leader election: %s\n",
+				kube_error_str(&err, eb, sizeof(eb)));
+			status = 1;
+			goto out;
+		}
+	} else {
+		br_metrics_leader(m, true);
+		if (br_controller_start_workers(&c)) {
+			status = 1;
+			goto out;
+		}
+	}
+	while (sigwait(&sigs, &sig) != 0)
+		;
+	if (atomic_load(&lost_leadership)) {
+		sb_error("Lost leadership; exiting so another replica takes over", NULL);
+		status = 1;
+	} else {
+		sb_info("Stopping", "signal=%d", sig);
+	}
+out:
+	if (leader) {
+		kube_leader_stop(leader);
+		kube_leader_free(leader);
+	}
+	br_controller_release(&c);
+	br_httpd_stop(h);
+	br_metrics_free(m);
+	kube_client_free(kc);
+	kube_config_release(&cfg);
+	return status;
+}

@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: MIT */
+#include "controller/manifests.h"
+
+#include "labels.h"
+#include "names.h"
+#include "report.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+char *br_time_str(time_t t, char *buf, size_t len)
+{
+	struct tm tm;
+	if (!gmtime_r(&t, &tm))
+		memset(&tm, 0, sizeof(tm));
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return buf;
+}
+
+time_t br_time_parse(const char *s)
+{
+	struct tm tm;
+	if (!s)
+		return 0;
+	memset(&tm, 0, sizeof(tm));
+	const char *end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (!end)
+		return 0;
+	return timegm(&tm);
+}
+
+/* metadata with the run's labels, annotations and ownerReference. */
+static json_t *metadata(const struct br_ref *run, const char *name, const char *component,
+			const char *cls)
+{
+	char run_label[64], cls_label[64];
+	if (sb_name_label(run_label, sizeof(run_label), run->name))
+		return NULL;
+	json_t *m = json_pack("{s:s,s:s,s:{s:s,s:s,s:s,s:s},s:{s:s},s:[{s:s,s:s,s:s,s:s,s:b,s:b}]}",
+			      "name", name, "namespace", run->ns, "labels", SB_LABEL_NAME,
+			      "storagebench", SB_LABEL_COMPONENT, component, SB_LABEL_MANAGED_BY,
+			      SB_MANAGER, SB_LABEL_RUN, run_label, "annotations", SB_ANNOT_RUN,
+			      run->name, "ownerReferences", "apiVersion", SB_API_VERSION, "kind",
+			      SB_KIND, "name", run->name, "uid", run->uid, "controller", 1,
+			      "blockOwnerDeletion", 1);
+	if (m && cls) {
+		if (sb_name_label(cls_label, sizeof(cls_label), cls) ||
+		    json_object_set_new(json_object_get(m, "labels"), SB_LABEL_CLASS,
+					json_string(cls_label)) ||
+		    json_object_set_new(json_object_get(m, "annotations"), SB_ANNOT_CLASS,
+					json_string(cls))) {
+			json_decref(m);
+			return NULL;
+		}
+	}
+	return m;
+}
+
+json_t *br_pvc_manifest(const struct br_ref *run, const struct br_spec *s, const char *cls)
+{
+	char name[64];
+	if (sb_name_pvc(name, sizeof(name), run->name, cls))
+		return NULL;
+	json_t *md = metadata(run, name, "volume", cls);
+	if (!md)
+		return NULL;
+	return json_pack("{s:s,s:s,s:o,s:{s:[s],s:s,s:s,s:{s:{s:s}}}}", "apiVersion", "v1", "kind",
+			 "PersistentVolumeClaim", "metadata", md, "spec", "accessModes",
+			 s->access_mode, "storageClassName", cls, "volumeMode",
+			 s->block ? "Block" : "Filesystem", "resources", "requests", "storage",
+			 s->volume_size);
+}
+
+static bool set(json_t *o, const char *key, json_t *v)
+{
+	return v && json_object_set_new(o, key, v) == 0;
+}
+
+json_t *br_pod_manifest(const struct br_ref *run, const struct br_spec *s, const char *cls,
+			unsigned attempt, unsigned iterations)
+{
+	char name[64], pvc[64], spec_cm[64], buf[32];
+	if (sb_name_pod(name, sizeof(name), run->name, cls, attempt) ||
+	    sb_name_pvc(pvc, sizeof(pvc), run->name, cls) ||
+	    sb_name_spec(spec_cm, sizeof(spec_cm), run->name))
+		return NULL;
+	json_t *md = metadata(run, name, "runner", cls);
+	json_t *pod = NULL, *ctr = NULL, *env = NULL, *vols = NULL, *mounts = NULL, *args = NULL;
+	bool ok = md != NULL;
+
+	snprintf(buf, sizeof(buf), "%u", attempt);
+	ok = ok && set(json_object_get(md, "labels"), SB_LABEL_ATTEMPT, json_string(buf));
+	args = ok ? br_spec_runner_args(s, BR_SPEC_DIR "/" BR_JOBFILE_KEY, BR_DATA_DIR, BR_DEVICE)
+		  : NULL;
+	char iters[16], att[16];
+	snprintf(iters, sizeof(iters), "%u", iterations);
+	snprintf(att, sizeof(att), "%u", attempt);
+	env = args ? json_pack("[{s:s,s:s},{s:s,s:s},{s:s,s:s},{s:s,s:s},{s:s,s:s},"
+			       "{s:s,s:{s:{s:s}}},{s:s,s:{s:{s:s}}}]",
+			       "name", "SB_RUN", "value", run->name, "name", "SB_RUN_UID", "value",
+			       run->uid, "name", "SB_CLASS", "value", cls, "name", "SB_ITERATIONS",
+			       "value", iters, "name", "SB_ATTEMPT", "value", att, "name",
+			       "SB_NAMESPACE", "valueFrom", "fieldRef", "fieldPath",
+			       "metadata.namespace", "name", "SB_POD_NAME", "valueFrom", "fieldRef",
+			       "fieldPath", "metadata.name")
+		   : NULL;
+	size_t i;
+	json_t *e;
+	json_array_foreach(s->env, i, e)
+	{
+		ok = ok && env && json_array_append(env, e) == 0;
+	}
+	ok = ok && env;
+	vols = json_pack("[{s:s,s:{s:s}}]", "name", "data", "persistentVolumeClaim", "claimName",
+			 pvc);
+	mounts = json_array();
+	ok = ok && vols && mounts;
+	if (ok && s->jobfile) {
+		ok = json_array_append_new(vols, json_pack("{s:s,s:{s:s}}", "name", "spec",
+							   "configMap", "name", spec_cm)) == 0 &&
+		     json_array_append_new(mounts,
+					   json_pack("{s:s,s:s,s:b}", "name", "spec", "mountPath",
+						     BR_SPEC_DIR, "readOnly", 1)) == 0;
+	}
+	if (ok && !s->block)
+		ok = json_array_append_new(mounts, json_pack("{s:s,s:s}", "name", "data",
+							     "mountPath", BR_DATA_DIR)) == 0;
+	ctr = ok ? json_pack("{s:s,s:s,s:[s],s:O,s:O,s:O,s:s,s:{s:b,s:b,s:{s:[s]}}}", "name",
+			     "runner", "image", s->image, "command", "storagebench-runner", "args",
+			     args, "env", env, "volumeMounts", mounts, "terminationMessagePolicy",
+			     "FallbackToLogsOnError", "securityContext", "allowPrivilegeEscalation",
+			     0, "readOnlyRootFilesystem", 1, "capabilities", "drop", "ALL")
+		 : NULL;
+	ok = ctr != NULL;
+	if (ok && s->block)
+		ok = set(ctr, "volumeDevices",
+			 json_pack("[{s:s,s:s}]", "name", "data", "devicePath", BR_DEVICE));
+	if (ok && s->pull_policy[0])
+		ok = set(ctr, "imagePullPolicy", json_string(s->pull_policy));
+	if (ok && s->resources)
+		ok = set(ctr, "resources", json_deep_copy(s->resources));
+	if (ok && s->seccomp_type[0]) {
+		json_t *sp = json_pack("{s:s}", "type", s->seccomp_type);
+		ok = sp && (!s->seccomp_profile[0] ||
+			    set(sp, "localhostProfile", json_string(s->seccomp_profile)));
+		ok = ok && set(json_object_get(ctr, "securityContext"), "seccompProfile", sp);
+	}
+	pod = ok ? json_pack("{s:s,s:s,s:O,s:{s:s,s:s,s:[O],s:O}}", "apiVersion", "v1", "kind",
+			     "Pod", "metadata", md, "spec", "restartPolicy", "Never",
+			     "serviceAccountName", s->service_account, "containers", ctr, "volumes",
+			     vols)
+		 : NULL;
+	ok = pod != NULL;
+	json_t *ps = ok ? json_object_get(pod, "spec") : NULL;
+	if (ok && s->host_network)
+		ok = set(ps, "hostNetwork", json_true()) &&
+		     set(ps, "dnsPolicy", json_string("ClusterFirstWithHostNet"));
+	if (ok && s->node_selector)
+		ok = set(ps, "nodeSelector", json_deep_copy(s->node_selector));
+	if (ok && s->tolerations)
+		ok = set(ps, "tolerations", json_deep_copy(s->tolerations));
+	if (ok && s->affinity)
+		ok = set(ps, "affinity", json_deep_copy(s->affinity));
+	if (ok && s->security_context)
+		ok = set(ps, "securityContext", json_deep_copy(s->security_context));
+	json_decref(md);
+	json_decref(args);
+	json_decref(env);
+	json_decref(vols);
+	json_decref(mounts);
+	json_decref(ctr);
+	if (!ok) {
+		json_decref(pod);
+		return NULL;
+	}
+	return pod;
+}
+
+json_t *br_spec_cm_manifest(const struct br_ref *run, const struct br_spec *s)
+{
+	char name[64];
+	if (!s->jobfile || sb_name_spec(name, sizeof(name), run->name))
+		return NULL;
+	json_t *md = metadata(run, name, "spec", NULL);
+	if (!md)
+		return NULL;
+	return json_pack("{s:s,s:s,s:o,s:{s:s}}", "apiVersion", "v1", "kind", "ConfigMap",
+			 "metadata", md, "data", BR_JOBFILE_KEY, s->jobfile);
+}
+
+json_t *br_report_cm_manifest(const struct br_ref *run, const json_t *report)
+{
+	static const char *const formats[] = {"txt", "md", "csv", "json", "svg"};
+	char name[64], err[256];
+	if (sb_name_report(name, sizeof(name), run->name))
+		return NULL;
+	json_t *md = metadata(run, name, "report", NULL);
+	json_t *data = json_object();
+	bool ok = md && data;
+	for (size_t i = 0; ok && i < sizeof(formats) / sizeof(formats[0]); i++) {
+		char key[32];
+		char *text = sb_report_render(report, formats[i], err, sizeof(err));
+		if (!text) {
+			if (!strcmp(formats[i], "svg"))
+				continue; /* charts are optional */
+			ok = false;
+			break;
+		}
+		snprintf(key, sizeof(key), "report.%s", formats[i]);
+		ok = set(data, key, json_string(text));
+		free(text);
+	}
+	json_t *cm = ok ? json_pack("{s:s,s:s,s:O,s:O}", "apiVersion", "v1", "kind", "ConfigMap",
+				    "metadata", md, "data", data)
+			: NULL;
+	json_decref(md);
+	json_decref(data);
+	return cm;
+}
+
+json_t *br_event_manifest(const struct br_ref *run, const struct br_event *e, time_t now,
+			  unsigned seq)
+{
+	char name[320], ts[40];
+	snprintf(name, sizeof(name), "%s.%llx%04x", run->name, (unsigned long long)now,
+		 seq & 0xffff);
+	br_time_str(now, ts, sizeof(ts));
+	return json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:s,s:s,s:s,s:s,s:s},s:s,s:s,s:s,s:{s:s},s:s,"
+			 "s:s,s:i,s:s}",
+			 "apiVersion", "v1", "kind", "Event", "metadata", "name", name, "namespace",
+			 run->ns, "involvedObject", "apiVersion", SB_API_VERSION, "kind", SB_KIND,
+			 "name", run->name, "namespace", run->ns, "uid", run->uid, "reason",
+			 e->reason, "message", e->message, "type",
+			 e->warning ? "Warning" : "Normal", "source", "component", SB_MANAGER,
+			 "firstTimestamp", ts, "lastTimestamp", ts, "count", 1,
+			 "reportingComponent", SB_MANAGER);
+}

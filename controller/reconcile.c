@@ -1,0 +1,731 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reconcile one BenchmarkRun: observe (informer caches), plan (plan.c),
+ * apply (create/delete through the API), write the report when the run
+ * ends, and one status write per pass when something changed.
+ */
+#include "controller/controller.h"
+
+#include "aggregate.h"
+#include "controller/manifests.h"
+#include "controller/plan.h"
+#include "controller/spec.h"
+#include "labels.h"
+#include "log.h"
+#include "names.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const struct kube_resource br_res_benchmarkruns = {SB_API_GROUP, "v1alpha1", "benchmarkruns", true};
+const struct kube_resource br_res_events = {"", "v1", "events", true};
+
+/* ------------------------------------------------------------ json helpers */
+
+static const char *jstr(const json_t *o, const char *k)
+{
+	const json_t *v = json_object_get(o, k);
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static const char *label(const json_t *obj, const char *k)
+{
+	return jstr(json_object_get(json_object_get(obj, "metadata"), "labels"), k);
+}
+
+static const char *meta(const json_t *obj, const char *k)
+{
+	return jstr(json_object_get(obj, "metadata"), k);
+}
+
+/* True when obj's controller ownerReference is the run with uid. */
+static bool owned_by(const json_t *obj, const char *uid)
+{
+	size_t i;
+	const json_t *r;
+	json_array_foreach(json_object_get(json_object_get(obj, "metadata"), "ownerReferences"), i,
+			   r)
+	{
+		const char *u = jstr(r, "uid");
+		if (u && !strcmp(u, uid))
+			return true;
+	}
+	return false;
+}
+
+/* --------------------------------------------------------------- observe */
+
+struct observed {
+	struct br_obs obs;
+	const json_t *pods[BR_MAX_CLASSES][BR_MAX_PODS]; /* borrowed from podlist */
+	const json_t *newest_result[BR_MAX_CLASSES];	 /* borrowed from cmlist */
+	json_t *podlist, *cmlist;			 /* owned */
+	char engine[BR_MAX_CLASSES][64];
+	unsigned prev_done[BR_MAX_CLASSES];
+};
+
+static struct br_watch *watch_for(struct br_controller *c, const char *ns)
+{
+	for (size_t i = 0; i < c->nwatches; i++)
+		if (!c->watches[i].ns || !strcmp(c->watches[i].ns, ns))
+			return &c->watches[i];
+	return NULL;
+}
+
+static enum br_pod_phase pod_phase(const char *s)
+{
+	if (!s)
+		return BR_POD_PENDING;
+	if (!strcmp(s, "Running"))
+		return BR_POD_RUNNING;
+	if (!strcmp(s, "Succeeded"))
+		return BR_POD_SUCCEEDED;
+	if (!strcmp(s, "Failed"))
+		return BR_POD_FAILED;
+	return BR_POD_PENDING;
+}
+
+static void observe_pod(const json_t *pod, struct br_pod_obs *po)
+{
+	const json_t *st = json_object_get(pod, "status");
+	snprintf(po->name, sizeof(po->name), "%s", meta(pod, "name") ? meta(pod, "name") : "");
+	const char *a = label(pod, SB_LABEL_ATTEMPT);
+	po->attempt = a ? (unsigned)strtoul(a, NULL, 10) : 0;
+	po->phase = pod_phase(jstr(st, "phase"));
+	po->deleting = meta(pod, "deletionTimestamp") != NULL;
+	po->created = br_time_parse(meta(pod, "creationTimestamp"));
+	po->exit_code = -1;
+	size_t i;
+	const json_t *cs;
+	json_array_foreach(json_object_get(st, "containerStatuses"), i, cs)
+	{
+		const json_t *term = json_object_get(json_object_get(cs, "state"), "terminated");
+		if (!term)
+			term = json_object_get(json_object_get(cs, "lastState"), "terminated");
+		if (!term)
+			continue;
+		const json_t *ec = json_object_get(term, "exitCode");
+		po->exit_code = json_is_integer(ec) ? (int)json_integer_value(ec) : -1;
+		const char *m = jstr(term, "message");
+		const char *r = jstr(term, "reason");
+		snprintf(po->message, sizeof(po->message), "%s%s%s", r ? r : "", r && m ? ": " : "",
+			 m ? m : "");
+		/* one line is enough for a status message */
+		char *nl = strchr(po->message, '\n');
+		if (nl && nl[1] == '\0')
+			*nl = '\0';
+	}
+	if (!po->message[0] && jstr(st, "reason"))
+		snprintf(po->message, sizeof(po->message), "%s: %s", jstr(st, "reason"),
+			 jstr(st, "message") ? jstr(st, "message") : "");
+	/* a pod that cannot start (bad image, missing ServiceAccount...) says so in its status */
+	json_array_foreach(json_object_get(st, "containerStatuses"), i, cs)
+	{
+		const json_t *w = json_object_get(json_object_get(cs, "state"), "waiting");
+		const char *r = jstr(w, "reason");
+		if (r && strcmp(r, "ContainerCreating") && strcmp(r, "PodInitializing"))
+			snprintf(po->message, sizeof(po->message), "%s: %s", r,
+				 jstr(w, "message") ? jstr(w, "message") : "");
+	}
+}
+
+static int observe(struct br_controller *c, struct br_watch *w, const json_t *run,
+		   const struct br_spec *s, struct observed *ob)
+{
+	const char *ns = meta(run, "namespace"), *name = meta(run, "name");
+	const char *uid = meta(run, "uid");
+	const json_t *status = json_object_get(run, "status");
+	char run_label[64], buf[64];
+	struct br_obs *o = &ob->obs;
+
+	memset(ob, 0, sizeof(*ob));
+	if (sb_name_label(run_label, sizeof(run_label), name))
+		return -EINVAL;
+	o->now = time(NULL);
+	o->start = br_time_parse(jstr(status, "startTime"));
+	if (!o->start)
+		o->start = o->now;
+	o->iterations = s->iterations;
+	o->parallelism = s->parallelism;
+	o->max_attempts = c->opts.max_attempts;
+	o->pvc_bind_s = s->pvc_bind_s;
+	o->iteration_s = s->iteration_s;
+	o->run_s = s->run_s;
+	o->cleanup = (int)s->cleanup;
+	o->nclasses = s->nclasses;
+	o->cleaned_up = true;
+
+	ob->podlist = kube_informer_list(w->pods);
+	ob->cmlist = kube_informer_list(w->cms);
+	if (!ob->podlist || !ob->cmlist)
+		return -ENOMEM;
+
+	for (size_t i = 0; i < s->nclasses; i++) {
+		struct br_class_obs *co = &o->classes[i];
+		char cls_label[64];
+		co->name = s->classes[i];
+		if (sb_name_label(cls_label, sizeof(cls_label), co->name))
+			return -EINVAL;
+		json_t *sc = kube_informer_get(c->scs, NULL, co->name);
+		co->sc_exists = sc != NULL;
+		json_decref(sc);
+
+		if (sb_name_pvc(buf, sizeof(buf), name, co->name))
+			return -EINVAL;
+		json_t *pvc = kube_informer_get(w->pvcs, ns, buf);
+		if (pvc && owned_by(pvc, uid)) {
+			const char *ph = jstr(json_object_get(pvc, "status"), "phase");
+			co->pvc_exists = meta(pvc, "deletionTimestamp") == NULL;
+			co->pvc_deleting = !co->pvc_exists;
+			co->pvc_bound = ph && !strcmp(ph, "Bound");
+			co->pvc_lost = ph && !strcmp(ph, "Lost");
+			co->pvc_created = br_time_parse(meta(pvc, "creationTimestamp"));
+			o->cleaned_up = false;
+		}
+		json_decref(pvc);
+
+		size_t k;
+		const json_t *pod;
+		json_array_foreach(ob->podlist, k, pod)
+		{
+			const char *pr = label(pod, SB_LABEL_RUN), *pc = label(pod, SB_LABEL_CLASS);
+			if (!pr || !pc || strcmp(pr, run_label) || strcmp(pc, cls_label) ||
+			    strcmp(meta(pod, "namespace"), ns) || !owned_by(pod, uid) ||
+			    co->npods == BR_MAX_PODS)
+				continue;
+			ob->pods[i][co->npods] = pod;
+			observe_pod(pod, &co->pods[co->npods++]);
+			o->cleaned_up = false;
+		}
+
+		unsigned char seen[1001];
+		memset(seen, 0, sizeof(seen));
+		const json_t *cm;
+		json_array_foreach(ob->cmlist, k, cm)
+		{
+			const char *comp = label(cm, SB_LABEL_COMPONENT);
+			const char *cr = label(cm, SB_LABEL_RUN), *cc = label(cm, SB_LABEL_CLASS);
+			const char *it = label(cm, SB_LABEL_ITERATION);
+			if (!comp || strcmp(comp, "result") || !cr || !cc || !it ||
+			    strcmp(cr, run_label) || strcmp(cc, cls_label) ||
+			    strcmp(meta(cm, "namespace"), ns) || !owned_by(cm, uid))
+				continue;
+			char *end;
+			unsigned long n = strtoul(it, &end, 10);
+			if (*end || n < 1 || n > s->iterations || seen[n])
+				continue;
+			seen[n] = 1;
+			co->done++;
+			time_t t = br_time_parse(meta(cm, "creationTimestamp"));
+			if (t >= co->last_result) {
+				co->last_result = t;
+				ob->newest_result[i] = cm;
+			}
+		}
+
+		/* the previous status: terminal decisions and attempts */
+		size_t j;
+		const json_t *pc;
+		json_array_foreach(json_object_get(status, "classes"), j, pc)
+		{
+			if (!jstr(pc, "name") || strcmp(jstr(pc, "name"), co->name))
+				continue;
+			co->prev_phase = br_class_phase_parse(jstr(pc, "phase"));
+			snprintf(co->prev_reason, sizeof(co->prev_reason), "%s",
+				 jstr(pc, "reason") ? jstr(pc, "reason") : "");
+			snprintf(co->prev_message, sizeof(co->prev_message), "%s",
+				 jstr(pc, "message") ? jstr(pc, "message") : "");
+			const json_t *at = json_object_get(pc, "attempts");
+			co->prev_attempts =
+				json_is_integer(at) ? (unsigned)json_integer_value(at) : 0;
+			const json_t *dn = json_object_get(pc, "iterationsDone");
+			ob->prev_done[i] =
+				json_is_integer(dn) ? (unsigned)json_integer_value(dn) : 0;
+			snprintf(ob->engine[i], sizeof(ob->engine[i]), "%s",
+				 jstr(pc, "engine") ? jstr(pc, "engine") : "");
+		}
+		/* which engine ran: from the newest result */
+		if (ob->newest_result[i]) {
+			const char *text =
+				jstr(json_object_get(ob->newest_result[i], "data"), SB_RESULT_KEY);
+			json_t *doc = text ? json_loads(text, 0, NULL) : NULL;
+			const json_t *eng = json_object_get(
+				json_array_get(json_object_get(doc, "jobs"), 0), "engine");
+			if (jstr(eng, "ran"))
+				snprintf(ob->engine[i], sizeof(ob->engine[i]), "%s%s%s",
+					 jstr(eng, "ran"),
+					 jstr(eng, "reason") && *jstr(eng, "reason") ? " (" : "",
+					 jstr(eng, "reason") && *jstr(eng, "reason") ? "fallback)"
+										     : "");
+			json_decref(doc);
+		}
+	}
+	if (sb_name_report(buf, sizeof(buf), name))
+		return -EINVAL;
+	json_t *rep = kube_informer_get(w->cms, ns, buf);
+	o->report_exists = rep && owned_by(rep, uid);
+	json_decref(rep);
+	return 0;
+}
+
+/* ----------------------------------------------------------------- apply */
+
+static void emit(struct br_controller *c, const struct br_ref *ref, const struct br_event *e)
+{
+	pthread_mutex_lock(&c->mu);
+	unsigned seq = c->event_seq++;
+	pthread_mutex_unlock(&c->mu);
+	json_t *ev = br_event_manifest(ref, e, time(NULL), seq);
+	struct kube_error err = KUBE_ERROR_INIT;
+	char eb[512];
+	if (ev && kube_create(c->kc, &br_res_events, ref->ns, ev, NULL, &err) != 0) {
+		br_metrics_api_error(c->metrics);
+		sb_warn("Failed to record an event", "run=%s/%s reason=%s error=\"%s\"", ref->ns,
+			ref->name, e->reason, kube_error_str(&err, eb, sizeof(eb)));
+	}
+	json_decref(ev);
+	sb_log(e->warning ? SB_LOG_WARN : SB_LOG_INFO, e->message, "run=%s/%s reason=%s", ref->ns,
+	       ref->name, e->reason);
+}
+
+static void emitf(struct br_controller *c, const struct br_ref *ref, bool warning,
+		  const char *reason, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void emitf(struct br_controller *c, const struct br_ref *ref, bool warning,
+		  const char *reason, const char *fmt, ...)
+{
+	struct br_event e;
+	va_list ap;
+	memset(&e, 0, sizeof(e));
+	e.warning = warning;
+	snprintf(e.reason, sizeof(e.reason), "%s", reason);
+	va_start(ap, fmt);
+	vsnprintf(e.message, sizeof(e.message), fmt, ap);
+	va_end(ap);
+	emit(c, ref, &e);
+}
+
+/* Creates obj; AlreadyExists counts as done. Returns 0, 1 (created), -errno. */
+static int create(struct br_controller *c, const struct kube_resource *r, const char *ns,
+		  json_t *obj, const char *what)
+{
+	struct kube_error err = KUBE_ERROR_INIT;
+	char eb[512];
+	if (!obj)
+		return -ENOMEM;
+	int ret = kube_create(c->kc, r, ns, obj, NULL, &err);
+	if (ret == -EEXIST)
+		return 0;
+	if (ret) {
+		br_metrics_api_error(c->metrics);
+		sb_warn("Failed to create an object", "what=%s ns=%s error=\"%s\"", what, ns,
+			kube_error_str(&err, eb, sizeof(eb)));
+		return ret;
+	}
+	return 1;
+}
+
+static int delete_obj(struct br_controller *c, const struct kube_resource *r, const char *ns,
+		      const char *name)
+{
+	struct kube_error err = KUBE_ERROR_INIT;
+	struct kube_delete_opts d = KUBE_DELETE_OPTS_INIT;
+	char eb[512];
+	d.propagation_policy = "Background";
+	int ret = kube_delete(c->kc, r, ns, name, &d, NULL, &err);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret) {
+		br_metrics_api_error(c->metrics);
+		sb_warn("Failed to delete an object", "name=%s/%s error=\"%s\"", ns, name,
+			kube_error_str(&err, eb, sizeof(eb)));
+	}
+	return ret;
+}
+
+/*
+ * Aggregates every result of the run into a report document (new
+ * reference). Malformed results are reported by an event and skipped;
+ * the others are kept.
+ */
+static json_t *build_report(struct br_controller *c, const struct br_ref *ref,
+			    const struct br_spec *s, const struct observed *ob)
+{
+	struct sb_agg *agg = sb_agg_new();
+	char run_label[64];
+	if (!agg || sb_name_label(run_label, sizeof(run_label), ref->name)) {
+		sb_agg_free(agg);
+		return NULL;
+	}
+	for (size_t i = 0; i < s->nclasses; i++) {
+		char cls_label[64];
+		if (sb_name_label(cls_label, sizeof(cls_label), s->classes[i]))
+			continue;
+		for (unsigned it = 1; it <= s->iterations; it++) {
+			size_t k;
+			const json_t *cm;
+			json_array_foreach(ob->cmlist, k, cm)
+			{
+				const char *comp = label(cm, SB_LABEL_COMPONENT);
+				const char *lit = label(cm, SB_LABEL_ITERATION);
+				char itb[16];
+				snprintf(itb, sizeof(itb), "%u", it);
+				if (!comp || strcmp(comp, "result") || !lit || strcmp(lit, itb) ||
+				    !label(cm, SB_LABEL_RUN) ||
+				    strcmp(label(cm, SB_LABEL_RUN), run_label) ||
+				    !label(cm, SB_LABEL_CLASS) ||
+				    strcmp(label(cm, SB_LABEL_CLASS), cls_label) ||
+				    strcmp(meta(cm, "namespace"), ref->ns) ||
+				    !owned_by(cm, ref->uid))
+					continue;
+				const char *text = jstr(json_object_get(cm, "data"), SB_RESULT_KEY);
+				json_error_t je;
+				json_t *doc = text ? json_loads(text, 0, &je) : NULL;
+				char err[512] = "";
+				if (!text)
+					snprintf(err, sizeof(err), "data.%s: missing",
+						 SB_RESULT_KEY);
+				else if (!doc)
+					snprintf(err, sizeof(err),
+						 "data.%s: not JSON (%s at line %d)", SB_RESULT_KEY,
+						 je.text, je.line);
+				else if (!json_is_array(json_object_get(doc, "jobs")))
+					snprintf(err, sizeof(err),
+						 "data.%s: jobs: missing or not a list",
+						 SB_RESULT_KEY);
+				size_t j;
+				const json_t *job;
+				json_array_foreach(err[0] ? NULL : json_object_get(doc, "jobs"), j,
+						   job)
+				{
+					char e2[400];
+					int r = sb_agg_add(agg, s->classes[i], it, job, e2,
+							   sizeof(e2));
+					if (r && r != -EEXIST) {
+						snprintf(err, sizeof(err), "data.%s: jobs[%zu].%s",
+							 SB_RESULT_KEY, j, e2);
+						break;
+					}
+				}
+				if (err[0])
+					emitf(c, ref, true, "InvalidResult",
+					      "result %s of %s, iteration %u, was skipped: %s",
+					      meta(cm, "name"), s->classes[i], it, err);
+				json_decref(doc);
+				break;
+			}
+		}
+	}
+	json_t *rep = sb_agg_report(agg, ref->name);
+	sb_agg_free(agg);
+	return rep;
+}
+
+/* status.summary from a report document. */
+static json_t *summary_from_report(const json_t *rep)
+{
+	json_t *sum = json_array();
+	size_t i;
+	const json_t *r;
+	json_array_foreach(json_object_get(rep, "results"), i, r)
+	{
+		const char *key;
+		const json_t *m;
+		json_object_foreach((json_t *)json_object_get(r, "metrics"), key, m)
+		{
+			json_t *e = json_pack(
+				"{s:s,s:s,s:s,s:s,s:O,s:O,s:O,s:O,s:O}", "class", jstr(r, "target"),
+				"workload", jstr(r, "workload"), "metric", key, "unit",
+				jstr(m, "unit"), "mean", json_object_get(m, "mean"), "stddev",
+				json_object_get(m, "stddev"), "min", json_object_get(m, "min"),
+				"max", json_object_get(m, "max"), "n", json_object_get(m, "n"));
+			if (!e || json_array_append_new(sum, e)) {
+				json_decref(sum);
+				return NULL;
+			}
+		}
+	}
+	return sum;
+}
+
+static json_t *condition(const json_t *prev_status, const char *status, const char *reason,
+			 const char *message, json_int_t gen, time_t now)
+{
+	char ts[40];
+	const char *lt = NULL;
+	size_t i;
+	const json_t *pc;
+	json_array_foreach(json_object_get(prev_status, "conditions"), i, pc)
+	{
+		/* lastTransitionTime changes only when the status flips */
+		if (jstr(pc, "type") && !strcmp(jstr(pc, "type"), "Succeeded") &&
+		    jstr(pc, "status") && !strcmp(jstr(pc, "status"), status))
+			lt = jstr(pc, "lastTransitionTime");
+	}
+	if (!lt)
+		lt = br_time_str(now, ts, sizeof(ts));
+	return json_pack("[{s:s,s:s,s:s,s:s,s:s,s:I}]", "type", "Succeeded", "status", status,
+			 "reason", reason, "message", message, "lastTransitionTime", lt,
+			 "observedGeneration", gen);
+}
+
+static int write_status(struct br_controller *c, const struct br_ref *ref, const json_t *run,
+			json_t *status)
+{
+	const json_t *prev = json_object_get(run, "status");
+	if (prev && json_equal(prev, status))
+		return 0;
+	json_t *patch = json_pack("{s:O}", "status", status);
+	struct kube_error err = KUBE_ERROR_INIT;
+	char eb[512];
+	/* replace the whole status: a merge patch with null for vanished keys */
+	const char *key;
+	const json_t *v;
+	json_object_foreach((json_t *)prev, key, v)
+	{
+		if (!json_object_get(status, key))
+			json_object_set_new(json_object_get(patch, "status"), key, json_null());
+	}
+	int ret = patch ? kube_patch_status(c->kc, &br_res_benchmarkruns, ref->ns, ref->name, patch,
+					    NULL, NULL, &err)
+			: -ENOMEM;
+	json_decref(patch);
+	if (ret && ret != -ENOENT) {
+		br_metrics_api_error(c->metrics);
+		sb_warn("Failed to update status", "run=%s/%s error=\"%s\"", ref->ns, ref->name,
+			kube_error_str(&err, eb, sizeof(eb)));
+		return ret;
+	}
+	return 0;
+}
+
+static int fail_invalid(struct br_controller *c, const struct br_ref *ref, const json_t *run,
+			const char *msg, json_int_t gen)
+{
+	const json_t *prev = json_object_get(run, "status");
+	const char *pp = jstr(prev, "phase");
+	char ts[40];
+	time_t now = time(NULL);
+	if (!pp || strcmp(pp, "Failed") || !jstr(prev, "message") ||
+	    strcmp(jstr(prev, "message"), msg))
+		emitf(c, ref, true, "InvalidSpec", "%s", msg);
+	json_t *st =
+		json_pack("{s:s,s:I,s:s,s:s,s:o}", "phase", "Failed", "observedGeneration", gen,
+			  "message", msg, "completionTime",
+			  jstr(prev, "completionTime") ? jstr(prev, "completionTime")
+						       : br_time_str(now, ts, sizeof(ts)),
+			  "conditions", condition(prev, "False", "InvalidSpec", msg, gen, now));
+	if (!st)
+		return -ENOMEM;
+	if (jstr(prev, "startTime"))
+		json_object_set_new(st, "startTime", json_string(jstr(prev, "startTime")));
+	int r = write_status(c, ref, run, st);
+	json_decref(st);
+	return r;
+}
+
+int br_reconcile(struct br_controller *c, const char *ns, const char *name, long *requeue_ms)
+{
+	struct br_watch *w = watch_for(c, ns);
+	struct br_spec s;
+	struct observed *ob = NULL;
+	struct br_plan *plan = NULL;
+	json_t *run = NULL, *report = NULL, *status = NULL;
+	char err[1024], ts[40];
+	int ret = 0, failures = 0;
+
+	*requeue_ms = 0;
+	memset(&s, 0, sizeof(s));
+	if (!w)
+		return 0;
+	run = kube_informer_get(w->runs, ns, name);
+	if (!run || meta(run, "deletionTimestamp"))
+		goto out; /* gone: garbage collection removes what it owned */
+	struct br_ref ref = {ns, name, meta(run, "uid")};
+	const json_t *gj = json_object_get(json_object_get(run, "metadata"), "generation");
+	json_int_t gen = json_is_integer(gj) ? json_integer_value(gj) : 0;
+	const json_t *prev = json_object_get(run, "status");
+	if (!ref.uid) {
+		ret = -EINVAL;
+		goto out;
+	}
+
+	if (br_spec_parse(json_object_get(run, "spec"), c->opts.runner_image, &s, err,
+			  sizeof(err))) {
+		ret = fail_invalid(c, &ref, run, err, gen);
+		goto out;
+	}
+	if (s.nclasses > BR_MAX_CLASSES) {
+		ret = fail_invalid(c, &ref, run, "spec.storageClasses: too many", gen);
+		goto out;
+	}
+	ob = calloc(1, sizeof(*ob));
+	plan = calloc(1, sizeof(*plan));
+	if (!ob || !plan || (ret = observe(c, w, run, &s, ob)))
+		goto out;
+	br_plan_compute(&ob->obs, plan);
+
+	/* apply */
+	for (size_t i = 0; i < plan->nactions; i++) {
+		const struct br_action *a = &plan->actions[i];
+		const char *cls = s.classes[a->cls];
+		char nm[64];
+		int r = 0;
+		switch (a->kind) {
+		case BR_ACT_CREATE_PVC:
+			r = create(c, &kube_res_pvcs, ns, br_pvc_manifest(&ref, &s, cls), "pvc");
+			if (r == 1 && !sb_name_pvc(nm, sizeof(nm), name, cls))
+				emitf(c, &ref, false, "CreatedVolume",
+				      "%s: created PVC %s (%s, %s, %s)", cls, nm, s.volume_size,
+				      s.access_mode, s.block ? "Block" : "Filesystem");
+			break;
+		case BR_ACT_CREATE_POD:
+			if (s.jobfile)
+				r = create(c, &kube_res_configmaps, ns,
+					   br_spec_cm_manifest(&ref, &s), "spec configmap");
+			if (r >= 0)
+				r = create(c, &kube_res_pods, ns,
+					   br_pod_manifest(&ref, &s, cls, a->attempt, s.iterations),
+					   "runner pod");
+			if (r == 1 && !sb_name_pod(nm, sizeof(nm), name, cls, a->attempt))
+				emitf(c, &ref, false, "CreatedRunner",
+				      "%s: created runner pod %s (attempt %u, %u iterations done)",
+				      cls, nm, a->attempt, ob->obs.classes[a->cls].done);
+			break;
+		case BR_ACT_DELETE_POD:
+			r = delete_obj(c, &kube_res_pods, ns, a->name);
+			break;
+		case BR_ACT_DELETE_PVC:
+			if (!sb_name_pvc(nm, sizeof(nm), name, cls))
+				r = delete_obj(c, &kube_res_pvcs, ns, nm);
+			break;
+		case BR_ACT_WRITE_REPORT:
+			break; /* below, with the summary */
+		}
+		if (r < 0)
+			failures++;
+	}
+	for (size_t i = 0; i < plan->nevents; i++)
+		emit(c, &ref, &plan->events[i]);
+	for (size_t i = 0; i < s.nclasses; i++) {
+		unsigned d = ob->obs.classes[i].done;
+		if (d > ob->prev_done[i]) {
+			br_metrics_iterations(c->metrics, d - ob->prev_done[i]);
+			emitf(c, &ref, false, "IterationsRecorded", "%s: %u of %u iterations done",
+			      s.classes[i], d, s.iterations);
+		}
+	}
+
+	/* the report, once every class has ended */
+	bool terminal = plan->phase == BR_RUN_SUCCEEDED || plan->phase == BR_RUN_FAILED;
+	char report_name[64] = "";
+	if (terminal && plan->done > 0) {
+		report = build_report(c, &ref, &s, ob);
+		if (!report) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		if (!ob->obs.report_exists) {
+			int r = create(c, &kube_res_configmaps, ns,
+				       br_report_cm_manifest(&ref, report), "report configmap");
+			if (r < 0)
+				failures++;
+			else if (r == 1)
+				emitf(c, &ref, false, "ReportWritten",
+				      "report written to configmap %s-report (%u iterations)", name,
+				      plan->done);
+		}
+		if (sb_name_report(report_name, sizeof(report_name), name))
+			report_name[0] = '\0';
+	}
+
+	/* status: one write per pass, only when something changed */
+	time_t now = ob->obs.now;
+	const char *phase = br_run_phase_name(plan->phase);
+	const char *pp = jstr(prev, "phase");
+	status = json_object();
+	json_t *classes = json_array();
+	char progress[32], list[2048] = "";
+	size_t ll = 0;
+	snprintf(progress, sizeof(progress), "%u/%u", plan->done, plan->total);
+	for (size_t i = 0; i < s.nclasses; i++) {
+		const struct br_class_plan *cp = &plan->classes[i];
+		char pvc[64] = "";
+		if (cp->phase != BR_CLASS_PENDING)
+			(void)sb_name_pvc(pvc, sizeof(pvc), name, s.classes[i]);
+		json_t *cj = json_pack("{s:s,s:s,s:i,s:s,s:s,s:i}", "name", s.classes[i], "phase",
+				       br_class_phase_name(cp->phase), "iterationsDone",
+				       (int)ob->obs.classes[i].done, "pvc", pvc, "pod", cp->pod,
+				       "attempts", (int)cp->attempts);
+		if (cj && ob->engine[i][0])
+			json_object_set_new(cj, "engine", json_string(ob->engine[i]));
+		if (cj && cp->reason[0])
+			json_object_set_new(cj, "reason", json_string(cp->reason));
+		if (cj && cp->message[0])
+			json_object_set_new(cj, "message", json_string(cp->message));
+		if (!cj || json_array_append_new(classes, cj)) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		ll += (size_t)snprintf(list + ll, ll < sizeof(list) ? sizeof(list) - ll : 0, "%s%s",
+				       i ? "," : "", s.classes[i]);
+		if (ll >= sizeof(list))
+			ll = sizeof(list) - 1;
+	}
+	const char *cstat = plan->phase == BR_RUN_SUCCEEDED ? "True"
+			    : plan->phase == BR_RUN_FAILED  ? "False"
+							    : "Unknown";
+	bool ok = status && classes && !json_object_set_new(status, "phase", json_string(phase)) &&
+		  !json_object_set_new(status, "observedGeneration", json_integer(gen)) &&
+		  !json_object_set_new(status, "progress", json_string(progress)) &&
+		  !json_object_set_new(status, "classList", json_string(list)) &&
+		  !json_object_set_new(status, "startTime",
+				       json_string(jstr(prev, "startTime")
+							   ? jstr(prev, "startTime")
+							   : br_time_str(now, ts, sizeof(ts)))) &&
+		  !json_object_set_new(status, "message", json_string(plan->message)) &&
+		  !json_object_set_new(
+			  status, "conditions",
+			  condition(prev, cstat, plan->reason, plan->message, gen, now)) &&
+		  !json_object_set(status, "classes", classes);
+	json_decref(classes);
+	if (ok && terminal) {
+		ok = !json_object_set_new(status, "completionTime",
+					  json_string(jstr(prev, "completionTime")
+							      ? jstr(prev, "completionTime")
+							      : br_time_str(now, ts, sizeof(ts))));
+		if (ok && report_name[0])
+			ok = !json_object_set_new(status, "report", json_string(report_name)) &&
+			     !json_object_set_new(status, "summary", summary_from_report(report));
+	}
+	if (!ok) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (terminal && (!pp || strcmp(pp, phase)))
+		emitf(c, &ref, plan->phase == BR_RUN_FAILED,
+		      plan->phase == BR_RUN_SUCCEEDED ? "RunSucceeded" : "RunFailed", "%s: %s",
+		      phase, plan->message);
+	if (write_status(c, &ref, run, status))
+		failures++;
+
+	if (failures)
+		ret = -EAGAIN;
+	if (plan->requeue_s)
+		*requeue_ms = plan->requeue_s * 1000;
+out:
+	if (ob) {
+		json_decref(ob->podlist);
+		json_decref(ob->cmlist);
+	}
+	free(ob);
+	free(plan);
+	json_decref(report);
+	json_decref(status);
+	json_decref(run);
+	br_spec_release(&s);
+	return ret;
+}

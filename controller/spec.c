@@ -1,0 +1,600 @@
+/* SPDX-License-Identifier: MIT */
+#include "controller/spec.h"
+
+#include "runner/jobfile.h"
+#include "runner/profiles.h"
+#include "units.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TESTFILE "storagebench.testfile"
+
+static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+long br_parse_duration_s(const char *s)
+{
+	char *end;
+	if (!s || !isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || v < 0 || v > 100000000)
+		return -1;
+	if (!strcmp(end, "s"))
+		return v;
+	if (!strcmp(end, "m"))
+		return v * 60;
+	if (!strcmp(end, "h"))
+		return v * 3600;
+	return -1;
+}
+
+void br_spec_release(struct br_spec *s)
+{
+	for (size_t i = 0; i < s->nclasses; i++)
+		free(s->classes[i]);
+	free(s->classes);
+	free(s->jobfile);
+	json_decref(s->resources);
+	json_decref(s->node_selector);
+	json_decref(s->tolerations);
+	json_decref(s->affinity);
+	json_decref(s->security_context);
+	json_decref(s->env);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Copies an optional string field; -EINVAL when present but not a string or too long. */
+static int opt_string(const json_t *o, const char *key, const char *path, char *out, size_t len,
+		      char *err, size_t errlen)
+{
+	const json_t *v = json_object_get(o, key);
+	if (!v)
+		return 0;
+	if (!json_is_string(v))
+		return fail(err, errlen, "%s.%s: must be a string", path, key);
+	if (json_string_length(v) >= len)
+		return fail(err, errlen, "%s.%s: longer than %zu characters", path, key, len - 1);
+	snprintf(out, len, "%s", json_string_value(v));
+	return 0;
+}
+
+static int opt_uint(const json_t *o, const char *key, const char *path, unsigned min, unsigned max,
+		    unsigned *out, char *err, size_t errlen)
+{
+	const json_t *v = json_object_get(o, key);
+	if (!v)
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < (json_int_t)min ||
+	    json_integer_value(v) > (json_int_t)max)
+		return fail(err, errlen, "%s.%s: must be an integer from %u to %u", path, key, min,
+			    max);
+	*out = (unsigned)json_integer_value(v);
+	return 0;
+}
+
+static bool one_of(const char *v, const char *const *set, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v, set[i]))
+			return true;
+	return false;
+}
+
+/* A DNS-1123 subdomain (storage class names). */
+static bool dns_subdomain(const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n > 253 || !isalnum((unsigned char)s[0]) || !isalnum((unsigned char)s[n - 1]))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!(islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]) || s[i] == '-' ||
+		      s[i] == '.'))
+			return false;
+	return true;
+}
+
+/* The command-line options every job starts from (the runner's globals). */
+static int base_job(const struct br_spec *s, struct sb_job *base, struct sb_diag *d)
+{
+	memset(base, 0, sizeof(*base));
+	sb_job_opts_init(&base->o);
+	int r = 0;
+	if (!r)
+		r = sb_job_apply(base, "filename", s->block ? "/dev/storagebench" : TESTFILE,
+				 "target", d);
+	if (!r && !s->block)
+		r = sb_job_apply(base, "directory", "/data", "target", d);
+	if (!r && s->test_size[0])
+		r = sb_job_apply(base, "size", s->test_size, "spec.size", d);
+	if (!r && s->runtime[0])
+		r = sb_job_apply(base, "runtime", s->runtime, "spec.runtime", d);
+	if (!r && s->ramp_time[0])
+		r = sb_job_apply(base, "ramp_time", s->ramp_time, "spec.rampTime", d);
+	return r;
+}
+
+/* Validates the job list the runner would build. */
+static int validate_jobs(const struct sb_joblist *l, const char *path, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		char e[512];
+		if (sb_job_opts_validate(&l->jobs[i].o, e, sizeof(e)))
+			return fail(err, errlen, "%s: workload '%s': %s", path, l->jobs[i].o.name,
+				    e);
+	}
+	if (l->n == 0)
+		return fail(err, errlen, "%s: no workloads", path);
+	return 0;
+}
+
+/* Appends "key=value\n" to a growing job file text. */
+static int put_line(char **text, size_t *len, const char *key, const char *value)
+{
+	size_t add = strlen(key) + (value ? strlen(value) + 1 : 0) + 2;
+	char *n = realloc(*text, *len + add + 1);
+	if (!n)
+		return -ENOMEM;
+	*text = n;
+	*len += (size_t)snprintf(n + *len, add + 1, "%s%s%s\n", key, value ? "=" : "",
+				 value ? value : "");
+	return 0;
+}
+
+/* spec.workloads -> a fio job file, validated option by option. */
+static int workloads_to_jobfile(const json_t *wls, char **out, char *err, size_t errlen)
+{
+	static const struct {
+		const char *field;
+		const char *fio;
+	} map[] = {
+		{"rw", "rw"},
+		{"bs", "bs"},
+		{"iodepth", "iodepth"},
+		{"numjobs", "numjobs"},
+		{"size", "size"},
+		{"direct", "direct"},
+		{"fsync", "fsync"},
+		{"fdatasync", "fdatasync"},
+		{"rwmixread", "rwmixread"},
+		{"runtime", "runtime"},
+		{"rampTime", "ramp_time"},
+		{"timeBased", "time_based"},
+		{"ioengine", "ioengine"},
+	};
+	char *text = NULL;
+	size_t len = 0;
+	size_t i;
+	const json_t *w;
+	int r = put_line(&text, &len, "[global]", NULL);
+	if (!r)
+		r = put_line(&text, &len, "group_reporting", NULL);
+	if (!json_is_array(wls)) {
+		free(text);
+		return fail(err, errlen, "spec.workloads: must be a list");
+	}
+	json_array_foreach(wls, i, w)
+	{
+		char path[64], sect[128];
+		snprintf(path, sizeof(path), "spec.workloads[%zu]", i);
+		if (r)
+			break;
+		if (!json_is_object(w)) {
+			r = fail(err, errlen, "%s: must be an object", path);
+			break;
+		}
+		const json_t *name = json_object_get(w, "name");
+		if (!json_is_string(name) || !json_string_value(name)[0]) {
+			r = fail(err, errlen, "%s.name: required", path);
+			break;
+		}
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(json_string_value(
+					    json_object_get(json_array_get(wls, k), "name")),
+				    json_string_value(name))) {
+				r = fail(err, errlen, "%s.name: '%s' is used twice", path,
+					 json_string_value(name));
+				goto out;
+			}
+		if (!json_object_get(w, "rw")) {
+			r = fail(err, errlen, "%s.rw: required", path);
+			break;
+		}
+		snprintf(sect, sizeof(sect), "[%s]", json_string_value(name));
+		r = put_line(&text, &len, sect, NULL);
+		if (!r && i > 0)
+			r = put_line(&text, &len, "stonewall", NULL);
+		if (!r && !json_object_get(w, "direct"))
+			r = put_line(&text, &len, "direct", "1");
+		const char *key;
+		const json_t *v;
+		json_object_foreach((json_t *)w, key, v)
+		{
+			if (r || !strcmp(key, "name"))
+				continue;
+			const char *fio = NULL;
+			for (size_t m = 0; m < sizeof(map) / sizeof(map[0]); m++)
+				if (!strcmp(map[m].field, key))
+					fio = map[m].fio;
+			if (!fio) {
+				r = fail(err, errlen, "%s.%s: unknown field", path, key);
+				break;
+			}
+			char val[128];
+			if (json_is_string(v))
+				snprintf(val, sizeof(val), "%s", json_string_value(v));
+			else if (json_is_integer(v))
+				snprintf(val, sizeof(val), "%lld",
+					 (long long)json_integer_value(v));
+			else if (json_is_boolean(v))
+				snprintf(val, sizeof(val), "%d", json_is_true(v) ? 1 : 0);
+			else {
+				r = fail(err, errlen, "%s.%s: must be a string, integer or boolean",
+					 path, key);
+				break;
+			}
+			/* check the value alone, so the message names the field */
+			struct sb_job_opts scratch;
+			char e[512];
+			sb_job_opts_init(&scratch);
+			enum sb_opt_status st = sb_job_opts_set(&scratch, fio, val, e, sizeof(e));
+			sb_job_opts_release(&scratch);
+			if (st != SB_OPT_OK) {
+				const char *colon = strstr(e, ": ");
+				r = fail(err, errlen, "%s.%s: %s", path, key,
+					 colon && st == SB_OPT_BADVAL ? colon + 2 : e);
+				break;
+			}
+			r = put_line(&text, &len, fio, val);
+		}
+	}
+out:
+	if (r) {
+		free(text);
+		return r;
+	}
+	*out = text;
+	return 0;
+}
+
+int br_spec_parse(const json_t *spec, const char *default_image, struct br_spec *s, char *err,
+		  size_t errlen)
+{
+	static const char *const access_modes[] = {"ReadWriteOnce", "ReadWriteMany",
+						   "ReadWriteOncePod"};
+	static const char *const pull[] = {"Always", "IfNotPresent", "Never"};
+	static const char *const seccomp[] = {"RuntimeDefault", "Localhost", "Unconfined"};
+	const json_t *v;
+	struct sb_diag d = {0};
+	int r;
+
+	memset(s, 0, sizeof(*s));
+	s->iterations = 10;
+	s->parallelism = 1;
+	snprintf(s->volume_size, sizeof(s->volume_size), "10Gi");
+	snprintf(s->access_mode, sizeof(s->access_mode), "ReadWriteOnce");
+	s->pvc_bind_s = 300;
+	s->iteration_s = 3600;
+	s->run_s = 48 * 3600;
+	snprintf(s->image, sizeof(s->image), "%s", default_image ? default_image : "");
+	snprintf(s->service_account, sizeof(s->service_account), "storagebench-runner");
+
+	if (!json_is_object(spec))
+		return fail(err, errlen, "spec: must be an object");
+
+	/* storage classes */
+	v = json_object_get(spec, "storageClasses");
+	if (!json_is_array(v) || json_array_size(v) == 0)
+		return fail(err, errlen,
+			    "spec.storageClasses: at least one storage class is needed");
+	if (json_array_size(v) > 32)
+		return fail(err, errlen, "spec.storageClasses: at most 32");
+	s->classes = calloc(json_array_size(v), sizeof(char *));
+	if (!s->classes)
+		return -ENOMEM;
+	for (size_t i = 0; i < json_array_size(v); i++) {
+		const json_t *c = json_array_get(v, i);
+		if (!json_is_string(c) || !dns_subdomain(json_string_value(c)))
+			return fail(err, errlen,
+				    "spec.storageClasses[%zu]: '%s' is not a storage class name", i,
+				    json_is_string(c) ? json_string_value(c) : "(not a string)");
+		for (size_t k = 0; k < s->nclasses; k++)
+			if (!strcmp(s->classes[k], json_string_value(c)))
+				return fail(err, errlen,
+					    "spec.storageClasses[%zu]: '%s' is listed twice", i,
+					    json_string_value(c));
+		if (!(s->classes[s->nclasses] = strdup(json_string_value(c))))
+			return -ENOMEM;
+		s->nclasses++;
+	}
+
+	/* volume */
+	const json_t *vol = json_object_get(spec, "volume");
+	if (vol && !json_is_object(vol))
+		return fail(err, errlen, "spec.volume: must be an object");
+	if ((r = opt_string(vol, "size", "spec.volume", s->volume_size, sizeof(s->volume_size), err,
+			    errlen)))
+		return r;
+	if (sb_parse_quantity(s->volume_size, &s->volume_bytes) || s->volume_bytes < (16u << 20))
+		return fail(err, errlen,
+			    "spec.volume.size: '%s' is not a quantity of at least 16Mi (e.g. 10Gi)",
+			    s->volume_size);
+	if ((r = opt_string(vol, "accessMode", "spec.volume", s->access_mode,
+			    sizeof(s->access_mode), err, errlen)))
+		return r;
+	if (!one_of(s->access_mode, access_modes, 3))
+		return fail(err, errlen,
+			    "spec.volume.accessMode: '%s' is not ReadWriteOnce, ReadWriteMany or "
+			    "ReadWriteOncePod",
+			    s->access_mode);
+	char vm[32] = "Filesystem";
+	if ((r = opt_string(vol, "volumeMode", "spec.volume", vm, sizeof(vm), err, errlen)))
+		return r;
+	if (strcmp(vm, "Filesystem") && strcmp(vm, "Block"))
+		return fail(err, errlen, "spec.volume.volumeMode: '%s' is not Filesystem or Block",
+			    vm);
+	s->block = !strcmp(vm, "Block");
+
+	if ((r = opt_uint(spec, "iterations", "spec", 1, 1000, &s->iterations, err, errlen)) ||
+	    (r = opt_uint(spec, "parallelism", "spec", 1, 32, &s->parallelism, err, errlen)))
+		return r;
+
+	/* overrides: checked with the runner's own parsers */
+	if ((r = opt_string(spec, "runtime", "spec", s->runtime, sizeof(s->runtime), err,
+			    errlen)) ||
+	    (r = opt_string(spec, "rampTime", "spec", s->ramp_time, sizeof(s->ramp_time), err,
+			    errlen)) ||
+	    (r = opt_string(spec, "size", "spec", s->test_size, sizeof(s->test_size), err, errlen)))
+		return r;
+	uint64_t tmp;
+	unsigned pct;
+	if (s->runtime[0] && sb_parse_duration_us(s->runtime, 1000000, &tmp))
+		return fail(err, errlen, "spec.runtime: '%s' is not a duration (e.g. 60s)",
+			    s->runtime);
+	if (s->ramp_time[0] && sb_parse_duration_us(s->ramp_time, 1000000, &tmp))
+		return fail(err, errlen, "spec.rampTime: '%s' is not a duration (e.g. 2s)",
+			    s->ramp_time);
+	if (s->test_size[0]) {
+		if (sb_parse_size_or_percent(s->test_size, 1024, &tmp, &pct))
+			return fail(err, errlen, "spec.size: '%s' is not a size (e.g. 1g) or N%%",
+				    s->test_size);
+		if (!pct && tmp > s->volume_bytes)
+			return fail(err, errlen, "spec.size: %s is larger than spec.volume.size %s",
+				    s->test_size, s->volume_size);
+	} else {
+		/* half the volume, so the test file never fills it */
+		snprintf(s->test_size, sizeof(s->test_size), "%llu",
+			 (unsigned long long)(s->volume_bytes / 2 / (1u << 20) * (1u << 20)));
+	}
+
+	/* what to run */
+	const json_t *prof = json_object_get(spec, "profile");
+	const json_t *wls = json_object_get(spec, "workloads");
+	const json_t *fio = json_object_get(spec, "fioJob");
+	if (!!prof + !!wls + !!fio > 1)
+		return fail(err, errlen, "spec: set only one of profile, workloads and fioJob");
+	struct sb_job base;
+	struct sb_joblist l = SB_JOBLIST_INIT;
+	r = base_job(s, &base, &d);
+	if (r) {
+		sb_job_release(&base);
+		return fail(err, errlen, "%s", d.msg);
+	}
+	if (wls || fio) {
+		if (wls) {
+			r = workloads_to_jobfile(wls, &s->jobfile, err, errlen);
+		} else if (!json_is_string(fio) || !json_string_value(fio)[0]) {
+			r = fail(err, errlen, "spec.fioJob: must be the text of a fio job file");
+		} else if (!(s->jobfile = strdup(json_string_value(fio)))) {
+			r = -ENOMEM;
+		}
+		if (!r) {
+			r = sb_jobfile_parse(s->jobfile, wls ? "spec.workloads" : "spec.fioJob",
+					     &base, &l, &d);
+			if (r)
+				r = fail(err, errlen, "%s", d.msg);
+		}
+		for (size_t i = 0; !r && fio && i < l.n; i++)
+			for (size_t k = 0; !r && k < l.jobs[i].nkv; k++) {
+				const char *key = l.jobs[i].kv[k].key;
+				bool own = false;
+				for (size_t b = 0; b < base.nkv; b++)
+					own = own ||
+					      (!strcmp(base.kv[b].key, key) && base.kv[b].value &&
+					       l.jobs[i].kv[k].value &&
+					       !strcmp(base.kv[b].value, l.jobs[i].kv[k].value));
+				if (!own && (!strcmp(key, "filename") || !strcmp(key, "directory")))
+					r = fail(err, errlen,
+						 "spec.fioJob: job '%s': %s is set by the runner "
+						 "(the "
+						 "volume's test file); remove it",
+						 l.jobs[i].o.name, key);
+			}
+	} else {
+		snprintf(s->profile, sizeof(s->profile), "%s",
+			 json_is_string(prof) ? json_string_value(prof) : "storage-cluster");
+		const struct sb_profile *p = sb_profile_find(s->profile);
+		if (!p)
+			r = fail(err, errlen,
+				 "spec.profile: '%s' is not storage-cluster, mixed, quick or nvme",
+				 json_is_string(prof) ? json_string_value(prof) : "(not a string)");
+		else if (sb_profile_expand(p, &base, &l, &d))
+			r = fail(err, errlen, "spec: %s", d.msg);
+	}
+	if (!r)
+		r = validate_jobs(&l,
+				  s->profile[0] ? "spec.profile"
+				  : wls		? "spec.workloads"
+						: "spec.fioJob",
+				  err, errlen);
+	sb_joblist_release(&l);
+	sb_job_release(&base);
+	if (r)
+		return r;
+
+	/* cleanup and timeouts */
+	char cl[32] = "Always";
+	if ((r = opt_string(spec, "cleanup", "spec", cl, sizeof(cl), err, errlen)))
+		return r;
+	if (!strcmp(cl, "Always"))
+		s->cleanup = BR_CLEANUP_ALWAYS;
+	else if (!strcmp(cl, "OnSuccess"))
+		s->cleanup = BR_CLEANUP_ON_SUCCESS;
+	else if (!strcmp(cl, "Never"))
+		s->cleanup = BR_CLEANUP_NEVER;
+	else
+		return fail(err, errlen, "spec.cleanup: '%s' is not Always, OnSuccess or Never",
+			    cl);
+	const json_t *to = json_object_get(spec, "timeouts");
+	static const char *const tkeys[] = {"pvcBind", "iteration", "run"};
+	long *tvals[] = {&s->pvc_bind_s, &s->iteration_s, &s->run_s};
+	for (int i = 0; to && i < 3; i++) {
+		char buf[32] = "";
+		if ((r = opt_string(to, tkeys[i], "spec.timeouts", buf, sizeof(buf), err, errlen)))
+			return r;
+		if (!buf[0])
+			continue;
+		long sec = br_parse_duration_s(buf);
+		if (sec <= 0)
+			return fail(
+				err, errlen,
+				"spec.timeouts.%s: '%s' is not a duration such as 90s, 5m or 2h",
+				tkeys[i], buf);
+		*tvals[i] = sec;
+	}
+	if ((r = opt_string(spec, "baseline", "spec", s->baseline, sizeof(s->baseline), err,
+			    errlen)))
+		return r;
+
+	/* runner pods */
+	const json_t *run = json_object_get(spec, "runner");
+	if (run && !json_is_object(run))
+		return fail(err, errlen, "spec.runner: must be an object");
+	if ((r = opt_string(run, "image", "spec.runner", s->image, sizeof(s->image), err,
+			    errlen)) ||
+	    (r = opt_string(run, "imagePullPolicy", "spec.runner", s->pull_policy,
+			    sizeof(s->pull_policy), err, errlen)) ||
+	    (r = opt_string(run, "serviceAccountName", "spec.runner", s->service_account,
+			    sizeof(s->service_account), err, errlen)))
+		return r;
+	if (!s->image[0])
+		return fail(err, errlen,
+			    "spec.runner.image: not set and the controller has no default");
+	if (s->pull_policy[0] && !one_of(s->pull_policy, pull, 3))
+		return fail(
+			err, errlen,
+			"spec.runner.imagePullPolicy: '%s' is not Always, IfNotPresent or Never",
+			s->pull_policy);
+	const json_t *hn = json_object_get(run, "hostNetwork");
+	if (hn && !json_is_boolean(hn))
+		return fail(err, errlen, "spec.runner.hostNetwork: must be true or false");
+	s->host_network = json_is_true(hn);
+	const json_t *sc = json_object_get(run, "seccompProfile");
+	if (sc) {
+		if (!json_is_object(sc))
+			return fail(err, errlen, "spec.runner.seccompProfile: must be an object");
+		if ((r = opt_string(sc, "type", "spec.runner.seccompProfile", s->seccomp_type,
+				    sizeof(s->seccomp_type), err, errlen)) ||
+		    (r = opt_string(sc, "localhostProfile", "spec.runner.seccompProfile",
+				    s->seccomp_profile, sizeof(s->seccomp_profile), err, errlen)))
+			return r;
+		if (!one_of(s->seccomp_type, seccomp, 3))
+			return fail(err, errlen,
+				    "spec.runner.seccompProfile.type: '%s' is not RuntimeDefault, "
+				    "Localhost or Unconfined",
+				    s->seccomp_type);
+		if ((strcmp(s->seccomp_type, "Localhost") == 0) == (s->seccomp_profile[0] == 0))
+			return fail(err, errlen, "spec.runner.seccompProfile.localhostProfile: %s",
+				    s->seccomp_profile[0] ? "only with type Localhost"
+							  : "required with type Localhost");
+	}
+	static const struct {
+		const char *key;
+		bool array;
+		size_t off;
+	} objs[] = {
+		{"resources", false, offsetof(struct br_spec, resources)},
+		{"nodeSelector", false, offsetof(struct br_spec, node_selector)},
+		{"tolerations", true, offsetof(struct br_spec, tolerations)},
+		{"affinity", false, offsetof(struct br_spec, affinity)},
+		{"securityContext", false, offsetof(struct br_spec, security_context)},
+		{"env", true, offsetof(struct br_spec, env)},
+	};
+	for (size_t i = 0; run && i < sizeof(objs) / sizeof(objs[0]); i++) {
+		json_t *o = json_object_get(run, objs[i].key);
+		if (!o)
+			continue;
+		if (objs[i].array ? !json_is_array(o) : !json_is_object(o))
+			return fail(err, errlen, "spec.runner.%s: must be %s", objs[i].key,
+				    objs[i].array ? "a list" : "an object");
+		*(json_t **)((char *)s + objs[i].off) = json_incref(o);
+	}
+	size_t ei;
+	const json_t *e;
+	json_array_foreach(s->env, ei, e)
+	{
+		const json_t *n = json_object_get(e, "name");
+		if (!json_is_object(e) || !json_is_string(n) || !json_string_value(n)[0])
+			return fail(err, errlen, "spec.runner.env[%zu].name: required", ei);
+		if (!strncmp(json_string_value(n), "SB_", 3))
+			return fail(err, errlen,
+				    "spec.runner.env[%zu].name: '%s': SB_ variables are the "
+				    "controller's",
+				    ei, json_string_value(n));
+	}
+	return 0;
+}
+
+unsigned br_spec_total_iterations(const struct br_spec *s)
+{
+	return (unsigned)s->nclasses * s->iterations;
+}
+
+json_t *br_spec_runner_args(const struct br_spec *s, const char *jobfile_path, const char *data_dir,
+			    const char *device)
+{
+	json_t *a = json_array();
+	char buf[4200];
+	bool ok = a != NULL;
+#define ADD(...)                                                            \
+	do {                                                                \
+		snprintf(buf, sizeof(buf), __VA_ARGS__);                    \
+		ok = ok && json_array_append_new(a, json_string(buf)) == 0; \
+	} while (0)
+	ADD("pod");
+	if (s->profile[0])
+		ADD("--profile=%s", s->profile);
+	if (s->block)
+		ADD("--filename=%s", device);
+	else {
+		ADD("--directory=%s", data_dir);
+		if (!s->profile[0])
+			ADD("--filename=%s", TESTFILE);
+	}
+	ADD("--size=%s", s->test_size);
+	if (s->runtime[0])
+		ADD("--runtime=%s", s->runtime);
+	if (s->ramp_time[0])
+		ADD("--ramp_time=%s", s->ramp_time);
+	if (!s->profile[0])
+		ADD("%s", jobfile_path);
+#undef ADD
+	if (!ok) {
+		json_decref(a);
+		return NULL;
+	}
+	return a;
+}

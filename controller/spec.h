@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A BenchmarkRun's spec, parsed and validated, and what it means for the
+ * runner: its command-line arguments and, for explicit workloads or a fio
+ * job, the job file. Validation uses the runner's own option parser, so a
+ * spec the controller accepts is a spec the runner runs; errors name the
+ * field: "spec.workloads[2].bs: '3q' is not a size".
+ */
+#ifndef SB_CONTROLLER_SPEC_H
+#define SB_CONTROLLER_SPEC_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum br_cleanup { BR_CLEANUP_ALWAYS, BR_CLEANUP_ON_SUCCESS, BR_CLEANUP_NEVER };
+
+struct br_spec {
+	char **classes; /* owned */
+	size_t nclasses;
+	char volume_size[32];
+	uint64_t volume_bytes;
+	char access_mode[32];
+	bool block; /* volumeMode: Block */
+	unsigned iterations;
+	unsigned parallelism;
+	char profile[32]; /* "" when workloads or fioJob */
+	char *jobfile;	  /* generated or given job file text; NULL for a profile */
+	char runtime[32], ramp_time[32], test_size[48];
+	enum br_cleanup cleanup;
+	long pvc_bind_s, iteration_s, run_s;
+	char baseline[254];
+	/* runner pod settings; json values are new references (owned) */
+	char image[512];
+	char pull_policy[16];
+	char service_account[254];
+	bool host_network;
+	char seccomp_type[32];
+	char seccomp_profile[256];
+	json_t *resources, *node_selector, *tolerations, *affinity, *security_context, *env;
+};
+
+/*
+ * Parses and validates spec (borrowed) into s. default_image is used when
+ * spec.runner.image is not set. Returns 0, or -EINVAL with err naming the
+ * field, -ENOMEM. Release s with br_spec_release either way.
+ */
+int br_spec_parse(const json_t *spec, const char *default_image, struct br_spec *s, char *err,
+		  size_t errlen);
+void br_spec_release(struct br_spec *s);
+
+/*
+ * The runner's arguments after "storagebench-runner pod" (a new JSON array
+ * of strings, caller decrefs; NULL on ENOMEM): the profile or the job file
+ * path (jobfile_path, where the spec ConfigMap is mounted), the target
+ * (--directory=<data_dir> or --filename=<device>) and the overrides.
+ */
+json_t *br_spec_runner_args(const struct br_spec *s, const char *jobfile_path, const char *data_dir,
+			    const char *device);
+
+/* Total iterations of the run: classes x iterations. */
+unsigned br_spec_total_iterations(const struct br_spec *s);
+
+/* Parses a duration of the form "<n>s|m|h". Returns seconds or -1. */
+long br_parse_duration_s(const char *s);
+
+#endif

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Labels and annotations on the objects a BenchmarkRun owns. The controller
+ * selects its objects by them; the runner puts them on the result
+ * ConfigMaps it writes; users filter with them (kubectl get cm -l ...).
+ */
+#ifndef SB_LABELS_H
+#define SB_LABELS_H
+
+#define SB_API_GROUP   "storagebench.io"
+#define SB_API_VERSION "storagebench.io/v1alpha1"
+#define SB_KIND	       "BenchmarkRun"
+
+#define SB_LABEL_NAME	    "app.kubernetes.io/name"
+#define SB_LABEL_COMPONENT  "app.kubernetes.io/component"
+#define SB_LABEL_MANAGED_BY "app.kubernetes.io/managed-by"
+#define SB_LABEL_RUN	    "storagebench.io/run"
+#define SB_LABEL_CLASS	    "storagebench.io/class"
+#define SB_LABEL_ITERATION  "storagebench.io/iteration"
+#define SB_LABEL_ATTEMPT    "storagebench.io/attempt"
+
+#define SB_ANNOT_RUN   "storagebench.io/run-name"
+#define SB_ANNOT_CLASS "storagebench.io/class-name"
+
+#define SB_MANAGER "storagebench-controller"
+
+/* The key of the runner's result in a result ConfigMap. */
+#define SB_RESULT_KEY "result.json"
+
+/* Selects every object a controller manages. */
+#define SB_SELECTOR_MANAGED SB_LABEL_MANAGED_BY "=" SB_MANAGER
+
+#endif

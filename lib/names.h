@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Object names and label values the controller and the runner derive from a
+ * run and a storage class: deterministic (a repeat create answers
+ * AlreadyExists), valid (DNS-1123 labels of at most 63 characters) and
+ * unique (when a part had to be changed or cut, a hash of the original
+ * parts is appended, so "a.b" and "a-b" never collide).
+ */
+#ifndef SB_NAMES_H
+#define SB_NAMES_H
+
+#include <stddef.h>
+
+/*
+ * Joins parts with '-' into out as a DNS-1123 label of at most max
+ * characters (max <= 63): lowercase letters, digits and '-', starting and
+ * ending with a letter or digit. Returns 0, or -EINVAL when out is too
+ * small or no part has a usable character.
+ */
+int sb_name_join(char *out, size_t len, size_t max, const char *const *parts, size_t nparts);
+
+/* "<run>-<class>": the PVC of a class. */
+int sb_name_pvc(char *out, size_t len, const char *run, const char *cls);
+/* "<run>-<class>-<attempt>": a runner pod. */
+int sb_name_pod(char *out, size_t len, const char *run, const char *cls, unsigned attempt);
+/* "<run>-<class>-<iteration>": the result ConfigMap of one iteration. */
+int sb_name_result(char *out, size_t len, const char *run, const char *cls, unsigned iteration);
+/* "<run>-spec" and "<run>-report". */
+int sb_name_spec(char *out, size_t len, const char *run);
+int sb_name_report(char *out, size_t len, const char *run);
+/* A label value for a class name (at most 63 characters, hash when cut). */
+int sb_name_label(char *out, size_t len, const char *value);
+
+#endif
