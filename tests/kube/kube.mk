@@ -14,3 +14,19 @@ build/asan/tests/kube/%: build/asan/tests/kube/%.o build/asan/libsb.a
 
 unit-bins: $(KUBE_TEST_BINS)
 asan: $(KUBE_TEST_BINS)
+
+# Without sanitizers, for valgrind (tests/kube/valgrind.sh): the cluster
+# tests and the kube unit tests linked against the release archive.
+KUBE_VG_BINS := $(patsubst %.c,build/rel/%,$(KUBE_TEST_SRCS) \
+	$(sort $(wildcard tests/unit/test_kube_*.c)))
+build/rel/tests/kube/%: build/rel/tests/kube/%.o build/rel/libsb.a
+	@mkdir -p $(@D)
+	$(CC) -o $@ $^ $(LDFLAGS) $(LDLIBS_ALL)
+build/rel/tests/unit/test_kube_%: build/rel/tests/unit/test_kube_%.o build/rel/libsb.a
+	@mkdir -p $(@D)
+	$(CC) -o $@ $^ $(LDFLAGS) $(LDLIBS_ALL)
+.PRECIOUS: build/rel/tests/kube/%.o build/rel/tests/unit/test_kube_%.o
+.PHONY: kube-valgrind-bins kube-valgrind
+kube-valgrind-bins: $(KUBE_VG_BINS)
+kube-valgrind: kube-valgrind-bins
+	bash tests/kube/valgrind.sh
