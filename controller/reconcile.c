@@ -656,10 +656,14 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 		char pvc[64] = "";
 		if (cp->phase != BR_CLASS_PENDING)
 			(void)sb_name_pvc(pvc, sizeof(pvc), name, s.classes[i]);
-		json_t *cj = json_pack("{s:s,s:s,s:i,s:s,s:s,s:i}", "name", s.classes[i], "phase",
+		/* empty strings are left out: the 1.20 API server turns "" into null */
+		json_t *cj = json_pack("{s:s,s:s,s:i,s:i}", "name", s.classes[i], "phase",
 				       br_class_phase_name(cp->phase), "iterationsDone",
-				       (int)ob->obs.classes[i].done, "pvc", pvc, "pod", cp->pod,
-				       "attempts", (int)cp->attempts);
+				       (int)ob->obs.classes[i].done, "attempts", (int)cp->attempts);
+		if (cj && pvc[0])
+			json_object_set_new(cj, "pvc", json_string(pvc));
+		if (cj && cp->pod[0])
+			json_object_set_new(cj, "pod", json_string(cp->pod));
 		if (cj && ob->engine[i][0])
 			json_object_set_new(cj, "engine", json_string(ob->engine[i]));
 		if (cj && cp->reason[0])
