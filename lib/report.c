@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "report.h"
 
+#include "report_svg.h"
 #include "units.h"
 
 #include <errno.h>
@@ -383,6 +384,8 @@ char *sb_report_render(const json_t *report, const char *format, char *err, size
 			snprintf(err, errlen, "out of memory");
 		return buf;
 	}
+	if (!strcmp(format, "svg"))
+		return sb_report_svg_render(report, err, errlen);
 	FILE *f = open_memstream(&buf, &len);
 	if (!f) {
 		snprintf(err, errlen, "out of memory");

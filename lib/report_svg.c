@@ -472,6 +472,8 @@ static bool metric(const struct res *r, const char *name, struct val *v)
 	v->mean = json_number_value(json_object_get(m, "mean"));
 	v->sd = json_number_value(json_object_get(m, "stddev"));
 	v->n = n ? json_integer_value(n) : 1;
+	if (!json_object_get(m, "stddev"))
+		v->n = 1; /* no deviation to show */
 	if (v->n < 2)
 		v->sd = 0;
 	return true;
@@ -570,11 +572,16 @@ static void fmt_val(double mean, double sd, bool with_sd, enum ukind u, char *bu
 		snprintf(buf, len, "%s%s%s", a, u == U_COUNT ? "" : " ", un);
 		return;
 	}
+	if (u == U_COUNT) {
+		/* counts: each with its own prefix, "1.5k ± 12" */
+		size_t ks;
+		double sdiv = scale_of(sd, u, &ks);
+		fmt_trim(sd / sdiv, dec2(sd / sdiv), b, sizeof(b));
+		snprintf(buf, len, "%s%s \xc2\xb1 %s%s", a, un, b, count_pfx[ks]);
+		return;
+	}
 	fmt_trim(sd / div, dec2(sd / div), b, sizeof(b));
-	if (u == U_COUNT)
-		snprintf(buf, len, "%s%s \xc2\xb1 %s%s", a, un, b, un);
-	else
-		snprintf(buf, len, "%s \xc2\xb1 %s %s", a, b, un);
+	snprintf(buf, len, "%s \xc2\xb1 %s %s", a, b, un);
 }
 
 #define MAXTICKS 48
