@@ -22,6 +22,7 @@ struct kube_informer {
 	struct kube_resource res;
 	char *ns, *label, *field;
 	long page_size, idle_ms;
+	bool strip;
 	kube_informer_cb cb;
 	void *arg;
 
@@ -84,6 +85,7 @@ struct kube_informer *kube_informer_new(struct kube_client *c,
 	inf->res = *opts->resource;
 	inf->page_size = opts->page_size > 0 ? opts->page_size : 500;
 	inf->idle_ms = opts->idle_timeout_ms > 0 ? opts->idle_timeout_ms : 5 * 60 * 1000;
+	inf->strip = opts->strip_managed_fields;
 	inf->cb = opts->cb;
 	inf->arg = opts->arg;
 	if (pthread_mutex_init(&inf->lock, NULL)) {
@@ -170,6 +172,8 @@ static int relist(struct kube_informer *inf, struct kube_error *err)
 		if (api && !json_object_get(it, "apiVersion") &&
 		    json_object_set_new(it, "apiVersion", json_string(api)))
 			goto out;
+		if (inf->strip)
+			json_object_del(json_object_get(it, "metadata"), "managedFields");
 		if (json_object_set(fresh, key, it))
 			goto out;
 	}
@@ -228,6 +232,8 @@ static int on_event(enum kube_event_type type, json_t *obj, void *arg)
 		return 0;
 	if (key_of(obj, key, sizeof(key)))
 		return 0;
+	if (inf->strip) /* the watch hands over its only reference: ours to change */
+		json_object_del(json_object_get(obj, "metadata"), "managedFields");
 	pthread_mutex_lock(&inf->lock);
 	json_t *old = json_incref(json_object_get(inf->cache, key));
 	if (type == KUBE_EVENT_DELETED) {

@@ -419,9 +419,10 @@ struct kube_informer_opts {
 	const char *ns;			      /* NULL: all namespaces */
 	const char *label_selector;
 	const char *field_selector;
-	long page_size;	      /* list limit; 0: 500 */
-	long idle_timeout_ms; /* watch idle restart; 0: 5 minutes */
-	kube_informer_cb cb;  /* may be NULL */
+	long page_size;		   /* list limit; 0: 500 */
+	long idle_timeout_ms;	   /* watch idle restart; 0: 5 minutes */
+	bool strip_managed_fields; /* drop metadata.managedFields before caching */
+	kube_informer_cb cb;	   /* may be NULL */
 	void *arg;
 };
 

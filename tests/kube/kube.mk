@@ -30,3 +30,7 @@ build/rel/tests/unit/test_kube_%: build/rel/tests/unit/test_kube_%.o build/rel/l
 kube-valgrind-bins: $(KUBE_VG_BINS)
 kube-valgrind: kube-valgrind-bins
 	bash tests/kube/valgrind.sh
+
+# The kube benchmark (scripts/bench.d/kube.sh), an optimised build.
+.PHONY: kube-bench-bin
+kube-bench-bin: build/rel/tests/kube/bench_kube

@@ -106,6 +106,8 @@ static int test_sync_events_lookup(void)
 	CHECK(got);
 	CHECK_STR(json_string_value(json_object_get(json_object_get(got, "data"), "k")), "2");
 	CHECK_STR(json_string_value(json_object_get(got, "kind")), "ConfigMap");
+	/* managedFields kept unless strip_managed_fields */
+	CHECK(json_object_get(json_object_get(got, "metadata"), "managedFields") != NULL);
 	json_decref(got);
 	/* The listed object got kind/apiVersion like watched ones. */
 	got = kube_informer_get(inf, NS, "pre");
@@ -145,6 +147,7 @@ static int test_relist_after_410(void)
 	struct kube_informer_opts io = {.resource = &kube_res_configmaps,
 					.ns = NS,
 					.label_selector = "app=kt",
+					.strip_managed_fields = true,
 					.cb = on_event,
 					.arg = &ev};
 	struct kube_informer *inf = kube_informer_new(p, &io, &err);
@@ -178,6 +181,8 @@ static int test_relist_after_410(void)
 	CHECK(kt_proxy_count("watch=1", "status") >= 1); /* the 410 was served */
 	json_t *n = kube_informer_get(inf, NS, "new");
 	CHECK(n);
+	CHECK(json_object_get(json_object_get(n, "metadata"), "managedFields") == NULL);
+	CHECK(json_object_get(json_object_get(n, "metadata"), "uid") != NULL);
 	json_decref(n);
 	CHECK(kube_informer_get(inf, NS, "old") == NULL);
 	kube_informer_free(inf);
