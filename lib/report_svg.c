@@ -942,11 +942,12 @@ static int panel_bars(struct svg *s, const struct doc *d, bool bw, double *heigh
 		metrics[i] = c[i].metric;
 		wis[i] = c[i].wi;
 	}
-	iter_words(max_n(d, metrics, wis, nm), it, sizeof(it));
-	snprintf(sub, sizeof(sub),
-		 "mean per workload and target over %s; error bars: \xc2\xb1"
-		 "1 standard deviation",
-		 it);
+	long long nmax = max_n(d, metrics, wis, nm);
+	iter_words(nmax, it, sizeof(it));
+	snprintf(sub, sizeof(sub), "mean per workload and target over %s%s", it,
+		 nmax > 1 ? "; error bars: \xc2\xb1"
+			    "1 standard deviation"
+			  : " (no standard deviation)");
 	out(s, "<g class=\"panel\" data-panel=\"%s\">\n", bw ? "bandwidth" : "iops");
 	panel_head(s, MARGIN, WIDTH - 2 * MARGIN, bw ? "Bandwidth" : "IOPS", sub);
 	double top = 58 + legend(s, d, x0, 60, x1 - x0, LG_BOX) + 4;
@@ -1194,10 +1195,10 @@ static double chart_family(struct svg *s, const struct doc *d, const struct fami
 	words[0] = (char)(words[0] >= 'a' && words[0] <= 'z' ? words[0] - 'a' + 'A' : words[0]);
 	snprintf(title, sizeof(title), "%s by fsync frequency", words);
 	iter_words(nmax, it, sizeof(it));
-	snprintf(sub, sizeof(sub),
-		 "%.*s-fsyncN: mean of %s, band \xc2\xb1"
-		 "1 std. deviation",
-		 (int)f->baselen, f->base, it);
+	snprintf(sub, sizeof(sub), "%.*s-fsyncN: mean of %s%s", (int)f->baselen, f->base, it,
+		 nmax > 1 ? ", band \xc2\xb1"
+			    "1 std. deviation"
+			  : "");
 
 	out(s, "<g class=\"chart\" data-family=\"");
 	esc_n(s, f->base, f->baselen);

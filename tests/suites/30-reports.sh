@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Report charts: the golden SVGs (which the unit test test_report_svg keeps
+# byte-for-byte equal to the renderer's output) parsed with a real XML
+# parser and checked against the fixture reports they were drawn from.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+exec /usr/bin/python3 -m pytest -c tests/pytest.ini -q tests/reports "$@"
