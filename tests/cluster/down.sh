@@ -18,7 +18,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 if [ "${SB_LOCK_HELD:-0}" != 1 ]; then
 	mkdir -p "$(dirname "$SB_LOCK")"
 	exec 8>"$SB_LOCK"
-	flock 8
+	if ! flock -w 120 8; then
+		sb_step "warning: $SB_LOCK still held after 120 s (a hung cluster-up?): going on without it"
+	fi
 fi
 
 if [ "$(sb_up_state)" = down ] && [ ! -d "$SB_SHM" ] && [ ! -d "$SB_VARTMP" ]; then
@@ -31,13 +33,20 @@ sb_step "bringing the test cluster down"
 pid_children() {
 	cat /proc/"$1"/task/*/children 2>/dev/null | tr ' ' '\n' | grep -v '^$'
 }
+# alive PID: running (a zombie waiting for its reaper counts as gone: the
+# components were reparented when up.sh exited)
+alive() {
+	local st
+	st=$(awk '{print $3}' /proc/"$1"/stat 2>/dev/null) || return 1
+	[ -n "$st" ] && [ "$st" != Z ]
+}
 # wait_gone SECS PID...: wait until all PIDs are gone; 1 if some remain.
 wait_gone() {
 	local secs=$1 i p left
 	shift
 	for ((i = 0; i < secs * 10; i++)); do
 		left=0
-		for p in "$@"; do kill -0 "$p" 2>/dev/null && left=1; done
+		for p in "$@"; do alive "$p" && left=1; done
 		[ $left = 0 ] && return 0
 		sleep 0.1
 	done
@@ -49,7 +58,7 @@ stop() {
 	local n=$1 f=$SB_STATE/run/$1.pid p targets
 	[ -f "$f" ] || return 0
 	p=$(cat "$f")
-	if [ -n "$p" ] && kill -0 "$p" 2>/dev/null; then
+	if [ -n "$p" ] && alive "$p"; then
 		targets=$p
 		if [ "$(cat /proc/"$p"/comm 2>/dev/null)" = strace ]; then
 			targets=$(pid_children "$p" | paste -sd' ')
@@ -67,12 +76,14 @@ stop() {
 		wait_gone 5 "$p" || kill -KILL "$p" 2>/dev/null
 	fi
 	rm -f "$f"
+	[ "${SB_DOWN_VERBOSE:-0}" = 1 ] && sb_step "stopped $n"
+	return 0
 }
 # shim_pids: containerd shims serving our containerd (by their -address).
 shim_pids() {
 	local d cmd
 	for d in /proc/[0-9]*; do
-		cmd=$(tr '\0' ' ' <"$d/cmdline" 2>/dev/null) || continue
+		cmd=$(tr '\0' ' ' 2>/dev/null <"$d/cmdline") || continue
 		case "$cmd" in
 		*containerd-shim*"-address $SB_SOCK "*) echo "${d#/proc/}" ;;
 		esac

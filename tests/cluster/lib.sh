@@ -75,7 +75,10 @@ sb_alive() {
 	local f=$SB_STATE/run/$1.pid p
 	[ -f "$f" ] || return 1
 	p=$(cat "$f")
-	[ -n "$p" ] && kill -0 "$p" 2>/dev/null
+	[ -n "$p" ] || return 1
+	# a zombie (exited, not yet reaped) is not alive
+	p=$(awk '{print $3}' /proc/"$p"/stat 2>/dev/null) || return 1
+	[ -n "$p" ] && [ "$p" != Z ]
 }
 
 # sb_up_state: prints "up" (every component alive), "down" (none, no

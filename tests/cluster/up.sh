@@ -25,7 +25,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 [ "$(id -u)" -eq 0 ] || sb_die "the test cluster needs root (network namespace, mounts, cgroups)"
 mkdir -p "$(dirname "$SB_LOCK")"
 exec 8>"$SB_LOCK"
-flock 8
+flock -w 300 8 || sb_die "$SB_LOCK held for 300 s by another cluster-up/down"
 
 state=$(sb_up_state)
 if [ "$state" = up ]; then
