@@ -132,13 +132,22 @@ static void progress_class(const struct br_obs *o, struct br_plan *p, size_t i, 
 	const struct br_pod_obs *cur = current_pod(c);
 	if (cur)
 		snprintf(cp->pod, sizeof(cp->pod), "%s", cur->name);
-	if (cp->attempts > (cur ? cur->attempt : 0)) {
-		/* a pod this controller created is not in the cache yet: wait for it */
-		deadline(next, o->now, o->now + 2);
-		return;
-	}
 	bool need_new = false;
-	if (!cur || (cur->deleting && cur->phase != BR_POD_SUCCEEDED)) {
+	if (cp->attempts > (cur ? cur->attempt : 0)) {
+		if (!c->last_pod_gone) {
+			/* a pod this controller created is not in the cache yet: wait for it */
+			deadline(next, o->now, o->now + 2);
+			return;
+		}
+		/* it was deleted (killed, evicted): run the rest in a new one */
+		event(p, true, "RunnerLost", "%s: runner pod of attempt %u is gone", c->name,
+		      cp->attempts);
+		cur = NULL;
+		need_new = true;
+	}
+	if (need_new) {
+		/* handled below */
+	} else if (!cur || (cur->deleting && cur->phase != BR_POD_SUCCEEDED)) {
 		if (cur && cur->deleting) {
 			deadline(next, o->now, o->now + 2); /* wait until it is gone */
 			return;

@@ -56,6 +56,8 @@ struct br_class_obs {
 	char prev_reason[64];
 	char prev_message[512];
 	unsigned prev_attempts;
+	/* the pod of attempt prev_attempts is not in the cache and the API says it is gone */
+	bool last_pod_gone;
 };
 
 struct br_obs {

@@ -248,6 +248,22 @@ static int observe(struct br_controller *c, struct br_watch *w, const json_t *ru
 			snprintf(ob->engine[i], sizeof(ob->engine[i]), "%s",
 				 jstr(pc, "engine") ? jstr(pc, "engine") : "");
 		}
+		/* a pod we created but the cache lacks: not seen yet, or deleted? ask the API */
+		unsigned seen_attempt = 0;
+		for (size_t k2 = 0; k2 < co->npods; k2++)
+			if (co->pods[k2].attempt > seen_attempt)
+				seen_attempt = co->pods[k2].attempt;
+		if (co->prev_attempts > seen_attempt && co->prev_phase != BR_CLASS_FAILED &&
+		    co->prev_phase != BR_CLASS_SUCCEEDED && co->done < s->iterations) {
+			char pn[64];
+			struct kube_error kerr = KUBE_ERROR_INIT;
+			if (!sb_name_pod(pn, sizeof(pn), name, co->name, co->prev_attempts)) {
+				int r = kube_get(c->kc, &kube_res_pods, ns, pn, NULL, &kerr);
+				co->last_pod_gone = r == -ENOENT;
+				if (r && r != -ENOENT)
+					br_metrics_api_error(c->metrics);
+			}
+		}
 		/* which engine ran: from the newest result */
 		if (ob->newest_result[i]) {
 			const char *text =

@@ -174,6 +174,13 @@ static int test_killed_pod_is_replaced(void)
 	br_plan_compute(&obs, &plan);
 	/* the cache has no pod of attempt 1: the controller waits a moment... */
 	CHECK_INT(count(BR_ACT_CREATE_POD), 0);
+	/* ...until the API confirms it is gone: then attempt 2 runs the rest */
+	obs.classes[0].last_pod_gone = true;
+	br_plan_compute(&obs, &plan);
+	CHECK_INT(count(BR_ACT_CREATE_POD), 1);
+	CHECK_INT(find(BR_ACT_CREATE_POD)->attempt, 2);
+	CHECK(has_event("RunnerLost"));
+	obs.classes[0].last_pod_gone = false;
 	/* ...and a pod that is seen gone (deleting, then absent) is replaced */
 	add_pod(0, 1, BR_POD_RUNNING, -1, NULL);
 	obs.classes[0].pods[0].deleting = true;

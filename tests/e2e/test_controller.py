@@ -1,0 +1,244 @@
+"""The controller end to end on the real test cluster, driven with kubectl."""
+import json
+import statistics
+import time
+
+import pytest
+
+from conftest import br, events, results, sb, wait_phase
+
+SMALL = """
+apiVersion: storagebench.io/v1alpha1
+kind: BenchmarkRun
+metadata: {name: %(name)s}
+spec:
+  storageClasses: %(classes)s
+  iterations: %(iterations)d
+  volume: {size: 64Mi}
+  workloads:
+  - {name: rr, rw: randread, bs: 4k, iodepth: 8, runtime: %(runtime)s, timeBased: true}
+  - {name: sw, rw: write, bs: 64k, iodepth: 4, runtime: %(runtime)s, timeBased: true}
+  runner:
+    imagePullPolicy: Never
+    hostNetwork: true
+%(extra)s
+"""
+
+
+def small(name, classes=("fast", "disk"), iterations=2, runtime="1s", extra=""):
+    return SMALL % {"name": name, "classes": json.dumps(list(classes)),
+                    "iterations": iterations, "runtime": runtime, "extra": extra}
+
+
+def test_happy_path_two_classes(ns, controller):
+    sb.apply(small("happy"), namespace=ns)
+    st = wait_phase(ns, "happy", timeout=240)
+    assert st["phase"] == "Succeeded", st
+    assert st["progress"] == "4/4"
+    cond = st["conditions"][0]
+    assert (cond["type"], cond["status"], cond["reason"]) == ("Succeeded", "True", "Completed")
+    assert [c["phase"] for c in st["classes"]] == ["Succeeded", "Succeeded"]
+    assert all(c["engine"].startswith("io_uring") for c in st["classes"])
+
+    # the report's means and stddevs are the ones we compute from the results
+    res = results(ns, "happy")
+    assert sorted(res) == [("disk", 1), ("disk", 2), ("fast", 1), ("fast", 2)]
+    cm = sb.kubectl_json("-n", ns, "get", "configmap", "happy-report")
+    assert st["report"] == "happy-report"
+    report = json.loads(cm["data"]["report.json"])
+    got = {(r["target"], r["workload"]): r["metrics"] for r in report["results"]}
+    for cls in ("fast", "disk"):
+        for wl, d in (("rr", "read"), ("sw", "write")):
+            samples = []
+            for it in (1, 2):
+                job = next(j for j in res[(cls, it)]["jobs"] if j["jobname"] == wl)
+                samples.append(job[d]["iops"])
+            m = got[(cls, wl)][f"{d}-iops"]
+            assert m["n"] == 2
+            assert m["mean"] == pytest.approx(statistics.mean(samples), rel=1e-9)
+            assert m["stddev"] == pytest.approx(statistics.stdev(samples), rel=1e-9)
+            summ = [s for s in st["summary"] if (s["class"], s["workload"], s["metric"]) ==
+                    (cls, wl, f"{d}-iops")]
+            assert len(summ) == 1 and summ[0]["mean"] == pytest.approx(m["mean"], rel=1e-9)
+    txt = cm["data"]["report.txt"]
+    assert "fast: rr: " in txt and "read IOPS on average with a standard deviation of" in txt
+    assert "over 2 iterations" in txt
+    for key in ("report.md", "report.csv"):
+        assert key in cm["data"]
+    # cleanup Always: volumes and runner pods are gone, results and report stay
+    sb.wait_for(lambda: not sb.kubectl_json("-n", ns, "get", "pvc,pods", "-l",
+                                            "storagebench.io/run=happy")["items"],
+                timeout=60, what="cleanup")
+    reasons = {r for r, _ in events(ns, "happy")}
+    assert {"StartedClass", "CreatedVolume", "CreatedRunner", "IterationsRecorded",
+            "ReportWritten", "RunSucceeded"} <= reasons
+    # kubectl get shows the printer columns
+    out = sb.kubectl("-n", ns, "get", "br", "happy")
+    assert "Succeeded" in out and "4/4" in out and "fast,disk" in out
+    # deleting the run removes its ConfigMaps through garbage collection
+    sb.kubectl("-n", ns, "delete", "br", "happy")
+    sb.wait_for(lambda: not sb.kubectl_json("-n", ns, "get", "configmap", "-l",
+                                            "storagebench.io/run=happy")["items"],
+                timeout=90, what="garbage collection of the results")
+
+
+def test_unknown_storage_class_fails_that_class_only(ns, controller):
+    sb.apply(small("unknown", classes=("nope", "fast"), iterations=1), namespace=ns)
+    st = wait_phase(ns, "unknown", timeout=180)
+    assert st["phase"] == "Failed"
+    cls = {c["name"]: c for c in st["classes"]}
+    assert cls["nope"]["phase"] == "Failed"
+    assert cls["nope"]["reason"] == "StorageClassNotFound"
+    assert "storage class 'nope' does not exist" in cls["nope"]["message"]
+    assert cls["fast"]["phase"] == "Succeeded"
+    assert st["conditions"][0]["reason"] == "StorageClassNotFound"
+    # what was measured is still reported
+    assert st["report"] == "unknown-report"
+    assert any(s["class"] == "fast" for s in st["summary"])
+
+
+@pytest.mark.parametrize("field,value,needle", [
+    ("fioJob", '"[x]\\nrw=read\\nbs=4q\\n"', "spec.fioJob:3: bs: '4q' is not a block size"),
+    ("fioJob", '"[x]\\nrw=read\\nfilename=/etc/passwd\\n"', "filename is set by the runner"),
+    ("runtime", '"soon"', None),  # the CRD's pattern refuses it: kubectl apply fails
+    ("iterations", "0", None),
+    ("workloads", '[{"name": "w", "rw": "read", "timeBased": true}]', "time_based: needs runtime"),
+    ("size", '"20g"', "spec.size: 20g is larger than spec.volume.size"),
+])
+def test_invalid_spec(ns, controller, field, value, needle):
+    manifest = {"apiVersion": "storagebench.io/v1alpha1", "kind": "BenchmarkRun",
+                "metadata": {"name": "bad"},
+                "spec": {"storageClasses": ["fast"], "volume": {"size": "64Mi"},
+                         field: json.loads(value)}}
+    p = sb.kubectl("-n", ns, "apply", "-f", "-", input=json.dumps(manifest), check=False)
+    if needle is None:
+        assert p.returncode != 0, "the CRD schema should refuse it"
+        assert f"spec.{field}" in p.stderr
+        return
+    assert p.returncode == 0, p.stderr
+    st = wait_phase(ns, "bad", phases=("Failed",), timeout=60)
+    assert st["conditions"][0]["reason"] == "InvalidSpec"
+    assert needle in st["message"], st["message"]
+    assert ("InvalidSpec", st["message"]) in events(ns, "bad")
+    assert not sb.kubectl_json("-n", ns, "get", "pvc")["items"]
+
+
+def test_pvc_never_binding_times_out(ns, controller):
+    sb.apply("""
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: e2e-nobind}
+provisioner: example.com/nobody-provisions-this
+volumeBindingMode: Immediate
+""")
+    try:
+        sb.apply(small("nobind", classes=("e2e-nobind",), iterations=1,
+                       extra="  timeouts: {pvcBind: 8s}"), namespace=ns)
+        st = wait_phase(ns, "nobind", timeout=90)
+        assert st["phase"] == "Failed"
+        c = st["classes"][0]
+        assert c["reason"] == "VolumeBindTimeout"
+        assert "not bound within 8s" in c["message"]
+        assert "report" not in st  # nothing was measured
+    finally:
+        sb.kubectl("delete", "storageclass", "e2e-nobind", check=False)
+
+
+def _first_result(ns, name):
+    sb.wait_for(lambda: results(ns, name), timeout=120, interval=0.5, what="a first result")
+
+
+def test_runner_pod_killed_mid_run_resumes(ns, controller):
+    sb.apply(small("killed", classes=("fast",), iterations=4, runtime="2s"), namespace=ns)
+    _first_result(ns, "killed")
+    sb.kubectl("-n", ns, "delete", "pod", "killed-fast-1", "--grace-period=0", "--force",
+               check=False)
+    st = wait_phase(ns, "killed", timeout=240)
+    assert st["phase"] == "Succeeded", st
+    c = st["classes"][0]
+    assert c["attempts"] == 2
+    res = results(ns, "killed")
+    assert sorted(res) == [("fast", i) for i in (1, 2, 3, 4)]  # none lost, none twice
+    pods = {r["context"]["pod"] for r in res.values()}
+    assert pods == {"killed-fast-1", "killed-fast-2"}
+    assert any(r == "CreatedRunner" and "attempt 2" in m for r, m in events(ns, "killed"))
+
+
+def test_controller_restart_mid_run(ns, controller):
+    sb.apply(small("restart", classes=("fast",), iterations=4, runtime="2s"), namespace=ns)
+    _first_result(ns, "restart")
+    controller.kill()
+    time.sleep(3)
+    c2 = controller.start(name="c2")
+    st = wait_phase(ns, "restart", timeout=240)
+    assert st["phase"] == "Succeeded", st
+    assert st["classes"][0]["attempts"] == 1  # the runner pod went on meanwhile
+    assert sorted(results(ns, "restart")) == [("fast", i) for i in (1, 2, 3, 4)]
+    assert "Synced caches" in c2.log
+
+
+def test_api_errors_injected(ns, controller):
+    controller.stop()
+    with sb.FaultProxy() as fp:
+        # rules first: the controller's watches start as soon as it does
+        # 500s on status writes, a conflict, a watch answered 410, watches cut
+        fp.add(method="PATCH", path=r"/benchmarkruns/.*/status", action="status", status=500,
+               count=3)
+        fp.add(method="PATCH", path=r"/benchmarkruns/.*/status", action="status", status=409,
+               body={"kind": "Status", "apiVersion": "v1", "status": "Failure",
+                     "reason": "Conflict", "message": "injected conflict", "code": 409},
+               count=1)
+        fp.add(method="GET", path=r"/configmaps\?.*watch=(1|true)", action="status", status=410,
+               count=1)
+        fp.add(method="GET", path=r"/pods\?.*watch=(1|true)", action="cut_watch", after_ms=500,
+               count=2)
+        c = controller.start(name="proxied", kubeconfig=sb.KUBECONFIG_PROXY)
+        sb.apply(small("faults", classes=("fast",), iterations=2), namespace=ns)
+        st = wait_phase(ns, "faults", timeout=240)
+        assert st["phase"] == "Succeeded", st
+        seen = fp.log()
+        assert any(e["status"] == 500 for e in seen)
+        assert any(e["status"] == 409 for e in seen)
+        assert any(e["status"] == 410 for e in seen)
+        assert "Reconcile failed, retrying" in c.log or "retry" in c.log.lower()
+        m = c.metrics()
+        assert "storagebench_api_errors_total" in m
+        assert sorted(results(ns, "faults")) == [("fast", 1), ("fast", 2)]
+
+
+def test_two_replicas_only_leader_acts(ns, controller):
+    controller.stop()
+    a = controller.start(name="a", extra=("--leader-elect", "--identity=replica-a"))
+    sb.wait_for(lambda: "Started leading" in a.log, timeout=30, what="a leads")
+    b = controller.start(name="b", extra=("--leader-elect", "--identity=replica-b"))
+    sb.wait_for(lambda: "Synced caches" in b.log, timeout=30, what="b synced")
+    sb.apply(small("leader", classes=("fast",), iterations=1), namespace=ns)
+    st = wait_phase(ns, "leader", timeout=180)
+    assert st["phase"] == "Succeeded"
+    assert "Started leading" not in b.log
+    assert "created runner pod" not in b.log.lower() and "Created" not in b.log
+    assert "storagebench_leader 1" in a.metrics()
+    assert "storagebench_leader 0" in b.metrics()
+    lease = sb.kubectl_json("-n", ns, "get", "lease", "storagebench-controller")
+    assert lease["spec"]["holderIdentity"] == "replica-a"
+    # the leader stops: the other takes over and finishes a new run
+    a.stop()
+    sb.wait_for(lambda: "Started leading" in b.log, timeout=30, what="b takes over")
+    sb.apply(small("leader2", classes=("fast",), iterations=1), namespace=ns)
+    st = wait_phase(ns, "leader2", timeout=180)
+    assert st["phase"] == "Succeeded"
+
+
+def test_io_uring_blocked_falls_back_to_psync(ns, controller):
+    extra = """    seccompProfile: {type: Localhost, localhostProfile: %s}""" % sb.SECCOMP_NO_IOURING
+    manifest = small("noring", classes=("fast",), iterations=1).rstrip() + "\n" + extra + "\n"
+    sb.apply(manifest, namespace=ns)
+    st = wait_phase(ns, "noring", timeout=180)
+    assert st["phase"] == "Succeeded", st
+    assert st["classes"][0]["engine"] == "psync (fallback)"
+    res = results(ns, "noring")[("fast", 1)]
+    eng = res["jobs"][0]["engine"]
+    assert eng["ran"] == "psync"
+    assert "io_uring_setup failed: Operation not permitted" in eng["reason"]
+    txt = sb.kubectl_json("-n", ns, "get", "configmap", "noring-report")["data"]["report.txt"]
+    assert "engine: psync" in txt
