@@ -33,7 +33,8 @@ A rule: {"method": "GET"|"*", "path": "<python regex, re.search on path+query>",
              "injected by storagebench fault proxy","reason":...,"code":N}),
              "as_watch_event": bool (default true for 410 on a watch request:
              answered like the real server, 200 and one ERROR watch event
-             carrying the Status, then the stream ends)
+             carrying the Status, then the stream ends; the log shows
+             the injected code, 410)
   drop       the request is read, then the connection is closed without a response
   delay      "delay_ms": N, then the request is forwarded
   cut_watch  forwarded; the connection is closed "after_ms": N (default 1000)
@@ -372,7 +373,8 @@ class Proxy:
             chunk = b"%x\r\n%s\r\n0\r\n\r\n" % (len(ev), ev)
             cs.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
                        b"Transfer-Encoding: chunked\r\n\r\n" + chunk)
-            self.state.record(method, target, 200, "status")
+            # logged with the injected code (the HTTP status line said 200)
+            self.state.record(method, target, code, "status")
             return
         data = json.dumps(body).encode()
         hdrs = [("Content-Type", "application/json"), ("Content-Length", str(len(data))),

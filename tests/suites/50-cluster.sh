@@ -139,7 +139,9 @@ if [ "${SB_KEEP_CLUSTER:-0}" = 1 ]; then
 else
 	echo "--- cluster-down"
 	if bash tests/cluster/down.sh; then
-		left=$(pgrep -a 'kube-apiserver|kube-controller|kube-scheduler|kubelet|etcd|containerd' || true)
+		left=$(for c in kube-apiserver kube-controller kube-scheduler kubelet etcd containerd containerd-shim; do
+			pgrep -a -x "$c"
+		done)
 		if [ -z "$left" ] && [ ! -e /var/run/netns/storagebench ] && ! grep -q /var/lib/storagebench /proc/mounts &&
 			! ls -d /sys/fs/cgroup/*/storagebench >/dev/null 2>&1; then
 			echo "ok cluster/down-leaves-nothing"
