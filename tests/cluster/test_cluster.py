@@ -112,6 +112,23 @@ def test_crd_established_and_used(ns):
         sb.delete("crd", CRD["metadata"]["name"])
 
 
+def test_cel_rules_dropped_by_1_20(cluster):
+    """Kubernetes 1.20 has no CEL: the server silently drops
+    x-kubernetes-validations from a CRD (docs/testing.md)."""
+    crd = json.loads(json.dumps(CRD))
+    crd["metadata"]["name"] = "cels.test.storagebench.io"
+    crd["spec"]["names"] = {"plural": "cels", "singular": "cel", "kind": "Cel"}
+    spec = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    spec["x-kubernetes-validations"] = [{"rule": "self.size > 1"}]
+    code, obj = sb.api("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
+    try:
+        assert code == 201, obj
+        stored = obj["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+        assert "x-kubernetes-validations" not in stored
+    finally:
+        sb.api("DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/cels.test.storagebench.io")
+
+
 CHART = {
     "Chart.yaml": """\
         apiVersion: v2
