@@ -38,7 +38,6 @@ struct args {
 };
 
 static atomic_int lost_leadership;
-static pthread_t main_thread;
 
 static void usage(FILE *f)
 {
@@ -165,7 +164,7 @@ static void on_stopped(void *arg)
 	br_metrics_leader(c->metrics, false);
 	/* as controller-runtime: a replica that lost the lease stops at once */
 	atomic_store(&lost_leadership, 1);
-	pthread_kill(main_thread, SIGTERM);
+	kill(getpid(), SIGTERM); /* every thread blocks it: main's sigwait takes it */
 }
 
 static void on_new_leader(const char *id, void *arg)
@@ -189,7 +188,6 @@ int main(int argc, char **argv)
 	int status = 0, sig = 0;
 
 	memset(&c, 0, sizeof(c));
-	main_thread = pthread_self();
 	if (parse_args(argc, argv, &a))
 		return 2;
 	/* every thread inherits the blocked signals; main waits for them */

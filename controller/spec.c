@@ -307,16 +307,17 @@ int br_spec_parse(const json_t *spec, const char *default_image, struct br_spec 
 		return -ENOMEM;
 	for (size_t i = 0; i < json_array_size(v); i++) {
 		const json_t *c = json_array_get(v, i);
-		if (!json_is_string(c) || !dns_subdomain(json_string_value(c)))
+		const char *cv = json_string_value(c);
+		if (!cv || !dns_subdomain(cv))
 			return fail(err, errlen,
 				    "spec.storageClasses[%zu]: '%s' is not a storage class name", i,
-				    json_is_string(c) ? json_string_value(c) : "(not a string)");
+				    cv ? cv : "(not a string)");
 		for (size_t k = 0; k < s->nclasses; k++)
-			if (!strcmp(s->classes[k], json_string_value(c)))
+			if (s->classes[k] && !strcmp(s->classes[k], cv))
 				return fail(err, errlen,
 					    "spec.storageClasses[%zu]: '%s' is listed twice", i,
 					    json_string_value(c));
-		if (!(s->classes[s->nclasses] = strdup(json_string_value(c))))
+		if (!(s->classes[s->nclasses] = strdup(cv)))
 			return -ENOMEM;
 		s->nclasses++;
 	}
@@ -377,7 +378,7 @@ int br_spec_parse(const json_t *spec, const char *default_image, struct br_spec 
 	} else {
 		/* half the volume, so the test file never fills it */
 		snprintf(s->test_size, sizeof(s->test_size), "%llu",
-			 (unsigned long long)(s->volume_bytes / 2 / (1u << 20) * (1u << 20)));
+			 (unsigned long long)(s->volume_bytes / 2 / (1ull << 20) * (1ull << 20)));
 	}
 
 	/* what to run */

@@ -54,6 +54,7 @@ struct cell {
 	char bs[32];
 	char engine[32];
 	unsigned iodepth, numjobs;
+	unsigned fsync;	 /* sync every N writes (fsync or fdatasync), 0 none */
 	unsigned *iters; /* iterations seen */
 	size_t niters, citers;
 	struct dvec m[M_COUNT];
@@ -225,7 +226,7 @@ int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const j
 {
 	const json_t *jn = json_object_get(job, "jobname");
 	static const char *const dn[3] = {"read", "write", "sync"};
-	double vals[M_COUNT];
+	double vals[M_COUNT] = {0};
 	bool have[M_COUNT] = {false};
 	struct sb_hist *h = NULL;
 	struct dvec secs[2] = {{0}, {0}}, secs_bw[2] = {{0}, {0}};
@@ -243,7 +244,7 @@ int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const j
 	const json_t *sbx = json_object_get(job, "storagebench");
 	double interval_s = 1.0;
 	if (sbx) {
-		double ims;
+		double ims = 0;
 		if (!json_is_object(sbx)) {
 			fail(err, errlen, "storagebench: not an object");
 			goto out;
@@ -254,7 +255,7 @@ int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const j
 	}
 	for (int d = 0; d < 3; d++) {
 		const json_t *dj = json_object_get(job, dn[d]);
-		double ios;
+		double ios = 0;
 		char path[64];
 		snprintf(path, sizeof(path), "%s", dn[d]);
 		if (!dj) {
@@ -412,6 +413,8 @@ int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const j
 		c->iodepth = (unsigned)strtoul(s, NULL, 10);
 	if ((s = opt_str(job, "numjobs")))
 		c->numjobs = (unsigned)strtoul(s, NULL, 10);
+	if ((s = opt_str(job, "fsync")) || (s = opt_str(job, "fdatasync")))
+		c->fsync = (unsigned)strtoul(s, NULL, 10);
 	const json_t *eng = json_object_get(json_object_get(job, "engine"), "ran");
 	if (json_is_string(eng))
 		snprintf(c->engine, sizeof(c->engine), "%s", json_string_value(eng));
@@ -523,15 +526,16 @@ json_t *sb_agg_report(const struct sb_agg *a, const char *name)
 						       "bw_median", b.median, "bw_slowest",
 						       b.min)) == 0;
 			}
-			json_t *r =
-				ok ? json_pack("{s:s,s:s,s:s,s:s,s:i,s:i,s:s,s:I,s:o,s:O,s:O,s:O}",
-					       "target", c->target, "workload", c->workload, "rw",
-					       c->rw, "bs", c->bs, "iodepth", (int)c->iodepth,
-					       "numjobs", (int)c->numjobs, "engine", c->engine,
-					       "iterations", (json_int_t)c->niters, "headline",
-					       headline(c), "metrics", metrics, "merged", merged,
-					       "seconds", secs)
-				   : NULL;
+			json_t *r = ok ? json_pack("{s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:s,s:I,s:o,s:O,s:"
+						   "O,s:O}",
+						   "target", c->target, "workload", c->workload,
+						   "rw", c->rw, "bs", c->bs, "iodepth",
+						   (int)c->iodepth, "numjobs", (int)c->numjobs,
+						   "fsync", (int)c->fsync, "engine", c->engine,
+						   "iterations", (json_int_t)c->niters, "headline",
+						   headline(c), "metrics", metrics, "merged",
+						   merged, "seconds", secs)
+				       : NULL;
 			json_decref(metrics);
 			json_decref(merged);
 			json_decref(secs);

@@ -39,7 +39,7 @@ int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const j
  * The report document (new reference; NULL on ENOMEM):
  *   {"kind": "StoragebenchReport", "version": 1, "name": NAME,
  *    "targets": [...], "workloads": [...],
- *    "results": [{"target", "workload", "rw", "bs", "iodepth", "numjobs",
+ *    "results": [{"target", "workload", "rw", "bs", "iodepth", "numjobs", "fsync",
  *                 "engine", "iterations", "headline": [metric names],
  *                 "metrics": {"read-iops": {"unit", "mean", "stddev", "min",
  *                             "max", "median", "cv", "n", "samples": [...]},

@@ -50,12 +50,14 @@ int sb_hist_percentiles(const struct sb_hist *h, const double *plist, size_t n, 
 		while (j < n && (double)sum >= plist[j] / 100.0 * (double)h->n)
 			out[j++] = sb_hist_bucket_value(i);
 	}
-	/* rounding can leave p=100 unmet by a hair: it is the last bucket */
-	for (unsigned i = SB_HIST_NR; j < n && i-- > 0;) {
-		if (h->bucket[i]) {
-			while (j < n)
-				out[j++] = sb_hist_bucket_value(i);
-		}
+	/* rounding can leave p=100 unmet by a hair: it is the last non-empty bucket */
+	if (j < n) {
+		unsigned last = 0;
+		for (unsigned i = 0; i < SB_HIST_NR; i++)
+			if (h->bucket[i])
+				last = i;
+		while (j < n)
+			out[j++] = sb_hist_bucket_value(last);
 	}
 	return 0;
 }

@@ -398,7 +398,7 @@ char *sb_report_render(const json_t *report, const char *format, char *err, size
 	else if (!strcmp(format, "csv"))
 		ret = render_csv(f, report, err, errlen);
 	else {
-		snprintf(err, errlen, "format '%s' is not one of txt, md, csv, json", format);
+		snprintf(err, errlen, "format '%s' is not one of txt, md, csv, json, svg", format);
 		ret = -EINVAL;
 	}
 	if (fclose(f) != 0 && !ret) {

@@ -103,11 +103,19 @@ int sb_cli_parse(int argc, char **argv, struct sb_cli *cli, struct sb_diag *d)
 			cli->label = val;
 			continue;
 		}
+		if (!strcmp(key, "report")) {
+			if (!val || !*val)
+				goto needval;
+			cli->report_file = val;
+			continue;
+		}
 		if (!strcmp(key, "report-format")) {
-			if (!val || (strcmp(val, "txt") && strcmp(val, "md") &&
-				     strcmp(val, "csv") && strcmp(val, "json"))) {
+			if (!val ||
+			    (strcmp(val, "txt") && strcmp(val, "md") && strcmp(val, "csv") &&
+			     strcmp(val, "json") && strcmp(val, "svg"))) {
 				snprintf(d->msg, sizeof(d->msg),
-					 "--report-format: '%s' is not one of txt, md, csv, json",
+					 "--report-format: '%s' is not one of txt, md, csv, json, "
+					 "svg",
 					 val ? val : "");
 				ret = -EINVAL;
 				goto out;

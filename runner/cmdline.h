@@ -22,7 +22,8 @@ struct sb_cli {
 	const char *profile;
 	unsigned iterations;
 	const char *label;
-	const char *report_format; /* txt, md, csv, json */
+	const char *report_format; /* txt, md, csv, json, svg */
+	const char *report_file;   /* --report=FILE: the summary goes there */
 	bool version;
 	bool help;
 	const char *cmdhelp; /* "" for all */

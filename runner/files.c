@@ -179,7 +179,7 @@ int sb_files_resolve_size(const struct sb_job *job, uint64_t *per_file, char *er
 	uint64_t free_bytes = (uint64_t)vfs.f_bavail * vfs.f_frsize;
 	uint64_t share = free_bytes / 100 * o->size_percent;
 	unsigned sharers = o->filename ? nfiles : o->nrfiles * o->numjobs;
-	share /= sharers;
+	share /= sharers ? sharers : 1;
 	share -= share % sb_job_max_bs(o);
 	if (share < sb_job_max_bs(o)) {
 		snprintf(
@@ -417,6 +417,8 @@ static int prepare_file(struct sb_worker *w, struct sb_file *f, bool *usage)
 		}
 		const char *what = NULL;
 		uint64_t val = 0;
+		if (align == 0)
+			align = 512;
 		for (int d = 0; d < 2 && !what; d++) {
 			if (o->bs[d] % align) {
 				what = "bs";

@@ -125,17 +125,36 @@ int sb_local_run(const struct sb_cli *cli, const struct sb_joblist *jobs)
 		fputc('\n', out);
 		if (doc != single)
 			json_decref(doc);
-	} else if (report) {
+	}
+	if (report && (!json || cli->report_file)) {
 		char err[256];
-		char *txt = sb_report_render(
-			report, cli->report_format ? cli->report_format : "txt", err, sizeof(err));
-		if (txt) {
-			fprintf(out, "\n=== summary over %u iterations\n%s", n, txt);
-			free(txt);
-		} else {
+		const char *fmt = cli->report_format;
+		const char *ext = cli->report_file ? strrchr(cli->report_file, '.') : NULL;
+		if (!fmt && ext &&
+		    (!strcmp(ext, ".md") || !strcmp(ext, ".csv") || !strcmp(ext, ".json") ||
+		     !strcmp(ext, ".svg")))
+			fmt = ext + 1;
+		char *txt = sb_report_render(report, fmt ? fmt : "txt", err, sizeof(err));
+		FILE *rf = NULL;
+		if (!txt) {
 			fprintf(stderr, "storagebench-runner: summary: %s\n", err);
 			status = status ? status : 1;
+		} else if (!cli->report_file) {
+			fprintf(out, "\n=== summary over %u iterations\n%s", n, txt);
+		} else if (!(rf = fopen(cli->report_file, "w"))) {
+			fprintf(stderr, "storagebench-runner: --report: cannot write '%s': %s\n",
+				cli->report_file, strerror(errno));
+			status = status ? status : 2;
+		} else {
+			fputs(txt, rf);
+			if (fclose(rf) != 0) {
+				fprintf(stderr,
+					"storagebench-runner: --report: writing '%s' failed\n",
+					cli->report_file);
+				status = status ? status : 1;
+			}
 		}
+		free(txt);
 	}
 	json_decref(report);
 out:

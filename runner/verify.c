@@ -20,20 +20,6 @@ struct verify_hdr {
 
 _Static_assert(sizeof(struct verify_hdr) == SB_VERIFY_HDR_LEN, "verify header is 64 bytes");
 
-static uint32_t crc_table[256];
-static int crc_table_ready;
-
-static void crc_table_init(void)
-{
-	for (uint32_t i = 0; i < 256; i++) {
-		uint32_t c = i;
-		for (int k = 0; k < 8; k++)
-			c = c & 1 ? (c >> 1) ^ 0x82f63b78u : c >> 1;
-		crc_table[i] = c;
-	}
-	crc_table_ready = 1;
-}
-
 __attribute__((target("sse4.2"))) static uint32_t crc32c_hw(uint32_t crc, const uint8_t *p,
 							    size_t len)
 {
@@ -58,10 +44,12 @@ uint32_t sb_crc32c(const void *buf, size_t len)
 
 	if (__builtin_cpu_supports("sse4.2"))
 		return ~crc32c_hw(crc, p, len);
-	if (!crc_table_ready)
-		crc_table_init();
-	while (len--)
-		crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+	/* no SSE 4.2: the bitwise definition (slow, but no shared table) */
+	while (len--) {
+		crc ^= *p++;
+		for (int k = 0; k < 8; k++)
+			crc = crc & 1 ? (crc >> 1) ^ 0x82f63b78u : crc >> 1;
+	}
 	return ~crc;
 }
 

@@ -71,3 +71,15 @@ def test_report_formats(tmp):
                 "--iterations=2", f"--report-format={fmt}", "--label=x")
         assert r.rc == 0, r
         assert needle in r.out
+
+
+def test_report_file_svg(tmp):
+    import xml.etree.ElementTree as ET
+    path = os.path.join(tmp, "summary.svg")
+    r = run("--name=a", "--rw=randread", "--size=1m", f"--directory={tmp}", "--iterations=2",
+            f"--report={path}", "--label=x")
+    assert r.rc == 0, r
+    assert "=== summary" not in r.out  # the summary went to the file
+    root = ET.parse(path).getroot()
+    assert root.tag.endswith("svg")
+    assert "x" in ET.tostring(root, encoding="unicode")
