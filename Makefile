@@ -31,6 +31,7 @@ RUNNER_MAIN :=
 CONTROLLER_SRCS :=
 CONTROLLER_MAIN :=
 PLUGIN_MAIN :=
+PLUGIN_SRCS :=
 BINS :=
 
 .PHONY: all test check lint fmt fmt-check bench demo install clean help deps valgrind unit
@@ -39,6 +40,7 @@ all:
 -include lib/lib.mk
 -include runner/runner.mk
 -include controller/controller.mk
+-include plugin/plugin.mk
 -include tests/tests.mk
 -include tests/cluster/cluster.mk
 -include charts/charts.mk
@@ -48,7 +50,7 @@ obj = $(patsubst %.c,build/$(1)/%.o,$(2))
 
 LIB_REL := build/rel/libsb.a
 LIB_ASAN := build/asan/libsb.a
-ALL_CORE_SRCS := $(LIB_SRCS) $(RUNNER_SRCS) $(CONTROLLER_SRCS)
+ALL_CORE_SRCS := $(LIB_SRCS) $(RUNNER_SRCS) $(CONTROLLER_SRCS) $(PLUGIN_SRCS)
 
 $(LIB_REL): $(call obj,rel,$(ALL_CORE_SRCS))
 	@mkdir -p $(@D)
