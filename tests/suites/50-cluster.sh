@@ -42,7 +42,7 @@ p=0 f=0 s=0
 # Number of cases that would run: for the skip line.
 planned() {
 	local n
-	n=$(/usr/bin/python3 -m pytest -c tests/pytest.ini --collect-only -q -p no:terminal "${dirs[@]}" 2>/dev/null |
+	n=$(/usr/bin/python3 -m pytest -c tests/pytest.ini --collect-only -q "${dirs[@]}" 2>/dev/null |
 		grep -c '::' || true)
 	echo $((${n:-0} + ${#ctests[@]} + 2))
 }
