@@ -64,6 +64,7 @@ on_exit() {
 	fi
 }
 trap on_exit EXIT
+trap 'exit 130' INT TERM HUP
 
 sb_step "starting the test cluster (state $SB_STATE)"
 sb_pki

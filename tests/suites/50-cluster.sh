@@ -87,6 +87,7 @@ fi
 rm -rf "$TRACE"
 echo "--- cluster-up (connect() traced into build/cluster/trace)"
 trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
 SB_TRACE_CONNECT=$TRACE SB_CLUSTER_VERBOSE=1 bash tests/cluster/up.sh || fail_setup up "cluster-up failed"
 
 # add_counts OUTPUT: add the output's last count line; 1 if there is none.
