@@ -179,12 +179,21 @@ if [ -f "$SB_STATE/run/sysctl.saved" ]; then
 	done <"$SB_STATE/run/sysctl.saved"
 fi
 
-# Host paths the kubelet 1.20 writes outside its root dir.
+if [ -e "$SB_NETNS_PATH" ]; then
+	ip netns del "$SB_NETNS" || sb_step "warning: could not delete network namespace $SB_NETNS"
+fi
+
+# Host paths the cluster writes outside its state dirs (the kubelet 1.20's
+# hard-coded ones, libcni's cache, /run/netns): what up.sh did not find.
 if [ -f "$SB_STATE/run/host-paths.before" ]; then
 	mapfile -t before <"$SB_STATE/run/host-paths.before"
 	for line in "${before[@]}"; do
 		case "$line" in
 		"  "*) ;;
+		/run/netns" "* | /run/containerd" "*)
+			# shared with others: only empty directories go, never entries
+			[ "${line##* }" = created ] && find "${line% *}" -depth -type d -empty -delete 2>/dev/null
+			;;
 		*" created") rm -rf "${line% created}" ;;
 		*" existed")
 			cur=${line% existed}
@@ -207,9 +216,6 @@ if awk '{print $5}' /proc/self/mountinfo | grep -qE "^($SB_STATE|$SB_SHM|$SB_VAR
 	exit 1
 fi
 rm -rf "$SB_STATE" "$SB_SHM" "$SB_VARTMP"
-if [ -e "$SB_NETNS_PATH" ]; then
-	ip netns del "$SB_NETNS" || sb_step "warning: could not delete network namespace $SB_NETNS"
-fi
 rm -f "$SB_OUT/env"
 
 rest=$( (shim_pids; cgroup_pids; netns_pids) | sort -u | paste -sd' ')

@@ -75,9 +75,12 @@ mkdir -p "$SB_SHM/fast" "$SB_VARTMP/disk" "$SB_VARTMP/disk-immediate" "$SB_OUT/i
 if [ ! -f "$SB_STATE/run/sysctl.saved" ]; then
 	for s in "${SB_SYSCTLS[@]}"; do echo "$s=$(sysctl -n "$s")"; done >"$SB_STATE/run/sysctl.saved"
 fi
-# Paths the kubelet 1.20 writes outside its --root-dir: remember what
-# existed so that cluster-down removes only what the cluster added.
-for d in /var/lib/kubelet /var/log/pods /var/log/containers /run/containerd; do
+# Paths written outside the state dirs (the kubelet 1.20 ignores --root-dir
+# for some, the controller-manager creates the flex-volume dir, libcni
+# caches in /var/lib/cni, ip netns uses /run/netns): remember what existed
+# so that cluster-down removes only what the cluster added.
+for d in /var/lib/kubelet /var/log/pods /var/log/containers /run/containerd /usr/libexec/kubernetes \
+	/var/lib/cni /run/netns; do
 	if [ -e "$d" ]; then
 		echo "$d existed"
 		find "$d" -mindepth 1 -maxdepth 1 2>/dev/null | sed 's/^/  /'
@@ -199,7 +202,7 @@ subst "$here/manifests/cluster.yaml" | sb_kubectl apply -f - >"$SB_STATE/logs/bo
 launch kube-controller-manager "$SB_KBIN/kube-controller-manager" \
 	--kubeconfig="$SB_STATE/kube-controller-manager.kubeconfig" \
 	--bind-address=127.0.0.1 --secure-port=10257 --port=0 --leader-elect=false \
-	--cert-dir="$SB_STATE/kcm-certs" \
+	--cert-dir="$SB_STATE/kcm-certs" --flex-volume-plugin-dir="$SB_STATE/kubelet-plugins" \
 	--service-account-private-key-file="$SB_PKI/sa.key" --root-ca-file="$SB_PKI/ca.crt" \
 	--use-service-account-credentials=true \
 	--cluster-signing-cert-file="$SB_PKI/ca.crt" --cluster-signing-key-file="$SB_PKI/ca.key" \

@@ -85,6 +85,11 @@ if [ -e /var/run/netns/storagebench ] || [ -d /var/lib/storagebench/cluster/run 
 	bash tests/cluster/down.sh
 fi
 rm -rf "$TRACE"
+# host paths a cluster writes outside its state dirs: as they were after the test
+HOST_PATHS=(/var/lib/kubelet /var/log/pods /var/log/containers /usr/libexec/kubernetes /var/lib/cni
+	/run/containerd /run/netns /etc/cni /opt/cni /var/lib/containerd /etc/kubernetes)
+host_paths() { ls -d "${HOST_PATHS[@]}" 2>/dev/null; }
+paths_before=$(host_paths)
 echo "--- cluster-up (connect() traced into build/cluster/trace)"
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
@@ -143,12 +148,14 @@ else
 		left=$(for c in kube-apiserver kube-controller kube-scheduler kubelet etcd containerd containerd-shim; do
 			pgrep -a -x "$c"
 		done)
+		paths_after=$(host_paths)
 		if [ -z "$left" ] && [ ! -e /var/run/netns/storagebench ] && ! grep -q /var/lib/storagebench /proc/mounts &&
-			! ls -d /sys/fs/cgroup/*/storagebench >/dev/null 2>&1; then
+			! ls -d /sys/fs/cgroup/*/storagebench >/dev/null 2>&1 && [ "$paths_before" = "$paths_after" ] &&
+			[ ! -e /var/lib/storagebench/cluster ] && ! losetup -l -n -O BACK-FILE | grep -q storagebench-cluster; then
 			echo "ok cluster/down-leaves-nothing"
 			p=$((p + 1))
 		else
-			echo "FAIL cluster/down-leaves-nothing: $left"
+			echo "FAIL cluster/down-leaves-nothing: processes [$left] host paths before [$paths_before] after [$paths_after]"
 			f=$((f + 1))
 		fi
 	else
