@@ -58,7 +58,7 @@ stop() {
 	local n=$1 f=$SB_STATE/run/$1.pid p targets
 	[ -f "$f" ] || return 0
 	p=$(cat "$f")
-	if [ -n "$p" ] && alive "$p"; then
+	if sb_pid_ours "$p"; then
 		targets=$p
 		if [ "$(cat /proc/"$p"/comm 2>/dev/null)" = strace ]; then
 			targets=$(pid_children "$p" | paste -sd' ')

@@ -70,15 +70,22 @@ sb_ctr() {
 	ctr -a "$SB_SOCK" -n k8s.io "$@"
 }
 
+# sb_pid_ours PID: PID runs (not a zombie) inside our network namespace,
+# so a stale pid file (after a reboot, say) never names another process.
+sb_pid_ours() {
+	local ino st
+	[ -n "$1" ] || return 1
+	ino=$(stat -L -c %i "$SB_NETNS_PATH" 2>/dev/null) || return 1
+	[ "$(readlink "/proc/$1/ns/net" 2>/dev/null)" = "net:[$ino]" ] || return 1
+	st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
+	[ -n "$st" ] && [ "$st" != Z ]
+}
+
 # sb_alive NAME: the component's recorded process is running.
 sb_alive() {
-	local f=$SB_STATE/run/$1.pid p
+	local f=$SB_STATE/run/$1.pid
 	[ -f "$f" ] || return 1
-	p=$(cat "$f")
-	[ -n "$p" ] || return 1
-	# a zombie (exited, not yet reaped) is not alive
-	p=$(awk '{print $3}' /proc/"$p"/stat 2>/dev/null) || return 1
-	[ -n "$p" ] && [ "$p" != Z ]
+	sb_pid_ours "$(cat "$f")"
 }
 
 # sb_up_state: prints "up" (every component alive), "down" (none, no
