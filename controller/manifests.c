@@ -3,8 +3,10 @@
 
 #include "labels.h"
 #include "names.h"
+#include "compare.h"
 #include "report.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,6 +220,40 @@ json_t *br_report_cm_manifest(const struct br_ref *run, const json_t *report)
 	json_decref(md);
 	json_decref(data);
 	return cm;
+}
+
+int br_report_cm_add_comparison(json_t *cm, const json_t *comparison)
+{
+	static const char *const formats[] = {"txt", "md", "json"};
+	json_t *data = json_object_get(cm, "data");
+	char *text[3] = {NULL, NULL, NULL}, err[256];
+	int ret = 0;
+
+	if (!json_is_object(data))
+		return -EINVAL;
+	for (int i = 0; i < 3; i++)
+		if (!(text[i] = sb_compare_render(comparison, formats[i], err, sizeof(err)))) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	const char *rt = json_string_value(json_object_get(data, "report.txt"));
+	size_t len = (rt ? strlen(rt) : 0) + strlen(text[0]) + 64;
+	char *both = malloc(len);
+	if (!both) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	snprintf(both, len, "%s\n=== compared with the baseline\n%s", rt ? rt : "", text[0]);
+	if (json_object_set_new(data, "report.txt", json_string(both)) ||
+	    json_object_set_new(data, "compare.txt", json_string(text[0])) ||
+	    json_object_set_new(data, "compare.md", json_string(text[1])) ||
+	    json_object_set_new(data, "compare.json", json_string(text[2])))
+		ret = -ENOMEM;
+	free(both);
+out:
+	for (int i = 0; i < 3; i++)
+		free(text[i]);
+	return ret;
 }
 
 json_t *br_event_manifest(const struct br_ref *run, const struct br_event *e, time_t now,

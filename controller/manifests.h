@@ -42,6 +42,13 @@ json_t *br_spec_cm_manifest(const struct br_ref *run, const struct br_spec *s);
  */
 json_t *br_report_cm_manifest(const struct br_ref *run, const json_t *report);
 
+/*
+ * Adds the comparison with a baseline run (see lib/compare.h) to a report
+ * ConfigMap: compare.txt, compare.md, compare.json, and the text appended
+ * to report.txt. Returns 0 or -ENOMEM/-EINVAL (cm unchanged).
+ */
+int br_report_cm_add_comparison(json_t *cm, const json_t *comparison);
+
 /* A core/v1 Event about the run. now is the event time. */
 json_t *br_event_manifest(const struct br_ref *run, const struct br_event *e, time_t now,
 			  unsigned seq);

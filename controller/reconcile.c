@@ -7,6 +7,8 @@
 #include "controller/controller.h"
 
 #include "aggregate.h"
+#include "compare.h"
+#include "compare.h"
 #include "controller/manifests.h"
 #include "controller/plan.h"
 #include "controller/spec.h"
@@ -440,6 +442,65 @@ static json_t *build_report(struct br_controller *c, const struct br_ref *ref,
 	return rep;
 }
 
+/*
+ * Compares the report with the baseline run's and adds the comparison to
+ * the report ConfigMap. A missing or unreadable baseline is a warning
+ * event: the run's own report is written anyway.
+ */
+static void compare_with_baseline(struct br_controller *c, struct br_watch *w,
+				  const struct br_ref *ref, const char *baseline,
+				  const json_t *report, json_t *cm)
+{
+	char name[64], err[512];
+	json_t *bcm = NULL, *brep = NULL, *cmp = NULL;
+	if (sb_name_report(name, sizeof(name), baseline))
+		return;
+	bcm = kube_informer_get(w->cms, ref->ns, name);
+	const char *text = jstr(json_object_get(bcm, "data"), "report.json");
+	json_error_t je;
+	if (!text) {
+		emitf(c, ref, true, "BaselineNotFound",
+		      "baseline run '%s' has no report (configmap %s): not compared", baseline,
+		      name);
+		goto out;
+	}
+	brep = json_loads(text, 0, &je);
+	if (!brep) {
+		emitf(c, ref, true, "BaselineInvalid", "configmap %s: report.json: %s", name,
+		      je.text);
+		goto out;
+	}
+	if (sb_compare(brep, report, &cmp, err, sizeof(err))) {
+		emitf(c, ref, true, "BaselineInvalid", "comparison with '%s' failed: %s", baseline,
+		      err);
+		goto out;
+	}
+	/* the comparison names the runs */
+	json_object_set_new(cmp, "baseline", json_string(baseline));
+	json_object_set_new(cmp, "current", json_string(ref->name));
+	size_t sig = 0, i;
+	const json_t *r;
+	json_array_foreach(json_object_get(cmp, "results"), i, r)
+	{
+		const char *k;
+		const json_t *m;
+		json_object_foreach((json_t *)json_object_get(r, "metrics"), k, m)
+		{
+			const char *v = jstr(m, "verdict");
+			sig += v && !strcmp(v, "significant");
+		}
+	}
+	if (br_report_cm_add_comparison(cm, cmp) == 0)
+		emitf(c, ref, false, "ComparedWithBaseline",
+		      "compared with '%s': %zu significant change%s (Welch's t-test, alpha 0.05); "
+		      "see compare.txt in the report",
+		      baseline, sig, sig == 1 ? "" : "s");
+out:
+	json_decref(bcm);
+	json_decref(brep);
+	json_decref(cmp);
+}
+
 /* status.summary from a report document. */
 static json_t *summary_from_report(const json_t *rep)
 {
@@ -645,8 +706,10 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 			goto out;
 		}
 		if (!ob->obs.report_exists) {
-			int r = create(c, &kube_res_configmaps, ns,
-				       br_report_cm_manifest(&ref, report), "report configmap");
+			json_t *cm = br_report_cm_manifest(&ref, report);
+			if (cm && s.baseline[0])
+				compare_with_baseline(c, w, &ref, s.baseline, report, cm);
+			int r = create(c, &kube_res_configmaps, ns, cm, "report configmap");
 			if (r < 0)
 				failures++;
 			else if (r == 1)

@@ -242,3 +242,26 @@ def test_io_uring_blocked_falls_back_to_psync(ns, controller):
     assert "io_uring_setup failed: Operation not permitted" in eng["reason"]
     txt = sb.kubectl_json("-n", ns, "get", "configmap", "noring-report")["data"]["report.txt"]
     assert "engine: psync" in txt
+
+
+def test_baseline_comparison(ns, controller):
+    sb.apply(small("base", classes=("fast",), iterations=2), namespace=ns)
+    assert wait_phase(ns, "base", timeout=180)["phase"] == "Succeeded"
+    sb.apply(small("cur", classes=("fast",), iterations=2, extra="  baseline: base"),
+             namespace=ns)
+    sb.apply(small("orphan", classes=("fast",), iterations=1, extra="  baseline: nothere"),
+             namespace=ns)
+    assert wait_phase(ns, "cur", timeout=180)["phase"] == "Succeeded"
+    data = sb.kubectl_json("-n", ns, "get", "configmap", "cur-report")["data"]
+    cmp = json.loads(data["compare.json"])
+    assert cmp["baseline"] == "base" and cmp["current"] == "cur"
+    m = cmp["results"][0]["metrics"]["read-iops"]
+    assert m["verdict"] in ("significant", "not significant")
+    assert m["p"] is None or 0 <= m["p"] <= 1
+    assert "fast: read-iops: " in data["compare.txt"] and "p=" in data["compare.txt"]
+    assert "compared with the baseline" in data["report.txt"]
+    assert any(r == "ComparedWithBaseline" for r, _ in events(ns, "cur"))
+    # a missing baseline is a warning; the run still reports
+    st = wait_phase(ns, "orphan", timeout=180)
+    assert st["phase"] == "Succeeded"
+    assert any(r == "BaselineNotFound" and "nothere" in msg for r, msg in events(ns, "orphan"))
