@@ -34,7 +34,7 @@ PLUGIN_MAIN :=
 PLUGIN_SRCS :=
 BINS :=
 
-.PHONY: all test check lint fmt fmt-check bench demo install clean help deps valgrind unit
+.PHONY: all test check lint fmt fmt-check bench demo install clean help deps valgrind unit vg-bins unit-bins asan
 all:
 
 -include lib/lib.mk
@@ -125,13 +125,22 @@ deps:
 # The README's test command. Installs what is missing, builds both
 # variants, then runs every suite; the last line is the total.
 test: deps
-	$(MAKE) all asan unit-bins
+	$(MAKE) all asan unit-bins vg-bins
 	bash tests/run-suites.sh
 
 unit: all asan unit-bins
 	bash tests/run-suites.sh unit
 
-valgrind: all unit-bins
+# The same unit tests without sanitizers, for valgrind (they do not mix).
+VG_UNIT_BINS := $(patsubst tests/unit/%.c,build/rel/tests/unit/%,$(UNIT_SRCS))
+build/rel/tests/unit/%: build/rel/tests/unit/%.o $(LIB_REL)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $^ $(LDFLAGS) $(LDLIBS_ALL)
+.PRECIOUS: build/rel/tests/unit/%.o
+
+vg-bins: $(VG_UNIT_BINS)
+
+valgrind: all vg-bins
 	bash tests/valgrind.sh
 
 SRC_ALL = $(shell git ls-files '*.c' '*.h' 2>/dev/null)

@@ -114,3 +114,14 @@ def test_single_dash_options_as_fio(tmp):
             f"--directory={tmp}", "--output-format=json")
     assert r.rc == 0, r
     assert r.job()["job options"]["direct"] == "1"
+
+
+def test_docs_option_table_is_current():
+    # docs/runner.md lists every option of runner/opts.c with its status
+    import subprocess
+    import sys
+    from conftest import ROOT
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "gen-runner-docs.py"),
+                        "--check"], capture_output=True, text=True,
+                       env=dict(os.environ, SB_RUNNER=RUNNER))
+    assert p.returncode == 0, p.stdout + p.stderr
