@@ -199,3 +199,37 @@ def test_json_has_fio_fields(tmp):
     w = j["write"]
     assert w["bw_bytes"] == int(w["io_bytes"] * 1000 / w["runtime"])
     assert w["bw"] == w["bw_bytes"] // 1024
+
+
+@pytest.fixture
+def loopdev(tmp):
+    import subprocess
+    backing = os.path.join(tmp, "loop.img")
+    with open(backing, "wb") as f:
+        f.truncate(32 << 20)
+    p = subprocess.run(["losetup", "--find", "--show", backing], capture_output=True, text=True)
+    if p.returncode != 0:
+        pytest.skip(f"no loop device here: {p.stderr.strip()}")
+    dev = p.stdout.strip()
+    yield dev
+    subprocess.run(["losetup", "-d", dev], check=False)
+
+
+def test_block_device_direct_io(loopdev):
+    # a PVC with volumeMode: Block appears as a device: no layout, size = the device
+    r = run("--name=b", "--rw=randwrite", "--bs=4k", "--direct=1", f"--filename={loopdev}",
+            "--io_size=2m", "--output-format=json")
+    assert r.rc == 0, r
+    assert r.job()["write"]["io_bytes"] == 2 << 20
+    r = run("--name=b", "--rw=randread", "--bs=4k", "--direct=1", f"--filename={loopdev}",
+            "--runtime=1s", "--time_based", "--output-format=json")
+    assert r.rc == 0, r
+    assert r.job()["read"]["total_ios"] > 0
+    # unaligned for the device's logical block size: a clear usage error
+    r = run("--name=b", "--rw=read", "--bs=1000", "--direct=1", f"--filename={loopdev}")
+    assert r.rc == 2, r
+    assert f"logical block size of '{loopdev}'" in r.out + r.err
+    # beyond the end of the device
+    r = run("--name=b", "--rw=read", "--size=64m", f"--filename={loopdev}")
+    assert r.rc == 2, r
+    assert "beyond the end of" in r.out + r.err
