@@ -192,7 +192,14 @@ if [ -f "$SB_STATE/run/host-paths.before" ]; then
 		"  "*) ;;
 		/run/netns" "* | /run/containerd" "*)
 			# shared with others: only empty directories go, never entries
-			[ "${line##* }" = created ] && find "${line% *}" -depth -type d -empty -delete 2>/dev/null
+			if [ "${line##* }" = created ]; then
+				d=${line% *}
+				# ip netns makes /run/netns a mount of itself
+				if [ -d "$d" ] && [ -z "$(ls -A "$d" 2>/dev/null)" ] && mountpoint -q "$d"; then
+					umount "$d" 2>/dev/null
+				fi
+				find "$d" -depth -type d -empty -delete 2>/dev/null
+			fi
 			;;
 		*" created") rm -rf "${line% created}" ;;
 		*" existed")
