@@ -134,8 +134,8 @@ int sbp_cmd_report(struct sbp_ctx *x, const struct sbp_args *a)
 		goto out;
 	if (r.failed) {
 		sbp_print_failure(r.run, ref.name);
-		sbp_warn("the report of benchmarkrun '%s' is partial: it covers the iterations "
-			 "recorded before the failure (progress %s)",
+		sbp_warn("the report of benchmarkrun '%s' is partial: it has only the iterations "
+			 "that were recorded (progress %s)",
 			 ref.name,
 			 status_str(r.run, "progress") ? status_str(r.run, "progress") : "?");
 		goto out;

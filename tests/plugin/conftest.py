@@ -1,0 +1,166 @@
+"""Fixtures for the kubectl plugin's tests on the test cluster.
+
+A session creates two namespaces of its own: `main`, watched by a
+storagebench-controller process started here (as tests/e2e does), where
+small BenchmarkRuns are driven to the end once for every test; and `idle`,
+watched by no controller, whose run never starts. The plugin binary is then
+run against them with the admin kubeconfig, directly and as `kubectl
+storagebench` with bin/ on PATH.
+"""
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tests", "cluster"))
+import sbcluster as sb  # noqa: E402
+
+BIN = os.path.join(ROOT, "bin")
+PLUGIN = os.path.join(BIN, "kubectl-storagebench")
+CONTROLLER = os.path.join(BIN, "storagebench-controller")
+VERSION_FILE = os.path.join(ROOT, "VERSION")
+CRD = os.path.join(ROOT, "manifests", "crd", "storagebench.io_benchmarkruns.yaml")
+
+RUNNER_RBAC = """
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: storagebench-runner}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: storagebench-runner}
+rules:
+- apiGroups: [""]
+  resources: [configmaps]
+  verbs: [create, get]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: storagebench-runner}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: storagebench-runner}
+subjects: [{kind: ServiceAccount, name: storagebench-runner}]
+"""
+
+SMALL = """
+apiVersion: storagebench.io/v1alpha1
+kind: BenchmarkRun
+metadata: {name: %(name)s}
+spec:
+  storageClasses: %(classes)s
+  iterations: %(iterations)d
+  volume: {size: 64Mi}
+  cleanup: %(cleanup)s
+  workloads:
+  - {name: rr, rw: randread, bs: 4k, iodepth: 8, runtime: 1s, timeBased: true}
+  - {name: sw, rw: write, bs: 64k, iodepth: 4, runtime: 1s, timeBased: true}
+  runner:
+    imagePullPolicy: Never
+    hostNetwork: true
+"""
+
+
+def small(name, classes=("fast",), iterations=2, cleanup="Always"):
+    return SMALL % {"name": name, "classes": json.dumps(list(classes)),
+                    "iterations": iterations, "cleanup": cleanup}
+
+
+class Controller:
+    """A storagebench-controller process watching one namespace."""
+
+    def __init__(self, ns):
+        self.port = random.randint(18200, 18999)
+        self.logpath = f"/tmp/sb-plugin-{ns}-{self.port}.log"
+        cmd = [CONTROLLER, f"--kubeconfig={sb.KUBECONFIG}", f"--namespace={ns}",
+               f"--metrics-bind-address=127.0.0.1:{self.port}", f"--runner-image={sb.IMAGE}"]
+        self._log = open(self.logpath, "w")
+        self.proc = subprocess.Popen(sb._prefix() + cmd, stdout=self._log,
+                                     stderr=subprocess.STDOUT, env=dict(os.environ, POD_NAMESPACE=ns))
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+        self._log.close()
+
+
+class Result:
+    def __init__(self, p):
+        self.rc, self.out, self.err = p.returncode, p.stdout, p.stderr
+
+    def __repr__(self):
+        return f"exit {self.rc}\n--- stdout\n{self.out[:3000]}\n--- stderr\n{self.err[:3000]}"
+
+
+def plugin(*args, via_kubectl=False, kubeconfig=True, env=None, timeout=60):
+    """Runs the plugin (or `kubectl storagebench` with bin/ first on PATH);
+    returns a Result with rc, out and err."""
+    e = dict(os.environ, PATH=BIN + ":" + os.environ.get("PATH", "/usr/bin:/bin"))
+    e.pop("KUBECONFIG", None)
+    e.update(env or {})
+    cmd = [sb.KUBECTL, "storagebench"] if via_kubectl else [PLUGIN]
+    cmd += [str(a) for a in args]
+    if kubeconfig:
+        cmd.append(f"--kubeconfig={sb.KUBECONFIG}")
+    p = subprocess.run(sb._prefix() + cmd, capture_output=True, text=True, timeout=timeout, env=e)
+    return Result(p)
+
+
+def br(ns, name):
+    return sb.kubectl_json("-n", ns, "get", "benchmarkrun", name)
+
+
+def wait_phase(ns, name, phases=("Succeeded", "Failed"), timeout=240):
+    def check():
+        st = br(ns, name).get("status") or {}
+        return st if st.get("phase") in phases else None
+    return sb.wait_for(check, timeout=timeout, interval=1, what=f"run {name} in {phases}")
+
+
+def runner_pods(ns, run):
+    return sb.kubectl_json("-n", ns, "get", "pods", "-l",
+                           f"storagebench.io/run={run},app.kubernetes.io/component=runner")["items"]
+
+
+class Env:
+    """What the session set up: namespaces and the runs' final status."""
+    main = idle = None
+    status = {}
+
+
+@pytest.fixture(scope="session")
+def env():
+    sb.require_cluster()
+    for f in (PLUGIN, CONTROLLER):
+        if not os.access(f, os.X_OK):
+            pytest.fail(f"{f} is missing: make all")
+    sb.kubectl("apply", "-f", CRD)
+    sb.wait_crd_established("benchmarkruns.storagebench.io")
+    with sb.namespace("plugin") as main, sb.namespace("plugin-idle") as idle:
+        sb.apply(RUNNER_RBAC, namespace=main)
+        ctl = Controller(main)
+        try:
+            # base and cur: two runs of the same spec to compare; cur keeps
+            # its runner pods (cleanup Never) for `logs`; broken fails one
+            # class of two (an unknown storage class) and keeps a partial
+            # report.
+            sb.apply(small("base"), namespace=main)
+            sb.apply(small("cur", cleanup="Never"), namespace=main)
+            sb.apply(small("broken", classes=("nope", "fast"), iterations=1), namespace=main)
+            sb.apply(small("waiting"), namespace=idle)  # no controller: no status
+            e = Env()
+            e.main, e.idle = main, idle
+            e.status = {n: wait_phase(main, n) for n in ("base", "cur", "broken")}
+            yield e
+        finally:
+            ctl.stop()
