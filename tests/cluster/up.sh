@@ -151,12 +151,17 @@ launch() {
 		</dev/null >>"$SB_STATE/logs/$n.log" 2>&1 8>&- &
 	echo $! >"$SB_STATE/run/$n.pid"
 }
-# wait_for WHAT SECONDS CMD...: poll CMD every 0.2 s.
+# wait_for WHAT SECONDS CMD...: poll CMD every 0.2 s; give up at once
+# when a component named in $WAIT_ALIVE has exited.
 wait_for() {
-	local what=$1 secs=$2 i
+	local what=$1 secs=$2 i c
 	shift 2
 	for ((i = 0; i < secs * 5; i++)); do
 		"$@" >/dev/null 2>&1 && return 0
+		for c in ${WAIT_ALIVE:-}; do
+			sb_alive "$c" || sb_die "$c exited while waiting for $what; last lines of its log:
+$(tail -n 20 "$SB_STATE/logs/$c.log")"
+		done
 		sleep 0.2
 	done
 	sb_die "$what not ready after ${secs}s"
@@ -194,7 +199,7 @@ launch kube-apiserver "$SB_KBIN/kube-apiserver" \
 	--allow-privileged=true --profiling=false --event-ttl=30m --v=1
 NSDUMMY_LOG=$SB_STATE/logs/nsdummy.log launch containerd containerd --config "$SB_STATE/containerd/config.toml"
 
-wait_for "kube-apiserver" 60 sb_kubectl get --raw /readyz
+WAIT_ALIVE="etcd kube-apiserver containerd" wait_for "kube-apiserver" 60 sb_kubectl get --raw /readyz
 check_alive etcd kube-apiserver
 sb_step "kube-apiserver ready at $SB_API_URL"
 subst "$here/manifests/cluster.yaml" | sb_kubectl apply -f - >"$SB_STATE/logs/bootstrap.log"
@@ -212,8 +217,8 @@ launch kube-scheduler "$SB_KBIN/kube-scheduler" \
 	--bind-address=127.0.0.1 --secure-port=10259 --port=0 --leader-elect=false \
 	--cert-dir="$SB_STATE/scheduler-certs" --profiling=false --v=1
 
-wait_for containerd 30 test -S "$SB_SOCK"
-wait_for containerd 30 sb_ctr version
+WAIT_ALIVE=containerd wait_for containerd 30 test -S "$SB_SOCK"
+WAIT_ALIVE=containerd wait_for containerd 30 sb_ctr version
 check_alive containerd
 for i in pause test project; do
 	[ -f "$SB_OUT/images/$i.oci.tar" ] || continue
@@ -241,7 +246,7 @@ node_ready() {
 default_sa() {
 	sb_kubectl -n default get serviceaccount default -o 'jsonpath={.secrets[0].name}' | grep -q .
 }
-wait_for "node $SB_NODE" 90 node_ready
+WAIT_ALIVE="${SB_COMPONENTS[*]}" wait_for "node $SB_NODE" 90 node_ready
 check_alive "${SB_COMPONENTS[@]}"
 sb_step "node $SB_NODE Ready"
 wait_for "the default ServiceAccount's token" 30 default_sa
