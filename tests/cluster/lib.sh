@@ -13,6 +13,11 @@
 #   $SB_VARTMP      /var/tmp/storagebench-cluster    class `disk`
 #   $SB_OUT         <checkout>/build/cluster         kubeconfigs, ca.crt, env,
 #                   images/, trace/
+#   $SB_NETNS, $SB_LOCK, $SB_CGROUP_ROOT  the namespace name, lock file and
+#                   cgroup root: with the roots above, a second instance for
+#                   testing this tooling (not two full clusters: the kubelet
+#                   1.20 has host paths it shares, such as
+#                   /var/lib/kubelet/device-plugins)
 # shellcheck disable=SC2034  # the variables are used by the scripts sourcing this
 
 SB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
