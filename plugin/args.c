@@ -16,6 +16,7 @@ enum opt_id {
 	OPT_ITERATION,
 	OPT_HELP,
 	OPT_VERSION,
+	OPT_COUNT
 };
 
 struct opt {
@@ -153,32 +154,36 @@ static int parse_bool(const char *v, bool *out)
 	return -EINVAL;
 }
 
-/* Which options were given, to check them against the command afterwards. */
+/* Which options were given (by enum opt_id), to check them against the
+ * command afterwards. */
 struct seen {
-	bool opt[NOPTS];
-	char spelling[NOPTS][40]; /* as written, for messages */
+	bool opt[OPT_COUNT];
+	char spelling[OPT_COUNT][40]; /* as written, for messages */
 };
 
 static int set_opt(struct sbp_args *a, struct seen *sn, size_t k, const char *spelled,
 		   const char *v, char *err, size_t errlen)
 {
 	const struct opt *o = &opts[k];
-	sn->opt[k] = true;
-	snprintf(sn->spelling[k], sizeof(sn->spelling[k]), "%s", spelled);
+	/* s: the value of an option that takes one (the callers always give
+	 * it); v stays NULL for a flag without "=value" */
+	const char *s = v ? v : "";
+	sn->opt[o->id] = true;
+	snprintf(sn->spelling[o->id], sizeof(sn->spelling[o->id]), "%s", spelled);
 	switch (o->id) {
 	case OPT_KUBECONFIG:
-		if (!*v) {
+		if (!*s) {
 			snprintf(err, errlen, "%s: empty path", spelled);
 			return -EINVAL;
 		}
-		a->kubeconfig = v;
+		a->kubeconfig = s;
 		break;
 	case OPT_NAMESPACE:
-		if (!sbp_valid_ns(v)) {
-			snprintf(err, errlen, "%s: '%s' is not a valid namespace name", spelled, v);
+		if (!sbp_valid_ns(s)) {
+			snprintf(err, errlen, "%s: '%s' is not a valid namespace name", spelled, s);
 			return -EINVAL;
 		}
-		a->ns = v;
+		a->ns = s;
 		break;
 	case OPT_ALL_NS:
 		if (v && parse_bool(v, &a->all_ns)) {
@@ -189,29 +194,29 @@ static int set_opt(struct sbp_args *a, struct seen *sn, size_t k, const char *sp
 			a->all_ns = true;
 		break;
 	case OPT_FORMAT:
-		a->format = v;
+		a->format = s;
 		break;
 	case OPT_OUTPUT:
-		if (!*v) {
+		if (!*s) {
 			snprintf(err, errlen, "%s: empty file name", spelled);
 			return -EINVAL;
 		}
-		a->output = v;
+		a->output = s;
 		break;
 	case OPT_CLASS:
-		if (!*v) {
+		if (!*s) {
 			snprintf(err, errlen, "%s: empty storage class name", spelled);
 			return -EINVAL;
 		}
-		a->cls = v;
+		a->cls = s;
 		break;
 	case OPT_ITERATION: {
 		char *end = NULL;
 		errno = 0;
-		unsigned long n = strtoul(v, &end, 10);
-		if (!*v || *end || errno || n < 1 || n > 100000 || v[0] == '-' || v[0] == '+') {
+		unsigned long n = strtoul(s, &end, 10);
+		if (!*s || *end || errno || n < 1 || n > 100000 || s[0] == '-' || s[0] == '+') {
 			snprintf(err, errlen, "%s: '%s' is not a number from 1 to 100000", spelled,
-				 v);
+				 s);
 			return -EINVAL;
 		}
 		a->iteration = (unsigned)n;
@@ -366,12 +371,13 @@ int sbp_args_parse(int argc, char **argv, struct sbp_args *a, char *err, size_t 
 		return 0;
 	}
 	for (size_t k = 0; k < NOPTS; k++) {
-		if (sn.opt[k] && opts[k].cmds && !(opts[k].cmds & CMD_BIT(a->cmd))) {
+		enum opt_id id = opts[k].id;
+		if (sn.opt[id] && opts[k].cmds && !(opts[k].cmds & CMD_BIT(a->cmd))) {
 			if (a->cmd == SBP_CMD_NONE)
-				snprintf(err, errlen, "%s needs a command", sn.spelling[k]);
+				snprintf(err, errlen, "%s needs a command", sn.spelling[id]);
 			else
-				snprintf(err, errlen, "%s is not an option of '%s'", sn.spelling[k],
-					 sbp_cmd_name(a->cmd));
+				snprintf(err, errlen, "%s is not an option of '%s'",
+					 sn.spelling[id], sbp_cmd_name(a->cmd));
 			return -EINVAL;
 		}
 	}

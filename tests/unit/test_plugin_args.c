@@ -5,7 +5,7 @@
 
 #include <errno.h>
 
-#define ARGC(v) ((int)(sizeof(v) / sizeof(v[0])))
+#define ARGC(v) ((int)(sizeof(v) / sizeof((v)[0])))
 
 static char err[512];
 
