@@ -16,8 +16,8 @@ enum opt_id {
 	OPT_ITERATION,
 	OPT_HELP,
 	OPT_VERSION,
-	OPT_COUNT
 };
+#define OPT_COUNT (OPT_VERSION + 1)
 
 struct opt {
 	const char *lng; /* without the leading "--" */
