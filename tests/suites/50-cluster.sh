@@ -4,8 +4,8 @@
 #  2. tests/cluster/images.sh (pause, test and project images)
 #  3. cluster-up with every component's connect() traced (a running cluster
 #     is restarted, so that the trace covers a whole cycle)
-#  4. inside the network namespace: pytest over the directories below that
-#     exist and hold test_*.py, then every executable
+#  4. inside the network namespace: pytest over each of the directories
+#     below that exist and hold test_*.py (one process each), then every executable
 #     build/asan/tests/kube/test_* (C programs printing ok/FAIL/skip lines
 #     and a count line), with KUBECONFIG etc. from build/cluster/env
 #  5. cluster-down (always, by trap; SB_KEEP_CLUSTER=1 keeps it up), then
@@ -41,10 +41,12 @@ done
 p=0 f=0 s=0
 # Number of cases that would run: for the skip line.
 planned() {
-	local n
-	n=$(/usr/bin/python3 -m pytest -c tests/pytest.ini --collect-only -q "${dirs[@]}" 2>/dev/null |
-		grep -c '::' || true)
-	echo $((${n:-0} + ${#ctests[@]} + 2))
+	local n=0 d k
+	for d in "${dirs[@]}"; do
+		k=$(/usr/bin/python3 -m pytest -c tests/pytest.ini --collect-only -q "$d" 2>/dev/null | grep -c '::')
+		n=$((n + ${k:-0}))
+	done
+	echo $((n + ${#ctests[@]} + 2))
 }
 skip_all() {
 	echo "skip cluster: $1"
@@ -105,20 +107,22 @@ add_counts() {
 	LAST_FAILED=$b
 }
 
-if [ ${#dirs[@]} -gt 0 ]; then
-	echo "--- pytest ${dirs[*]} (inside the network namespace)"
+# One pytest process per directory: their conftest.py modules would
+# collide in one session (each directory imports its own "conftest").
+for d in "${dirs[@]}"; do
+	echo "--- pytest $d (inside the network namespace)"
 	out=$(SB_TRACE_CONNECT=$TRACE timeout "$PYTEST_TIMEOUT" tests/cluster/in-netns.sh \
-		/usr/bin/python3 -m pytest -c tests/pytest.ini "${dirs[@]}" 2>&1)
+		/usr/bin/python3 -m pytest -c tests/pytest.ini "$d" 2>&1)
 	rc=$?
 	echo "$out" | grep -vE '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$'
 	if ! add_counts "$out"; then
-		echo "FAIL cluster/pytest: exited $rc without a count line"
+		echo "FAIL $d: pytest exited $rc without a count line"
 		f=$((f + 1))
 	elif [ $rc -ne 0 ] && [ "$LAST_FAILED" -eq 0 ]; then
-		echo "FAIL cluster/pytest: exited $rc"
+		echo "FAIL $d: pytest exited $rc"
 		f=$((f + 1))
 	fi
-fi
+done
 
 for t in "${ctests[@]}"; do
 	echo "--- $t (inside the network namespace)"
