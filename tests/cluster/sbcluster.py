@@ -228,7 +228,7 @@ def wait_pod_phase(name, namespace, phases=("Running", "Succeeded", "Failed"), t
     """Wait until the pod is in one of phases; returns the pod object."""
     def check():
         p = pod(name, namespace)
-        return p if p and p.get("status", {}).get("phase") in phases else None
+        return p if p and (p.get("status") or {}).get("phase") in phases else None
     return wait_for(check, timeout, what=f"pod {namespace}/{name} in {phases}")
 
 
@@ -259,14 +259,14 @@ def wait_pvc_bound(name, namespace, timeout=60):
     """Wait until the claim is Bound; returns the PVC object."""
     def check():
         c = pvc(name, namespace)
-        return c if c and c.get("status", {}).get("phase") == "Bound" else None
+        return c if c and (c.get("status") or {}).get("phase") == "Bound" else None
     return wait_for(check, timeout, what=f"PVC {namespace}/{name} Bound")
 
 
 def wait_crd_established(name, timeout=30):
     def check():
         c = get(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}")
-        conds = (c or {}).get("status", {}).get("conditions", [])
+        conds = ((c or {}).get("status") or {}).get("conditions") or []
         return any(x["type"] == "Established" and x["status"] == "True" for x in conds)
     return wait_for(check, timeout, what=f"CRD {name} Established")
 
