@@ -123,7 +123,7 @@ static json_t *runner_pods(const json_t *list, const json_t *run, const char *na
 static int print_pod_logs(struct sbp_ctx *x, const char *ns, const char *name, const json_t *pods,
 			  unsigned iteration)
 {
-	size_t i, printed = 0, failed = 0, matched = 0;
+	size_t i, printed = 0, failed = 0;
 	const json_t *p;
 	json_array_foreach(pods, i, p)
 	{
@@ -158,16 +158,16 @@ static int print_pod_logs(struct sbp_ctx *x, const char *ns, const char *name, c
 			if (*text && text[strlen(text) - 1] != '\n')
 				putchar('\n');
 			printed++;
-			matched++;
 		}
 		free(part);
 		free(log);
 	}
-	if (fflush(stdout)) {
-		sbp_err("cannot write to stdout: %s", strerror(errno));
+	if (fflush(stdout) || ferror(stdout)) {
+		if (errno != EPIPE) /* a reader that stopped (| head) is no news */
+			sbp_err("cannot write to stdout: %s", strerror(errno));
 		return 1;
 	}
-	if (iteration && !matched && !failed) {
+	if (iteration && !printed && !failed) {
 		sbp_err("iteration %u is not in the logs of the runner pods of benchmarkrun '%s'",
 			iteration, name);
 		return 1;

@@ -173,7 +173,8 @@ int sbp_write_output(const char *path, const char *text)
 	if (!path || !strcmp(path, "-")) {
 		if (fwrite(text, 1, n, stdout) != n || fflush(stdout)) {
 			int e = errno ? errno : EIO;
-			sbp_err("cannot write to stdout: %s", strerror(e));
+			if (e != EPIPE) /* a reader that stopped (| head) is no news */
+				sbp_err("cannot write to stdout: %s", strerror(e));
 			return -e;
 		}
 		return 0;
