@@ -224,7 +224,7 @@ def pod(name, namespace):
     return get(f"/api/v1/namespaces/{namespace}/pods/{name}")
 
 
-def wait_pod_phase(name, namespace, phases=("Running", "Succeeded", "Failed"), timeout=90):
+def wait_pod_phase(name, namespace, phases=("Running", "Succeeded", "Failed"), timeout=120):
     """Wait until the pod is in one of phases; returns the pod object."""
     def check():
         p = pod(name, namespace)
@@ -232,7 +232,7 @@ def wait_pod_phase(name, namespace, phases=("Running", "Succeeded", "Failed"), t
     return wait_for(check, timeout, what=f"pod {namespace}/{name} in {phases}")
 
 
-def wait_pod_done(name, namespace, timeout=90):
+def wait_pod_done(name, namespace, timeout=120):
     """Wait until the pod is Succeeded or Failed; returns the pod object."""
     return wait_pod_phase(name, namespace, ("Succeeded", "Failed"), timeout)
 
@@ -255,7 +255,7 @@ def pvc(name, namespace):
     return get(f"/api/v1/namespaces/{namespace}/persistentvolumeclaims/{name}")
 
 
-def wait_pvc_bound(name, namespace, timeout=60):
+def wait_pvc_bound(name, namespace, timeout=90):
     """Wait until the claim is Bound; returns the PVC object."""
     def check():
         c = pvc(name, namespace)
