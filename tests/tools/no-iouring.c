@@ -26,7 +26,7 @@ int main(int argc, char **argv)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog prog = { .len = sizeof(filter) / sizeof(filter[0]), .filter = filter };
+	struct sock_fprog prog = {.len = sizeof(filter) / sizeof(filter[0]), .filter = filter};
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: no-iouring CMD [ARGS...]\n");
