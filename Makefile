@@ -169,19 +169,21 @@ install: all
 clean:
 	rm -rf build bin
 
+# $(info) prints entries as they are (quotes, parentheses and all), without a shell.
 help:
-	@echo "storagebench $(VERSION) make targets:"
-	@echo "  all        build the binaries into bin/ (default)"
-	@echo "  test       install missing packages, build, run every test suite"
-	@echo "  unit       run only the unit tests (sanitizer build)"
-	@echo "  check      format check, lint, then test"
-	@echo "  lint       clang-tidy, cppcheck and the banned-function grep"
-	@echo "  fmt        reformat the C sources with clang-format"
-	@echo "  valgrind   run the unit tests under valgrind"
-	@echo "  bench      our runner against fio on the same jobs, alternating"
-	@echo "  demo       the end-to-end demo"
-	@echo "  install    install the binaries (PREFIX=$(PREFIX), DESTDIR=)"
-	@echo "  clean      remove build/ and bin/"
-	@$(foreach h,$(EXTRA_HELP),echo "  $(h)";)
+	$(info storagebench $(VERSION) make targets:)
+	$(info $()  all        build the binaries into bin/ (default))
+	$(info $()  test       install missing packages, build, run every test suite)
+	$(info $()  unit       run only the unit tests (sanitizer build))
+	$(info $()  check      format check, lint, then test)
+	$(info $()  lint       clang-tidy, cppcheck and the banned-function grep)
+	$(info $()  fmt        reformat the C sources with clang-format)
+	$(info $()  valgrind   run the unit tests and the runner under valgrind)
+	$(info $()  bench      our runner against fio on the same jobs, alternating; the client's figures)
+	$(info $()  demo       the end-to-end demo on the test cluster)
+	$(info $()  install    install the binaries (PREFIX=$(PREFIX), DESTDIR=))
+	$(info $()  clean      remove build/ and bin/)
+	$(foreach h,$(EXTRA_HELP),$(info $()  $(h)))
+	@:
 
 -include $(shell find build -name '*.d' 2>/dev/null)

@@ -258,7 +258,7 @@ def test_baseline_comparison(ns, controller):
     m = cmp["results"][0]["metrics"]["read-iops"]
     assert m["verdict"] in ("significant", "not significant")
     assert m["p"] is None or 0 <= m["p"] <= 1
-    assert "fast: read-iops: " in data["compare.txt"] and "p=" in data["compare.txt"]
+    assert "fast: rr: " in data["compare.txt"] and "(p=" in data["compare.txt"]
     assert "compared with the baseline" in data["report.txt"]
     assert any(r == "ComparedWithBaseline" for r, _ in events(ns, "cur"))
     # a missing baseline is a warning; the run still reports
