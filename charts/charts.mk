@@ -19,7 +19,7 @@ chart_space := $(subst ,, )
 chart_help = $(subst $(chart_space),$(chart_nbsp),$(1))
 EXTRA_HELP += $(call chart_help,manifests       copy the CRD into the chart and render manifests/install.yaml from it (helm template))
 EXTRA_HELP += $(call chart_help,image           build the container image from Debian packages + bin/ (build/image/*.oci.tar; no registry))
-EXTRA_HELP += $(call chart_help,chart-lint      helm lint --strict over tests/chart/values/*.yaml, yamllint of chart values and manifests)
+EXTRA_HELP += $(call chart_help,chart-lint      helm lint --strict over tests/chart/values/*.yaml; yamllint of the chart values and manifests)
 EXTRA_HELP += $(call chart_help,chart-test      the chart tests (tests/chart) inside the test cluster's namespace)
 EXTRA_HELP += $(call chart_help,crd-docs        regenerate docs/benchmarkrun.md from the CRD schema)
 

@@ -118,11 +118,12 @@ else
 fi
 
 # 2 + 3. the layer and the OCI archive
-/usr/bin/python3 - "$rootfs_tar" "$OUT" "$NAME" "$VERSION" "$UID_GID" "${bins[@]}" <<'PY'
+/usr/bin/python3 - "$rootfs_tar" "$OUT" "$NAME" "$VERSION" "$UID_GID" "$work/layer.tar" "${bins[@]}" <<'PY'
 import gzip, hashlib, io, json, os, sys, tarfile
 
 rootfs, out, name, version, uid = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
-bins = sys.argv[6:]
+layer_copy = sys.argv[6]
+bins = sys.argv[7:]
 user = f"storagebench:x:{uid}:{uid}:storagebench:/home/storagebench:/usr/sbin/nologin\n"
 group = f"storagebench:x:{uid}:\n"
 
@@ -152,6 +153,8 @@ with tarfile.open(rootfs) as src, tarfile.open(fileobj=raw, mode="w", format=tar
         dst.addfile(info("./usr/local/bin/" + os.path.basename(b), tarfile.REGTYPE, 0o755,
                          size=len(data)), io.BytesIO(data))
 layer = raw.getvalue()
+with open(layer_copy, "wb") as f:  # for the smoke test: exactly what the image holds
+    f.write(layer)
 diff_id = "sha256:" + hashlib.sha256(layer).hexdigest()
 gz = gzip.compress(layer, compresslevel=6, mtime=0)
 
@@ -203,18 +206,21 @@ os.replace(tmp, out)
 print(f"{mdig} {len(layer)} {len(gz)}")
 PY
 
-# 4. smoke test: the image's own libraries, user 65532
+# 4. smoke test: the image's own files and libraries, user 65532
 mkdir -p "$work/check"
-tar -C "$work/check" -xf "$rootfs_tar"
-for b in "${bins[@]}"; do cp "$b" "$work/check/usr/local/bin/"; done
+tar --numeric-owner -C "$work/check" -xf "$work/layer.tar"
 for b in storagebench-controller storagebench-runner; do
 	v=$(chroot --userspec=$UID_GID:$UID_GID "$work/check" "/usr/local/bin/$b" --version 2>&1) ||
 		die "$b does not start in the image: $v"
 	say "chroot check: $v"
 done
 # shellcheck disable=SC2016 # expanded by the image's shell
-missing=$(chroot "$work/check" /bin/sh -c 'for b in /usr/local/bin/*; do ldd "$b" | grep "not found"; done' 2>/dev/null || true)
-[ -z "$missing" ] || die "missing libraries in the image: $missing"
+libs=$(chroot "$work/check" /bin/sh -c 'for b in /usr/local/bin/*; do ldd "$b"; done' 2>&1) ||
+	die "ldd failed in the image: $libs"
+case "$libs" in *"not found"*) die "missing libraries in the image: $(grep 'not found' <<<"$libs")" ;; esac
+case "$libs" in *libcurl*liburing* | *liburing*libcurl*) ;; *) die "unexpected ldd output in the image: $libs" ;; esac
+[ -s "$work/check/etc/ssl/certs/ca-certificates.crt" ] || die "the image has no CA bundle (ca-certificates)"
+grep -q '^storagebench:x:65532:65532:' "$work/check/etc/passwd" || die "the image has no user 65532"
 
 layer_mb=$(du -sm "$work/check" | cut -f1)
 say "built $NAME: $OUT ($(du -h "$OUT" | cut -f1) archive, ${layer_mb} MB unpacked)"
