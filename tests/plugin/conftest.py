@@ -2,10 +2,12 @@
 
 A session creates two namespaces of its own: `main`, watched by a
 storagebench-controller process started here (as tests/e2e does), where
-small BenchmarkRuns are driven to the end once for every test; and `idle`,
-watched by no controller, whose run never starts. The plugin binary is then
-run against them with the admin kubeconfig, directly and as `kubectl
-storagebench` with bin/ on PATH.
+small BenchmarkRuns are driven to the end once for every test, and one run
+(`slow`) keeps running for the whole session; and `idle`, for a second
+namespace in `list -A` (its run has no runner RBAC: a controller watching
+every namespace, which the shared cluster may have, fails it; without one
+it never starts). The plugin binary is then run against them with the
+admin kubeconfig, directly and as `kubectl storagebench` with bin/ on PATH.
 """
 import json
 import os
@@ -60,17 +62,17 @@ spec:
   volume: {size: 64Mi}
   cleanup: %(cleanup)s
   workloads:
-  - {name: rr, rw: randread, bs: 4k, iodepth: 8, runtime: 1s, timeBased: true}
-  - {name: sw, rw: write, bs: 64k, iodepth: 4, runtime: 1s, timeBased: true}
+  - {name: rr, rw: randread, bs: 4k, iodepth: 8, runtime: %(runtime)s, timeBased: true}
+  - {name: sw, rw: write, bs: 64k, iodepth: 4, runtime: %(runtime)s, timeBased: true}
   runner:
     imagePullPolicy: Never
     hostNetwork: true
 """
 
 
-def small(name, classes=("fast",), iterations=2, cleanup="Always"):
+def small(name, classes=("fast",), iterations=2, cleanup="Always", runtime="1s"):
     return SMALL % {"name": name, "classes": json.dumps(list(classes)),
-                    "iterations": iterations, "cleanup": cleanup}
+                    "iterations": iterations, "cleanup": cleanup, "runtime": runtime}
 
 
 class Controller:
@@ -164,10 +166,13 @@ def env():
             sb.apply(small("base"), namespace=main)
             sb.apply(small("cur", cleanup="Never"), namespace=main)
             sb.apply(small("broken", classes=("nope", "fast"), iterations=1), namespace=main)
-            sb.apply(small("waiting"), namespace=idle)  # no controller: no status
+            # slow runs longer than the session: a run that has not finished
+            sb.apply(small("slow", iterations=1, runtime="600s"), namespace=main)
+            sb.apply(small("waiting"), namespace=idle)
             e = Env()
             e.main, e.idle = main, idle
             e.status = {n: wait_phase(main, n) for n in ("base", "cur", "broken")}
+            wait_phase(main, "slow", phases=("Pending", "Running"), timeout=60)
             yield e
         finally:
             ctl.stop()

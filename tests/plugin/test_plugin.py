@@ -45,7 +45,7 @@ def test_list(env):
     lines = r.out.splitlines()
     assert lines[0].split() == ["NAME", "PHASE", "PROGRESS", "CLASSES", "REPORT", "AGE"]
     rows = {ln.split()[0]: ln.split() for ln in lines[1:]}
-    assert sorted(rows) == ["base", "broken", "cur"]
+    assert sorted(rows) == ["base", "broken", "cur", "slow"]
     assert rows["base"][1:5] == ["Succeeded", "2/2", "fast", "base-report"]
     assert rows["cur"][1:5] == ["Succeeded", "2/2", "fast", "cur-report"]
     assert rows["broken"][1:5] == ["Failed", "1/2", "nope,fast", "broken-report"]
@@ -54,7 +54,7 @@ def test_list(env):
     k = plugin("list", "-n", env.main, via_kubectl=True)
     assert k.rc == 0 and k.out.splitlines()[0] == lines[0], k
     e = plugin("list", f"--namespace={env.main}", kubeconfig=False, env={"KUBECONFIG": sb.KUBECONFIG})
-    assert e.rc == 0 and len(e.out.splitlines()) == 4, e
+    assert e.rc == 0 and len(e.out.splitlines()) == 5, e
 
 
 def test_list_all_namespaces_and_empty(env):
@@ -65,8 +65,6 @@ def test_list_all_namespaces_and_empty(env):
     pairs = {tuple(ln.split()[:2]) for ln in lines[1:]}
     assert {(env.main, "base"), (env.main, "cur"), (env.main, "broken"),
             (env.idle, "waiting")} <= pairs
-    waiting = next(ln.split() for ln in lines[1:] if ln.split()[:2] == [env.idle, "waiting"])
-    assert waiting[2:6] == ["<none>", "<none>", "fast", "<none>"]  # not picked up
     with sb.namespace("plugin-empty") as empty:
         r = plugin("list", "-n", empty)
         assert (r.rc, r.out) == (0, ""), r
@@ -103,9 +101,10 @@ def test_report_every_format(env):
 def test_report_errors(env):
     r = plugin("report", "nope", "-n", env.main)
     assert r.rc == 1 and f"benchmarkrun 'nope' not found in namespace '{env.main}'" in r.err, r
-    r = plugin("report", f"{env.idle}/waiting")
+    r = plugin("report", f"{env.main}/slow")
     assert r.rc == 1 and r.out == "", r
-    assert "benchmarkrun 'waiting' has not started" in r.err, r
+    assert re.search(r"benchmarkrun 'slow' has not finished: phase (Pending|Running), "
+                     r"progress 0/1\n", r.err), r
 
 
 def test_report_of_a_failed_run_is_partial(env):
@@ -142,9 +141,10 @@ def test_compare(env):
 
 
 def test_compare_names_the_missing_report(env):
-    r = plugin("compare", f"{env.main}/base", f"{env.idle}/waiting")
+    r = plugin("compare", f"{env.main}/slow", "nope", "-n", env.main)
     assert r.rc == 1 and r.out == "", r
-    assert "benchmarkrun 'waiting' has not started" in r.err, r
+    assert "benchmarkrun 'slow' has not finished" in r.err, r  # both are named
+    assert f"benchmarkrun 'nope' not found in namespace '{env.main}'" in r.err, r
     r = plugin("compare", "gone", "base", "-n", env.main)
     assert r.rc == 1 and f"benchmarkrun 'gone' not found in namespace '{env.main}'" in r.err, r
     # a failed run with a partial report still compares, with a warning
@@ -170,6 +170,19 @@ def test_logs_of_runner_pods(env):
     assert none.rc == 1 and "has no runner pods and no results for class disk" in none.err, none
 
 
+def test_logs_of_a_running_run(env):
+    sb.wait_pod_phase("slow-fast-1", env.main, phases=("Running",), timeout=60)
+
+    def started():
+        x = plugin("logs", "slow", "-n", env.main)
+        return x if "Started iteration" in x.out else None
+    r = sb.wait_for(started, timeout=30, what="the runner's first lines in `logs slow`")
+    assert r.rc == 0, r
+    assert r.out.startswith("==> pod/slow-fast-1 (class fast, attempt 1, Running) <==\n"), r
+    assert "Runner started run=slow class=fast iterations=1" in r.out
+    assert "Started iteration iteration=1 of=1" in r.out
+
+
 def test_logs_after_cleanup_show_results(env):
     sb.wait_for(lambda: not runner_pods(env.main, "base"), timeout=60, what="cleanup of base")
     r = plugin("logs", "base", "-n", env.main, via_kubectl=True)
@@ -189,8 +202,8 @@ def test_logs_after_cleanup_show_results(env):
     b = plugin("logs", "broken", "-n", env.main)
     assert b.rc == 0 and [ln.split()[:2] for ln in b.out.splitlines()[1:]] == \
         [["1", "fast"], ["1", "fast"]], b
-    w = plugin("logs", f"{env.idle}/waiting")
-    assert w.rc == 1 and "has no runner pods and no results" in w.err, w
+    w = plugin("logs", "broken", "-n", env.main, "--class", "nope")
+    assert w.rc == 1 and "has no runner pods and no results for class nope" in w.err, w
 
 
 def test_bad_kubeconfig(env):
