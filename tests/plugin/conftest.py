@@ -149,12 +149,7 @@ def env():
         if not os.access(f, os.X_OK):
             pytest.fail(f"{f} is missing: make all")
     sb.kubectl("apply", "-f", CRD)
-    # (not sb.wait_crd_established: it trips over "conditions": null)
-    def established():
-        crd = sb.kubectl_json("get", "crd", "benchmarkruns.storagebench.io")
-        conds = (crd.get("status") or {}).get("conditions") or []
-        return any(c["type"] == "Established" and c["status"] == "True" for c in conds)
-    sb.wait_for(established, timeout=30, what="the BenchmarkRun CRD Established")
+    sb.wait_crd_established("benchmarkruns.storagebench.io")
     with sb.namespace("plugin") as main, sb.namespace("plugin-idle") as idle:
         sb.apply(RUNNER_RBAC, namespace=main)
         ctl = Controller(main)
