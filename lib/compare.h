@@ -53,7 +53,7 @@ int sb_compare(const json_t *baseline, const json_t *current, json_t **out, char
 /*
  * Renders a comparison document in format "txt", "md" or "json". txt and
  * md: one line per target x workload x headline metric,
- *   "fast: read-iops: +12.4% (p=0.003, significant, faster)",
+ *   "fast: iops-read: +12.4% (p=0.003, significant, faster)" (target: workload),
  * the results present on one side only, then a table of the headline
  * metrics (baseline and current mean +- stddev, change, p, verdict).
  * Returns a string the caller frees, or NULL with err set.

@@ -17,11 +17,7 @@
  * once after a 401 when the token comes from a file). On success *out is
  * the log text (NUL-terminated, *len bytes; the caller frees). Errors as in
  * kube.h (404 -ENOENT, a container still waiting -EINVAL with the server's
- * message in err, ...); a log over 64 MiB is -EFBIG.
- *
- * lib/kube has no call for a non-JSON answer; this uses its internal
- * request helpers (kube/internal.h) and goes away when kube.h gains one
- * (see docs/plugin.md).
+ * message in err, ...); a log over 64 MiB is -EFBIG. Uses kube_get_raw.
  */
 int sbp_pod_log(struct kube_client *c, const char *ns, const char *pod, const char *container,
 		char **out, size_t *len, struct kube_error *err);

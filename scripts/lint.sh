@@ -3,8 +3,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 rc=0
-srcs=$(git ls-files 'lib/*.c' 'lib/**/*.c' 'runner/*.c' 'controller/*.c' 2>/dev/null)
-hdrs=$(git ls-files 'lib/*.h' 'lib/**/*.h' 'runner/*.h' 'controller/*.h' 2>/dev/null)
+srcs=$(git ls-files 'lib/*.c' 'lib/**/*.c' 'runner/*.c' 'controller/*.c' 'plugin/*.c' 2>/dev/null)
+hdrs=$(git ls-files 'lib/*.h' 'lib/**/*.h' 'runner/*.h' 'controller/*.h' 'plugin/*.h' 2>/dev/null)
 
 # 1. Banned functions (as curl and git ban them).
 banned='\b(sprintf|vsprintf|strcpy|strcat|strncat|strtok|atoi|atol|gets|strncpy)[[:space:]]*\('

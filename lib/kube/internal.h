@@ -67,12 +67,6 @@ int kube_token_file_get(struct kube_token_file *t, bool force, char **out);
 
 /* -------------------------------------------------------------------- urls */
 
-/* One query parameter; value NULL means the parameter is left out. */
-struct kube_query {
-	const char *key;
-	const char *value;
-};
-
 /*
  * Builds the URL of a resource on server:
  *   <server>/api/<version>            (core group)
@@ -161,6 +155,9 @@ struct kube_request {
 	const char *body;	  /* or NULL */
 	size_t body_len;
 	bool idempotent; /* retry 5xx and transport errors */
+	size_t max_body; /* 0: the default limit */
+	char **raw_out;	 /* when set: the 2xx answer as text (NUL-terminated), not JSON */
+	size_t *raw_len;
 };
 
 /*

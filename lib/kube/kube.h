@@ -278,6 +278,23 @@ struct kube_patch_opts {
 	bool force;		   /* APPLY: take ownership of conflicting fields */
 };
 
+/* One query parameter; value NULL means the parameter is left out. */
+struct kube_query {
+	const char *key;
+	const char *value;
+};
+
+/*
+ * GET an answer that is not JSON, such as pods/<name>/log: the object
+ * name's subresource (may be NULL) with query parameters q[0..nq) (values
+ * NULL are left out), retried like every idempotent request. On success
+ * *body is the answer (NUL-terminated, *len bytes; caller frees), an empty
+ * answer an empty string. An answer over max_bytes is -EFBIG (0: 256 MiB).
+ */
+int kube_get_raw(struct kube_client *c, const struct kube_resource *r, const char *ns,
+		 const char *name, const char *subresource, const struct kube_query *q, size_t nq,
+		 size_t max_bytes, char **body, size_t *len, struct kube_error *err);
+
 /* PATCH name with patch (borrowed). opts NULL means a merge patch. */
 int kube_patch(struct kube_client *c, const struct kube_resource *r, const char *ns,
 	       const char *name, const json_t *patch, const struct kube_patch_opts *opts,

@@ -389,3 +389,30 @@ out:
 	free(body);
 	return ret;
 }
+
+int kube_get_raw(struct kube_client *c, const struct kube_resource *r, const char *ns,
+		 const char *name, const char *subresource, const struct kube_query *q, size_t nq,
+		 size_t max_bytes, char **body, size_t *len, struct kube_error *err)
+{
+	char *url = NULL;
+	int ret;
+
+	kube_error_clear(err);
+	*body = NULL;
+	if (len)
+		*len = 0;
+	if (!name || !*name)
+		return kube_errorf(err, -EINVAL, "get %s: no name", r->resource);
+	ret = url_for(c, r, kube_client_ns(c, ns), name, subresource, q, nq, &url, err);
+	if (ret)
+		return ret;
+	struct kube_request req = {.method = "GET",
+				   .url = url,
+				   .idempotent = true,
+				   .max_body = max_bytes,
+				   .raw_out = body,
+				   .raw_len = len};
+	ret = kube_request_do(c, &req, NULL, err);
+	free(url);
+	return ret;
+}

@@ -15,6 +15,7 @@
 struct body {
 	char *data;
 	size_t len, cap;
+	size_t max; /* longest answer kept */
 	bool too_big;
 };
 
@@ -23,7 +24,7 @@ static size_t write_body(char *p, size_t size, size_t nmemb, void *arg)
 	struct body *b = arg;
 	size_t n = size * nmemb;
 	if (b->len + n + 1 > b->cap) {
-		if (b->len + n > MAX_BODY) {
+		if (b->len + n > b->max) {
 			b->too_big = true;
 			return 0; /* CURLE_WRITE_ERROR */
 		}
@@ -166,6 +167,8 @@ int kube_request_do(struct kube_client *c, const struct kube_request *req, json_
 {
 	struct body b = {0};
 	bool reauthed = false, force_token = false;
+
+	b.max = req->max_body ? req->max_body : MAX_BODY;
 	unsigned attempt = 0;
 	int ret;
 
@@ -200,7 +203,7 @@ int kube_request_do(struct kube_client *c, const struct kube_request *req, json_
 				if (b.too_big)
 					ret = kube_errorf(err, -EFBIG,
 							  "%s %s: answer over %zu bytes",
-							  req->method, req->url, MAX_BODY);
+							  req->method, req->url, b.max);
 				else
 					ret = kube_errorf(
 						err, cc == CURLE_OUT_OF_MEMORY ? -ENOMEM : -EIO,
@@ -233,7 +236,16 @@ int kube_request_do(struct kube_client *c, const struct kube_request *req, json_
 			continue;
 		}
 		if (code >= 200 && code < 300) {
-			if (out) {
+			if (req->raw_out) {
+				if (!b.data && !(b.data = calloc(1, 1))) {
+					ret = -ENOMEM;
+					goto out;
+				}
+				*req->raw_out = b.data;
+				if (req->raw_len)
+					*req->raw_len = b.len;
+				b.data = NULL;
+			} else if (out) {
 				if (b.len == 0) {
 					*out = json_null();
 				} else {
