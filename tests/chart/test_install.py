@@ -9,14 +9,13 @@ upgrade to two replicas (one leader), helm uninstall (nothing left).
 One release per module, watching only its own run namespace, so it never
 touches other people's runs on the shared cluster. The tests run in file
 order and build on each other (the release's state); each leaves the
-release as it found it.
+release as it found it, except the last two (two replicas, then gone).
 """
 import contextlib
 import json
 import os
 import random
 import tempfile
-import time
 import urllib.request
 import uuid
 
@@ -107,6 +106,23 @@ def small_run(name, classes=("fast",), extra=None, workloads=None):
             "metadata": {"name": name}, "spec": spec}
 
 
+@contextlib.contextmanager
+def foreign_controller_probe(rel):
+    """The shared cluster may run someone else's controller serving every
+    namespace (make demo installs one). A run with an invalid spec in the
+    release namespace, which our controller does not watch, gets a status
+    only from such a controller: yields a function telling whether one
+    answered meanwhile."""
+    name = "probe-" + uuid.uuid4().hex[:6]
+    sb.apply({"apiVersion": "storagebench.io/v1alpha1", "kind": "BenchmarkRun", "metadata": {"name": name},
+              "spec": {"storageClasses": ["sbchart-probe"], "fioJob": "[x]\nrw=read\nbs=4q\n"}},
+             namespace=rel.ns)
+    try:
+        yield lambda: bool(kj("-n", rel.ns, "get", "br", name).get("status"))
+    finally:
+        sb.delete("br", name, namespace=rel.ns)
+
+
 def status(rel, name):
     return kj("-n", rel.run_ns, "get", "br", name).get("status") or {}
 
@@ -123,6 +139,13 @@ def events(rel, name):
 
 def role_rules(rel, ns, name):
     return kj("-n", ns, "get", "role", name)["rules"]
+
+
+def wait_can_i(expected, sa, verb, resource, ns):
+    """Waits until the API server's authorizer answers `expected` (an RBAC
+    edit reaches it through a watch: not at once on a loaded machine)."""
+    sb.wait_for(lambda: can_i(sa, verb, resource, ns) == expected, timeout=30, interval=0.5,
+                what=f"can-i {verb} {resource} as {sa} to be {expected}")
 
 
 def can_i(sa, verb, resource, ns=None, all_ns=False, sub=None):
@@ -231,6 +254,7 @@ def test_demo_benchmarkrun_succeeds(rel):
     txt = k("-n", rel.run_ns, "get", "cm", "demo-report", "-o", "jsonpath={.data.report\\.txt}")
     assert "fast: iops-read:" in txt and "disk: latency-write:" in txt
     assert "over 1 iteration" in txt
+    assert f"run={rel.run_ns}/demo" in rel.logs(rel.pods()[0]["metadata"]["name"])
     reasons = {r for r, _ in events(rel, "demo")}
     assert {"CreatedVolume", "CreatedRunner", "ReportWritten", "RunSucceeded"} <= reasons
     # the results were written by the runner under the chart's ServiceAccount
@@ -324,9 +348,11 @@ def test_runner_seccomp_profile_keeps_io_uring(rel):
 
 def test_runner_without_configmaps_create_fails_with_forbidden(rel):
     role = f"{rel.full}-runner"
+    runner = f"system:serviceaccount:{rel.run_ns}:storagebench-runner"
     k("-n", rel.run_ns, "patch", "role", role, "--type=json",
       "-p", json.dumps([{"op": "replace", "path": "/rules/0/verbs", "value": ["get"]}]))
     try:
+        wait_can_i(False, runner, "create", "configmaps", rel.run_ns)
         sb.apply(small_run("no-cm-create"), namespace=rel.run_ns)
         st = wait_phase(rel, "no-cm-create", timeout=120)
         assert st["phase"] == "Failed"
@@ -340,6 +366,7 @@ def test_runner_without_configmaps_create_fails_with_forbidden(rel):
         sb.delete("br", "no-cm-create", namespace=rel.run_ns)
         # helm upgrade puts the rule back (three-way merge against the live object)
         rel.upgrade()
+        wait_can_i(True, runner, "create", "configmaps", rel.run_ns)
     assert [(r["resources"], sorted(r["verbs"])) for r in role_rules(rel, rel.run_ns, role)] == \
         [(["configmaps"], ["create", "get"])]
 
@@ -355,23 +382,29 @@ def test_controller_without_pod_and_pvc_create_reports_forbidden(rel):
       "-p", json.dumps([{"op": "replace", "path": f"/rules/{idx}/verbs",
                          "value": ["get", "list", "watch", "delete"]}]))
     pod = rel.pods()[0]["metadata"]["name"]
+    ctl = f"system:serviceaccount:{rel.ns}:{rel.controller}"
     try:
-        time.sleep(2)  # the authorizer's cache
-        sb.apply(small_run("no-pod-create"), namespace=rel.run_ns)
-        st = sb.wait_for(lambda: (lambda s: s if s.get("phase") in ("Failed", "Succeeded") or
-                                  'cannot create resource "pods"' in rel.logs(pod) else None)(
-            status(rel, "no-pod-create")), timeout=60, interval=1, what="the run to fail or the log to say why")
-        assert st.get("phase") != "Succeeded"
-        assert st.get("progress", "0/1") == "0/1"
-        assert not kj("-n", rel.run_ns, "get", "pods,pvc", "-l", "storagebench.io/run=no-pod-create")["items"]
-        log = sb.wait_for(lambda: (lambda lg: lg if 'cannot create resource "pods"' in lg else None)(
-            rel.logs(pod)), timeout=30, what="Forbidden in the controller log")
-        line = next(x for x in log.splitlines() if 'cannot create resource "pods"' in x)
-        assert "Failed to create an object" in line and "403 Forbidden" in line
-        assert f"system:serviceaccount:{rel.ns}:{rel.controller}" in line
+        wait_can_i(False, ctl, "create", "pods", rel.run_ns)
+        wait_can_i(False, ctl, "create", "persistentvolumeclaims", rel.run_ns)
+        with foreign_controller_probe(rel) as foreign:
+            sb.apply(small_run("no-pod-create"), namespace=rel.run_ns)
+            log = sb.wait_for(lambda: (lambda lg: lg if 'cannot create resource "pods"' in lg else None)(
+                rel.logs(pod)), timeout=60, interval=1, what="Forbidden in the controller log")
+            line = next(x for x in log.splitlines() if 'cannot create resource "pods"' in x)
+            assert "Failed to create an object" in line and "403 Forbidden" in line
+            assert f"system:serviceaccount:{rel.ns}:{rel.controller}" in line
+            assert f"ns={rel.run_ns}" in line
+            st = wait_phase(rel, "no-pod-create", timeout=60)
+            if foreign():
+                pytest.skip("another controller serving every namespace is running on this shared cluster "
+                            "(make demo's?): it may create the pods ours may not, so only the log was checked")
+            assert st["phase"] == "Failed"
+            assert st.get("progress") == "0/1"
+            assert not kj("-n", rel.run_ns, "get", "pods,pvc", "-l", "storagebench.io/run=no-pod-create")["items"]
     finally:
         sb.delete("br", "no-pod-create", namespace=rel.run_ns)
         rel.upgrade()
+        wait_can_i(True, ctl, "create", "pods", rel.run_ns)
     rules = role_rules(rel, rel.run_ns, role)
     assert sorted(next(r for r in rules if "pods" in r["resources"])["verbs"]) == \
         ["create", "delete", "get", "list", "watch"]
@@ -410,11 +443,10 @@ def test_upgrade_to_two_replicas_elects_one_leader(rel):
         assert holder == other or holder not in names
         sb.apply(small_run("after-failover"), namespace=rel.run_ns)
         assert wait_phase(rel, "after-failover")["phase"] == "Succeeded"
+        assert f"run={rel.run_ns}/after-failover" in rel.logs(holder)  # served by the new leader
     finally:
         sb.delete("br", "after-failover", namespace=rel.run_ns)
-        rel.upgrade("replicaCount=1", "metrics.enabled=true")
-    assert len(sb.wait_for(lambda: (lambda ps: ps if len(ps) == 1 else None)(rel.pods()), timeout=60,
-                           what="one controller pod")) == 1
+    # (the release stays at two replicas: the uninstall test comes next)
 
 
 def labelled(rel, namespaced, ns=None):
