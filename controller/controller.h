@@ -22,8 +22,10 @@ struct br_controller_opts {
 	const char *namespaces[BR_MAX_NAMESPACES]; /* watched; none: all namespaces */
 	size_t nnamespaces;
 	const char *runner_image; /* default runner image */
-	unsigned max_attempts;	  /* runner pods per class; default 3 */
-	unsigned workers;	  /* reconcile threads; default 2 */
+	const char *
+		runner_service_account; /* default runner ServiceAccount; NULL: storagebench-runner */
+	unsigned max_attempts;		/* runner pods per class; default 3 */
+	unsigned workers;		/* reconcile threads; default 2 */
 };
 
 /* One watched namespace (or all) and its informers. */
@@ -45,6 +47,10 @@ struct br_controller {
 	bool running;
 	unsigned event_seq;
 	pthread_mutex_t mu;
+	/* runs whose end this process announced (a ring of uid/phase) */
+#define BR_ANNOUNCED 256
+	char announced[BR_ANNOUNCED][128];
+	size_t nannounced;
 };
 
 /*

@@ -26,6 +26,7 @@
 struct args {
 	const char *kubeconfig;
 	const char *runner_image;
+	const char *runner_sa;
 	bool leader_elect;
 	const char *lease_ns;
 	const char *lease_name;
@@ -46,6 +47,7 @@ static void usage(FILE *f)
 		   "~/.kube/config)\n"
 		   "  --namespace=NS[,NS...]         watch only these namespaces (default: all)\n"
 		   "  --runner-image=IMAGE           default runner image (default: $SB_IMAGE)\n"
+		   "  --runner-service-account=NAME  default ServiceAccount of runner pods\n"
 		   "  --leader-elect                 act only while holding the Lease\n"
 		   "  --leader-election-namespace=NS Lease namespace (default: $POD_NAMESPACE or "
 		   "the context's)\n"
@@ -97,6 +99,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 			}
 		} else if (IS("--runner-image") && v) {
 			a->runner_image = v;
+		} else if (IS("--runner-service-account") && v) {
+			a->runner_sa = v;
 		} else if (IS("--leader-elect")) {
 			a->leader_elect = !v || !strcmp(v, "true") || !strcmp(v, "1");
 		} else if (IS("--leader-election-namespace") && v) {
@@ -144,6 +148,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 #undef IS
 	}
 	a->copts.runner_image = a->runner_image;
+	a->copts.runner_service_account = a->runner_sa;
 	a->copts.max_attempts = a->max_attempts;
 	a->copts.workers = a->workers;
 	return 0;

@@ -167,6 +167,12 @@ json_t *br_pod_manifest(const struct br_ref *run, const struct br_spec *s, const
 		ok = set(ps, "affinity", json_deep_copy(s->affinity));
 	if (ok && s->security_context)
 		ok = set(ps, "securityContext", json_deep_copy(s->security_context));
+	else if (ok && !s->block)
+		/* the image's non-root user; fsGroup makes volumes that honour it writable.
+		 * Block volumes get no default: their device nodes usually need root. */
+		ok = set(ps, "securityContext",
+			 json_pack("{s:b,s:i,s:i,s:i}", "runAsNonRoot", 1, "runAsUser", 65532,
+				   "runAsGroup", 65532, "fsGroup", 65532));
 	json_decref(md);
 	json_decref(args);
 	json_decref(env);

@@ -326,21 +326,29 @@ static void emitf(struct br_controller *c, const struct br_ref *ref, bool warnin
 	emit(c, ref, &e);
 }
 
-/* Creates obj; AlreadyExists counts as done. Returns 0, 1 (created), -errno. */
+/*
+ * Creates obj (consumed); AlreadyExists counts as done. Returns 0, 1
+ * (created), -errno with the API's answer in why (may be NULL).
+ */
 static int create(struct br_controller *c, const struct kube_resource *r, const char *ns,
-		  json_t *obj, const char *what)
+		  json_t *obj, const char *what, char *why, size_t whylen)
 {
 	struct kube_error err = KUBE_ERROR_INIT;
 	char eb[512];
-	if (!obj)
+	if (!obj) {
+		if (why)
+			snprintf(why, whylen, "out of memory");
 		return -ENOMEM;
+	}
 	int ret = kube_create(c->kc, r, ns, obj, NULL, &err);
 	if (ret == -EEXIST)
 		return 0;
 	if (ret) {
 		br_metrics_api_error(c->metrics);
-		sb_warn("Failed to create an object", "what=%s ns=%s error=\"%s\"", what, ns,
-			kube_error_str(&err, eb, sizeof(eb)));
+		kube_error_str(&err, eb, sizeof(eb));
+		sb_warn("Failed to create an object", "what=%s ns=%s error=\"%s\"", what, ns, eb);
+		if (why)
+			snprintf(why, whylen, "cannot create the %s: %s", what, eb);
 		return ret;
 	}
 	return 1;
@@ -604,6 +612,53 @@ static int fail_invalid(struct br_controller *c, const struct br_ref *ref, const
 	return r;
 }
 
+/* True when the previous status already says msg (so the event was sent). */
+static bool prev_message(const json_t *prev, const char *msg)
+{
+	const char *m = jstr(prev, "message");
+	return m && strstr(m, msg);
+}
+
+static bool prev_class_message(const json_t *prev, const char *cls, const char *msg)
+{
+	size_t i;
+	const json_t *pc;
+	json_array_foreach(json_object_get(prev, "classes"), i, pc)
+	{
+		const char *n = jstr(pc, "name"), *m = jstr(pc, "message");
+		if (n && !strcmp(n, cls) && m && !strcmp(m, msg))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether this process announces run uid reaching phase for the first
+ * time: the cache can still show the old phase for a moment after the
+ * status write, and the event must not be sent twice.
+ */
+static bool first_announcement(struct br_controller *c, const char *uid, const char *what)
+{
+	char key[128];
+	bool first = true;
+	/* what may be long (a message): its hash keeps keys short */
+	unsigned long h = 5381;
+	for (const char *p = what; *p; p++)
+		h = h * 33 + (unsigned char)*p;
+	snprintf(key, sizeof(key), "%s/%lx", uid, h);
+	pthread_mutex_lock(&c->mu);
+	for (size_t i = 0; i < BR_ANNOUNCED; i++)
+		if (!strcmp(c->announced[i], key))
+			first = false;
+	if (first) {
+		snprintf(c->announced[c->nannounced % BR_ANNOUNCED], sizeof(c->announced[0]), "%s",
+			 key);
+		c->nannounced++;
+	}
+	pthread_mutex_unlock(&c->mu);
+	return first;
+}
+
 int br_reconcile(struct br_controller *c, const char *ns, const char *name, long *requeue_ms)
 {
 	struct br_watch *w = watch_for(c, ns);
@@ -612,7 +667,11 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 	struct br_plan *plan = NULL;
 	json_t *run = NULL, *report = NULL, *status = NULL;
 	char err[1024], ts[40];
+	char apply_err[BR_MAX_CLASSES][640], apply_reason[BR_MAX_CLASSES][32];
 	int ret = 0, failures = 0;
+
+	memset(apply_err, 0, sizeof(apply_err));
+	memset(apply_reason, 0, sizeof(apply_reason));
 
 	*requeue_ms = 0;
 	memset(&s, 0, sizeof(s));
@@ -630,8 +689,8 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 		goto out;
 	}
 
-	if (br_spec_parse(json_object_get(run, "spec"), c->opts.runner_image, &s, err,
-			  sizeof(err))) {
+	if (br_spec_parse(json_object_get(run, "spec"), c->opts.runner_image,
+			  c->opts.runner_service_account, &s, err, sizeof(err))) {
 		ret = fail_invalid(c, &ref, run, err, gen);
 		goto out;
 	}
@@ -645,15 +704,16 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 		goto out;
 	br_plan_compute(&ob->obs, plan);
 
-	/* apply */
+	/* apply; a create that fails is not an attempt, and the user is told why */
 	for (size_t i = 0; i < plan->nactions; i++) {
 		const struct br_action *a = &plan->actions[i];
 		const char *cls = s.classes[a->cls];
-		char nm[64];
+		char nm[64], why[640] = "";
 		int r = 0;
 		switch (a->kind) {
 		case BR_ACT_CREATE_PVC:
-			r = create(c, &kube_res_pvcs, ns, br_pvc_manifest(&ref, &s, cls), "pvc");
+			r = create(c, &kube_res_pvcs, ns, br_pvc_manifest(&ref, &s, cls), "pvc",
+				   why, sizeof(why));
 			if (r == 1 && !sb_name_pvc(nm, sizeof(nm), name, cls))
 				emitf(c, &ref, false, "CreatedVolume",
 				      "%s: created PVC %s (%s, %s, %s)", cls, nm, s.volume_size,
@@ -662,11 +722,14 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 		case BR_ACT_CREATE_POD:
 			if (s.jobfile)
 				r = create(c, &kube_res_configmaps, ns,
-					   br_spec_cm_manifest(&ref, &s), "spec configmap");
+					   br_spec_cm_manifest(&ref, &s), "spec configmap", why,
+					   sizeof(why));
 			if (r >= 0)
 				r = create(c, &kube_res_pods, ns,
 					   br_pod_manifest(&ref, &s, cls, a->attempt, s.iterations),
-					   "runner pod");
+					   "runner pod", why, sizeof(why));
+			if (r < 0 && plan->classes[a->cls].attempts == a->attempt)
+				plan->classes[a->cls].attempts--; /* it never ran */
 			if (r == 1 && !sb_name_pod(nm, sizeof(nm), name, cls, a->attempt))
 				emitf(c, &ref, false, "CreatedRunner",
 				      "%s: created runner pod %s (attempt %u, %u iterations done)",
@@ -682,8 +745,21 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 		case BR_ACT_WRITE_REPORT:
 			break; /* below, with the summary */
 		}
-		if (r < 0)
+		if (r < 0) {
 			failures++;
+			if (why[0] && !apply_err[a->cls][0]) {
+				snprintf(apply_err[a->cls], sizeof(apply_err[a->cls]), "%s", why);
+				snprintf(apply_reason[a->cls], sizeof(apply_reason[a->cls]), "%s",
+					 r == -EACCES ? "Forbidden" : "CreateFailed");
+			}
+		}
+	}
+	for (size_t i = 0; i < s.nclasses; i++) {
+		/* one warning per new problem, not one per retry */
+		if (!apply_err[i][0] || prev_class_message(prev, s.classes[i], apply_err[i]) ||
+		    !first_announcement(c, ref.uid, apply_err[i]))
+			continue;
+		emitf(c, &ref, true, apply_reason[i], "%s: %s", s.classes[i], apply_err[i]);
 	}
 	for (size_t i = 0; i < plan->nevents; i++)
 		emit(c, &ref, &plan->events[i]);
@@ -698,7 +774,7 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 
 	/* the report, once every class has ended */
 	bool terminal = plan->phase == BR_RUN_SUCCEEDED || plan->phase == BR_RUN_FAILED;
-	char report_name[64] = "";
+	char report_name[64] = "", report_err[640] = "";
 	if (terminal && plan->done > 0) {
 		report = build_report(c, &ref, &s, ob);
 		if (!report) {
@@ -709,21 +785,50 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 			json_t *cm = br_report_cm_manifest(&ref, report);
 			if (cm && s.baseline[0])
 				compare_with_baseline(c, w, &ref, s.baseline, report, cm);
-			int r = create(c, &kube_res_configmaps, ns, cm, "report configmap");
-			if (r < 0)
+			int r = create(c, &kube_res_configmaps, ns, cm, "report configmap",
+				       report_err, sizeof(report_err));
+			if (r < 0) {
+				/* not ended until the report is written: retried with backoff */
 				failures++;
-			else if (r == 1)
+				if (!prev_message(prev, report_err) &&
+				    first_announcement(c, ref.uid, report_err))
+					emitf(c, &ref, true,
+					      r == -EACCES ? "Forbidden" : "ReportFailed", "%s",
+					      report_err);
+				terminal = false;
+			} else if (r == 1)
 				emitf(c, &ref, false, "ReportWritten",
 				      "report written to configmap %s-report (%u iterations)", name,
 				      plan->done);
 		}
-		if (sb_name_report(report_name, sizeof(report_name), name))
+		if (!report_err[0] && sb_name_report(report_name, sizeof(report_name), name))
 			report_name[0] = '\0';
 	}
 
 	/* status: one write per pass, only when something changed */
 	time_t now = ob->obs.now;
-	const char *phase = br_run_phase_name(plan->phase);
+	const char *phase = terminal || plan->phase < BR_RUN_SUCCEEDED
+				    ? br_run_phase_name(plan->phase)
+				    : br_run_phase_name(BR_RUN_RUNNING);
+	const char *reason = plan->reason;
+	const char *message = plan->message;
+	char msgbuf[1400];
+	if (report_err[0]) {
+		reason = "ReportFailed";
+		snprintf(msgbuf, sizeof(msgbuf), "every class has ended; %s (retrying)",
+			 report_err);
+		message = msgbuf;
+	} else if (!terminal) {
+		for (size_t i = 0; i < s.nclasses; i++) {
+			if (!apply_err[i][0])
+				continue;
+			reason = apply_reason[i];
+			snprintf(msgbuf, sizeof(msgbuf), "%s: %s (retrying)", s.classes[i],
+				 apply_err[i]);
+			message = msgbuf;
+			break;
+		}
+	}
 	const char *pp = jstr(prev, "phase");
 	status = json_object();
 	json_t *classes = json_array();
@@ -745,10 +850,12 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 			json_object_set_new(cj, "pod", json_string(cp->pod));
 		if (cj && ob->engine[i][0])
 			json_object_set_new(cj, "engine", json_string(ob->engine[i]));
-		if (cj && cp->reason[0])
-			json_object_set_new(cj, "reason", json_string(cp->reason));
-		if (cj && cp->message[0])
-			json_object_set_new(cj, "message", json_string(cp->message));
+		const char *cr = apply_err[i][0] ? apply_reason[i] : cp->reason;
+		const char *cmsg = apply_err[i][0] ? apply_err[i] : cp->message;
+		if (cj && cr[0])
+			json_object_set_new(cj, "reason", json_string(cr));
+		if (cj && cmsg[0])
+			json_object_set_new(cj, "message", json_string(cmsg));
 		if (!cj || json_array_append_new(classes, cj)) {
 			ret = -ENOMEM;
 			goto out;
@@ -758,9 +865,9 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 		if (ll >= sizeof(list))
 			ll = sizeof(list) - 1;
 	}
-	const char *cstat = plan->phase == BR_RUN_SUCCEEDED ? "True"
-			    : plan->phase == BR_RUN_FAILED  ? "False"
-							    : "Unknown";
+	const char *cstat = !terminal			      ? "Unknown"
+			    : plan->phase == BR_RUN_SUCCEEDED ? "True"
+							      : "False";
 	bool ok = status && classes && !json_object_set_new(status, "phase", json_string(phase)) &&
 		  !json_object_set_new(status, "observedGeneration", json_integer(gen)) &&
 		  !json_object_set_new(status, "progress", json_string(progress)) &&
@@ -769,10 +876,9 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 				       json_string(jstr(prev, "startTime")
 							   ? jstr(prev, "startTime")
 							   : br_time_str(now, ts, sizeof(ts)))) &&
-		  !json_object_set_new(status, "message", json_string(plan->message)) &&
-		  !json_object_set_new(
-			  status, "conditions",
-			  condition(prev, cstat, plan->reason, plan->message, gen, now)) &&
+		  !json_object_set_new(status, "message", json_string(message)) &&
+		  !json_object_set_new(status, "conditions",
+				       condition(prev, cstat, reason, message, gen, now)) &&
 		  !json_object_set(status, "classes", classes);
 	json_decref(classes);
 	if (ok && terminal) {
@@ -788,7 +894,7 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 		ret = -ENOMEM;
 		goto out;
 	}
-	if (terminal && (!pp || strcmp(pp, phase)))
+	if (terminal && (!pp || strcmp(pp, phase)) && first_announcement(c, ref.uid, phase))
 		emitf(c, &ref, plan->phase == BR_RUN_FAILED,
 		      plan->phase == BR_RUN_SUCCEEDED ? "RunSucceeded" : "RunFailed", "%s: %s",
 		      phase, plan->message);

@@ -270,8 +270,8 @@ out:
 	return 0;
 }
 
-int br_spec_parse(const json_t *spec, const char *default_image, struct br_spec *s, char *err,
-		  size_t errlen)
+int br_spec_parse(const json_t *spec, const char *default_image, const char *default_sa,
+		  struct br_spec *s, char *err, size_t errlen)
 {
 	static const char *const access_modes[] = {"ReadWriteOnce", "ReadWriteMany",
 						   "ReadWriteOncePod"};
@@ -290,7 +290,8 @@ int br_spec_parse(const json_t *spec, const char *default_image, struct br_spec 
 	s->iteration_s = 3600;
 	s->run_s = 48 * 3600;
 	snprintf(s->image, sizeof(s->image), "%s", default_image ? default_image : "");
-	snprintf(s->service_account, sizeof(s->service_account), "storagebench-runner");
+	snprintf(s->service_account, sizeof(s->service_account), "%s",
+		 default_sa && *default_sa ? default_sa : "storagebench-runner");
 
 	if (!json_is_object(spec))
 		return fail(err, errlen, "spec: must be an object");

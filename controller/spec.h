@@ -42,12 +42,13 @@ struct br_spec {
 };
 
 /*
- * Parses and validates spec (borrowed) into s. default_image is used when
- * spec.runner.image is not set. Returns 0, or -EINVAL with err naming the
- * field, -ENOMEM. Release s with br_spec_release either way.
+ * Parses and validates spec (borrowed) into s. default_image and
+ * default_sa (NULL: "storagebench-runner") are used when spec.runner does
+ * not set an image or a serviceAccountName. Returns 0, or -EINVAL with err
+ * naming the field, -ENOMEM. Release s with br_spec_release either way.
  */
-int br_spec_parse(const json_t *spec, const char *default_image, struct br_spec *s, char *err,
-		  size_t errlen);
+int br_spec_parse(const json_t *spec, const char *default_image, const char *default_sa,
+		  struct br_spec *s, char *err, size_t errlen);
 void br_spec_release(struct br_spec *s);
 
 /*

@@ -265,3 +265,43 @@ def test_baseline_comparison(ns, controller):
     st = wait_phase(ns, "orphan", timeout=180)
     assert st["phase"] == "Succeeded"
     assert any(r == "BaselineNotFound" and "nothere" in msg for r, msg in events(ns, "orphan"))
+
+
+def test_forbidden_create_is_reported_not_counted(ns, controller):
+    # no runner ServiceAccount yet: the API refuses the pod (403)
+    sb.kubectl("-n", ns, "delete", "serviceaccount", "storagebench-runner")
+    sb.apply(small("nosa", classes=("fast",), iterations=1), namespace=ns)
+
+    def forbidden():
+        st = br(ns, "nosa").get("status") or {}
+        c = (st.get("classes") or [{}])[0]
+        return st if c.get("reason") == "Forbidden" else None
+    st = sb.wait_for(forbidden, timeout=60, interval=1, what="a Forbidden reason")
+    c = st["classes"][0]
+    assert "cannot create the runner pod" in c["message"]
+    assert "storagebench-runner" in c["message"]  # the API's own words name the account
+    assert c["attempts"] == 0  # a pod that never existed is not an attempt
+    assert st["conditions"][0]["reason"] == "Forbidden"
+    assert st["phase"] in ("Pending", "Running")
+    assert sum(1 for r, _ in events(ns, "nosa") if r == "Forbidden") == 1
+    # fixed: the run goes on by itself
+    sb.apply("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: storagebench-runner}\n",
+             namespace=ns)
+    st = wait_phase(ns, "nosa", timeout=180)
+    assert st["phase"] == "Succeeded", st
+    assert st["classes"][0]["attempts"] == 1
+    assert sum(1 for r, _ in events(ns, "nosa") if r == "RunSucceeded") == 1
+
+
+def test_block_volume(ns, controller):
+    manifest = small("blk", classes=("fast",), iterations=1).replace(
+        "volume: {size: 64Mi}", "volume: {size: 64Mi, volumeMode: Block}")
+    # the loop device node belongs to root
+    manifest = manifest.rstrip() + "\n    securityContext: {runAsUser: 0}\n"
+    sb.apply(manifest, namespace=ns)
+    st = wait_phase(ns, "blk", timeout=180)
+    assert st["phase"] == "Succeeded", st
+    res = results(ns, "blk")[("fast", 1)]
+    job = next(j for j in res["jobs"] if j["jobname"] == "sw")
+    assert job["job options"]["filename"] == "/dev/storagebench"
+    assert job["write"]["io_bytes"] > 0

@@ -16,7 +16,7 @@ static int parse(const char *text, struct br_spec *s, char *err, size_t len)
 		snprintf(err, len, "test JSON: %s", je.text);
 		return -100;
 	}
-	int r = br_spec_parse(spec, "localhost/storagebench:test", s, err, len);
+	int r = br_spec_parse(spec, "localhost/storagebench:test", NULL, s, err, len);
 	json_decref(spec);
 	return r;
 }
