@@ -394,24 +394,6 @@ static void fmt_p(const json_t *pj, double alpha, char *buf, size_t len)
 	}
 }
 
-/* "read-lat-mean" -> "mean read latency", "read-lat-p99" -> "p99 read latency". */
-static void metric_words(const char *m, char *buf, size_t len)
-{
-	const char *dash = strchr(m, '-');
-	int dl = dash ? (int)(dash - m) : (int)strlen(m);
-	const char *what = dash ? dash + 1 : "";
-	if (!strcmp(what, "iops"))
-		snprintf(buf, len, "%.*s IOPS", dl, m);
-	else if (!strcmp(what, "bw"))
-		snprintf(buf, len, "%.*s bandwidth", dl, m);
-	else if (!strcmp(what, "lat-mean"))
-		snprintf(buf, len, "mean %.*s latency", dl, m);
-	else if (!strncmp(what, "lat-", 4))
-		snprintf(buf, len, "%s %.*s latency", what + 4, dl, m);
-	else
-		snprintf(buf, len, "%s", m);
-}
-
 /* Display width of UTF-8 text: one column per character. */
 static size_t cols(const char *s)
 {
@@ -584,7 +566,7 @@ static int render_text(FILE *f, const json_t *cmp, bool md, char *err, size_t er
 			/* the metric is named when the workload name does not say it */
 			words[0] = '\0';
 			if (json_array_size(h) != 1 || lower)
-				metric_words(key, words, sizeof(words));
+				sb_report_metric_words(key, words, sizeof(words));
 			fprintf(f, "%s%s: %s%s%s%s: %s (%s%s%s)\n", md ? "- " : "", tg, wl,
 				*words ? " (" : "", words, *words ? ")" : "", change,
 				json_is_number(json_object_get(m, "p")) ? p : "",

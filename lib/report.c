@@ -42,8 +42,7 @@ char *sb_report_fmt_short(double v, const char *unit, char *buf, size_t len)
 	return buf;
 }
 
-/* "read-iops" -> "read IOPS"; "write-bw" -> "write bandwidth"; ... */
-static void metric_words(const char *m, char *buf, size_t len)
+void sb_report_metric_words(const char *m, char *buf, size_t len)
 {
 	const char *dash = strchr(m, '-');
 	int dl = dash ? (int)(dash - m) : (int)strlen(m);
@@ -108,7 +107,7 @@ static void sentence(FILE *f, const struct rview *v, const char *metric, bool md
 
 	if (!metric_get(v->metrics, metric, &mean, &sd, &n, &unit))
 		return;
-	metric_words(metric, words, sizeof(words));
+	sb_report_metric_words(metric, words, sizeof(words));
 	sb_report_fmt_value(mean, unit, a, sizeof(a));
 	sb_report_fmt_value(sd, unit, b, sizeof(b));
 	if (!strcmp(unit, "IOPS")) {
@@ -176,7 +175,7 @@ static void table(FILE *f, const json_t *report, const json_t *results, bool md)
 				cols[nc].wl = wl;
 				cols[nc].metric = m;
 				/* "read IOPS" -> "IOPS" when the workload has one direction */
-				metric_words(m, words, sizeof(words));
+				sb_report_metric_words(m, words, sizeof(words));
 				const char *shown = words;
 				if (nh == 1) {
 					if (!strncmp(words, "mean ", 5))

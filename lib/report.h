@@ -21,6 +21,13 @@ char *sb_report_render(const json_t *report, const char *format, char *err, size
 /* Formats a metric value with its unit ("22748 IOPS", "2.13 GiB/s", "587us"). */
 char *sb_report_fmt_value(double v, const char *unit, char *buf, size_t len);
 
+/*
+ * A metric's name in words: "read-iops" -> "read IOPS", "write-bw" ->
+ * "write bandwidth", "read-lat-mean" -> "mean read latency",
+ * "read-lat-p99" -> "p99 read latency".
+ */
+void sb_report_metric_words(const char *metric, char *buf, size_t len);
+
 /* Compact form for tables ("22.7k", "2.13 GiB/s", "587us"). */
 char *sb_report_fmt_short(double v, const char *unit, char *buf, size_t len);
 

@@ -215,20 +215,9 @@ json_t *sb_out_json_job(const struct sb_results *all, const struct sb_job_result
 			*m = *r;
 			memset(m->dir, 0, sizeof(m->dir));
 			struct sb_dir_result *md = &m->dir[0];
-			for (int d = 0; d < 2; d++) {
-				const struct sb_dir_result *s = &r->dir[d];
-				md->ios += s->ios;
-				md->bytes += s->bytes;
-				md->short_ios += s->short_ios;
-				sb_stat_merge(&md->slat, &s->slat);
-				sb_stat_merge(&md->clat, &s->clat);
-				sb_stat_merge(&md->lat, &s->lat);
-				sb_hist_merge(&md->clat_hist, &s->clat_hist);
-				sb_hist_merge(&md->lat_hist, &s->lat_hist);
-				sb_stat_merge(&md->bw_samples, &s->bw_samples);
-				sb_stat_merge(&md->iops_samples, &s->iops_samples);
-			}
-			ok = put(j, "mixed", dir_json(all, m, md, 0, plus));
+			for (int d = 0; d < 2 && ok; d++)
+				ok = sb_dir_result_merge(md, &r->dir[d]) == 0;
+			ok = ok && put(j, "mixed", dir_json(all, m, md, 0, plus));
 			sb_job_result_free(m);
 		}
 	} else if (ok) {

@@ -50,7 +50,7 @@ int sb_series_push(struct sb_series *s, uint64_t ios, uint64_t bytes)
 	return 0;
 }
 
-static int dir_merge(struct sb_dir_result *a, const struct sb_dir_result *b)
+int sb_dir_result_merge(struct sb_dir_result *a, const struct sb_dir_result *b)
 {
 	a->ios += b->ios;
 	a->bytes += b->bytes;
@@ -87,7 +87,7 @@ int sb_job_result_merge(struct sb_job_result *dst, const struct sb_job_result *s
 	bool first = dst->njobs == 0;
 
 	for (int d = 0; d < SB_NDDIR; d++)
-		if (dir_merge(&dst->dir[d], &src->dir[d]))
+		if (sb_dir_result_merge(&dst->dir[d], &src->dir[d]))
 			return -ENOMEM;
 	if (first) {
 		memcpy(dst->name, src->name, sizeof(dst->name));

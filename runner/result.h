@@ -73,6 +73,9 @@ void sb_job_result_free(struct sb_job_result *r);
 /* Appends one interval to a series. 0 or -ENOMEM. */
 int sb_series_push(struct sb_series *s, uint64_t ios, uint64_t bytes);
 
+/* One direction: counts, statistics, histograms and series of src added to dst. */
+int sb_dir_result_merge(struct sb_dir_result *dst, const struct sb_dir_result *src);
+
 /* dst += src (see the header comment). 0 or -ENOMEM. */
 int sb_job_result_merge(struct sb_job_result *dst, const struct sb_job_result *src);
 

@@ -227,6 +227,25 @@ static uint32_t pick_bs(struct sb_worker *w, int d)
 	return o->bssplit[d][o->nbssplit[d] - 1].bs;
 }
 
+/*
+ * The largest block size of direction d no larger than limit (bs itself
+ * when it fits), or 0 when none fits: fio shortens the last I/Os of a job
+ * to sizes it was given rather than run past size.
+ */
+static uint32_t fit_bs(struct sb_worker *w, int d, uint32_t bs, uint64_t limit)
+{
+	const struct sb_job_opts *o = w->o;
+	if (bs <= limit)
+		return bs;
+	uint32_t best = 0;
+	if (!o->nbssplit[d])
+		return 0;
+	for (unsigned i = 0; i < o->nbssplit[d]; i++)
+		if (o->bssplit[d][i].bs <= limit && o->bssplit[d][i].bs > best)
+			best = o->bssplit[d][i].bs;
+	return best;
+}
+
 /* Chooses direction, size, file and offset of the next data I/O. */
 static void prep_data(struct sb_worker *w, struct sb_io_u *u)
 {
@@ -242,6 +261,14 @@ static void prep_data(struct sb_worker *w, struct sb_io_u *u)
 
 	/* the verify replay draws sizes as the writes did */
 	uint32_t bs = pick_bs(w, w->verify_phase ? SB_WRITE : d);
+	if (!w->o->time_based) {
+		/* never past size: done_issuing() stops when not even min_bs fits */
+		uint64_t target = w->verify_phase ? w->verify_target : w->io_total;
+		uint64_t left = target > w->bytes_issued ? target - w->bytes_issued : 0;
+		uint32_t fit = fit_bs(w, w->verify_phase ? SB_WRITE : d, bs, left);
+		if (fit)
+			bs = fit;
+	}
 	unsigned fi = w->next_file;
 	struct sb_file *f = &w->files[fi];
 	w->next_file = fi + 1 == w->nfiles ? 0 : fi + 1;
@@ -266,8 +293,14 @@ static void prep_data(struct sb_worker *w, struct sb_io_u *u)
 	} else {
 		int sd = w->verify_phase ? SB_WRITE : d;
 		uint64_t pos = f->seq_pos[sd];
-		if (pos + bs > f->size)
-			pos = 0;
+		if (pos + bs > f->size) {
+			/* the end of the file: a smaller given size that fits, else wrap */
+			uint32_t fit = fit_bs(w, sd, bs, f->size - pos);
+			if (fit)
+				bs = fit;
+			else
+				pos = 0;
+		}
 		off = pos;
 		f->seq_pos[sd] = pos + bs;
 	}
@@ -413,7 +446,7 @@ static bool done_issuing(struct sb_worker *w, uint64_t now)
 	if (w->res->error)
 		return true;
 	if (w->verify_phase)
-		return w->bytes_issued >= w->verify_target;
+		return w->bytes_issued + w->min_bs > w->verify_target;
 	if (!w->measuring)
 		return false;
 	uint64_t elapsed_us = (now - w->t_measure) / 1000;
@@ -421,7 +454,7 @@ static bool done_issuing(struct sb_worker *w, uint64_t now)
 		return true;
 	if (o->time_based)
 		return false;
-	return w->bytes_issued >= w->io_total;
+	return w->bytes_issued + w->min_bs > w->io_total;
 }
 
 /* Sleep needed (ns) before the next I/O to respect rate / rate_iops, or 0. */

@@ -233,3 +233,63 @@ def test_block_device_direct_io(loopdev):
     r = run("--name=b", "--rw=read", "--size=64m", f"--filename={loopdev}")
     assert r.rc == 2, r
     assert "beyond the end of" in r.out + r.err
+
+
+def test_unified_rw_reporting(tmp):
+    r = run("--name=u", "--rw=randrw", "--bs=4k", "--size=1m", "--unified_rw_reporting=1",
+            f"--directory={tmp}", "--output-format=json")
+    assert r.rc == 0, r
+    j = r.job()
+    assert "mixed" in j and "read" not in j
+    assert j["mixed"]["total_ios"] == 256 and j["mixed"]["io_bytes"] == 1 << 20
+    assert j["mixed"]["clat_ns"]["N"] == 256
+
+
+def test_issue8_options_through_a_job_file(tmp):
+    # options from published benchmarks, in a job file: all understood and honoured
+    job = os.path.join(tmp, "pub.fio")
+    with open(job, "w") as f:
+        f.write(f"""[global]
+directory={tmp}
+ioengine=libaio
+refill_buffers
+verify=0
+group_reporting
+gtod_reduce=1
+kb_base=1000
+norandommap
+randrepeat=0
+invalidate=1
+startdelay=100ms
+thinktime=50
+thinktime_blocks=16
+zero_buffers=0
+buffer_compress_percentage=50
+clat_percentiles=1
+lat_percentiles=1
+[a]
+rw=randwrite
+bs=4k
+size=1m
+offset_increment=1m
+filesize=512k
+nrfiles=2
+numjobs=2
+[b]
+stonewall
+rw=read
+bssplit=4k/50:64k/50
+size=2m
+""")
+    r = run(job, "--output-format=json")
+    assert r.rc == 0, r
+    a, b = r.json["jobs"]
+    assert a["jobname"] == "a" and a["storagebench"]["jobs"] == 2
+    # as fio 3.33: with filesize, a clone does its files (2 x 512000, kb_base=1000)
+    assert a["write"]["io_bytes"] == 2 * 2 * 512000
+    assert a["engine"]["asked"] == "libaio" and a["engine"]["ran"] == "io_uring"
+    assert a["write"]["clat_ns"]["N"] == 0  # gtod_reduce: no latency
+    assert b["read"]["io_bytes"] == 2000000  # size=2m with kb_base=1000, as fio 3.33
+    files = sorted(os.listdir(tmp))
+    assert "a.0.0" in files and "a.1.1" in files  # nrfiles per clone
+    assert os.path.getsize(os.path.join(tmp, "a.1.0")) >= (1 << 20) + (512 << 10)  # offset_increment
