@@ -292,4 +292,5 @@ size=2m
     assert b["read"]["io_bytes"] == 2000000  # size=2m with kb_base=1000, as fio 3.33
     files = sorted(os.listdir(tmp))
     assert "a.0.0" in files and "a.1.1" in files  # nrfiles per clone
-    assert os.path.getsize(os.path.join(tmp, "a.1.0")) >= (1 << 20) + (512 << 10)  # offset_increment
+    # offset_increment=1m (kb_base=1000): clone 1 starts 1000000 bytes in
+    assert os.path.getsize(os.path.join(tmp, "a.1.0")) == 1000000 + 512000
