@@ -5,6 +5,7 @@
 #include "names.h"
 #include "compare.h"
 #include "report.h"
+#include "report_svg.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -219,6 +220,19 @@ json_t *br_report_cm_manifest(const struct br_ref *run, const json_t *report)
 		snprintf(key, sizeof(key), "report.%s", formats[i]);
 		ok = set(data, key, json_string(text));
 		free(text);
+	}
+	/* one chart per family of workloads, when the report has more than one */
+	unsigned mask = 0;
+	if (ok && sb_report_svg_panels(report, &mask, err, sizeof(err)) == 0 &&
+	    (mask & (mask - 1)) != 0) {
+		for (unsigned bit = 1; ok && bit <= SB_SVG_LATENCY; bit <<= 1) {
+			char *svg = NULL, key[64];
+			if (!(mask & bit) || sb_report_svg(report, bit, &svg, err, sizeof(err)))
+				continue;
+			snprintf(key, sizeof(key), "report-%s.svg", sb_report_svg_panel_name(bit));
+			ok = set(data, key, json_string(svg));
+			free(svg);
+		}
 	}
 	json_t *cm = ok ? json_pack("{s:s,s:s,s:O,s:O}", "apiVersion", "v1", "kind", "ConfigMap",
 				    "metadata", md, "data", data)

@@ -63,8 +63,11 @@ def test_happy_path_two_classes(ns, controller):
     txt = cm["data"]["report.txt"]
     assert "fast: rr: " in txt and "read IOPS on average with a standard deviation of" in txt
     assert "over 2 iterations" in txt
-    for key in ("report.md", "report.csv"):
+    for key in ("report.md", "report.csv", "report.svg"):
         assert key in cm["data"]
+    # one chart per family (here IOPS only: both workloads lead with IOPS)
+    import xml.etree.ElementTree as ET
+    ET.fromstring(cm["data"]["report.svg"])
     # cleanup Always: volumes and runner pods are gone, results and report stay
     sb.wait_for(lambda: not sb.kubectl_json("-n", ns, "get", "pvc,pods", "-l",
                                             "storagebench.io/run=happy")["items"],

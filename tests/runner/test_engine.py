@@ -294,3 +294,45 @@ size=2m
     assert "a.0.0" in files and "a.1.1" in files  # nrfiles per clone
     # offset_increment=1m (kb_base=1000): clone 1 starts 1000000 bytes in
     assert os.path.getsize(os.path.join(tmp, "a.1.0")) == 1000000 + 512000
+
+
+def test_rate_limits_bandwidth(tmp):
+    r = run("--name=r", "--rw=write", "--bs=64k", "--size=8m", "--rate=1m", "--runtime=2s",
+            "--time_based", f"--directory={tmp}", "--output-format=json")
+    assert r.rc == 0, r
+    bw = r.job()["write"]["bw_bytes"]
+    assert 0.85 * (1 << 20) <= bw <= 1.1 * (1 << 20), bw
+
+
+def _zero_fraction(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    return data.count(0) / len(data)
+
+
+def test_buffer_contents_options(tmp):
+    for opt, lo, hi in (("--zero_buffers", 0.99, 1.0),
+                        ("--buffer_compress_percentage=50", 0.45, 0.56),
+                        ("--refill_buffers", 0.0, 0.01)):
+        path = os.path.join(tmp, "buf")
+        if os.path.exists(path):
+            os.unlink(path)
+        r = run("--name=z", "--rw=write", "--bs=64k", "--size=2m", f"--filename={path}", opt,
+                "--fallocate=none")
+        assert r.rc == 0, r
+        frac = _zero_fraction(path)
+        assert lo <= frac <= hi, (opt, frac)
+
+
+def test_thinktime_and_startdelay(tmp):
+    t0 = time.monotonic()
+    r = run("--name=t", "--rw=randread", "--bs=4k", "--size=1m", "--io_size=200k",
+            "--thinktime=10ms", "--startdelay=500ms", f"--directory={tmp}",
+            "--output-format=json")
+    elapsed = time.monotonic() - t0
+    assert r.rc == 0, r
+    ios = r.job()["read"]["total_ios"]
+    assert ios == 50
+    # 50 I/Os with 10 ms of thinking after each: at least 0.5 s of runtime
+    assert r.job()["read"]["runtime"] >= 490
+    assert elapsed >= 1.0  # plus the start delay

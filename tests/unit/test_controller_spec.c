@@ -249,7 +249,36 @@ static int test_times(void)
 	return T_PASS;
 }
 
+static int test_report_cm(void)
+{
+	struct br_ref ref = {"bench", "sc", "uid-1"};
+	json_error_t je;
+	json_t *rep = json_load_file("tests/fixtures/reports/storage-cluster-2.json", 0, &je);
+	if (!rep)
+		SKIP("run from the repository root (fixture not found)");
+	json_t *cm = br_report_cm_manifest(&ref, rep);
+	CHECK(cm != NULL);
+	const json_t *data = json_object_get(cm, "data");
+	static const char *const keys[] = {
+		"report.txt", "report.md",	 "report.csv",		 "report.json",
+		"report.svg", "report-iops.svg", "report-bandwidth.svg", "report-fsync.svg"};
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (!json_is_string(json_object_get(data, keys[i]))) {
+			fprintf(stderr, "    missing %s\n", keys[i]);
+			json_decref(cm);
+			json_decref(rep);
+			return T_FAIL;
+		}
+	}
+	CHECK_STR(json_string_value(json_object_get(json_object_get(cm, "metadata"), "name")),
+		  "sc-report");
+	json_decref(cm);
+	json_decref(rep);
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
+	{"manifests/report-configmap-with-charts", test_report_cm},
 	{"spec/defaults", test_defaults},
 	{"spec/every-rule-names-the-field", test_every_rule_names_the_field},
 	{"spec/workloads-become-jobfile", test_workloads_become_jobfile},
