@@ -5,30 +5,7 @@ import time
 
 import pytest
 
-from conftest import br, events, results, sb, wait_phase
-
-SMALL = """
-apiVersion: storagebench.io/v1alpha1
-kind: BenchmarkRun
-metadata: {name: %(name)s}
-spec:
-  storageClasses: %(classes)s
-  iterations: %(iterations)d
-  volume: {size: 64Mi}
-  workloads:
-  - {name: rr, rw: randread, bs: 4k, iodepth: 8, runtime: %(runtime)s, timeBased: true}
-  - {name: sw, rw: write, bs: 64k, iodepth: 4, runtime: %(runtime)s, timeBased: true}
-  runner:
-    imagePullPolicy: Never
-    hostNetwork: true
-%(extra)s
-"""
-
-
-def small(name, classes=("fast", "disk"), iterations=2, runtime="1s", extra=""):
-    return SMALL % {"name": name, "classes": json.dumps(list(classes)),
-                    "iterations": iterations, "runtime": runtime, "extra": extra}
-
+from conftest import br, events, results, sb, small, wait_phase
 
 def test_happy_path_two_classes(ns, controller):
     sb.apply(small("happy"), namespace=ns)

@@ -11,8 +11,6 @@ admin kubeconfig, directly and as `kubectl storagebench` with bin/ on PATH.
 """
 import json
 import os
-import random
-import signal
 import subprocess
 import sys
 import time
@@ -28,74 +26,13 @@ BIN = os.path.join(ROOT, "bin")
 # SB_PLUGIN_BIN=build/asan/bin/kubectl-storagebench runs the direct calls
 # under AddressSanitizer (a leak makes the exit status 23: the test fails).
 PLUGIN = os.path.abspath(os.environ.get("SB_PLUGIN_BIN") or os.path.join(BIN, "kubectl-storagebench"))
-CONTROLLER = os.path.join(BIN, "storagebench-controller")
 VERSION_FILE = os.path.join(ROOT, "VERSION")
-CRD = os.path.join(ROOT, "manifests", "crd", "storagebench.io_benchmarkruns.yaml")
-
-RUNNER_RBAC = """
-apiVersion: v1
-kind: ServiceAccount
-metadata: {name: storagebench-runner}
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: Role
-metadata: {name: storagebench-runner}
-rules:
-- apiGroups: [""]
-  resources: [configmaps]
-  verbs: [create, get]
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata: {name: storagebench-runner}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: storagebench-runner}
-subjects: [{kind: ServiceAccount, name: storagebench-runner}]
-"""
-
-SMALL = """
-apiVersion: storagebench.io/v1alpha1
-kind: BenchmarkRun
-metadata: {name: %(name)s}
-spec:
-  storageClasses: %(classes)s
-  iterations: %(iterations)d
-  volume: {size: 64Mi}
-  cleanup: %(cleanup)s
-  workloads:
-  - {name: rr, rw: randread, bs: 4k, iodepth: 8, runtime: %(runtime)s, timeBased: true}
-  - {name: sw, rw: write, bs: 64k, iodepth: 4, runtime: %(runtime)s, timeBased: true}
-  runner:
-    imagePullPolicy: Never
-    hostNetwork: true
-"""
+from sbrun import CONTROLLER, CRD, RUNNER_RBAC, Controller  # noqa: E402,F401
+from sbrun import small as _small  # noqa: E402
 
 
 def small(name, classes=("fast",), iterations=2, cleanup="Always", runtime="1s"):
-    return SMALL % {"name": name, "classes": json.dumps(list(classes)),
-                    "iterations": iterations, "cleanup": cleanup, "runtime": runtime}
-
-
-class Controller:
-    """A storagebench-controller process watching one namespace."""
-
-    def __init__(self, ns):
-        self.port = random.randint(18200, 18999)
-        self.logpath = f"/tmp/sb-plugin-{ns}-{self.port}.log"
-        cmd = [CONTROLLER, f"--kubeconfig={sb.KUBECONFIG}", f"--namespace={ns}",
-               f"--metrics-bind-address=127.0.0.1:{self.port}", f"--runner-image={sb.IMAGE}"]
-        self._log = open(self.logpath, "w")
-        self.proc = subprocess.Popen(sb._prefix() + cmd, stdout=self._log,
-                                     stderr=subprocess.STDOUT, env=dict(os.environ, POD_NAMESPACE=ns))
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=10)
-        self._log.close()
+    return _small(name, classes=classes, iterations=iterations, cleanup=cleanup, runtime=runtime)
 
 
 class Result:
