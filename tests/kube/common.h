@@ -81,6 +81,34 @@ static inline struct kube_client *kt_client(const char *path)
 	return kt_client_opts(path, NULL);
 }
 
+/*
+ * The per-program fixture: one client with the admin kubeconfig and one
+ * fresh namespace (prefix-<n>), made on first use. Defines C, NS, setup()
+ * (0; -1 no cluster: skip; -2 failed); KT_SETUP() starts a test case.
+ */
+#define KT_FIXTURE(prefix)                                               \
+	static struct kube_client *C;                                    \
+	static char NS[64];                                              \
+	static int setup(void)                                           \
+	{                                                                \
+		if (C)                                                   \
+			return 0;                                        \
+		if (!kt_kubeconfig())                                    \
+			return -1;                                       \
+		C = kt_client(kt_kubeconfig());                          \
+		if (!C)                                                  \
+			return -2;                                       \
+		return kt_namespace(C, prefix, NS, sizeof(NS)) ? -2 : 0; \
+	}
+
+#define KT_SETUP()                           \
+	do {                                 \
+		int s_ = setup();            \
+		if (s_ == -1)                \
+			SKIP(KT_NO_CLUSTER); \
+		CHECK(s_ == 0);              \
+	} while (0)
+
 /* Prints err when ret is not want (helps reading failures). */
 static inline int kt_expect(int ret, int want, const struct kube_error *err, int line)
 {

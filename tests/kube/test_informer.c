@@ -6,28 +6,7 @@
 
 #include <pthread.h>
 
-static struct kube_client *C;
-static char NS[64];
-
-static int setup(void)
-{
-	if (C)
-		return 0;
-	if (!kt_kubeconfig())
-		return -1;
-	C = kt_client(kt_kubeconfig());
-	if (!C)
-		return -2;
-	return kt_namespace(C, "kt-inf", NS, sizeof(NS)) ? -2 : 0;
-}
-
-#define SETUP()                              \
-	do {                                 \
-		int s_ = setup();            \
-		if (s_ == -1)                \
-			SKIP(KT_NO_CLUSTER); \
-		CHECK(s_ == 0);              \
-	} while (0)
+KT_FIXTURE("kt-inf")
 
 struct events {
 	pthread_mutex_t lock;
@@ -74,7 +53,7 @@ static int test_sync_events_lookup(void)
 {
 	struct kube_error err;
 	struct events ev = {.lock = PTHREAD_MUTEX_INITIALIZER};
-	SETUP();
+	KT_SETUP();
 	json_t *cm = kt_configmap("pre", "k", "1");
 	EXPECT(kube_create(C, &kube_res_configmaps, NS, cm, NULL, &err), 0, &err);
 	json_decref(cm);
@@ -134,7 +113,7 @@ static int test_relist_after_410(void)
 {
 	struct kube_error err;
 	struct events ev = {.lock = PTHREAD_MUTEX_INITIALIZER};
-	SETUP();
+	KT_SETUP();
 	if (!kt_proxy_kubeconfig() || !kt_proxy_control())
 		SKIP(KT_NO_CLUSTER);
 	CHECK_INT(kt_proxy_reset(), 0);

@@ -6,28 +6,7 @@
 
 #include <stdatomic.h>
 
-static struct kube_client *C;
-static char NS[64];
-
-static int setup(void)
-{
-	if (C)
-		return 0;
-	if (!kt_kubeconfig())
-		return -1;
-	C = kt_client(kt_kubeconfig());
-	if (!C)
-		return -2;
-	return kt_namespace(C, "kt-lease", NS, sizeof(NS)) ? -2 : 0;
-}
-
-#define SETUP()                              \
-	do {                                 \
-		int s_ = setup();            \
-		if (s_ == -1)                \
-			SKIP(KT_NO_CLUSTER); \
-		CHECK(s_ == 0);              \
-	} while (0)
+KT_FIXTURE("kt-lease")
 
 struct cand {
 	atomic_int started, stopped;
@@ -88,7 +67,7 @@ static json_t *lease_spec(const char *name)
 static int test_one_leads_other_takes_over(void)
 {
 	struct cand ca = {0}, cb = {0};
-	SETUP();
+	KT_SETUP();
 	struct kube_leader *a = candidate("lock", "cand-a", &ca);
 	struct kube_leader *b = candidate("lock", "cand-b", &cb);
 	CHECK(a && b);
@@ -143,7 +122,7 @@ static int test_takeover_after_expiry(void)
 {
 	struct kube_error err;
 	struct cand cb = {0};
-	SETUP();
+	KT_SETUP();
 	/* A leader that vanished without releasing: a Lease held by "ghost",
 	 * renewed just now, for 3 s. */
 	char now[64];
@@ -177,7 +156,7 @@ static int test_takeover_after_expiry(void)
 static int test_bad_options(void)
 {
 	struct kube_error err;
-	SETUP();
+	KT_SETUP();
 	struct kube_leader_opts o = {
 		.name = "x", .identity = "y", .lease_duration_ms = 1000, .renew_deadline_ms = 2000};
 	CHECK(kube_leader_new(C, &o, &err) == NULL);

@@ -4,34 +4,13 @@
  * subresource, connection reuse. */
 #include "tests/kube/common.h"
 
-static struct kube_client *C;
-static char NS[64];
-
-static int setup(void)
-{
-	if (C)
-		return 0;
-	if (!kt_kubeconfig())
-		return -1;
-	C = kt_client(kt_kubeconfig());
-	if (!C)
-		return -2;
-	return kt_namespace(C, "kt-ops", NS, sizeof(NS)) ? -2 : 0;
-}
-
-#define SETUP()                              \
-	do {                                 \
-		int s_ = setup();            \
-		if (s_ == -1)                \
-			SKIP(KT_NO_CLUSTER); \
-		CHECK(s_ == 0);              \
-	} while (0)
+KT_FIXTURE("kt-ops")
 
 static int test_crud_and_conflicts(void)
 {
 	struct kube_error err;
 	json_t *cm, *got = NULL, *out = NULL;
-	SETUP();
+	KT_SETUP();
 	cm = kt_configmap("crud", "k", "v1");
 	EXPECT(kube_create(C, &kube_res_configmaps, NS, cm, &out, &err), 0, &err);
 	CHECK_STR(kt_meta(out, "name"), "crud");
@@ -90,7 +69,7 @@ static int test_list_selectors_pages(void)
 	struct kube_error err;
 	json_t *l = NULL;
 	char name[32];
-	SETUP();
+	KT_SETUP();
 	for (int i = 0; i < 7; i++) {
 		snprintf(name, sizeof(name), "page-%d", i);
 		json_t *cm = kt_configmap(name, "i", "x");
@@ -142,7 +121,7 @@ static int test_patch_kinds(void)
 {
 	struct kube_error err;
 	json_t *out = NULL, *p;
-	SETUP();
+	KT_SETUP();
 	json_t *cm = kt_configmap("patched", "a", "1");
 	EXPECT(kube_create(C, &kube_res_configmaps, NS, cm, NULL, &err), 0, &err);
 	json_decref(cm);
@@ -241,7 +220,7 @@ static int test_status_subresource(void)
 {
 	struct kube_error err;
 	json_t *out = NULL, *st = NULL;
-	SETUP();
+	KT_SETUP();
 	CHECK_INT(ensure_crd(), 0);
 	json_t *w =
 		json_pack("{s:s, s:s, s:{s:s}, s:{s:i}}", "apiVersion", "kube.storagebench.io/v1",
@@ -283,7 +262,7 @@ static int test_cluster_scoped(void)
 {
 	struct kube_error err;
 	json_t *o = NULL;
-	SETUP();
+	KT_SETUP();
 	EXPECT(kube_get(C, &kube_res_namespaces, "ignored", NS, &o, &err), 0, &err);
 	CHECK_STR(kt_meta(o, "name"), NS);
 	CHECK(kt_meta(o, "namespace") == NULL);
@@ -300,7 +279,7 @@ static int test_cluster_scoped(void)
 static int test_invalid_422(void)
 {
 	struct kube_error err;
-	SETUP();
+	KT_SETUP();
 	json_t *cm = kt_configmap("Bad_Name!", "k", "v");
 	EXPECT(kube_create(C, &kube_res_configmaps, NS, cm, NULL, &err), -EINVAL, &err);
 	CHECK_INT(err.http_code, 422);
@@ -313,7 +292,7 @@ static int test_unauthorized_401(void)
 {
 	struct kube_config cfg;
 	struct kube_error err;
-	SETUP();
+	KT_SETUP();
 	CHECK_INT(kube_config_load_file(&cfg, kt_kubeconfig(), &err), 0);
 	free(cfg.token);
 	cfg.token = strdup("not-a-valid-token");
@@ -332,7 +311,7 @@ static int test_forbidden_403(void)
 	struct kube_config cfg;
 	struct kube_error err;
 	char *tok = NULL;
-	SETUP();
+	KT_SETUP();
 	CHECK_INT(kt_service_account(C, NS, "nobody", false), 0);
 	CHECK_INT(kt_sa_token(C, NS, "nobody", NULL, &tok), 0);
 	CHECK_INT(kube_config_load_file(&cfg, kt_kubeconfig(), &err), 0);
@@ -353,7 +332,7 @@ static int test_transport_eio(void)
 {
 	struct kube_config cfg;
 	struct kube_error err;
-	SETUP();
+	KT_SETUP();
 	CHECK_INT(kube_config_load_file(&cfg, kt_kubeconfig(), &err), 0);
 	free(cfg.server);
 	cfg.server = strdup("https://127.0.2.1:1"); /* nothing listens */
@@ -377,7 +356,7 @@ static int test_transport_eio(void)
 static int test_connection_reuse(void)
 {
 	struct kube_client_stats a, b;
-	SETUP();
+	KT_SETUP();
 	CHECK_INT(kube_get(C, &kube_res_namespaces, NULL, "default", NULL, NULL), 0);
 	kube_client_stats(C, &a);
 	for (int i = 0; i < 20; i++)
