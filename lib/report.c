@@ -136,6 +136,32 @@ static const char *headline0(const struct rview *v, size_t k)
 	return json_string_value(json_array_get(v->headline, k));
 }
 
+/*
+ * The table cell of target x workload x metric, "22.7k ± 1.56k", or "-"
+ * when the report has no such figure.
+ */
+static void cell_text(const json_t *results, const char *target, const char *wl, const char *metric,
+		      char *cell, size_t len)
+{
+	size_t i;
+	const json_t *r;
+	snprintf(cell, len, "-");
+	json_array_foreach(results, i, r)
+	{
+		double mean, sd;
+		json_int_t n;
+		const char *unit;
+		char a[48], b[48];
+		if (strcmp(json_string_value(json_object_get(r, "target")), target) ||
+		    strcmp(json_string_value(json_object_get(r, "workload")), wl) ||
+		    !metric_get(json_object_get(r, "metrics"), metric, &mean, &sd, &n, &unit))
+			continue;
+		snprintf(cell, len, "%s ± %s", sb_report_fmt_short(mean, unit, a, sizeof(a)),
+			 sb_report_fmt_short(sd, unit, b, sizeof(b)));
+		return;
+	}
+}
+
 /* Column header for a workload: "iops-read (IOPS)". */
 static void table(FILE *f, const json_t *report, const json_t *results, bool md)
 {
@@ -194,28 +220,11 @@ static void table(FILE *f, const json_t *report, const json_t *results, bool md)
 	/* widths from the cells */
 	for (size_t c = 0; c < nc; c++) {
 		for (size_t t = 0; t < nt; t++) {
-			const char *tg = json_string_value(json_array_get(targets, t));
-			size_t i;
-			const json_t *r;
-			json_array_foreach(results, i, r)
-			{
-				double mean, sd;
-				json_int_t n;
-				const char *unit;
-				char a[48], b[48];
-				if (strcmp(json_string_value(json_object_get(r, "target")), tg) ||
-				    strcmp(json_string_value(json_object_get(r, "workload")),
-					   cols[c].wl) ||
-				    !metric_get(json_object_get(r, "metrics"), cols[c].metric,
-						&mean, &sd, &n, &unit))
-					continue;
-				snprintf(cell, sizeof(cell), "%s ± %s",
-					 sb_report_fmt_short(mean, unit, a, sizeof(a)),
-					 sb_report_fmt_short(sd, unit, b, sizeof(b)));
-				size_t l = strlen(cell) - 1; /* ± is two bytes, one column */
-				if (l > cols[c].width)
-					cols[c].width = l;
-			}
+			cell_text(results, json_string_value(json_array_get(targets, t)),
+				  cols[c].wl, cols[c].metric, cell, sizeof(cell));
+			size_t l = strlen(cell) - (strstr(cell, "±") ? 1 : 0); /* ± is 2 bytes */
+			if (l > cols[c].width)
+				cols[c].width = l;
 		}
 	}
 	/* header */
@@ -237,25 +246,7 @@ static void table(FILE *f, const json_t *report, const json_t *results, bool md)
 		const char *tg = json_string_value(json_array_get(targets, t));
 		fprintf(f, "%s%-*s", md ? "| " : "", (int)width0, tg);
 		for (size_t c = 0; c < nc; c++) {
-			snprintf(cell, sizeof(cell), "-");
-			size_t i;
-			const json_t *r;
-			json_array_foreach(results, i, r)
-			{
-				double mean, sd;
-				json_int_t n;
-				const char *unit;
-				char a[48], b[48];
-				if (strcmp(json_string_value(json_object_get(r, "target")), tg) ||
-				    strcmp(json_string_value(json_object_get(r, "workload")),
-					   cols[c].wl) ||
-				    !metric_get(json_object_get(r, "metrics"), cols[c].metric,
-						&mean, &sd, &n, &unit))
-					continue;
-				snprintf(cell, sizeof(cell), "%s ± %s",
-					 sb_report_fmt_short(mean, unit, a, sizeof(a)),
-					 sb_report_fmt_short(sd, unit, b, sizeof(b)));
-			}
+			cell_text(results, tg, cols[c].wl, cols[c].metric, cell, sizeof(cell));
 			int pad = (int)cols[c].width + (strstr(cell, "±") ? 1 : 0);
 			fprintf(f, " | %-*s", pad, cell);
 		}
