@@ -119,11 +119,15 @@ static json_t *runner_pods(const json_t *list, const json_t *run, const char *na
 	return sorted;
 }
 
-/* Prints the log of each pod; the exit status. */
+/*
+ * Prints the log of each pod; the exit status, or -1 when every pod's log
+ * is gone (pods being deleted at the end of a run): the caller then shows
+ * the results instead.
+ */
 static int print_pod_logs(struct sbp_ctx *x, const char *ns, const char *name, const json_t *pods,
 			  unsigned iteration)
 {
-	size_t i, printed = 0, failed = 0;
+	size_t i, printed = 0, failed = 0, gone = 0;
 	const json_t *p;
 	json_array_foreach(pods, i, p)
 	{
@@ -139,6 +143,8 @@ static int print_pod_logs(struct sbp_ctx *x, const char *ns, const char *name, c
 			sbp_warn("no log from pod '%s': %s", pn,
 				 kube_error_str(&err, detail, sizeof(detail)));
 			failed++;
+			/* 404, or 400 "container ... is terminated": the pod is going away */
+			gone += ret == -ENOENT || ret == -EINVAL;
 			continue;
 		}
 		const char *text = log;
@@ -172,6 +178,8 @@ static int print_pod_logs(struct sbp_ctx *x, const char *ns, const char *name, c
 			iteration, name);
 		return 1;
 	}
+	if (!printed && failed == json_array_size(pods) && gone == failed)
+		return -1;
 	return printed || !failed ? 0 : 1;
 }
 
@@ -269,9 +277,9 @@ int sbp_cmd_logs(struct sbp_ctx *x, const struct sbp_args *a)
 		sbp_err("out of memory");
 		goto out;
 	}
-	if (json_array_size(pods))
-		status = print_pod_logs(x, ref.ns, ref.name, pods, a->iteration);
-	else
+	status = json_array_size(pods) ? print_pod_logs(x, ref.ns, ref.name, pods, a->iteration)
+				       : -1;
+	if (status < 0) /* no pods, or none with a log left: what they recorded */
 		status = print_results(x, a, ref.ns, ref.name, run);
 out:
 	json_decref(pods);
