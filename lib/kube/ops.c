@@ -152,18 +152,33 @@ out:
 	return ret;
 }
 
-/* Serialises obj compactly into a new string. */
-static int dump(const json_t *obj, char **s, struct kube_error *err)
+/*
+ * Sends body (serialised compactly) with method to url as content type
+ * ctype: the request every write operation makes. Same return and *out as
+ * kube_request_do.
+ */
+static int send_json(struct kube_client *c, const char *method, const char *url, const char *ctype,
+		     const json_t *body, bool idempotent, json_t **out, struct kube_error *err)
 {
-	*s = json_dumps(obj, JSON_COMPACT | JSON_ENCODE_ANY);
-	return *s ? 0 : kube_errorf(err, -ENOMEM, "cannot serialise the object");
+	char *text = json_dumps(body, JSON_COMPACT | JSON_ENCODE_ANY);
+	if (!text)
+		return kube_errorf(err, -ENOMEM, "cannot serialise the object");
+	struct kube_request req = {.method = method,
+				   .url = url,
+				   .content_type = ctype,
+				   .body = text,
+				   .body_len = strlen(text),
+				   .idempotent = idempotent};
+	int ret = kube_request_do(c, &req, out, err);
+	free(text);
+	return ret;
 }
 
 static int do_create(struct kube_client *c, const struct kube_resource *r, const char *ns,
 		     const char *parent, const char *sub, const json_t *obj, json_t **out,
 		     struct kube_error *err)
 {
-	char *url = NULL, *body = NULL;
+	char *url = NULL;
 	int ret;
 
 	kube_error_clear(err);
@@ -181,18 +196,9 @@ static int do_create(struct kube_client *c, const struct kube_resource *r, const
 	ret = url_for(c, r, kube_client_ns(c, ns), parent, sub, NULL, 0, &url, err);
 	if (ret)
 		goto out;
-	if ((ret = dump(obj, &body, err)))
-		goto out;
-	struct kube_request req = {.method = "POST",
-				   .url = url,
-				   .content_type = "application/json",
-				   .body = body,
-				   .body_len = strlen(body),
-				   .idempotent = name && *name};
-	ret = kube_request_do(c, &req, out, err);
+	ret = send_json(c, "POST", url, "application/json", obj, name && *name, out, err);
 out:
 	free(url);
-	free(body);
 	return ret;
 }
 
@@ -214,7 +220,7 @@ int kube_create_subresource(struct kube_client *c, const struct kube_resource *r
 static int do_update(struct kube_client *c, const struct kube_resource *r, const char *ns,
 		     const json_t *obj, const char *sub, json_t **out, struct kube_error *err)
 {
-	char *url = NULL, *body = NULL;
+	char *url = NULL;
 	int ret;
 
 	kube_error_clear(err);
@@ -229,18 +235,9 @@ static int do_update(struct kube_client *c, const struct kube_resource *r, const
 	ret = url_for(c, r, kube_client_ns(c, ns), name, sub, NULL, 0, &url, err);
 	if (ret)
 		goto out;
-	if ((ret = dump(obj, &body, err)))
-		goto out;
-	struct kube_request req = {.method = "PUT",
-				   .url = url,
-				   .content_type = "application/json",
-				   .body = body,
-				   .body_len = strlen(body),
-				   .idempotent = true};
-	ret = kube_request_do(c, &req, out, err);
+	ret = send_json(c, "PUT", url, "application/json", obj, true, out, err);
 out:
 	free(url);
-	free(body);
 	return ret;
 }
 
@@ -261,7 +258,7 @@ static int do_patch(struct kube_client *c, const struct kube_resource *r, const 
 		    const struct kube_patch_opts *opts, json_t **out, struct kube_error *err)
 {
 	static const struct kube_patch_opts merge = {KUBE_PATCH_MERGE, NULL, false};
-	char *url = NULL, *body = NULL;
+	char *url = NULL;
 	const char *ctype;
 	bool idempotent = true;
 	int ret;
@@ -302,18 +299,9 @@ static int do_patch(struct kube_client *c, const struct kube_resource *r, const 
 		      err);
 	if (ret)
 		goto out;
-	if ((ret = dump(patch, &body, err)))
-		goto out;
-	struct kube_request req = {.method = "PATCH",
-				   .url = url,
-				   .content_type = ctype,
-				   .body = body,
-				   .body_len = strlen(body),
-				   .idempotent = idempotent};
-	ret = kube_request_do(c, &req, out, err);
+	ret = send_json(c, "PATCH", url, ctype, patch, idempotent, out, err);
 out:
 	free(url);
-	free(body);
 	return ret;
 }
 
@@ -336,7 +324,7 @@ int kube_delete(struct kube_client *c, const struct kube_resource *r, const char
 		struct kube_error *err)
 {
 	static const struct kube_delete_opts none = KUBE_DELETE_OPTS_INIT;
-	char *url = NULL, *body = NULL;
+	char *url = NULL;
 	json_t *dopts = NULL;
 	int ret = -ENOMEM;
 
@@ -372,21 +360,12 @@ int kube_delete(struct kube_client *c, const struct kube_resource *r, const char
 	ret = url_for(c, r, kube_client_ns(c, ns), name, NULL, NULL, 0, &url, err);
 	if (ret)
 		goto out;
-	if ((ret = dump(dopts, &body, err)))
-		goto out;
-	struct kube_request req = {.method = "DELETE",
-				   .url = url,
-				   .content_type = "application/json",
-				   .body = body,
-				   .body_len = strlen(body),
-				   .idempotent = true};
-	ret = kube_request_do(c, &req, out, err);
+	ret = send_json(c, "DELETE", url, "application/json", dopts, true, out, err);
 out:
 	if (ret == -ENOMEM && err && !err->message[0])
 		kube_errorf(err, ret, "delete %s '%s': out of memory", r->resource, name);
 	json_decref(dopts);
 	free(url);
-	free(body);
 	return ret;
 }
 
