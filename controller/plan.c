@@ -312,7 +312,11 @@ void br_plan_compute(const struct br_obs *o, struct br_plan *p)
 			act(p, BR_ACT_WRITE_REPORT, 0, 0, NULL);
 		bool clean = o->cleanup == BR_CLEANUP_ALWAYS ||
 			     (o->cleanup == BR_CLEANUP_ON_SUCCESS && !failed);
-		if (clean && !o->cleaned_up) {
+		if (clean && !o->cleaned_up && !o->terminal_recorded) {
+			/* the status write of this pass brings us back; the deadline
+			 * covers a write that changed nothing */
+			deadline(&next, o->now, o->now + 2);
+		} else if (clean && !o->cleaned_up) {
 			for (size_t i = 0; i < o->nclasses; i++) {
 				const struct br_class_obs *c = &o->classes[i];
 				for (size_t k = 0; k < c->npods; k++)

@@ -72,6 +72,9 @@ struct br_obs {
 	size_t nclasses;
 	bool report_exists;
 	bool cleaned_up; /* no PVC or runner pod of the run is left */
+	/* the stored status already says Succeeded or Failed: cleanup waits for
+	 * it, so that deleting pods never races the record of why the run ended */
+	bool terminal_recorded;
 };
 
 enum br_action_kind {

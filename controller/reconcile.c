@@ -151,6 +151,8 @@ static int observe(struct br_controller *c, struct br_watch *w, const json_t *ru
 	o->start = br_time_parse(jstr(status, "startTime"));
 	if (!o->start)
 		o->start = o->now;
+	const char *phase = jstr(status, "phase");
+	o->terminal_recorded = phase && (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed"));
 	o->iterations = s->iterations;
 	o->parallelism = s->parallelism;
 	o->max_attempts = c->opts.max_attempts;
@@ -557,13 +559,23 @@ static json_t *condition(const json_t *prev_status, const char *status, const ch
 			 "observedGeneration", gen);
 }
 
+/*
+ * Writes status over the run's, on the condition that the run is still the
+ * one this pass read (its resourceVersion): a pass that worked from a cache
+ * older than the stored status must not overwrite it. Returns 0, 1 when the
+ * run changed meanwhile (nothing written; the newer run is reconciled next),
+ * or a negative errno.
+ */
 static int write_status(struct br_controller *c, const struct br_ref *ref, const json_t *run,
 			json_t *status)
 {
 	const json_t *prev = json_object_get(run, "status");
 	if (prev && json_equal(prev, status))
 		return 0;
-	json_t *patch = json_pack("{s:O}", "status", status);
+	const char *rv = meta(run, "resourceVersion");
+	json_t *patch =
+		rv ? json_pack("{s:{s:s},s:O}", "metadata", "resourceVersion", rv, "status", status)
+		   : json_pack("{s:O}", "status", status);
 	struct kube_error err = KUBE_ERROR_INIT;
 	char eb[512];
 	/* replace the whole status: a merge patch with null for vanished keys */
@@ -578,6 +590,11 @@ static int write_status(struct br_controller *c, const struct br_ref *ref, const
 					    NULL, NULL, &err)
 			: -ENOMEM;
 	json_decref(patch);
+	if (ret == -EAGAIN && err.http_code == 409) {
+		sb_debug("Status not written: the run changed since it was read", "run=%s/%s",
+			 ref->ns, ref->name);
+		return 1;
+	}
 	if (ret && ret != -ENOENT) {
 		br_metrics_api_error(c->metrics);
 		sb_warn("Failed to update status", "run=%s/%s error=\"%s\"", ref->ns, ref->name,
@@ -609,7 +626,7 @@ static int fail_invalid(struct br_controller *c, const struct br_ref *ref, const
 		json_object_set_new(st, "startTime", json_string(jstr(prev, "startTime")));
 	int r = write_status(c, ref, run, st);
 	json_decref(st);
-	return r;
+	return r < 0 ? r : 0; /* a newer run is reconciled anyway */
 }
 
 /* True when the previous status already says msg (so the event was sent). */
@@ -898,13 +915,16 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 		emitf(c, &ref, plan->phase == BR_RUN_FAILED,
 		      plan->phase == BR_RUN_SUCCEEDED ? "RunSucceeded" : "RunFailed", "%s: %s",
 		      phase, plan->message);
-	if (write_status(c, &ref, run, status))
+	int wr = write_status(c, &ref, run, status);
+	if (wr < 0)
 		failures++;
 
 	if (failures)
 		ret = -EAGAIN;
 	if (plan->requeue_s)
 		*requeue_ms = plan->requeue_s * 1000;
+	if (wr == 1 && (!*requeue_ms || *requeue_ms > 200))
+		*requeue_ms = 200; /* the watch brings the newer run soon; in case it does not */
 out:
 	if (ob) {
 		json_decref(ob->podlist);

@@ -360,7 +360,8 @@ def test_runner_without_configmaps_create_fails_with_forbidden(rel):
         assert (cond["type"], cond["status"], cond["reason"]) == ("Succeeded", "False", "RunnerFailed")
         who = f'User "system:serviceaccount:{rel.run_ns}:storagebench-runner" cannot create resource "configmaps"'
         for text in (cond["message"], st["classes"][0]["message"]):
-            assert "forbidden" in text and who in text and "403 Forbidden" in text, text
+            assert "forbidden" in text and who in text and "403 Forbidden" in text, \
+                (text, events(rel, "no-cm-create"))
         assert any(r == "RunnerFailed" and who in m for r, m in events(rel, "no-cm-create"))
     finally:
         sb.delete("br", "no-cm-create", namespace=rel.run_ns)

@@ -245,6 +245,22 @@ static int test_status_subresource(void)
 		  "patched");
 	CHECK_STR(json_string_value(json_object_get(json_object_get(st, "status"), "phase")),
 		  "Ready");
+	/* a patch carrying a resourceVersion is conditional: a stale one is a
+	 * Conflict and writes nothing (the controller relies on this) */
+	p = json_pack("{s:{s:s},s:{s:s}}", "metadata", "resourceVersion",
+		      kt_meta(st, "resourceVersion"), "status", "message", "current");
+	EXPECT(kube_patch_status(C, &res_crd_objs, NS, "w1", p, NULL, NULL, &err), 0, &err);
+	json_decref(p);
+	p = json_pack("{s:{s:s},s:{s:s}}", "metadata", "resourceVersion",
+		      kt_meta(st, "resourceVersion"), "status", "message", "stale");
+	EXPECT(kube_patch_status(C, &res_crd_objs, NS, "w1", p, NULL, NULL, &err), -EAGAIN, &err);
+	CHECK_INT(err.http_code, 409);
+	CHECK_STR(err.reason, "Conflict");
+	json_decref(p);
+	json_decref(st);
+	EXPECT(kube_get_status(C, &res_crd_objs, NS, "w1", &st, &err), 0, &err);
+	CHECK_STR(json_string_value(json_object_get(json_object_get(st, "status"), "message")),
+		  "current");
 	json_decref(st);
 	/* a plain update does not touch status */
 	EXPECT(kube_get(C, &res_crd_objs, NS, "w1", &out, &err), 0, &err);

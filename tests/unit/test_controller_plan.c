@@ -141,7 +141,13 @@ static int test_bind_timeout(void)
 	CHECK_INT(plan.phase, BR_RUN_FAILED);
 	CHECK_STR(plan.reason, "VolumeBindTimeout");
 	CHECK_INT(count(BR_ACT_WRITE_REPORT), 0); /* nothing measured */
-	CHECK_INT(count(BR_ACT_DELETE_PVC), 1);	  /* cleanup Always */
+	/* cleanup Always, once the failure is in the stored status */
+	CHECK_INT(count(BR_ACT_DELETE_POD), 0);
+	CHECK_INT(count(BR_ACT_DELETE_PVC), 0);
+	obs.terminal_recorded = true;
+	br_plan_compute(&obs, &plan);
+	CHECK_INT(count(BR_ACT_DELETE_POD), 1); /* the waiting pod is stopped */
+	CHECK_INT(count(BR_ACT_DELETE_PVC), 1);
 	return T_PASS;
 }
 
@@ -208,6 +214,19 @@ static int test_attempts_are_bounded(void)
 	CHECK_STR(plan.classes[0].reason, "RunnerFailed");
 	CHECK(strstr(plan.classes[0].message, "after 3 attempts") != NULL);
 	CHECK(strstr(plan.classes[0].message, "boom 3") != NULL);
+	/* the pod that says why stays until the status holding its message is
+	 * stored; a pass on a cache that has not seen that status yet (the pod
+	 * gone, the old status) would otherwise record a failure without it */
+	CHECK_INT(count(BR_ACT_DELETE_POD), 0);
+	obs.terminal_recorded = true;
+	obs.classes[0].prev_phase = BR_CLASS_FAILED;
+	snprintf(obs.classes[0].prev_reason, sizeof(obs.classes[0].prev_reason), "%s",
+		 plan.classes[0].reason);
+	snprintf(obs.classes[0].prev_message, sizeof(obs.classes[0].prev_message), "%s",
+		 plan.classes[0].message);
+	br_plan_compute(&obs, &plan);
+	CHECK_INT(count(BR_ACT_DELETE_POD), 3);
+	CHECK(strstr(plan.classes[0].message, "boom 3") != NULL);
 	return T_PASS;
 }
 
@@ -256,6 +275,12 @@ static int test_all_done_writes_report_and_cleans(void)
 	CHECK_STR(plan.reason, "Completed");
 	CHECK_INT(plan.done, 6);
 	CHECK_INT(count(BR_ACT_WRITE_REPORT), 1);
+	/* nothing is deleted before the stored status says the run ended */
+	CHECK_INT(count(BR_ACT_DELETE_PVC), 0);
+	CHECK_INT(count(BR_ACT_DELETE_POD), 0);
+	CHECK(plan.requeue_s > 0 && plan.requeue_s <= 2);
+	obs.terminal_recorded = true;
+	br_plan_compute(&obs, &plan);
 	CHECK_INT(count(BR_ACT_DELETE_PVC), 2);
 	CHECK_INT(count(BR_ACT_DELETE_POD), 2);
 	/* cleanup Never keeps them; OnSuccess too on success */
@@ -284,6 +309,9 @@ static int test_partial_failure_keeps_results(void)
 	CHECK_STR(plan.reason, "StorageClassNotFound");
 	CHECK_INT(count(BR_ACT_WRITE_REPORT), 1); /* fast's results are reported */
 	CHECK(strstr(plan.message, "disk: storage class 'disk' does not exist") != NULL);
+	obs.terminal_recorded = true;
+	br_plan_compute(&obs, &plan);
+	CHECK_INT(count(BR_ACT_DELETE_PVC), 1); /* Always */
 	obs.cleanup = BR_CLEANUP_ON_SUCCESS;
 	br_plan_compute(&obs, &plan);
 	CHECK_INT(count(BR_ACT_DELETE_PVC), 0);
