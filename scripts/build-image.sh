@@ -118,8 +118,10 @@ else
 fi
 
 # 2 + 3. the layer and the OCI archive
-/usr/bin/python3 - "$rootfs_tar" "$OUT" "$NAME" "$VERSION" "$UID_GID" "$work/layer.tar" "${bins[@]}" <<'PY'
-import gzip, hashlib, io, json, os, sys, tarfile
+SB_SCRIPTS=$root/scripts /usr/bin/python3 - "$rootfs_tar" "$OUT" "$NAME" "$VERSION" "$UID_GID" "$work/layer.tar" "${bins[@]}" <<'PY'
+import io, os, sys, tarfile
+sys.path.insert(0, os.environ["SB_SCRIPTS"])
+from ocilayout import write_archive  # scripts/ocilayout.py
 
 rootfs, out, name, version, uid = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
 layer_copy = sys.argv[6]
@@ -155,55 +157,18 @@ with tarfile.open(rootfs) as src, tarfile.open(fileobj=raw, mode="w", format=tar
 layer = raw.getvalue()
 with open(layer_copy, "wb") as f:  # for the smoke test: exactly what the image holds
     f.write(layer)
-diff_id = "sha256:" + hashlib.sha256(layer).hexdigest()
-gz = gzip.compress(layer, compresslevel=6, mtime=0)
-
-blobs = {}
-def blob(data):
-    d = hashlib.sha256(data).hexdigest()
-    blobs[d] = data
-    return "sha256:" + d
-
-created = "1970-01-01T00:00:00Z"
 config = {
-    "architecture": "amd64", "os": "linux", "created": created,
-    "config": {
-        "User": f"{uid}:{uid}", "WorkingDir": "/",
-        "Env": ["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-                "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt"],
-        "Cmd": ["/usr/local/bin/storagebench-controller"],
-        "Labels": {"org.opencontainers.image.title": "storagebench",
-                   "org.opencontainers.image.version": version,
-                   "org.opencontainers.image.base.name": "debian:12-slim (debootstrap minbase)"},
-    },
-    "rootfs": {"type": "layers", "diff_ids": [diff_id]},
-    "history": [{"created": created, "created_by": "scripts/build-image.sh"}],
+    "User": f"{uid}:{uid}", "WorkingDir": "/",
+    "Env": ["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+            "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt"],
+    "Cmd": ["/usr/local/bin/storagebench-controller"],
+    "Labels": {"org.opencontainers.image.title": "storagebench",
+               "org.opencontainers.image.version": version,
+               "org.opencontainers.image.base.name": "debian:12-slim (debootstrap minbase)"},
 }
-cb = json.dumps(config, sort_keys=True).encode()
-manifest = {
-    "schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
-    "config": {"mediaType": "application/vnd.oci.image.config.v1+json", "digest": blob(cb), "size": len(cb)},
-    "layers": [{"mediaType": "application/vnd.oci.image.layer.v1.tar+gzip", "digest": blob(gz), "size": len(gz)}],
-}
-mb = json.dumps(manifest, sort_keys=True).encode()
-mdig = blob(mb)
-index = {"schemaVersion": 2, "manifests": [{
-    "mediaType": "application/vnd.oci.image.manifest.v1+json", "digest": mdig, "size": len(mb),
-    "platform": {"architecture": "amd64", "os": "linux"},
-    "annotations": {"io.containerd.image.name": name,
-                    "org.opencontainers.image.ref.name": name.rsplit(":", 1)[1]}}]}
-tmp = out + ".tmp"
-with tarfile.open(tmp, "w") as tf:
-    def add(path, data):
-        ti = tarfile.TarInfo(path)
-        ti.size, ti.mtime, ti.mode = len(data), 0, 0o644
-        tf.addfile(ti, io.BytesIO(data))
-    add("oci-layout", json.dumps({"imageLayoutVersion": "1.0.0"}).encode())
-    add("index.json", json.dumps(index, sort_keys=True).encode())
-    for d, data in sorted(blobs.items()):
-        add("blobs/sha256/" + d, data)
-os.replace(tmp, out)
-print(f"{mdig} {len(layer)} {len(gz)}")
+mdig, gz_size = write_archive(out, name, layer, config, "1970-01-01T00:00:00Z",
+                              "scripts/build-image.sh", compress=True)
+print(f"{mdig} {len(layer)} {gz_size}")
 PY
 
 # 4. smoke test: the image's own files and libraries, user 65532

@@ -42,7 +42,7 @@ for w in "${what[@]}"; do
 	pause)
 		src=$SB_KBIN/pause.c
 		[ -f "$src" ] || sb_die "$src missing: run scripts/get-kube.sh"
-		if newer "$img/pause.oci.tar" "$src" "$here/mkoci.py"; then
+		if newer "$img/pause.oci.tar" "$src" "$here/mkoci.py" "$SB_ROOT/scripts/ocilayout.py"; then
 			gcc -Os -Wall -static -DVERSION=v3.4.1 -o "$img/pause" "$src"
 			strip "$img/pause"
 			/usr/bin/python3 "$here/mkoci.py" pause "$img/pause.oci.tar" "$img/pause" >/dev/null
@@ -51,7 +51,7 @@ for w in "${what[@]}"; do
 		;;
 	test)
 		src=$here/images/sbtest.c
-		if newer "$img/test.oci.tar" "$src" "$here/mkoci.py"; then
+		if newer "$img/test.oci.tar" "$src" "$here/mkoci.py" "$SB_ROOT/scripts/ocilayout.py"; then
 			gcc -Os -Wall -Wextra -static -o "$img/sbtest" "$src"
 			strip "$img/sbtest"
 			/usr/bin/python3 "$here/mkoci.py" test "$img/test.oci.tar" "$img/sbtest" >/dev/null

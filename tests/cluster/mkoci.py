@@ -16,16 +16,16 @@ The layer is an uncompressed tar (containerd takes it as is) with fixed
 timestamps and owners, so the same inputs give the same digests and
 rebuilding takes well under a second. Standard library only.
 """
-import hashlib
 import io
-import json
 import os
 import re
 import subprocess
 import sys
 import tarfile
 
-LAYER_MT = "application/vnd.oci.image.layer.v1.tar"
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from ocilayout import write_archive  # noqa: E402  (scripts/ocilayout.py)
+
 CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt"
 UID = 65532
 
@@ -87,59 +87,6 @@ def ldd_closure(binaries):
     return sorted(libs)
 
 
-def write_archive(out, name, layer_bytes, config):
-    blobs = {}
-
-    def blob(data):
-        d = hashlib.sha256(data).hexdigest()
-        blobs[d] = data
-        return "sha256:" + d
-
-    diff_id = blob(layer_bytes)
-    cfg = {
-        "architecture": "amd64",
-        "os": "linux",
-        "created": "2021-01-13T00:00:00Z",
-        "config": config,
-        "rootfs": {"type": "layers", "diff_ids": [diff_id]},
-        "history": [{"created": "2021-01-13T00:00:00Z", "created_by": "tests/cluster/mkoci.py"}],
-    }
-    cb = json.dumps(cfg, sort_keys=True).encode()
-    man = {
-        "schemaVersion": 2,
-        "mediaType": "application/vnd.oci.image.manifest.v1+json",
-        "config": {"mediaType": "application/vnd.oci.image.config.v1+json", "digest": blob(cb), "size": len(cb)},
-        "layers": [{"mediaType": LAYER_MT, "digest": diff_id, "size": len(layer_bytes)}],
-    }
-    mb = json.dumps(man, sort_keys=True).encode()
-    mdig = blob(mb)
-    idx = {
-        "schemaVersion": 2,
-        "manifests": [{
-            "mediaType": "application/vnd.oci.image.manifest.v1+json",
-            "digest": mdig,
-            "size": len(mb),
-            "platform": {"architecture": "amd64", "os": "linux"},
-            "annotations": {
-                "io.containerd.image.name": name,
-                "org.opencontainers.image.ref.name": name.rsplit(":", 1)[1],
-            },
-        }],
-    }
-    tmp = out + ".tmp"
-    with tarfile.open(tmp, "w") as tf:
-        def add(path, data):
-            ti = tarfile.TarInfo(path)
-            ti.size, ti.mtime, ti.mode = len(data), 0, 0o644
-            tf.addfile(ti, io.BytesIO(data))
-        add("oci-layout", json.dumps({"imageLayoutVersion": "1.0.0"}).encode())
-        add("index.json", json.dumps(idx, sort_keys=True).encode())
-        for d, data in sorted(blobs.items()):
-            add("blobs/sha256/" + d, data)
-    os.replace(tmp, out)
-    return mdig
-
-
 def etc_files(layer, with_user):
     passwd = "root:x:0:0:root:/root:/sbin/nologin\n"
     group = "root:x:0:\n"
@@ -187,7 +134,8 @@ def main(argv):
             config["Cmd"] = ["/usr/local/bin/" + os.path.basename(bins[0])]
     else:
         raise SystemExit(f"mkoci: unknown image kind '{kind}'\n" + __doc__)
-    digest = write_archive(out, name, layer.bytes(), config)
+    digest, _ = write_archive(out, name, layer.bytes(), config, "2021-01-13T00:00:00Z",
+                              "tests/cluster/mkoci.py")
     print(f"{name} {digest} {out}")
 
 
