@@ -4,8 +4,9 @@
 
 static const char common[] =
 	"\nOptions of every command:\n"
-	"  --kubeconfig=PATH   kubeconfig file (default: the first file of $KUBECONFIG, the\n"
-	"                      in-cluster ServiceAccount, then ~/.kube/config)\n"
+	"  --kubeconfig=PATH   kubeconfig file (default: the files of $KUBECONFIG, merged as\n"
+	"                      kubectl merges them, the in-cluster ServiceAccount, then\n"
+	"                      ~/.kube/config)\n"
 	"  -n, --namespace=NS  namespace (default: the namespace of the current context)\n"
 	"  -h, --help          this help\n";
 

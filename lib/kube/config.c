@@ -124,7 +124,8 @@ static int get_str(struct kc *k, yaml_node_t *m, const char *prefix, const char 
 /*
  * Finds the entry named name in the sequence at key of the root ("clusters",
  * "contexts", "users") and returns its inner mapping (at key inner) in *out,
- * its index in *idx.
+ * its index in *idx. Returns 1 when this file has no such entry (the next
+ * file of a merged KUBECONFIG may have it), 0 when found, or an error.
  */
 static int find_named(struct kc *k, yaml_node_t *root, const char *key, const char *inner,
 		      const char *name, yaml_node_t **out, size_t *idx)
@@ -132,7 +133,7 @@ static int find_named(struct kc *k, yaml_node_t *root, const char *key, const ch
 	yaml_node_t *seq = map_get(k, root, key);
 	*out = NULL;
 	if (!seq)
-		return kc_fail(k, -EINVAL, key, "missing (looking for '%s')", name);
+		return 1;
 	if (seq->type != YAML_SEQUENCE_NODE)
 		return kc_fail(k, -EINVAL, key, "expected a list");
 	size_t i = 0;
@@ -158,7 +159,35 @@ static int find_named(struct kc *k, yaml_node_t *root, const char *key, const ch
 		*idx = i;
 		return 0;
 	}
-	return kc_fail(k, -EINVAL, key, "no entry named '%s'", name);
+	return 1;
+}
+
+/*
+ * The entry named name at key in the first of the n files that has one, as
+ * client-go merges a KUBECONFIG list: *which is that file. When none has
+ * it, the error names the field in the first file (or the only one).
+ */
+static int find_merged(struct kc *ks, size_t n, const char *key, const char *inner,
+		       const char *name, struct kc **which, yaml_node_t **out, size_t *idx)
+{
+	bool any_list = false;
+	*which = &ks[0];
+	*out = NULL;
+	*idx = 0;
+	for (size_t f = 0; f < n; f++) {
+		yaml_node_t *root = yaml_document_get_root_node(&ks[f].doc);
+		any_list = any_list || map_get(&ks[f], root, key) != NULL;
+		int ret = find_named(&ks[f], root, key, inner, name, out, idx);
+		if (ret <= 0) {
+			*which = &ks[f];
+			return ret;
+		}
+	}
+	if (!any_list)
+		return kc_fail(&ks[0], -EINVAL, key, "missing (looking for '%s')%s", name,
+			       n > 1 ? " in every file of KUBECONFIG" : "");
+	return kc_fail(&ks[0], -EINVAL, key, "no entry named '%s'%s", name,
+		       n > 1 ? " in any file of KUBECONFIG" : "");
 }
 
 /* Resolves name against the kubeconfig's directory into buf. */
@@ -346,93 +375,166 @@ static int parse_user(struct kc *k, yaml_node_t *u, size_t idx, struct kube_conf
 	return 0;
 }
 
-static int parse_kubeconfig(struct kc *k, struct kube_config *cfg)
+/*
+ * The configuration of the current context over the files ks[0..n) merged
+ * as client-go does: the first file that sets current-context names it; a
+ * context, cluster or user comes from the first file that defines that
+ * name, and relative file names in it are resolved against its directory.
+ */
+static int parse_kubeconfig(struct kc *ks, size_t n, const char *source, struct kube_config *cfg)
 {
-	yaml_node_t *root = yaml_document_get_root_node(&k->doc);
-	const char *cur, *cluster, *user, *ns;
-	yaml_node_t *ctx, *cl, *us;
+	const char *cur = NULL, *cluster, *user, *ns;
+	yaml_node_t *ctx = NULL, *cl = NULL, *us = NULL;
+	struct kc *kx = ks, *kcl = ks, *ku = ks;
 	size_t ci = 0, ui = 0, xi = 0;
 	int ret;
 
-	if (!root)
-		return kc_fail(k, -EINVAL, NULL, "empty file");
-	if (root->type != YAML_MAPPING_NODE)
-		return kc_fail(k, -EINVAL, NULL, "not a mapping at the top level");
-	if ((ret = get_str(k, root, "", "current-context", &cur)))
-		return ret;
-	if (!cur || !*cur)
-		return kc_fail(k, -EINVAL, "current-context", "not set");
-	if ((ret = find_named(k, root, "contexts", "context", cur, &ctx, &xi)))
+	for (size_t f = 0; f < n; f++) {
+		yaml_node_t *root = yaml_document_get_root_node(&ks[f].doc);
+		if (!root)
+			return kc_fail(&ks[f], -EINVAL, NULL, "empty file");
+		if (root->type != YAML_MAPPING_NODE)
+			return kc_fail(&ks[f], -EINVAL, NULL, "not a mapping at the top level");
+		if (!cur && (ret = get_str(&ks[f], root, "", "current-context", &cur)))
+			return ret;
+		if (cur && !*cur)
+			cur = NULL;
+	}
+	if (!cur)
+		return kc_fail(&ks[0], -EINVAL, "current-context",
+			       n > 1 ? "not set in any file of KUBECONFIG" : "not set");
+	if ((ret = find_merged(ks, n, "contexts", "context", cur, &kx, &ctx, &xi)))
 		return ret;
 	if (!ctx)
-		return kc_fail(k, -EINVAL, NULL, "contexts[%zu].context: missing", xi);
+		return kc_fail(kx, -EINVAL, NULL, "contexts[%zu].context: missing", xi);
 	char prefix[64];
 	(void)snprintf(prefix, sizeof(prefix), "contexts[%zu].context.", xi);
-	if ((ret = get_str(k, ctx, prefix, "cluster", &cluster)) ||
-	    (ret = get_str(k, ctx, prefix, "user", &user)) ||
-	    (ret = get_str(k, ctx, prefix, "namespace", &ns)))
+	if ((ret = get_str(kx, ctx, prefix, "cluster", &cluster)) ||
+	    (ret = get_str(kx, ctx, prefix, "user", &user)) ||
+	    (ret = get_str(kx, ctx, prefix, "namespace", &ns)))
 		return ret;
 	if (!cluster)
-		return kc_fail(k, -EINVAL, NULL, "%scluster: missing", prefix);
-	if ((ret = find_named(k, root, "clusters", "cluster", cluster, &cl, &ci)) ||
-	    (ret = parse_cluster(k, cl, ci, cfg)))
+		return kc_fail(kx, -EINVAL, NULL, "%scluster: missing", prefix);
+	if ((ret = find_merged(ks, n, "clusters", "cluster", cluster, &kcl, &cl, &ci)) ||
+	    (ret = parse_cluster(kcl, cl, ci, cfg)))
 		return ret;
 	if (user && *user &&
-	    ((ret = find_named(k, root, "users", "user", user, &us, &ui)) ||
-	     (ret = parse_user(k, us, ui, cfg))))
+	    ((ret = find_merged(ks, n, "users", "user", user, &ku, &us, &ui)) ||
+	     (ret = parse_user(ku, us, ui, cfg))))
 		return ret;
 	if ((ret = dup_to(&cfg->namespace, ns && *ns ? ns : "default")) ||
-	    (ret = dup_to(&cfg->source, k->file)))
+	    (ret = dup_to(&cfg->source, source)))
 		return ret;
 	return 0;
 }
 
-int kube_config_load_file(struct kube_config *cfg, const char *path, struct kube_error *err)
+/* Reads and parses the YAML of the file k->file into k->doc. */
+static int kc_open(struct kc *k, struct kube_error *err)
 {
-	struct kc k = {.file = path, .err = err};
 	yaml_parser_t parser;
 	char *text = NULL;
 	size_t len = 0;
-	int ret;
-
-	kube_error_clear(err);
-	kube_config_init(cfg);
-	ret = kube_read_file(path, &text, &len);
+	int ret = kube_read_file(k->file, &text, &len);
 	if (ret)
-		return kube_errorf(err, ret, "kubeconfig '%s': cannot read: %s", path,
+		return kube_errorf(err, ret, "kubeconfig '%s': cannot read: %s", k->file,
 				   strerror(-ret));
 	char tmp[PATH_MAX];
-	(void)snprintf(tmp, sizeof(tmp), "%s", path);
+	(void)snprintf(tmp, sizeof(tmp), "%s", k->file);
 	if (strchr(tmp, '/'))
-		(void)snprintf(k.dir, sizeof(k.dir), "%s", dirname(tmp));
-
+		(void)snprintf(k->dir, sizeof(k->dir), "%s", dirname(tmp));
 	if (!yaml_parser_initialize(&parser)) {
 		free_secret_buf(text, len);
 		return -ENOMEM;
 	}
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-	if (!yaml_parser_load(&parser, &k.doc)) {
-		ret = kube_errorf(err, -EINVAL, "kubeconfig '%s': line %zu column %zu: %s", path,
+	ret = 0;
+	if (!yaml_parser_load(&parser, &k->doc))
+		ret = kube_errorf(err, -EINVAL, "kubeconfig '%s': line %zu column %zu: %s", k->file,
 				  parser.problem_mark.line + 1, parser.problem_mark.column + 1,
 				  parser.problem ? parser.problem : "YAML error");
-		yaml_parser_delete(&parser);
-		free_secret_buf(text, len);
-		return ret;
-	}
-	ret = parse_kubeconfig(&k, cfg);
-	yaml_document_delete(&k.doc);
 	yaml_parser_delete(&parser);
-	free_secret_buf(text, len);
+	free_secret_buf(text, len); /* the document holds copies of what it needs */
+	return ret;
+}
+
+/*
+ * Loads the n files (n >= 1) merged into cfg. With several files (a
+ * KUBECONFIG list), those that do not exist are passed over, as client-go
+ * does, unless none exists.
+ */
+static int load_files(struct kube_config *cfg, const char *const *paths, size_t n,
+		      const char *source, struct kube_error *err)
+{
+	struct kc *ks = calloc(n, sizeof(*ks));
+	size_t nopen = 0;
+	int ret = 0;
+
+	kube_error_clear(err);
+	kube_config_init(cfg);
+	if (!ks)
+		return -ENOMEM;
+	for (size_t f = 0; f < n && !ret; f++) {
+		if (n > 1 && access(paths[f], F_OK) != 0 && errno == ENOENT) {
+			sb_debug("Skipped a KUBECONFIG file that does not exist", "file=%s",
+				 paths[f]);
+			continue;
+		}
+		ks[nopen].file = paths[f];
+		ks[nopen].err = err;
+		ret = kc_open(&ks[nopen], err);
+		if (!ret)
+			nopen++;
+	}
+	if (!ret && !nopen)
+		ret = kube_errorf(err, -ENOENT, "KUBECONFIG '%s': none of its files exists",
+				  source);
+	if (!ret)
+		ret = parse_kubeconfig(ks, nopen, source, cfg);
+	for (size_t f = 0; f < nopen; f++)
+		yaml_document_delete(&ks[f].doc);
+	free(ks);
 	if (ret) {
 		kube_config_release(cfg);
 		if (ret == -ENOMEM)
-			kube_errorf(err, ret, "kubeconfig '%s': out of memory", path);
+			kube_errorf(err, ret, "kubeconfig '%s': out of memory", source);
 		return ret;
 	}
 	if (cfg->insecure)
-		sb_warn("Disabled TLS verification", "kubeconfig=%s server=%s reason=%s", path,
+		sb_warn("Disabled TLS verification", "kubeconfig=%s server=%s reason=%s", source,
 			cfg->server, "insecure-skip-tls-verify");
 	return 0;
+}
+
+int kube_config_load_file(struct kube_config *cfg, const char *path, struct kube_error *err)
+{
+	return load_files(cfg, &path, 1, path, err);
+}
+
+/* The files of a KUBECONFIG list (':' separated, empty entries skipped). */
+static int load_env_list(struct kube_config *cfg, const char *list, struct kube_error *err)
+{
+	char *copy = strdup(list);
+	const char **paths = calloc(strlen(list) / 2 + 1, sizeof(*paths));
+	size_t n = 0;
+	int ret;
+
+	if (!copy || !paths) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	char *save = NULL;
+	for (char *p = strtok_r(copy, ":", &save); p; p = strtok_r(NULL, ":", &save)) {
+		if (strlen(p) >= PATH_MAX) {
+			ret = kube_errorf(err, -ENAMETOOLONG, "KUBECONFIG: path too long");
+			goto out;
+		}
+		paths[n++] = p;
+	}
+	ret = n ? load_files(cfg, paths, n, list, err) : 1;
+out:
+	free(paths);
+	free(copy);
+	return ret;
 }
 
 /* ------------------------------------------------------------- in-cluster */
@@ -523,14 +625,9 @@ int kube_config_load(struct kube_config *cfg, const char *path, const char *root
 
 	const char *env = getenv("KUBECONFIG");
 	if (env && *env) {
-		char first[PATH_MAX];
-		size_t n = strcspn(env, ":");
-		if (n >= sizeof(first))
-			return kube_errorf(err, -ENAMETOOLONG, "KUBECONFIG: path too long");
-		memcpy(first, env, n);
-		first[n] = '\0';
-		if (*first)
-			return kube_config_load_file(cfg, first, err);
+		int r = load_env_list(cfg, env, err);
+		if (r <= 0)
+			return r; /* 1: only empty entries, as if unset */
 	}
 
 	int ret = kube_config_load_in_cluster(cfg, root, err);

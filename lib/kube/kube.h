@@ -129,9 +129,11 @@ int kube_config_load_in_cluster(struct kube_config *cfg, const char *root, struc
 
 /*
  * The loading order of client-go / controller-runtime: path when not NULL,
- * else the first file of $KUBECONFIG (only the first file of a ':' list is
- * read; merging several files is not supported), else in-cluster (root as
- * above), else $HOME/.kube/config. -ENOENT when none exists.
+ * else the files of $KUBECONFIG merged as client-go merges them (a ':'
+ * list: the first file that sets current-context names it; each context,
+ * cluster and user comes from the first file that defines its name; files
+ * that do not exist are passed over, unless none does), else in-cluster
+ * (root as above), else $HOME/.kube/config. -ENOENT when none exists.
  */
 int kube_config_load(struct kube_config *cfg, const char *path, const char *root,
 		     struct kube_error *err);

@@ -6,6 +6,8 @@ import re
 import tempfile
 import xml.etree.ElementTree as ET
 
+import yaml
+
 from conftest import BIN, VERSION_FILE, plugin, runner_pods, sb
 
 
@@ -55,6 +57,31 @@ def test_list(env):
     assert k.rc == 0 and k.out.splitlines()[0] == lines[0], k
     e = plugin("list", f"--namespace={env.main}", kubeconfig=False, env={"KUBECONFIG": sb.KUBECONFIG})
     assert e.rc == 0 and len(e.out.splitlines()) == 5, e
+
+
+def test_kubeconfig_list_is_merged_like_kubectl(env, tmp_path):
+    """KUBECONFIG=a:missing:b with the context (and its namespace) in a and
+    the cluster and user in b: both kubectl and the plugin merge the files."""
+    with open(sb.KUBECONFIG) as f:
+        whole = yaml.safe_load(f)
+    ctx = whole["contexts"][0]
+    ctx["context"]["namespace"] = env.main
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "Config", "contexts": [ctx],
+                                 "current-context": ctx["name"]}))
+    b.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "Config", "current-context": "elsewhere",
+                                 "clusters": whole["clusters"], "users": whole["users"]}))
+    merged = {"KUBECONFIG": f"{a}:{tmp_path / 'missing'}:{b}"}
+    r = plugin("list", kubeconfig=False, env=merged)
+    assert r.rc == 0, r
+    names = sorted(ln.split()[0] for ln in r.out.splitlines()[1:])
+    assert names == ["base", "broken", "cur", "slow"], r
+    k = sb.run(["/usr/bin/env", f"KUBECONFIG={merged['KUBECONFIG']}", sb.KUBECTL, "get",
+                "benchmarkruns", "-o", "name"], check=False)
+    assert sorted(n.rsplit("/", 1)[1] for n in k.stdout.split()) == names, k.stdout + k.stderr
+    # the first file alone has no cluster: the error names what is missing
+    r = plugin("list", kubeconfig=False, env={"KUBECONFIG": str(a)})
+    assert r.rc == 1 and "clusters: missing (looking for 'storagebench')" in r.err, r
 
 
 def test_list_all_namespaces_and_empty(env):

@@ -110,6 +110,22 @@ static int write_kubeconfig(const char *name, const char *cluster_body, const ch
 	return write_file(name, text);
 }
 
+/* mkdir -p of dir/name. */
+static int mkdir_p(const char *name)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	for (char *p = path + strlen(dir) + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0700) && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return mkdir(path, 0700) && errno != EEXIST ? -1 : 0;
+}
+
 static int path_of(const char *name, char *buf, size_t size)
 {
 	return snprintf(buf, size, "%s/%s", dir, name);
@@ -440,6 +456,85 @@ out:
 	return r;
 }
 
+/* A KUBECONFIG list is merged as client-go merges it. */
+static int test_kubeconfig_list_merged(void)
+{
+	struct kube_config cfg = KUBE_CONFIG_INIT;
+	struct kube_error err;
+	char a[256], b[256], c[256], bad[256], list[1200], want[300];
+	CHECK_INT(make_material(), 0);
+	CHECK_INT(mkdir_p("merge/sub"), 0);
+	/* a: names the current context and holds cluster c1 (the first wins) */
+	CHECK_INT(write_file("merge/a", "current-context: ctx-b\n"
+					"clusters:\n"
+					"- name: c1\n"
+					"  cluster:\n"
+					"    server: https://from-a\n"
+					"contexts:\n"
+					"- name: ctx-a\n"
+					"  context: {cluster: c1, user: ua}\n"),
+		  0);
+	/* b: its own current-context loses to a's; defines ctx-b and c1 again */
+	CHECK_INT(write_file("merge/b", "current-context: ctx-a\n"
+					"clusters:\n"
+					"- name: c1\n"
+					"  cluster:\n"
+					"    server: https://from-b\n"
+					"contexts:\n"
+					"- name: ctx-b\n"
+					"  context: {cluster: c1, user: uc, namespace: team-b}\n"),
+		  0);
+	/* c, in another directory: the user, with a token file relative to c */
+	CHECK_INT(write_file("merge/sub/c", "users:\n"
+					    "- name: uc\n"
+					    "  user:\n"
+					    "    tokenFile: tok\n"),
+		  0);
+	CHECK_INT(write_file("merge/sub/tok", "merged-token\n"), 0);
+	CHECK_INT(write_file("merge/bad", "clusters: [\n"), 0);
+	path_of("merge/a", a, sizeof(a));
+	path_of("merge/b", b, sizeof(b));
+	path_of("merge/sub/c", c, sizeof(c));
+	path_of("merge/bad", bad, sizeof(bad));
+
+	/* a file that does not exist is passed over, empty entries too */
+	snprintf(list, sizeof(list), "%s::%s/merge/none:%s:%s", a, dir, b, c);
+	setenv("KUBECONFIG", list, 1);
+	int r = kube_config_load(&cfg, NULL, "/nonexistent-root", &err);
+	unsetenv("KUBECONFIG");
+	CHECK_INT(r, 0);
+	CHECK_STR(cfg.server, "https://from-a");
+	CHECK_STR(cfg.namespace, "team-b");
+	snprintf(want, sizeof(want), "%s/merge/sub/tok", dir);
+	CHECK_STR(cfg.token_file, want);
+	CHECK_STR(cfg.source, list);
+	kube_config_release(&cfg);
+
+	/* a name no file defines: the error says so */
+	snprintf(list, sizeof(list), "%s:%s", a, c);
+	setenv("KUBECONFIG", list, 1);
+	r = kube_config_load(&cfg, NULL, "/nonexistent-root", &err);
+	CHECK_INT(r, -EINVAL);
+	CHECK(strstr(err.message, "contexts: no entry named 'ctx-b' in any file of KUBECONFIG"));
+
+	/* a malformed file is named, even when another has everything */
+	snprintf(list, sizeof(list), "%s:%s:%s:%s", a, b, bad, c);
+	setenv("KUBECONFIG", list, 1);
+	r = kube_config_load(&cfg, NULL, "/nonexistent-root", &err);
+	CHECK_INT(r, -EINVAL);
+	CHECK(strstr(err.message, bad) != NULL);
+	CHECK(strstr(err.message, "line ") != NULL);
+
+	/* none of the files exists */
+	snprintf(list, sizeof(list), "%s/merge/x:%s/merge/y", dir, dir);
+	setenv("KUBECONFIG", list, 1);
+	r = kube_config_load(&cfg, NULL, "/nonexistent-root", &err);
+	unsetenv("KUBECONFIG");
+	CHECK_INT(r, -ENOENT);
+	CHECK(strstr(err.message, "none of its files exists") != NULL);
+	return T_PASS;
+}
+
 static int test_client_new(void)
 {
 	struct kube_config cfg = KUBE_CONFIG_INIT;
@@ -467,6 +562,7 @@ static const struct test_case cases[] = {
 	{"kube-config/malformed-structure", test_malformed_structure},
 	{"kube-config/in-cluster", test_in_cluster},
 	{"kube-config/load-order", test_load_order},
+	{"kube-config/kubeconfig-list-merged", test_kubeconfig_list_merged},
 	{"kube-config/client-new", test_client_new},
 };
 
