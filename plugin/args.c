@@ -14,6 +14,7 @@ enum opt_id {
 	OPT_OUTPUT,
 	OPT_CLASS,
 	OPT_ITERATION,
+	OPT_FOLLOW,
 	OPT_HELP,
 	OPT_VERSION,
 };
@@ -37,6 +38,7 @@ static const struct opt opts[] = {
 	{"output", 'o', true, OPT_OUTPUT, CMD_BIT(SBP_CMD_REPORT) | CMD_BIT(SBP_CMD_COMPARE)},
 	{"class", 0, true, OPT_CLASS, CMD_BIT(SBP_CMD_LOGS)},
 	{"iteration", 0, true, OPT_ITERATION, CMD_BIT(SBP_CMD_LOGS)},
+	{"follow", 'f', false, OPT_FOLLOW, CMD_BIT(SBP_CMD_LOGS)},
 	{"help", 'h', false, OPT_HELP, 0},
 	{"version", 0, false, OPT_VERSION, 0},
 };
@@ -222,6 +224,9 @@ static int set_opt(struct sbp_args *a, struct seen *sn, size_t k, const char *sp
 		a->iteration = (unsigned)n;
 		break;
 	}
+	case OPT_FOLLOW:
+		a->follow = true;
+		break;
 	case OPT_HELP:
 		a->help = true;
 		break;
@@ -405,6 +410,13 @@ int sbp_args_parse(int argc, char **argv, struct sbp_args *a, char *err, size_t 
 				 sbp_cmd_name(a->cmd), a->names[0]);
 		else
 			snprintf(err, errlen, "%s needs %s", sbp_cmd_name(a->cmd), what);
+		return -EINVAL;
+	}
+	if (a->follow && a->iteration) {
+		snprintf(err, errlen,
+			 "%s and --iteration cannot go together (one iteration is "
+			 "cut from a whole log)",
+			 sn.spelling[OPT_FOLLOW]);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < a->nnames; i++) {

@@ -9,7 +9,7 @@
  *	-A | --all-namespaces[=true|false]            (list)
  *	--format=F | --format F                       (report, compare)
  *	-o FILE | -oFILE | --output=FILE              (report, compare)
- *	--class=C, --iteration=N                      (logs)
+ *	--class=C, --iteration=N, -f/--follow         (logs)
  *	-h | --help, --version, and "--" ending the options
  *
  * Pure: nothing is printed, nothing is allocated; the strings in struct
@@ -53,6 +53,7 @@ struct sbp_args {
 	const char *output; /* NULL or "-": stdout */
 	const char *cls;    /* logs --class, or NULL */
 	unsigned iteration; /* logs --iteration, 0 for every iteration */
+	bool follow;	    /* logs -f/--follow */
 	const char *names[2];
 	size_t nnames;
 };

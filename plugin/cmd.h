@@ -93,4 +93,18 @@ int sbp_cmd_report(struct sbp_ctx *x, const struct sbp_args *a);
 int sbp_cmd_compare(struct sbp_ctx *x, const struct sbp_args *a);
 int sbp_cmd_logs(struct sbp_ctx *x, const struct sbp_args *a);
 
+/*
+ * logs -f of a run that has not ended (run: its object, borrowed): streams
+ * each runner pod's log as it is written, in the run's order (waiting for a
+ * pod that has not started), until the run ends; then the run's phase and
+ * message on stderr. The exit status: 0 when it Succeeded (or the reader
+ * of stdout went away), 1 when it Failed (why, on stderr) or on an error.
+ */
+int sbp_logs_follow(struct sbp_ctx *x, const struct sbp_args *a, const struct sbp_ref *ref,
+		    json_t *run);
+
+/* How an ended run ended, on stderr: "benchmarkrun 'NAME' Succeeded: <message>"
+ * and 0, or the reasons it failed (sbp_print_failure) and 1. */
+int sbp_logs_ending(const json_t *run, const char *name);
+
 #endif

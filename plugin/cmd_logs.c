@@ -1,123 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `kubectl storagebench logs NAME [--class C] [--iteration N]`: the logs of
- * the run's runner pods or, once they are gone, the per-iteration results
- * from the result ConfigMaps.
+ * `kubectl storagebench logs NAME [--class C] [--iteration N | -f]`: the
+ * logs of the run's runner pods or, once they are gone, the per-iteration
+ * results from the result ConfigMaps. -f on a run that has not ended:
+ * logfollow.c.
  */
 #include "plugin/cmd.h"
 #include "plugin/podlog.h"
+#include "plugin/runpods.h"
 #include "plugin/table.h"
 
 #include "labels.h"
-#include "names.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define RUNNER_CONTAINER "runner"
-
-static const char *meta_str(const json_t *o, const char *map, const char *key)
-{
-	const json_t *m = json_object_get(json_object_get(o, "metadata"), map);
-	const json_t *v = key ? json_object_get(m, key) : m;
-	return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
-static const char *name_of(const json_t *o)
-{
-	const json_t *v = json_object_get(json_object_get(o, "metadata"), "name");
-	return json_is_string(v) ? json_string_value(v) : "";
-}
-
-/* The storage class of an object the run owns (annotation, else label). */
-static const char *class_of(const json_t *o)
-{
-	const char *c = meta_str(o, "annotations", SB_ANNOT_CLASS);
-	return c ? c : meta_str(o, "labels", SB_LABEL_CLASS);
-}
-
-/* "storagebench.io/run=<run>,app.kubernetes.io/component=<comp>[,storagebench.io/class=<c>]" */
-static int selector(char *buf, size_t len, const char *run, const char *component, const char *cls)
-{
-	char rl[64], cl[64];
-	if (sb_name_label(rl, sizeof(rl), run) || (cls && sb_name_label(cl, sizeof(cl), cls)))
-		return -EINVAL;
-	int n = snprintf(buf, len, "%s=%s,%s=%s%s%s%s%s", SB_LABEL_RUN, rl, SB_LABEL_COMPONENT,
-			 component, cls ? "," : "", cls ? SB_LABEL_CLASS : "", cls ? "=" : "",
-			 cls ? cl : "");
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
-}
-
-/* Index of class c in the run's spec.storageClasses (unknown ones last). */
-static size_t class_index(const json_t *run, const char *c)
-{
-	const json_t *arr = json_object_get(json_object_get(run, "spec"), "storageClasses");
-	size_t i;
-	const json_t *v;
-	json_array_foreach(arr, i, v)
-	{
-		if (c && json_is_string(v) && !strcmp(json_string_value(v), c))
-			return i;
-	}
-	return (size_t)-1;
-}
-
-/* Pods by class (in the run's order), attempt, name. arg: the run. */
-static int pod_cmp(const void *a, const void *b, void *arg)
-{
-	const json_t *run = arg;
-	const json_t *pa = *(const json_t *const *)a, *pb = *(const json_t *const *)b;
-	size_t ca = class_index(run, class_of(pa)), cb = class_index(run, class_of(pb));
-	if (ca != cb)
-		return ca < cb ? -1 : 1;
-	const char *aa = meta_str(pa, "labels", SB_LABEL_ATTEMPT);
-	const char *ab = meta_str(pb, "labels", SB_LABEL_ATTEMPT);
-	unsigned long na = aa ? strtoul(aa, NULL, 10) : 0, nb = ab ? strtoul(ab, NULL, 10) : 0;
-	if (na != nb)
-		return na < nb ? -1 : 1;
-	return strcmp(name_of(pa), name_of(pb));
-}
-
-/* The pods of list that belong to run (and class cls), sorted; a new array. */
-static json_t *runner_pods(const json_t *list, const json_t *run, const char *name, const char *cls)
-{
-	json_t *out = json_array();
-	size_t i;
-	const json_t *p;
-	if (!out)
-		return NULL;
-	json_array_foreach(json_object_get(list, "items"), i, p)
-	{
-		const char *r = meta_str(p, "annotations", SB_ANNOT_RUN);
-		const char *c = class_of(p);
-		if ((r && strcmp(r, name)) || (cls && (!c || strcmp(c, cls))))
-			continue; /* a label value shared after hashing: not ours */
-		if (json_array_append(out, (json_t *)p)) {
-			json_decref(out);
-			return NULL;
-		}
-	}
-	size_t n = json_array_size(out);
-	const json_t **v = calloc(n ? n : 1, sizeof(*v));
-	if (!v) {
-		json_decref(out);
-		return NULL;
-	}
-	for (i = 0; i < n; i++)
-		v[i] = json_array_get(out, i);
-	qsort_r(v, n, sizeof(*v), pod_cmp, (void *)run);
-	json_t *sorted = json_array();
-	for (i = 0; sorted && i < n; i++)
-		if (json_array_append(sorted, (json_t *)v[i])) {
-			json_decref(sorted);
-			sorted = NULL;
-		}
-	free(v);
-	json_decref(out);
-	return sorted;
-}
 
 /*
  * Prints the log of each pod; the exit status, or -1 when every pod's log
@@ -134,11 +32,11 @@ static int print_pod_logs(struct sbp_ctx *x, const char *ns, const char *name, c
 		struct kube_error err = KUBE_ERROR_INIT;
 		char *log = NULL, *part = NULL, detail[1024];
 		size_t len = 0;
-		const char *pn = name_of(p), *c = class_of(p);
-		const char *att = meta_str(p, "labels", SB_LABEL_ATTEMPT);
+		const char *pn = sbp_obj_name(p), *c = sbp_obj_class(p);
+		const char *att = sbp_meta_str(p, "labels", SB_LABEL_ATTEMPT);
 		const char *phase =
 			json_string_value(json_object_get(json_object_get(p, "status"), "phase"));
-		int ret = sbp_pod_log(x->kc, ns, pn, RUNNER_CONTAINER, &log, &len, &err);
+		int ret = sbp_pod_log(x->kc, ns, pn, SBP_RUNNER_CONTAINER, &log, &len, &err);
 		if (ret) {
 			sbp_warn("no log from pod '%s': %s", pn,
 				 kube_error_str(&err, detail, sizeof(detail)));
@@ -194,7 +92,7 @@ static int print_results(struct sbp_ctx *x, const struct sbp_args *a, const char
 	char *text = NULL;
 	int status = 1;
 
-	if (selector(sel, sizeof(sel), name, "result", a->cls)) {
+	if (sbp_selector(sel, sizeof(sel), name, "result", a->cls)) {
 		sbp_err("cannot make a label selector for '%s'", name);
 		return 1;
 	}
@@ -249,10 +147,9 @@ out:
 
 int sbp_cmd_logs(struct sbp_ctx *x, const struct sbp_args *a)
 {
-	struct kube_error err = KUBE_ERROR_INIT;
 	struct sbp_ref ref;
-	json_t *run = NULL, *list = NULL, *pods = NULL;
-	char sel[512], e[512];
+	json_t *run = NULL, *pods = NULL;
+	char e[512];
 	int status = 1;
 
 	if (sbp_ref_parse(a->names[0], x->ns, &ref, e, sizeof(e))) {
@@ -261,29 +158,21 @@ int sbp_cmd_logs(struct sbp_ctx *x, const struct sbp_args *a)
 	}
 	if (sbp_get_run(x, &ref, &run))
 		goto out;
-	if (selector(sel, sizeof(sel), ref.name, "runner", a->cls)) {
-		sbp_err("cannot make a label selector for '%s'", ref.name);
+	const char *phase = sbp_run_phase(run);
+	if (a->follow && strcmp(phase, "Succeeded") && strcmp(phase, "Failed")) {
+		status = sbp_logs_follow(x, a, &ref, run);
 		goto out;
 	}
-	struct kube_list_opts lo = {.label_selector = sel};
-	int ret = kube_list(x->kc, &kube_res_pods, ref.ns, &lo, &list, &err);
-	if (ret) {
-		sbp_api_err(x, ret, &err, "cannot list the runner pods of benchmarkrun '%s'",
-			    ref.name);
+	if (sbp_list_runner_pods(x, ref.ns, run, ref.name, a->cls, &pods))
 		goto out;
-	}
-	pods = runner_pods(list, run, ref.name, a->cls);
-	if (!pods) {
-		sbp_err("out of memory");
-		goto out;
-	}
 	status = json_array_size(pods) ? print_pod_logs(x, ref.ns, ref.name, pods, a->iteration)
 				       : -1;
 	if (status < 0) /* no pods, or none with a log left: what they recorded */
 		status = print_results(x, a, ref.ns, ref.name, run);
+	if (a->follow && !status) /* an ended run: how it ended, as when followed */
+		status = sbp_logs_ending(run, ref.name);
 out:
 	json_decref(pods);
-	json_decref(list);
 	json_decref(run);
 	return status;
 }

@@ -63,7 +63,7 @@ static const char compare_help[] =
 	"  -o, --output=FILE   write to FILE instead of stdout (- is stdout)\n";
 
 static const char logs_help[] =
-	"Usage: kubectl storagebench logs NAME [--class C] [--iteration N]\n"
+	"Usage: kubectl storagebench logs NAME [--class C] [--iteration N | -f]\n"
 	"\n"
 	"Prints the logs of the run's runner pods, one block per pod. When the pods are\n"
 	"gone (spec.cleanup Always deletes them when the run ends), prints the\n"
@@ -73,7 +73,12 @@ static const char logs_help[] =
 	"\n"
 	"  --class=C       only the runner pods (or results) of storage class C\n"
 	"  --iteration=N   only iteration N (from the log: the lines from its start to\n"
-	"                  the start of the next iteration)\n";
+	"                  the start of the next iteration)\n"
+	"  -f, --follow    stream each runner pod's log as it is written, pod after pod\n"
+	"                  (waiting for the next one to start), until the run ends; then\n"
+	"                  its phase and message on stderr, and exit 0 when it\n"
+	"                  Succeeded, 1 when it Failed (a run that has ended: what logs\n"
+	"                  prints without -f, then the same)\n";
 
 static const char version_help[] = "Usage: kubectl storagebench version\n"
 				   "\n"

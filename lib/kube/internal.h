@@ -158,6 +158,11 @@ struct kube_request {
 	size_t max_body; /* 0: the default limit */
 	char **raw_out;	 /* when set: the 2xx answer as text (NUL-terminated), not JSON */
 	size_t *raw_len;
+	/* when set: a 2xx answer goes to sink as it arrives (nothing is kept,
+	 * no total timeout); a nonzero return of sink stops the transfer and
+	 * is returned. Once data has reached sink, nothing is retried. */
+	int (*sink)(void *arg, const char *data, size_t len);
+	void *sink_arg;
 };
 
 /*

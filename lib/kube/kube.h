@@ -297,6 +297,20 @@ int kube_get_raw(struct kube_client *c, const struct kube_resource *r, const cha
 		 const char *name, const char *subresource, const struct kube_query *q, size_t nq,
 		 size_t max_bytes, char **body, size_t *len, struct kube_error *err);
 
+/*
+ * Like kube_get_raw, for an answer that lasts (pods/<name>/log with
+ * follow=true): the 2xx answer is passed to sink(arg, data, len) as it
+ * arrives, with no total timeout, and nothing is kept. Returns 0 when the
+ * server ended the answer; the sink's nonzero return, which stops the
+ * transfer; the errors of kube_get_raw before any data arrived (retried as
+ * usual); -EIO when the connection broke after data reached the sink (not
+ * retried: the data would be passed twice).
+ */
+int kube_stream_raw(struct kube_client *c, const struct kube_resource *r, const char *ns,
+		    const char *name, const char *subresource, const struct kube_query *q,
+		    size_t nq, int (*sink)(void *arg, const char *data, size_t len), void *arg,
+		    struct kube_error *err);
+
 /* PATCH name with patch (borrowed). opts NULL means a merge patch. */
 int kube_patch(struct kube_client *c, const struct kube_resource *r, const char *ns,
 	       const char *name, const json_t *patch, const struct kube_patch_opts *opts,

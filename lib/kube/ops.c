@@ -395,3 +395,26 @@ int kube_get_raw(struct kube_client *c, const struct kube_resource *r, const cha
 	free(url);
 	return ret;
 }
+
+int kube_stream_raw(struct kube_client *c, const struct kube_resource *r, const char *ns,
+		    const char *name, const char *subresource, const struct kube_query *q,
+		    size_t nq, int (*sink)(void *arg, const char *data, size_t len), void *arg,
+		    struct kube_error *err)
+{
+	char *url = NULL;
+	int ret;
+
+	kube_error_clear(err);
+	if (!name || !*name)
+		return kube_errorf(err, -EINVAL, "get %s: no name", r->resource);
+	if (!sink)
+		return kube_errorf(err, -EINVAL, "get %s: no sink", r->resource);
+	ret = url_for(c, r, kube_client_ns(c, ns), name, subresource, q, nq, &url, err);
+	if (ret)
+		return ret;
+	struct kube_request req = {
+		.method = "GET", .url = url, .idempotent = true, .sink = sink, .sink_arg = arg};
+	ret = kube_request_do(c, &req, NULL, err);
+	free(url);
+	return ret;
+}

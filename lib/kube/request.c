@@ -17,12 +17,25 @@ struct body {
 	size_t len, cap;
 	size_t max; /* longest answer kept */
 	bool too_big;
+	/* streaming (req->sink): a 2xx answer goes to the sink */
+	const struct kube_request *req;
+	CURL *h;
+	size_t streamed; /* bytes given to the sink */
+	int sink_ret;	 /* the sink's nonzero return, which stopped the transfer */
 };
 
 static size_t write_body(char *p, size_t size, size_t nmemb, void *arg)
 {
 	struct body *b = arg;
 	size_t n = size * nmemb;
+	long code = 0;
+	if (b->req && b->req->sink &&
+	    curl_easy_getinfo(b->h, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK && code >= 200 &&
+	    code < 300) {
+		b->streamed += n;
+		b->sink_ret = b->req->sink(b->req->sink_arg, p, n);
+		return b->sink_ret ? 0 : n;
+	}
 	if (b->len + n + 1 > b->cap) {
 		if (b->len + n > b->max) {
 			b->too_big = true;
@@ -126,7 +139,10 @@ static int perform(struct kube_client *c, const struct kube_request *req, const 
 	else if (strcmp(req->method, "POST") != 0 || !req->body)
 		SETOPT(h, CURLOPT_CUSTOMREQUEST, req->method);
 	SETOPT(h, CURLOPT_URL, req->url);
-	SETOPT(h, CURLOPT_TIMEOUT_MS, c->opts.request_timeout_ms);
+	/* a stream lasts as long as what it follows */
+	SETOPT(h, CURLOPT_TIMEOUT_MS, req->sink ? 0L : c->opts.request_timeout_ms);
+	b->req = req;
+	b->h = h;
 	SETOPT(h, CURLOPT_WRITEFUNCTION, write_body);
 	SETOPT(h, CURLOPT_WRITEDATA, b);
 	if (fresh) {
@@ -189,6 +205,7 @@ int kube_request_do(struct kube_client *c, const struct kube_request *req, json_
 		force_token = false;
 		b.len = 0;
 		b.too_big = false;
+		b.streamed = 0;
 		kube_error_clear(err);
 		ret = perform(c, req, token, &b, &code, &cc, &ra_ms, err);
 		kube_free_secret(token);
@@ -197,6 +214,16 @@ int kube_request_do(struct kube_client *c, const struct kube_request *req, json_
 
 		bool retry = false;
 		long delay = -1;
+		if (b.sink_ret) {
+			ret = b.sink_ret;
+			goto out;
+		}
+		if (b.streamed && cc != CURLE_OK) {
+			/* what arrived was passed on: a retry would repeat it */
+			ret = kube_errorf(err, -EIO, "%s %s: the stream broke after %zu bytes",
+					  req->method, req->url, b.streamed);
+			goto out;
+		}
 		if (cc != CURLE_OK) {
 			retry = !curl_permanent(cc) && (req->idempotent || curl_never_sent(cc));
 			if (!retry || attempt >= (unsigned)c->opts.max_retries) {

@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 
 import yaml
 
-from conftest import BIN, VERSION_FILE, plugin, runner_pods, sb
+from conftest import BIN, VERSION_FILE, br, plugin, runner_pods, sb, small
 
 
 def test_version_help_and_kubectl_finds_the_plugin(env):
@@ -243,3 +243,31 @@ def test_bad_kubeconfig(env):
         f.flush()
         r = plugin("list", f"--kubeconfig={f.name}", kubeconfig=False)
         assert r.rc == 1 and "cannot reach the API server https://127.0.2.1:1" in r.err, r
+
+
+def test_logs_follow_streams_a_run_to_its_end(env):
+    """logs -f started before the run has a pod: the runner's lines of every
+    iteration as they come, then the end of the run. The pods are deleted
+    when the run ends (cleanup Always), so only a stream can have read them."""
+    sb.apply(small("followed", iterations=2), namespace=env.main)
+    try:
+        r = plugin("logs", "followed", "-n", env.main, "-f", timeout=300)
+        assert r.rc == 0, r
+        assert br(env.main, "followed")["status"]["phase"] == "Succeeded"
+        assert r.out.startswith("==> pod/followed-fast-1 (class fast, attempt 1) <==\n"), r
+        for it in (1, 2):
+            assert f"Started iteration iteration={it} of=2" in r.out, r
+            assert f"=== fast, iteration {it} of 2" in r.out, r
+        assert "Runner finished" in r.out and r.out.endswith("\n"), r
+        assert "benchmarkrun 'followed' Succeeded: 2 iterations on 1 storage class" in r.err, r
+        # a run that fails: its pod's log (or, if it ended first, its
+        # results), then why, exit 1, so `logs -f && report` stops there
+        sb.apply(small("followed-bad", classes=("fast", "nope"), iterations=1), namespace=env.main)
+        bad = plugin("logs", "-f", f"{env.main}/followed-bad", "--class=fast", timeout=300)
+        assert bad.rc == 1, bad
+        assert "=== fast, iteration 1 of 1" in bad.out or bad.out.startswith("ITERATION"), bad
+        assert "benchmarkrun 'followed-bad' failed:" in bad.err, bad
+        assert "storage class 'nope' does not exist" in bad.err, bad
+    finally:
+        for n in ("followed", "followed-bad"):
+            sb.delete("benchmarkrun", n, namespace=env.main)

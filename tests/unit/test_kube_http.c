@@ -27,7 +27,7 @@ static pthread_mutex_t tok_lock = PTHREAD_MUTEX_INITIALIZER;
 static char last_watch_query[256];
 static atomic_int watch_conns;
 
-enum { H_FLAKY, H_THROTTLED, H_POST_NAMED, H_POST_GEN, H_AUTH, H_LIST, H_PLAIN, H_PATCH };
+enum { H_FLAKY, H_THROTTLED, H_POST_NAMED, H_POST_GEN, H_AUTH, H_LIST, H_PLAIN, H_PATCH, H_LOG };
 
 static const char *status_json(int code, const char *reason)
 {
@@ -48,6 +48,23 @@ static enum MHD_Result reply(struct MHD_Connection *c, int code, const char *bod
 	if (retry_after)
 		MHD_add_response_header(r, "Retry-After", retry_after);
 	enum MHD_Result ret = MHD_queue_response(c, (unsigned)code, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* A 200 answer of unknown length produced by reader(state) (state freed
+ * with free() when the answer is done). */
+static enum MHD_Result reply_stream(struct MHD_Connection *c, MHD_ContentReaderCallback reader,
+				    void *state, const char *content_type)
+{
+	struct MHD_Response *r =
+		MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, reader, state, free);
+	if (!r) {
+		free(state);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, "Content-Type", content_type);
+	enum MHD_Result ret = MHD_queue_response(c, 200, r);
 	MHD_destroy_response(r);
 	return ret;
 }
@@ -124,12 +141,51 @@ static enum MHD_Result watch(struct MHD_Connection *c)
 	s->conn = atomic_fetch_add(&watch_conns, 1) + 1;
 	s->mode = rv && strcmp(rv, "gone-event") == 0 ? 1 : 0;
 	s->start_rv = rv ? strtol(rv, NULL, 10) : 0;
-	struct MHD_Response *r =
-		MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, stream_read, s, free);
-	MHD_add_response_header(r, "Content-Type", "application/json");
-	enum MHD_Result ret = MHD_queue_response(c, 200, r);
-	MHD_destroy_response(r);
-	return ret;
+	return reply_stream(c, stream_read, s, "application/json");
+}
+
+/* ------------------------------------------------------- pod log (follow) */
+
+/* "Runner started" ... in three pieces 150 ms apart (one line split across
+ * two), then the end of the answer; "broken" drops the connection after the
+ * first piece. */
+static const char *const log_pieces[] = {"line 1\n", "line 2 sp", "lit\nline 3\n", NULL};
+
+struct logstream {
+	int piece;
+	bool broken;
+};
+
+static ssize_t log_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct logstream *s = cls;
+	(void)pos;
+	if (s->piece > 0)
+		usleep(150000);
+	if (s->broken && s->piece == 1)
+		return MHD_CONTENT_READER_END_WITH_ERROR;
+	const char *p = log_pieces[s->piece];
+	if (!p)
+		return MHD_CONTENT_READER_END_OF_STREAM;
+	s->piece++;
+	size_t n = strlen(p) < max ? strlen(p) : max;
+	memcpy(buf, p, n);
+	return (ssize_t)n;
+}
+
+static enum MHD_Result pod_log(struct MHD_Connection *c, const char *pod)
+{
+	const char *f = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "follow");
+	if (!f || strcmp(f, "true") != 0)
+		return reply(c, 400, status_json(400, "BadRequest"), NULL);
+	/* the first try of "p1" meets a 503: retried, nothing streamed yet */
+	if (atomic_fetch_add(&hits[H_LOG], 1) == 0 && strcmp(pod, "p1") == 0)
+		return reply(c, 503, status_json(503, "ServiceUnavailable"), NULL);
+	struct logstream *s = calloc(1, sizeof(*s));
+	if (!s)
+		return MHD_NO;
+	s->broken = strcmp(pod, "broken") == 0;
+	return reply_stream(c, log_read, s, "text/plain");
 }
 
 /* ------------------------------------------------------------------ router */
@@ -152,6 +208,15 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 	const char *w = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "watch");
 	if (w && strcmp(url, "/api/v1/namespaces/t/configmaps") == 0)
 		return watch(c);
+	static const char log_prefix[] = "/api/v1/namespaces/t/pods/";
+	if (strncmp(url, log_prefix, sizeof(log_prefix) - 1) == 0 && strlen(url) > 4 &&
+	    strcmp(url + strlen(url) - 4, "/log") == 0) {
+		char pod[64];
+		snprintf(pod, sizeof(pod), "%.*s", (int)(strlen(url) - sizeof(log_prefix) + 1 - 4),
+			 url + sizeof(log_prefix) - 1);
+		if (strcmp(pod, "p1") == 0 || strcmp(pod, "broken") == 0)
+			return pod_log(c, pod);
+	}
 	if (strcmp(url, "/api/v1/namespaces/t/configmaps/flaky") == 0) {
 		if (atomic_fetch_add(&hits[H_FLAKY], 1) < 2)
 			return reply(c, 500, status_json(500, "InternalError"), NULL);
@@ -276,6 +341,81 @@ static int test_retry_500_then_ok(void)
 	CHECK_INT(hits[H_PLAIN], 5);
 	CHECK_INT(err.http_code, 503);
 	CHECK_STR(err.reason, "ServiceUnavailable");
+	kube_client_free(c);
+	return T_PASS;
+}
+
+struct sink_rec {
+	char text[256];
+	size_t len;
+	int calls;
+	int64_t first_ms, last_ms;
+	int stop_after; /* return -EPIPE on this call (0: never) */
+};
+
+static int sink(void *arg, const char *data, size_t len)
+{
+	struct sink_rec *r = arg;
+	int64_t now = kube_now_ms();
+	if (!r->calls++)
+		r->first_ms = now;
+	r->last_ms = now;
+	if (r->len + len < sizeof(r->text)) {
+		memcpy(r->text + r->len, data, len);
+		r->len += len;
+		r->text[r->len] = '\0';
+	}
+	return r->stop_after && r->calls >= r->stop_after ? -EPIPE : 0;
+}
+
+static int test_stream_pod_log(void)
+{
+	struct kube_config cfg = KUBE_CONFIG_INIT;
+	/* a total request timeout far shorter than the stream: not applied */
+	struct kube_client_opts o = {
+		.backoff_base_ms = 20, .backoff_cap_ms = 100, .request_timeout_ms = 200};
+	CHECK_INT(start_server(), 0);
+	cfg.server = server_url;
+	cfg.namespace = (char *)"t";
+	struct kube_client *c = kube_client_new(&cfg, &o, NULL);
+	CHECK(c);
+	struct kube_query q[] = {{"follow", "true"}};
+	struct kube_error err;
+	struct sink_rec rec = {0};
+
+	/* a 503 first (retried), then the answer as it arrives */
+	sb_log_set_level(SB_LOG_ERROR);
+	int r = kube_stream_raw(c, &kube_res_pods, NULL, "p1", "log", q, 1, sink, &rec, &err);
+	sb_log_set_level(SB_LOG_INFO);
+	CHECK_INT(r, 0);
+	CHECK_STR(rec.text, "line 1\nline 2 split\nline 3\n");
+	CHECK_INT(hits[H_LOG], 2);
+	CHECK(rec.calls >= 3);			  /* piece by piece... */
+	CHECK(rec.last_ms - rec.first_ms >= 250); /* ...as they were sent, 150 ms apart */
+
+	/* the sink stops it: its return comes back */
+	memset(&rec, 0, sizeof(rec));
+	rec.stop_after = 1;
+	r = kube_stream_raw(c, &kube_res_pods, NULL, "p1", "log", q, 1, sink, &rec, &err);
+	CHECK_INT(r, -EPIPE);
+	CHECK_STR(rec.text, "line 1\n");
+
+	/* broken after data: -EIO, not retried (the data would come twice) */
+	memset(&rec, 0, sizeof(rec));
+	int before = hits[H_LOG];
+	sb_log_set_level(SB_LOG_ERROR);
+	r = kube_stream_raw(c, &kube_res_pods, NULL, "broken", "log", q, 1, sink, &rec, &err);
+	sb_log_set_level(SB_LOG_INFO);
+	CHECK_INT(r, -EIO);
+	CHECK(strstr(err.message, "the stream broke after 7 bytes") != NULL);
+	CHECK_STR(rec.text, "line 1\n");
+	CHECK_INT(hits[H_LOG] - before, 1);
+
+	/* an error answer is not streamed: it is the error */
+	memset(&rec, 0, sizeof(rec));
+	r = kube_stream_raw(c, &kube_res_pods, NULL, "nope", "log", q, 1, sink, &rec, &err);
+	CHECK_INT(r, -ENOENT);
+	CHECK_INT(rec.calls, 0);
 	kube_client_free(c);
 	return T_PASS;
 }
@@ -588,6 +728,7 @@ static const struct test_case cases[] = {
 	{"kube-http/watch-gone", test_watch_gone},
 	{"kube-http/watch-stop-from-thread", test_watch_idle_restart_and_stop},
 	{"kube-http/watch-idle-restart", test_watch_idle_restart},
+	{"kube-http/stream-pod-log", test_stream_pod_log},
 };
 
 int main(void)

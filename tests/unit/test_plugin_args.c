@@ -113,6 +113,23 @@ static int test_logs_options(void)
 	const char *e[] = {"x", "logs", "r", "--class="};
 	CHECK_INT(parse(&a, ARGC(e), e), -EINVAL);
 	CHECK_STR(err, "--class: empty storage class name");
+	/* -f/--follow: logs only, not with --iteration */
+	const char *f1[] = {"x", "logs", "r", "-f"};
+	CHECK_INT(parse(&a, ARGC(f1), f1), 0);
+	CHECK(a.follow);
+	const char *f2[] = {"x", "logs", "--follow", "--class=fast", "r"};
+	CHECK_INT(parse(&a, ARGC(f2), f2), 0);
+	CHECK(a.follow);
+	CHECK_STR(a.cls, "fast");
+	const char *f3[] = {"x", "logs", "r", "--follow=false"};
+	CHECK_INT(parse(&a, ARGC(f3), f3), 0);
+	CHECK(!a.follow);
+	const char *f4[] = {"x", "logs", "r", "-f", "--iteration=2"};
+	CHECK_INT(parse(&a, ARGC(f4), f4), -EINVAL);
+	CHECK(strstr(err, "-f and --iteration cannot go together") != NULL);
+	const char *f5[] = {"x", "report", "r", "-f"};
+	CHECK_INT(parse(&a, ARGC(f5), f5), -EINVAL);
+	CHECK_STR(err, "-f is not an option of 'report'");
 	return T_PASS;
 }
 
