@@ -71,15 +71,7 @@ int svg_panel_bars(struct svg *s, const struct doc *d, bool bw, double *height)
 	double top = 58 + svg_legend(s, d, x0, 60, x1 - x0, LG_BOX) + 4;
 	double bottom = top + group * (double)nc;
 
-	for (size_t i = 0; i < nc; i++) {
-		double gy = top + group * (double)i;
-		if (i % 2 == 0)
-			svg_out(s,
-				"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-				"fill=\"" C_ZEBRA "\"/>\n",
-				MARGIN, gy, WIDTH - 2 * MARGIN, group);
-		svg_cat_label(s, d, &c[i], x0 - 8, gy + group / 2 + 4, labw - 10);
-	}
+	svg_cat_rows(s, d, c, nc, top, group, x0, labw);
 	svg_xgrid(s, &a, x0, x1, top, bottom);
 	for (size_t t = 0; t < d->ntg; t++) {
 		svg_out(s, "<g class=\"series\" data-target=\"");

@@ -57,3 +57,17 @@ void svg_cat_label(struct svg *s, const struct doc *d, const struct cat *c, doub
 	svg_esc(s, c->dir);
 	svg_out(s, "</text>\n");
 }
+
+void svg_cat_rows(struct svg *s, const struct doc *d, const struct cat *c, size_t nc, double top,
+		  double group, double x0, double labw)
+{
+	for (size_t i = 0; i < nc; i++) {
+		double gy = top + group * (double)i;
+		if (i % 2 == 0)
+			svg_out(s,
+				"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+				"fill=\"" C_ZEBRA "\"/>\n",
+				MARGIN, gy, WIDTH - 2 * MARGIN, group);
+		svg_cat_label(s, d, &c[i], x0 - 8, gy + group / 2 + 4, labw - 10);
+	}
+}

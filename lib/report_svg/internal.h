@@ -248,6 +248,12 @@ double svg_cat_label_w(const struct doc *d, const struct cat *c, double px);
 void svg_cat_label(struct svg *s, const struct doc *d, const struct cat *c, double x, double y,
 		   double maxw);
 
+/* The rows c[0..nc) from top, group high each: every other one on a zebra
+ * stripe across the panel, each labelled right-aligned before x0 within labw
+ * (the label column's width). */
+void svg_cat_rows(struct svg *s, const struct doc *d, const struct cat *c, size_t nc, double top,
+		  double group, double x0, double labw);
+
 /* ------------------------------------------------------ the panels */
 
 /*
