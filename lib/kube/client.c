@@ -57,6 +57,8 @@ static int config_copy(struct kube_config *dst, const struct kube_config *src)
 		ret = dup_buf(&dst->token, src->token, strlen(src->token));
 	if (!ret && src->token_file)
 		ret = dup_buf(&dst->token_file, src->token_file, strlen(src->token_file));
+	if (!ret && src->exec && !(dst->exec = kube_exec_config_dup(src->exec)))
+		ret = -ENOMEM;
 	if (!ret)
 		ret = dup_buf(&dst->namespace, src->namespace ? src->namespace : "default",
 			      strlen(src->namespace ? src->namespace : "default"));
@@ -144,6 +146,11 @@ struct kube_client *kube_client_new(const struct kube_config *cfg,
 			goto fail_ua;
 		c->has_token_file = true;
 	}
+	if (c->cfg.exec && !c->cfg.token) {
+		if (kube_exec_token_init(&c->exec_token))
+			goto fail_tok;
+		c->has_exec = true;
+	}
 	if (pthread_mutex_init(&c->handles_lock, NULL))
 		goto fail_tok;
 	if (pthread_key_create(&c->key, thread_exit))
@@ -156,6 +163,8 @@ struct kube_client *kube_client_new(const struct kube_config *cfg,
 fail_mutex:
 	pthread_mutex_destroy(&c->handles_lock);
 fail_tok:
+	if (c->has_exec)
+		kube_exec_token_release(&c->exec_token);
 	if (c->has_token_file)
 		kube_token_file_release(&c->token_file);
 fail_ua:
@@ -184,6 +193,8 @@ void kube_client_free(struct kube_client *c)
 		h = next;
 	}
 	pthread_mutex_destroy(&c->handles_lock);
+	if (c->has_exec)
+		kube_exec_token_release(&c->exec_token);
 	if (c->has_token_file)
 		kube_token_file_release(&c->token_file);
 	free(c->user_agent);
@@ -257,16 +268,27 @@ void kube_client_set_fresh_connections(struct kube_client *c, bool on)
 		h->fresh = on;
 }
 
-int kube_client_token(struct kube_client *c, bool force, char **out)
+int kube_client_token(struct kube_client *c, bool force, char **out, struct kube_error *err)
 {
 	*out = NULL;
 	if (c->cfg.token) {
 		*out = strdup(c->cfg.token);
-		return *out ? 0 : -ENOMEM;
+		return *out ? 0 : kube_errorf(err, -ENOMEM, "out of memory");
 	}
-	if (c->has_token_file)
-		return kube_token_file_get(&c->token_file, force, out);
+	if (c->has_exec)
+		return kube_exec_token_get(&c->exec_token, c->cfg.exec, &c->cfg, force, out, err);
+	if (c->has_token_file) {
+		int ret = kube_token_file_get(&c->token_file, force, out);
+		if (ret)
+			return kube_errorf(err, ret, "cannot read token file '%s': %s",
+					   c->cfg.token_file, strerror(-ret));
+	}
 	return 0;
+}
+
+bool kube_client_token_renewable(const struct kube_client *c)
+{
+	return c->has_token_file || c->has_exec;
 }
 
 #define SETOPT(h, opt, val)                                          \

@@ -41,6 +41,7 @@ void kube_config_release(struct kube_config *cfg)
 	free_secret_buf(cfg->key_pem, cfg->key_pem_len);
 	kube_free_secret(cfg->token);
 	free(cfg->token_file);
+	kube_exec_config_free(cfg->exec);
 	free(cfg->namespace);
 	free(cfg->source);
 	kube_config_init(cfg);
@@ -331,6 +332,111 @@ static int parse_cluster(struct kc *k, yaml_node_t *c, size_t idx, struct kube_c
 			PEM_CERT, &cfg->ca_pem, &cfg->ca_pem_len);
 }
 
+/* A list of strings at key of m into a new array *out of *n (caller frees). */
+static int get_str_list(struct kc *k, yaml_node_t *m, const char *prefix, const char *key,
+			char ***out, size_t *n)
+{
+	yaml_node_t *seq = map_get(k, m, key);
+	*out = NULL;
+	*n = 0;
+	if (!seq)
+		return 0;
+	if (seq->type != YAML_SEQUENCE_NODE)
+		return kc_fail(k, -EINVAL, NULL, "%s%s: expected a list", prefix, key);
+	size_t cap = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start);
+	*out = calloc(cap + 1, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	for (yaml_node_item_t *it = seq->data.sequence.items.start;
+	     it < seq->data.sequence.items.top; it++) {
+		yaml_node_t *e = node(k, *it);
+		if (!e || e->type != YAML_SCALAR_NODE)
+			return kc_fail(k, -EINVAL, NULL, "%s%s[%zu]: expected a string", prefix,
+				       key, *n);
+		if (!((*out)[*n] = strdup((const char *)e->data.scalar.value)))
+			return -ENOMEM;
+		(*n)++;
+	}
+	return 0;
+}
+
+/* users[i].user.exec: the credential plugin (see struct kube_exec_config). */
+static int parse_exec(struct kc *k, yaml_node_t *ex, const char *user_prefix,
+		      struct kube_config *cfg)
+{
+	char prefix[96];
+	const char *command, *api, *hint, *pci, *mode;
+	int ret;
+
+	(void)snprintf(prefix, sizeof(prefix), "%sexec.", user_prefix);
+	if (ex->type != YAML_MAPPING_NODE)
+		return kc_fail(k, -EINVAL, NULL, "%sexec: expected a mapping", user_prefix);
+	struct kube_exec_config *x = calloc(1, sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	cfg->exec = x; /* freed with cfg, also on the errors below */
+	if ((ret = get_str(k, ex, prefix, "command", &command)) ||
+	    (ret = get_str(k, ex, prefix, "apiVersion", &api)) ||
+	    (ret = get_str(k, ex, prefix, "installHint", &hint)) ||
+	    (ret = get_str(k, ex, prefix, "provideClusterInfo", &pci)) ||
+	    (ret = get_str(k, ex, prefix, "interactiveMode", &mode)))
+		return ret;
+	if (!command || !*command)
+		return kc_fail(k, -EINVAL, NULL, "%scommand: missing", prefix);
+	if (!api)
+		return kc_fail(k, -EINVAL, NULL, "%sapiVersion: missing", prefix);
+	if (strcmp(api, "client.authentication.k8s.io/v1") &&
+	    strcmp(api, "client.authentication.k8s.io/v1beta1"))
+		return kc_fail(k, -EINVAL, NULL,
+			       "%sapiVersion: '%s' is not client.authentication.k8s.io/v1 or "
+			       "v1beta1",
+			       prefix, api);
+	if (mode && strcmp(mode, "Never") && strcmp(mode, "IfAvailable"))
+		return kc_fail(k, -ENOTSUP, NULL,
+			       "%sinteractiveMode: '%s' is not supported (plugins run without a "
+			       "terminal: Never or IfAvailable)",
+			       prefix, mode);
+	if (pci && strcmp(pci, "true") && strcmp(pci, "false"))
+		return kc_fail(k, -EINVAL, NULL, "%sprovideClusterInfo: '%s' is not a boolean",
+			       prefix, pci);
+	x->provide_cluster_info = pci && !strcmp(pci, "true");
+	if ((ret = dup_to(&x->command, command)) || (ret = dup_to(&x->api_version, api)) ||
+	    (ret = dup_to(&x->install_hint, hint)) ||
+	    (ret = get_str_list(k, ex, prefix, "args", &x->args, &x->nargs)))
+		return ret;
+	if (!x->args && !(x->args = calloc(1, sizeof(*x->args))))
+		return -ENOMEM;
+
+	yaml_node_t *env = map_get(k, ex, "env");
+	if (env && env->type != YAML_SEQUENCE_NODE)
+		return kc_fail(k, -EINVAL, NULL, "%senv: expected a list", prefix);
+	size_t cap =
+		env ? (size_t)(env->data.sequence.items.top - env->data.sequence.items.start) : 0;
+	if (!(x->env = calloc(cap + 1, sizeof(*x->env))))
+		return -ENOMEM;
+	for (size_t i = 0; i < cap; i++) {
+		yaml_node_t *e = node(k, env->data.sequence.items.start[i]);
+		char ep[128];
+		const char *name, *value;
+		(void)snprintf(ep, sizeof(ep), "%senv[%zu].", prefix, i);
+		if (!e || e->type != YAML_MAPPING_NODE)
+			return kc_fail(k, -EINVAL, NULL, "%senv[%zu]: expected a mapping", prefix,
+				       i);
+		if ((ret = get_str(k, e, ep, "name", &name)) ||
+		    (ret = get_str(k, e, ep, "value", &value)))
+			return ret;
+		if (!name || !*name || strchr(name, '='))
+			return kc_fail(k, -EINVAL, NULL, "%sname: missing or not a variable name",
+				       ep);
+		if (asprintf(&x->env[i], "%s=%s", name, value ? value : "") < 0) {
+			x->env[i] = NULL;
+			return -ENOMEM;
+		}
+		x->nenv++;
+	}
+	return 0;
+}
+
 static int parse_user(struct kc *k, yaml_node_t *u, size_t idx, struct kube_config *cfg)
 {
 	char prefix[64];
@@ -340,7 +446,7 @@ static int parse_user(struct kc *k, yaml_node_t *u, size_t idx, struct kube_conf
 	if (!u)
 		return 0; /* a user with no credentials */
 	(void)snprintf(prefix, sizeof(prefix), "users[%zu].user.", idx);
-	static const char *const unsupported[] = {"exec", "auth-provider", "username", "password"};
+	static const char *const unsupported[] = {"auth-provider", "username", "password"};
 	for (size_t i = 0; i < sizeof(unsupported) / sizeof(unsupported[0]); i++)
 		if (map_get(k, u, unsupported[i]))
 			return kc_fail(k, -ENOTSUP, NULL,
@@ -359,6 +465,12 @@ static int parse_user(struct kc *k, yaml_node_t *u, size_t idx, struct kube_conf
 	if ((ret = get_str(k, u, prefix, "token", &token)) ||
 	    (ret = get_str(k, u, prefix, "tokenFile", &token_file)))
 		return ret;
+	yaml_node_t *ex = map_get(k, u, "exec");
+	if (ex && token)
+		return kc_fail(k, -EINVAL, NULL, "%sexec: a token is set too: use one of them",
+			       prefix);
+	if (ex)
+		return parse_exec(k, ex, prefix, cfg);
 	if (token) /* token wins over tokenFile, as in client-go */
 		return dup_to(&cfg->token, token);
 	if (token_file) {

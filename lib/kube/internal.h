@@ -65,6 +65,46 @@ void kube_token_file_release(struct kube_token_file *t);
  * clearing it). Re-reads the file when it changed or when force. */
 int kube_token_file_get(struct kube_token_file *t, bool force, char **out);
 
+/* -------------------------------------------------------------------- exec */
+
+/* Frees x and what it holds (accepts NULL). */
+void kube_exec_config_free(struct kube_exec_config *x);
+/* A deep copy of x, or NULL on ENOMEM. */
+struct kube_exec_config *kube_exec_config_dup(const struct kube_exec_config *x);
+
+/* "2026-11-30T22:00:00Z" (fraction and +hh:mm offsets allowed) to *out. 0 or -EINVAL. */
+int kube_parse_rfc3339(const char *s, time_t *out);
+
+/*
+ * Parses an exec plugin's output (an ExecCredential of api_version):
+ * *token (new string, caller frees with kube_free_secret) from
+ * status.token, *expiry from status.expirationTimestamp (0: none). 0,
+ * -ENOMEM, or -EINVAL with why naming the field.
+ */
+int kube_exec_credential_parse(const char *text, size_t len, const char *api_version, char **token,
+			       time_t *expiry, char *why, size_t whylen);
+
+/* The token of an exec plugin, kept until it is about to expire. Thread-safe. */
+struct kube_exec_token {
+	pthread_mutex_t lock;
+	char *token;
+	time_t expiry;	    /* 0: none given */
+	unsigned long runs; /* how many times the plugin ran */
+};
+
+int kube_exec_token_init(struct kube_exec_token *t);
+void kube_exec_token_release(struct kube_exec_token *t);
+/*
+ * Copies the token into a new string *out (caller frees with
+ * kube_free_secret), running plugin x first (cfg gives the cluster for
+ * provideClusterInfo) when there is none yet, when it expires within 10 s,
+ * or when force (after a 401). 0 or -errno with err saying why (the
+ * plugin not found, its exit status, a malformed ExecCredential...).
+ */
+int kube_exec_token_get(struct kube_exec_token *t, const struct kube_exec_config *x,
+			const struct kube_config *cfg, bool force, char **out,
+			struct kube_error *err);
+
 /* -------------------------------------------------------------------- urls */
 
 /*
@@ -141,6 +181,8 @@ struct kube_client {
 	char *user_agent;
 	struct kube_token_file token_file; /* used when cfg.token_file */
 	bool has_token_file;
+	struct kube_exec_token exec_token; /* used when cfg.exec */
+	bool has_exec;
 	pthread_key_t key;
 	pthread_mutex_t handles_lock;
 	struct kube_thread_handle *handles; /* every thread's handle */
@@ -190,8 +232,12 @@ int kube_client_setup_handle(struct kube_client *c, CURL *h, char *errbuf, const
 CURL *kube_client_thread_easy(struct kube_client *c, char **errbuf, bool *fresh);
 
 /* The bearer token to send now (new string, caller frees with
- * kube_free_secret), or NULL when none. force re-reads a token file. */
-int kube_client_token(struct kube_client *c, bool force, char **out);
+ * kube_free_secret), or NULL when none. force re-reads a token file or runs
+ * the exec plugin again. err (may be NULL) says why it failed. */
+int kube_client_token(struct kube_client *c, bool force, char **out, struct kube_error *err);
+/* True when a 401 may be cured by a fresh token (a token file or an exec
+ * plugin): the request is then tried once more with force. */
+bool kube_client_token_renewable(const struct kube_client *c);
 /* Clears and frees a secret string. */
 void kube_free_secret(char *s);
 

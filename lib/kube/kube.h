@@ -84,6 +84,22 @@ int kube_error_from_status(struct kube_error *err, long http_code, const char *b
  * struct and freed by kube_config_release(). Binary fields (PEM) are
  * NUL-terminated as well, for convenience.
  */
+/*
+ * An exec credential plugin (users[].user.exec): run to get a bearer token,
+ * as kubectl does for EKS, GKE, AKS and OIDC helpers. Owned by struct
+ * kube_config; every string is owned by this struct.
+ */
+struct kube_exec_config {
+	char *command; /* a path, or a name looked up in PATH */
+	char **args;   /* nargs arguments after the command */
+	size_t nargs;
+	char **env; /* nenv "NAME=VALUE" added to the plugin's environment */
+	size_t nenv;
+	char *api_version;	   /* client.authentication.k8s.io/v1 or v1beta1 */
+	char *install_hint;	   /* shown when the command is not found, or NULL */
+	bool provide_cluster_info; /* put the cluster in KUBERNETES_EXEC_INFO */
+};
+
 struct kube_config {
 	char *server;	   /* "https://host:port[/prefix]", no trailing '/' */
 	char *ca_pem;	   /* CA bundle (PEM) from -data or the file, or NULL */
@@ -92,11 +108,12 @@ struct kube_config {
 	size_t cert_pem_len;
 	char *key_pem; /* client private key (PEM) or NULL */
 	size_t key_pem_len;
-	char *token;	  /* static bearer token or NULL */
-	char *token_file; /* bearer token file, re-read when it changes, or NULL */
-	bool insecure;	  /* insecure-skip-tls-verify: true was set explicitly */
-	char *namespace;  /* context namespace, "default" when not set */
-	char *source;	  /* where it came from: a file path or "in-cluster" */
+	char *token;		       /* static bearer token or NULL */
+	char *token_file;	       /* bearer token file, re-read when it changes, or NULL */
+	struct kube_exec_config *exec; /* exec credential plugin, or NULL */
+	bool insecure;		       /* insecure-skip-tls-verify: true was set explicitly */
+	char *namespace;	       /* context namespace, "default" when not set */
+	char *source;		       /* where it came from: a file path or "in-cluster" */
 };
 
 #define KUBE_CONFIG_INIT \
@@ -113,7 +130,9 @@ void kube_config_release(struct kube_config *cfg);
  * names inside are resolved against the file's directory). A malformed file
  * is -EINVAL with err->message naming the file and the field, e.g.
  * "kubeconfig 'x': users[0].user.client-certificate-data: not valid base64".
- * A missing file is -ENOENT. exec and auth-provider users are -ENOTSUP.
+ * A missing file is -ENOENT. auth-provider users are -ENOTSUP; an exec
+ * user gets its token from the plugin when the client needs one (and again
+ * before it expires, and after a 401).
  */
 int kube_config_load_file(struct kube_config *cfg, const char *path, struct kube_error *err);
 

@@ -196,12 +196,9 @@ int kube_request_do(struct kube_client *c, const struct kube_request *req, json_
 		long code = 0, ra_ms = -1;
 		CURLcode cc = CURLE_OK;
 
-		ret = kube_client_token(c, force_token, &token);
-		if (ret) {
-			ret = kube_errorf(err, ret, "%s %s: cannot read token file '%s': %s",
-					  req->method, req->url, c->cfg.token_file, strerror(-ret));
-			goto out;
-		}
+		ret = kube_client_token(c, force_token, &token, err);
+		if (ret)
+			goto out; /* err says why: the token file, the exec plugin */
 		force_token = false;
 		b.len = 0;
 		b.too_big = false;
@@ -237,13 +234,13 @@ int kube_request_do(struct kube_client *c, const struct kube_request *req, json_
 						"%s %s: transport error", req->method, req->url);
 				goto out;
 			}
-		} else if (code == 401 && c->has_token_file && !reauthed) {
+		} else if (code == 401 && kube_client_token_renewable(c) && !reauthed) {
 			/* The token may have rotated: re-read it and try once more. */
 			reauthed = true;
 			force_token = true;
 			atomic_fetch_add(&c->n_reauths, 1);
-			sb_info("Re-read token after 401", "file=%s url=%s", c->cfg.token_file,
-				req->url);
+			sb_info("Renewing token after 401", "source=%s url=%s",
+				c->cfg.exec ? c->cfg.exec->command : c->cfg.token_file, req->url);
 			continue;
 		} else if (code == 429 || (code >= 500 && code < 600 && req->idempotent)) {
 			retry = attempt < (unsigned)c->opts.max_retries;

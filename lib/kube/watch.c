@@ -259,11 +259,9 @@ static enum outcome connect_once(struct kube_watch *w, bool force_token, int *re
 		kube_errorf(err, *ret, "watch %s: cannot build the URL", w->resource);
 		return OUT_FAIL;
 	}
-	*ret = kube_client_token(w->c, force_token, &token);
-	if (*ret) {
-		kube_errorf(err, *ret, "watch %s: cannot read the token file", w->resource);
-		goto out;
-	}
+	*ret = kube_client_token(w->c, force_token, &token, err);
+	if (*ret)
+		goto out; /* err says why: the token file, the exec plugin */
 	curl_easy_reset(w->easy);
 	w->errbuf[0] = '\0';
 	*ret = kube_client_setup_handle(w->c, w->easy, w->errbuf, token, NULL, &headers);
@@ -395,7 +393,7 @@ int kube_watch_run(struct kube_watch *w, struct kube_error *err)
 			break;
 		/* OUT_RETRY: decide from the answer. */
 		long code = err->http_code;
-		if (w->code == 401 && w->c->has_token_file && !reauthed) {
+		if (w->code == 401 && kube_client_token_renewable(w->c) && !reauthed) {
 			reauthed = true;
 			force_token = true;
 			atomic_fetch_add(&w->c->n_reauths, 1);

@@ -84,6 +84,42 @@ def test_kubeconfig_list_is_merged_like_kubectl(env, tmp_path):
     assert r.rc == 1 and "clusters: missing (looking for 'storagebench')" in r.err, r
 
 
+def test_exec_credential_plugin_like_kubectl(env, tmp_path):
+    """A kubeconfig whose user is an exec plugin (as on EKS, GKE, AKS): the
+    plugin's token authenticates the plugin as it does kubectl; a plugin
+    that fails is named with its exit status."""
+    with open(sb.KUBECONFIG) as f:
+        whole = yaml.safe_load(f)
+    token = whole["users"][0]["user"]["token"]
+    helper = tmp_path / "sb-credentials"
+    helper.write_text(
+        "#!/bin/sh\n"
+        f"echo run >> {tmp_path / 'runs'}\n"
+        "[ -n \"$SB_FAIL\" ] && { echo 'sb-credentials: not logged in' >&2; exit 4; }\n"
+        "printf '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",'\\\n"
+        "'\"status\":{\"token\":\"%s\"}}\\n' \"$SB_TOKEN\"\n")
+    helper.chmod(0o755)
+    whole["users"][0]["user"] = {"exec": {
+        "apiVersion": "client.authentication.k8s.io/v1", "command": str(helper),
+        "env": [{"name": "SB_TOKEN", "value": token}], "interactiveMode": "Never",
+        "installHint": "see the test"}}
+    whole["contexts"][0]["context"]["namespace"] = env.main
+    kc = tmp_path / "config"
+    kc.write_text(yaml.safe_dump(whole))
+    r = plugin("list", kubeconfig=False, env={"KUBECONFIG": str(kc)})
+    assert r.rc == 0, r
+    names = sorted(ln.split()[0] for ln in r.out.splitlines()[1:])
+    assert names == ["base", "broken", "cur", "slow"], r
+    assert (tmp_path / "runs").read_text().count("run") == 1  # one run, its token kept
+    k = sb.run(["/usr/bin/env", f"KUBECONFIG={kc}", sb.KUBECTL, "get", "benchmarkruns", "-o", "name"],
+               check=False)
+    assert sorted(n.rsplit("/", 1)[1] for n in k.stdout.split()) == names, k.stdout + k.stderr
+    bad = plugin("list", kubeconfig=False, env={"KUBECONFIG": str(kc), "SB_FAIL": "1"})
+    assert bad.rc == 1, bad
+    assert f"exec plugin '{helper}' exited with status 4" in bad.err, bad
+    assert "sb-credentials: not logged in" in bad.err, bad  # its stderr passes through
+
+
 def test_list_all_namespaces_and_empty(env):
     r = plugin("list", "-A")
     assert r.rc == 0, r

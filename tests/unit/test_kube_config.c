@@ -258,10 +258,46 @@ static int test_malformed_names_field(void)
 	if ((r = expect_error(srv, "    token: [a, b]\n", -EINVAL,
 			      "users[1].user.token: expected a string")))
 		return r;
-	if ((r = expect_error(srv, "    exec:\n      command: aws\n", -ENOTSUP,
-			      "users[1].user.exec: not supported (use a token or a client "
-			      "certificate)")))
+	if ((r = expect_error(srv, "    auth-provider:\n      name: gcp\n", -ENOTSUP,
+			      "users[1].user.auth-provider: not supported (use a token or a "
+			      "client certificate)")))
 		return r;
+	/* exec plugins: each field checked */
+	static const struct {
+		const char *user;
+		int want;
+		const char *msg;
+	} ex[] = {
+		{"    exec:\n      command: aws\n", -EINVAL,
+		 "users[1].user.exec.apiVersion: missing"},
+		{"    exec:\n      apiVersion: client.authentication.k8s.io/v1\n", -EINVAL,
+		 "users[1].user.exec.command: missing"},
+		{"    exec:\n      command: aws\n      apiVersion: client.authentication.k8s.io/"
+		 "v1alpha1\n",
+		 -EINVAL,
+		 "users[1].user.exec.apiVersion: 'client.authentication.k8s.io/v1alpha1' is not "
+		 "client.authentication.k8s.io/v1 or v1beta1"},
+		{"    exec:\n      command: aws\n      apiVersion: "
+		 "client.authentication.k8s.io/v1\n"
+		 "      interactiveMode: Always\n",
+		 -ENOTSUP,
+		 "users[1].user.exec.interactiveMode: 'Always' is not supported (plugins run "
+		 "without a terminal: Never or IfAvailable)"},
+		{"    exec:\n      command: aws\n      apiVersion: "
+		 "client.authentication.k8s.io/v1\n"
+		 "      args: eks\n",
+		 -EINVAL, "users[1].user.exec.args: expected a list"},
+		{"    exec:\n      command: aws\n      apiVersion: "
+		 "client.authentication.k8s.io/v1\n"
+		 "      env:\n      - value: x\n",
+		 -EINVAL, "users[1].user.exec.env[0].name: missing or not a variable name"},
+		{"    token: t\n    exec:\n      command: aws\n      apiVersion: "
+		 "client.authentication.k8s.io/v1\n",
+		 -EINVAL, "users[1].user.exec: a token is set too: use one of them"},
+	};
+	for (size_t i = 0; i < sizeof(ex) / sizeof(ex[0]); i++)
+		if ((r = expect_error(srv, ex[i].user, ex[i].want, ex[i].msg)))
+			return r;
 	char user[9000];
 	snprintf(user, sizeof(user), "    client-certificate-data: %s\n", cert_b64);
 	if ((r = expect_error(srv, user, -EINVAL,
@@ -456,6 +492,79 @@ out:
 	return r;
 }
 
+/* An exec user: the plugin's command, args, env and the rest, as written. */
+static int test_exec_user(void)
+{
+	char path[256];
+	struct kube_config cfg;
+	struct kube_error err;
+	CHECK_INT(make_material(), 0);
+	CHECK_INT(write_kubeconfig("kc-exec", "    server: https://eks.example:443\n",
+				   "    exec:\n"
+				   "      apiVersion: client.authentication.k8s.io/v1beta1\n"
+				   "      command: aws\n"
+				   "      args: [eks, get-token, --cluster-name, prod]\n"
+				   "      env:\n"
+				   "      - {name: AWS_PROFILE, value: platform}\n"
+				   "      - {name: EMPTY}\n"
+				   "      installHint: install the AWS CLI\n"
+				   "      provideClusterInfo: true\n"
+				   "      interactiveMode: IfAvailable\n",
+				   NULL),
+		  0);
+	path_of("kc-exec", path, sizeof(path));
+	CHECK_INT(kube_config_load_file(&cfg, path, &err), 0);
+	CHECK(cfg.exec != NULL && cfg.token == NULL);
+	CHECK_STR(cfg.exec->command, "aws");
+	CHECK_INT(cfg.exec->nargs, 4);
+	CHECK_STR(cfg.exec->args[1], "get-token");
+	CHECK_STR(cfg.exec->args[3], "prod");
+	CHECK_INT(cfg.exec->nenv, 2);
+	CHECK_STR(cfg.exec->env[0], "AWS_PROFILE=platform");
+	CHECK_STR(cfg.exec->env[1], "EMPTY=");
+	CHECK_STR(cfg.exec->api_version, "client.authentication.k8s.io/v1beta1");
+	CHECK_STR(cfg.exec->install_hint, "install the AWS CLI");
+	CHECK(cfg.exec->provide_cluster_info);
+	/* the client keeps its own copy */
+	struct kube_client *c = kube_client_new(&cfg, NULL, &err);
+	kube_config_release(&cfg);
+	CHECK(c != NULL);
+	kube_client_free(c);
+	return T_PASS;
+}
+
+/* ExecCredential output and RFC 3339 times. */
+static int test_exec_credential_parse(void)
+{
+	const char *v1 = "client.authentication.k8s.io/v1";
+	char *tok = NULL, why[256];
+	time_t exp, t;
+	const char *ok = "{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":"
+			 "\"ExecCredential\",\"status\":{\"token\":\"k8s-aws-v1.x\","
+			 "\"expirationTimestamp\":\"2026-11-30T22:15:00Z\"}}";
+	CHECK_INT(kube_exec_credential_parse(ok, strlen(ok), v1, &tok, &exp, why, sizeof(why)), 0);
+	CHECK_STR(tok, "k8s-aws-v1.x");
+	CHECK_INT(exp, 1796076900);
+	kube_free_secret(tok);
+	CHECK_INT(kube_exec_credential_parse(ok, strlen(ok), "client.authentication.k8s.io/v1beta1",
+					     &tok, &exp, why, sizeof(why)),
+		  -EINVAL);
+	CHECK(strstr(why, "apiVersion: 'client.authentication.k8s.io/v1' is not the") != NULL);
+	const char *cert = "{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":"
+			   "\"ExecCredential\",\"status\":{\"clientCertificateData\":\"x\"}}";
+	CHECK_INT(kube_exec_credential_parse(cert, strlen(cert), v1, &tok, &exp, why, sizeof(why)),
+		  -EINVAL);
+	CHECK(strstr(why, "client certificates from exec plugins are not supported") != NULL);
+	CHECK_INT(kube_exec_credential_parse("nope", 4, v1, &tok, &exp, why, sizeof(why)), -EINVAL);
+	CHECK(strstr(why, "not JSON") != NULL);
+	CHECK_INT(tok == NULL, 1);
+	CHECK_INT(kube_parse_rfc3339("2026-11-30T23:15:00.123456+01:00", &t), 0);
+	CHECK_INT(t, 1796076900);
+	CHECK_INT(kube_parse_rfc3339("2026-11-30T22:15:00", &t), -EINVAL);
+	CHECK_INT(kube_parse_rfc3339("2026-11-30T22:15:00Zjunk", &t), -EINVAL);
+	return T_PASS;
+}
+
 /* A KUBECONFIG list is merged as client-go merges it. */
 static int test_kubeconfig_list_merged(void)
 {
@@ -563,6 +672,8 @@ static const struct test_case cases[] = {
 	{"kube-config/in-cluster", test_in_cluster},
 	{"kube-config/load-order", test_load_order},
 	{"kube-config/kubeconfig-list-merged", test_kubeconfig_list_merged},
+	{"kube-config/exec-user", test_exec_user},
+	{"kube-config/exec-credential-parse", test_exec_credential_parse},
 	{"kube-config/client-new", test_client_new},
 };
 

@@ -16,6 +16,7 @@
 #include <microhttpd.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static struct MHD_Daemon *daemon_;
@@ -515,6 +516,177 @@ static int test_401_rereads_token(void)
 	return T_PASS;
 }
 
+/* ------------------------------------------------- exec credential plugin */
+
+static char exec_dir[64];
+
+static int exec_put(const char *name, const char *text)
+{
+	char path[128];
+	snprintf(path, sizeof(path), "%s/%s", exec_dir, name);
+	if (!text)
+		return unlink(path) && errno != ENOENT ? -1 : 0;
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+/* Lines in exec_dir/name (the plugin appends one per run), -1 if unreadable. */
+static int exec_lines(const char *name)
+{
+	char path[128], line[4096];
+	int n = 0;
+	snprintf(path, sizeof(path), "%s/%s", exec_dir, name);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n++;
+	fclose(f);
+	return n;
+}
+
+static bool exec_file_has(const char *name, const char *needle)
+{
+	char path[128], buf[4096] = "";
+	snprintf(path, sizeof(path), "%s/%s", exec_dir, name);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return strstr(buf, needle) != NULL;
+}
+
+/* A plugin in sh: the token from ./tok, the kind from ./kind, an expiry
+ * from ./exp, exit 3 when ./fail exists; it records each run, its
+ * KUBERNETES_EXEC_INFO, an env variable and its first argument. */
+static const char plugin_sh[] =
+	"#!/bin/sh\n"
+	"d=$(dirname \"$0\")\n"
+	"echo run >> \"$d/runs\"\n"
+	"printf '%s\\n' \"$KUBERNETES_EXEC_INFO\" > \"$d/info\"\n"
+	"printf '%s %s\\n' \"$SB_EXEC_VAR\" \"$1\" > \"$d/envargs\"\n"
+	"[ -f \"$d/fail\" ] && { echo 'plugin: no credentials' >&2; exit 3; }\n"
+	"exp=''; [ -f \"$d/exp\" ] && exp=\",\\\"expirationTimestamp\\\":\\\"$(cat "
+	"\"$d/exp\")\\\"\"\n"
+	"kind=ExecCredential; [ -f \"$d/kind\" ] && kind=$(cat \"$d/kind\")\n"
+	"printf '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"%s\",'\\\n"
+	"'\"status\":{\"token\":\"%s\"%s}}\\n' \"$kind\" \"$(cat \"$d/tok\")\" \"$exp\"\n";
+
+static int test_exec_credential_plugin(void)
+{
+	char plugin[128], a0[] = "--region=eu", e0[] = "SB_EXEC_VAR=from-kubeconfig";
+	char *args[] = {a0}, *env[] = {e0};
+	struct kube_exec_config x = {.args = args,
+				     .nargs = 1,
+				     .env = env,
+				     .nenv = 1,
+				     .api_version = (char *)"client.authentication.k8s.io/v1",
+				     .install_hint = (char *)"install it with: apt install it",
+				     .provide_cluster_info = true};
+	struct kube_config cfg = KUBE_CONFIG_INIT;
+	struct kube_client_opts o = {.backoff_base_ms = 20, .backoff_cap_ms = 100};
+	struct kube_error err;
+	struct kube_client_stats st;
+
+	snprintf(exec_dir, sizeof(exec_dir), "/tmp/kubeexecXXXXXX");
+	CHECK(mkdtemp(exec_dir) != NULL);
+	snprintf(plugin, sizeof(plugin), "%s/plugin", exec_dir);
+	CHECK_INT(exec_put("plugin", plugin_sh), 0);
+	CHECK_INT(chmod(plugin, 0755), 0);
+	CHECK_INT(exec_put("tok", "exec-1"), 0);
+	pthread_mutex_lock(&tok_lock);
+	snprintf(valid_token, sizeof(valid_token), "exec-1");
+	pthread_mutex_unlock(&tok_lock);
+	CHECK_INT(start_server(), 0);
+	x.command = plugin;
+	cfg.server = server_url;
+	cfg.namespace = (char *)"t";
+	cfg.exec = &x;
+	struct kube_client *c = kube_client_new(&cfg, &o, &err);
+	CHECK(c);
+
+	/* the first request runs the plugin; the next ones reuse its token */
+	CHECK_INT(kube_get(c, &kube_res_configmaps, NULL, "auth", NULL, &err), 0);
+	CHECK_INT(kube_get(c, &kube_res_configmaps, NULL, "auth", NULL, &err), 0);
+	CHECK_INT(exec_lines("runs"), 1);
+	CHECK(exec_file_has("envargs", "from-kubeconfig --region=eu"));
+	CHECK(exec_file_has("info", "\"kind\":\"ExecCredential\""));
+	CHECK(exec_file_has("info", "\"interactive\":false"));
+	CHECK(exec_file_has("info", server_url));
+
+	/* a 401: the plugin runs again, the request is tried once more */
+	pthread_mutex_lock(&tok_lock);
+	snprintf(valid_token, sizeof(valid_token), "exec-2");
+	pthread_mutex_unlock(&tok_lock);
+	CHECK_INT(exec_put("tok", "exec-2"), 0);
+	sb_log_set_level(SB_LOG_WARN);
+	int r = kube_get(c, &kube_res_configmaps, NULL, "auth", NULL, &err);
+	sb_log_set_level(SB_LOG_INFO);
+	CHECK_INT(r, 0);
+	CHECK_INT(exec_lines("runs"), 2);
+	kube_client_stats(c, &st);
+	CHECK_INT(st.reauths, 1);
+
+	/* a token about to expire is not used again: the plugin runs each time */
+	char soon[40];
+	time_t t = time(NULL) + 5;
+	struct tm tm;
+	strftime(soon, sizeof(soon), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+	CHECK_INT(exec_put("exp", soon), 0);
+	kube_client_free(c); /* a new client: nothing cached */
+	c = kube_client_new(&cfg, &o, &err);
+	CHECK(c);
+	CHECK_INT(kube_get(c, &kube_res_configmaps, NULL, "auth", NULL, &err), 0); /* 3 */
+	CHECK_INT(kube_get(c, &kube_res_configmaps, NULL, "auth", NULL, &err), 0); /* 4 */
+	CHECK_INT(exec_lines("runs"), 4);
+	CHECK_INT(exec_put("exp", "2099-01-01T00:00:00.5+01:00"), 0);
+	CHECK_INT(kube_get(c, &kube_res_configmaps, NULL, "auth", NULL, &err), 0); /* 5 */
+	CHECK_INT(kube_get(c, &kube_res_configmaps, NULL, "auth", NULL, &err), 0);
+	CHECK_INT(exec_lines("runs"), 5);
+
+	/* failures say what happened, and nothing is sent */
+	pthread_mutex_lock(&tok_lock);
+	snprintf(valid_token, sizeof(valid_token), "exec-3");
+	pthread_mutex_unlock(&tok_lock);
+	CHECK_INT(exec_put("fail", "1"), 0);
+	int before = hits[H_AUTH];
+	sb_log_set_level(SB_LOG_ERROR);
+	r = kube_get(c, &kube_res_configmaps, NULL, "auth", NULL, &err);
+	CHECK_INT(r, -EPROTO);
+	CHECK(strstr(err.message, "exited with status 3") != NULL);
+	CHECK_INT(exec_put("fail", NULL), 0);
+	CHECK_INT(exec_put("kind", "Secret"), 0);
+	r = kube_get(c, &kube_res_configmaps, NULL, "auth", NULL, &err);
+	sb_log_set_level(SB_LOG_INFO);
+	CHECK_INT(r, -EINVAL);
+	CHECK(strstr(err.message, "kind: 'Secret' is not ExecCredential") != NULL);
+	/* each request: the cached token, a 401, the plugin run again and failing */
+	CHECK_INT(hits[H_AUTH] - before, 2);
+	kube_client_free(c);
+
+	/* a command that is not installed: the hint */
+	x.command = (char *)"storagebench-no-such-plugin";
+	c = kube_client_new(&cfg, &o, &err);
+	CHECK(c);
+	r = kube_get(c, &kube_res_configmaps, NULL, "auth", NULL, &err);
+	CHECK_INT(r, -ENOENT);
+	CHECK(strstr(err.message, "exec plugin 'storagebench-no-such-plugin' not found: install "
+				  "it with: apt install it") != NULL);
+	kube_client_free(c);
+
+	static const char *const files[] = {"plugin", "tok",  "exp",	"kind",
+					    "runs",   "info", "envargs"};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		exec_put(files[i], NULL);
+	rmdir(exec_dir);
+	return T_PASS;
+}
+
 static int test_connection_reuse(void)
 {
 	struct kube_client *c = client(NULL);
@@ -729,6 +901,7 @@ static const struct test_case cases[] = {
 	{"kube-http/watch-stop-from-thread", test_watch_idle_restart_and_stop},
 	{"kube-http/watch-idle-restart", test_watch_idle_restart},
 	{"kube-http/stream-pod-log", test_stream_pod_log},
+	{"kube-http/exec-credential-plugin", test_exec_credential_plugin},
 };
 
 int main(void)
