@@ -25,14 +25,6 @@ static int setup(void)
 	return kt_namespace(C, "kt-auth", NS, sizeof(NS)) ? -2 : 0;
 }
 
-#define SETUP()                              \
-	do {                                 \
-		int s_ = setup();            \
-		if (s_ == -1)                \
-			SKIP(KT_NO_CLUSTER); \
-		CHECK(s_ == 0);              \
-	} while (0)
-
 /* GET namespace default with a client of the kubeconfig at path. */
 static int get_with(const char *path, int want, struct kube_error *err)
 {
@@ -79,7 +71,7 @@ static int write_kc(const char *name, const char *cluster_extra, const char *use
 static int test_token_kubeconfig(void)
 {
 	struct kube_error err;
-	SETUP();
+	KT_SETUP();
 	CHECK_INT(get_with(kt_kubeconfig(), 0, &err), 0);
 	return T_PASS;
 }
@@ -88,7 +80,7 @@ static int test_client_cert_data(void)
 {
 	struct kube_error err;
 	struct kube_config cfg;
-	SETUP();
+	KT_SETUP();
 	const char *kc = kt_env("KUBECONFIG_CERT");
 	CHECK(kc != NULL);
 	CHECK_INT(kube_config_load_file(&cfg, kc, &err), 0);
@@ -102,7 +94,7 @@ static int test_ca_file_and_token_file(void)
 {
 	struct kube_error err;
 	char path[256], tokpath[256], cl[512], user[512];
-	SETUP();
+	KT_SETUP();
 	const char *ca = kt_env("CA_CERT");
 	CHECK(ca != NULL);
 	char *tok = admin_token();
@@ -121,7 +113,7 @@ static int test_wrong_ca_refused(void)
 {
 	struct kube_error err;
 	char path[256], cl[4096], pem[2048], capath[256];
-	SETUP();
+	KT_SETUP();
 	/* A CA that did not sign the server's certificate. */
 	EVP_PKEY *k = EVP_EC_gen("P-256");
 	X509 *x = X509_new();
@@ -163,7 +155,7 @@ static int test_rotated_token_401(void)
 {
 	struct kube_error err;
 	char tokpath[256], kcpath[256], *t1 = NULL, *t2 = NULL, cl[512], user[512];
-	SETUP();
+	KT_SETUP();
 	CHECK_INT(kt_service_account(C, NS, "rotor", true), 0);
 	/* Token 1 is bound to a Secret: deleting it revokes the token. */
 	json_t *sec = json_pack("{s:s, s:s, s:{s:s}}", "apiVersion", "v1", "kind", "Secret",

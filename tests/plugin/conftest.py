@@ -28,7 +28,9 @@ BIN = os.path.join(ROOT, "bin")
 PLUGIN = os.path.abspath(os.environ.get("SB_PLUGIN_BIN") or os.path.join(BIN, "kubectl-storagebench"))
 VERSION_FILE = os.path.join(ROOT, "VERSION")
 from sbrun import CONTROLLER, CRD, RUNNER_RBAC, Controller  # noqa: E402,F401
+from sbrun import br  # noqa: E402,F401
 from sbrun import small as _small  # noqa: E402
+from sbrun import wait_phase as _wait_phase  # noqa: E402
 
 
 def small(name, classes=("fast",), iterations=2, cleanup="Always", runtime="1s"):
@@ -57,15 +59,8 @@ def plugin(*args, via_kubectl=False, kubeconfig=True, env=None, timeout=60):
     return Result(p)
 
 
-def br(ns, name):
-    return sb.kubectl_json("-n", ns, "get", "benchmarkrun", name)
-
-
 def wait_phase(ns, name, phases=("Succeeded", "Failed"), timeout=240):
-    def check():
-        st = br(ns, name).get("status") or {}
-        return st if st.get("phase") in phases else None
-    return sb.wait_for(check, timeout=timeout, interval=1, what=f"run {name} in {phases}")
+    return _wait_phase(ns, name, phases=phases, timeout=timeout)
 
 
 def runner_pods(ns, run):
