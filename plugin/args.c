@@ -8,6 +8,7 @@
 
 enum opt_id {
 	OPT_KUBECONFIG,
+	OPT_CONTEXT,
 	OPT_NAMESPACE,
 	OPT_ALL_NS,
 	OPT_FORMAT,
@@ -32,6 +33,7 @@ struct opt {
 
 static const struct opt opts[] = {
 	{"kubeconfig", 0, true, OPT_KUBECONFIG, 0},
+	{"context", 0, true, OPT_CONTEXT, 0},
 	{"namespace", 'n', true, OPT_NAMESPACE, 0},
 	{"all-namespaces", 'A', false, OPT_ALL_NS, CMD_BIT(SBP_CMD_LIST)},
 	{"format", 0, true, OPT_FORMAT, CMD_BIT(SBP_CMD_REPORT) | CMD_BIT(SBP_CMD_COMPARE)},
@@ -179,6 +181,13 @@ static int set_opt(struct sbp_args *a, struct seen *sn, size_t k, const char *sp
 			return -EINVAL;
 		}
 		a->kubeconfig = s;
+		break;
+	case OPT_CONTEXT:
+		if (!*s) {
+			snprintf(err, errlen, "%s: empty context name", spelled);
+			return -EINVAL;
+		}
+		a->context = s;
 		break;
 	case OPT_NAMESPACE:
 		if (!sbp_valid_ns(s)) {

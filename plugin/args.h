@@ -4,7 +4,7 @@
  * compare, logs, version, help) and kubectl-style options, which may come
  * before or after the command and its names:
  *
- *	--kubeconfig=PATH | --kubeconfig PATH
+ *	--kubeconfig=PATH | --kubeconfig PATH, --context=NAME | --context NAME
  *	-n NS | -nNS | --namespace=NS | --namespace NS
  *	-A | --all-namespaces[=true|false]            (list)
  *	--format=F | --format F                       (report, compare)
@@ -47,6 +47,7 @@ struct sbp_args {
 	bool help;		/* -h/--help, or "help CMD": print help_cmd's help */
 	enum sbp_cmd help_cmd;	/* the command whose help to print (NONE: general) */
 	const char *kubeconfig; /* NULL: $KUBECONFIG, in-cluster, ~/.kube/config */
+	const char *context;	/* --context, NULL: the kubeconfig's current-context */
 	const char *ns;		/* NULL: the context's namespace */
 	bool all_ns;
 	const char *format; /* never NULL after a successful parse ("txt") */

@@ -7,7 +7,8 @@ static const char common[] =
 	"  --kubeconfig=PATH   kubeconfig file (default: the files of $KUBECONFIG, merged as\n"
 	"                      kubectl merges them, the in-cluster ServiceAccount, then\n"
 	"                      ~/.kube/config)\n"
-	"  -n, --namespace=NS  namespace (default: the namespace of the current context)\n"
+	"  --context=NAME      the kubeconfig context to use (default: its current-context)\n"
+	"  -n, --namespace=NS  namespace (default: the namespace of the context)\n"
 	"  -h, --help          this help\n";
 
 static const char general[] =

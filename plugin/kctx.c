@@ -88,10 +88,12 @@ int sbp_ctx_open(struct sbp_ctx *x, const struct sbp_args *a)
 
 	memset(x, 0, sizeof(*x));
 	kube_config_init(&x->cfg);
-	ret = kube_config_load(&x->cfg, a->kubeconfig, NULL, &err);
+	ret = kube_config_load_context(&x->cfg, a->kubeconfig, a->context, NULL, &err);
 	if (ret) {
 		kube_error_str(&err, detail, sizeof(detail));
-		if (ret == -ENOENT && !a->kubeconfig)
+		if (ret == -ENOENT && !a->kubeconfig && a->context)
+			sbp_err("%s", detail);
+		else if (ret == -ENOENT && !a->kubeconfig)
 			sbp_err("no Kubernetes configuration: give --kubeconfig, set $KUBECONFIG, "
 				"or create ~/.kube/config (%s)",
 				detail);

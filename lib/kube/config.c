@@ -493,7 +493,8 @@ static int parse_user(struct kc *k, yaml_node_t *u, size_t idx, struct kube_conf
  * context, cluster or user comes from the first file that defines that
  * name, and relative file names in it are resolved against its directory.
  */
-static int parse_kubeconfig(struct kc *ks, size_t n, const char *source, struct kube_config *cfg)
+static int parse_kubeconfig(struct kc *ks, size_t n, const char *source, const char *context,
+			    struct kube_config *cfg)
 {
 	const char *cur = NULL, *cluster, *user, *ns;
 	yaml_node_t *ctx = NULL, *cl = NULL, *us = NULL;
@@ -512,6 +513,8 @@ static int parse_kubeconfig(struct kc *ks, size_t n, const char *source, struct 
 		if (cur && !*cur)
 			cur = NULL;
 	}
+	if (context && *context)
+		cur = context; /* --context: instead of current-context */
 	if (!cur)
 		return kc_fail(&ks[0], -EINVAL, "current-context",
 			       n > 1 ? "not set in any file of KUBECONFIG" : "not set");
@@ -575,7 +578,7 @@ static int kc_open(struct kc *k, struct kube_error *err)
  * does, unless none exists.
  */
 static int load_files(struct kube_config *cfg, const char *const *paths, size_t n,
-		      const char *source, struct kube_error *err)
+		      const char *source, const char *context, struct kube_error *err)
 {
 	struct kc *ks = calloc(n, sizeof(*ks));
 	size_t nopen = 0;
@@ -601,7 +604,7 @@ static int load_files(struct kube_config *cfg, const char *const *paths, size_t 
 		ret = kube_errorf(err, -ENOENT, "KUBECONFIG '%s': none of its files exists",
 				  source);
 	if (!ret)
-		ret = parse_kubeconfig(ks, nopen, source, cfg);
+		ret = parse_kubeconfig(ks, nopen, source, context, cfg);
 	for (size_t f = 0; f < nopen; f++)
 		yaml_document_delete(&ks[f].doc);
 	free(ks);
@@ -619,11 +622,12 @@ static int load_files(struct kube_config *cfg, const char *const *paths, size_t 
 
 int kube_config_load_file(struct kube_config *cfg, const char *path, struct kube_error *err)
 {
-	return load_files(cfg, &path, 1, path, err);
+	return load_files(cfg, &path, 1, path, NULL, err);
 }
 
 /* The files of a KUBECONFIG list (':' separated, empty entries skipped). */
-static int load_env_list(struct kube_config *cfg, const char *list, struct kube_error *err)
+static int load_env_list(struct kube_config *cfg, const char *list, const char *context,
+			 struct kube_error *err)
 {
 	char *copy = strdup(list);
 	const char **paths = calloc(strlen(list) / 2 + 1, sizeof(*paths));
@@ -642,7 +646,7 @@ static int load_env_list(struct kube_config *cfg, const char *list, struct kube_
 		}
 		paths[n++] = p;
 	}
-	ret = n ? load_files(cfg, paths, n, list, err) : 1;
+	ret = n ? load_files(cfg, paths, n, list, context, err) : 1;
 out:
 	free(paths);
 	free(copy);
@@ -731,28 +735,41 @@ out:
 int kube_config_load(struct kube_config *cfg, const char *path, const char *root,
 		     struct kube_error *err)
 {
+	return kube_config_load_context(cfg, path, NULL, root, err);
+}
+
+int kube_config_load_context(struct kube_config *cfg, const char *path, const char *context,
+			     const char *root, struct kube_error *err)
+{
 	kube_config_init(cfg);
 	if (path && *path)
-		return kube_config_load_file(cfg, path, err);
+		return load_files(cfg, &path, 1, path, context, err);
 
 	const char *env = getenv("KUBECONFIG");
 	if (env && *env) {
-		int r = load_env_list(cfg, env, err);
+		int r = load_env_list(cfg, env, context, err);
 		if (r <= 0)
 			return r; /* 1: only empty entries, as if unset */
 	}
 
-	int ret = kube_config_load_in_cluster(cfg, root, err);
-	if (ret != -ENOENT)
-		return ret;
+	if (!context || !*context) {
+		int ret = kube_config_load_in_cluster(cfg, root, err);
+		if (ret != -ENOENT)
+			return ret;
+	}
 
 	const char *home = getenv("HOME");
 	if (home && *home) {
 		char p[PATH_MAX];
 		(void)snprintf(p, sizeof(p), "%s/.kube/config", home);
 		if (access(p, F_OK) == 0)
-			return kube_config_load_file(cfg, p, err);
+			return load_files(cfg, (const char *const[]){p}, 1, p, context, err);
 	}
+	if (context && *context)
+		return kube_errorf(err, -ENOENT,
+				   "context '%s': no kubeconfig: not given, KUBECONFIG not set, "
+				   "no ~/.kube/config",
+				   context);
 	return kube_errorf(err, -ENOENT,
 			   "no kubeconfig: not given, KUBECONFIG not set, not "
 			   "in a cluster, no ~/.kube/config");

@@ -157,6 +157,15 @@ int kube_config_load_in_cluster(struct kube_config *cfg, const char *root, struc
 int kube_config_load(struct kube_config *cfg, const char *path, const char *root,
 		     struct kube_error *err);
 
+/*
+ * kube_config_load with the context named context (NULL: the current one)
+ * instead of current-context, as kubectl --context: a kubeconfig is then
+ * needed (in-cluster configuration has no contexts); a context no file
+ * defines is -EINVAL naming it.
+ */
+int kube_config_load_context(struct kube_config *cfg, const char *path, const char *context,
+			     const char *root, struct kube_error *err);
+
 /* ------------------------------------------------------------------ client */
 
 struct kube_client;

@@ -84,6 +84,34 @@ def test_kubeconfig_list_is_merged_like_kubectl(env, tmp_path):
     assert r.rc == 1 and "clusters: missing (looking for 'storagebench')" in r.err, r
 
 
+def test_context_flag_like_kubectl(env, tmp_path):
+    """--context picks another context than current-context, as kubectl's."""
+    with open(sb.KUBECONFIG) as f:
+        whole = yaml.safe_load(f)
+    good = whole["contexts"][0]
+    good["name"], good["context"]["namespace"] = "good", env.main
+    dead = {"name": "dead", "cluster": {"server": "https://127.0.2.1:1",
+                                        **{k: v for k, v in whole["clusters"][0]["cluster"].items()
+                                           if k != "server"}}}
+    whole["clusters"].append(dead)
+    whole["contexts"] = [good, {"name": "elsewhere", "context": {
+        "cluster": "dead", "user": good["context"]["user"]}}]
+    whole["current-context"] = "elsewhere"
+    kc = tmp_path / "config"
+    kc.write_text(yaml.safe_dump(whole))
+    r = plugin("list", "--context", "good", kubeconfig=False, env={"KUBECONFIG": str(kc)})
+    assert r.rc == 0, r
+    names = sorted(ln.split()[0] for ln in r.out.splitlines()[1:])
+    assert names == ["base", "broken", "cur", "slow"], r
+    k = sb.run(["/usr/bin/env", f"KUBECONFIG={kc}", sb.KUBECTL, "--context", "good", "get",
+                "benchmarkruns", "-o", "name"], check=False)
+    assert sorted(n.rsplit("/", 1)[1] for n in k.stdout.split()) == names, k.stdout + k.stderr
+    r = plugin("list", f"--kubeconfig={kc}", kubeconfig=False)
+    assert r.rc == 1 and "cannot reach the API server https://127.0.2.1:1" in r.err, r
+    r = plugin("list", f"--kubeconfig={kc}", "--context=nope", kubeconfig=False)
+    assert r.rc == 1 and "contexts: no entry named 'nope'" in r.err, r
+
+
 def test_exec_credential_plugin_like_kubectl(env, tmp_path):
     """A kubeconfig whose user is an exec plugin (as on EKS, GKE, AKS): the
     plugin's token authenticates the plugin as it does kubectl; a plugin

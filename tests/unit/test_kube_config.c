@@ -619,6 +619,33 @@ static int test_kubeconfig_list_merged(void)
 	CHECK_STR(cfg.source, list);
 	kube_config_release(&cfg);
 
+	/* --context: another context than current-context, from any file */
+	snprintf(list, sizeof(list), "%s:%s", b, c);
+	setenv("KUBECONFIG", list, 1);
+	r = kube_config_load(&cfg, NULL, "/nonexistent-root", &err);
+	CHECK_INT(r, -EINVAL); /* b's current-context ctx-a is nowhere */
+	r = kube_config_load_context(&cfg, NULL, "ctx-b", "/nonexistent-root", &err);
+	unsetenv("KUBECONFIG");
+	CHECK_INT(r, 0);
+	CHECK_STR(cfg.server, "https://from-b");
+	CHECK_STR(cfg.namespace, "team-b");
+	kube_config_release(&cfg);
+	snprintf(list, sizeof(list), "%s:%s:%s", a, b, c);
+	setenv("KUBECONFIG", list, 1);
+	r = kube_config_load_context(&cfg, NULL, "ctx-a", "/nonexistent-root", &err);
+	unsetenv("KUBECONFIG");
+	CHECK_INT(r, -EINVAL); /* ctx-a's user ua is nowhere */
+	CHECK(strstr(err.message, "users: no entry named 'ua' in any file of KUBECONFIG"));
+	r = kube_config_load_context(&cfg, a, "ctx-a", "/nonexistent-root", &err);
+	CHECK_INT(r, -EINVAL);
+	CHECK(strstr(err.message, "users: missing (looking for 'ua')"));
+	r = kube_config_load_context(&cfg, b, "ctx-b", "/nonexistent-root", &err);
+	CHECK_INT(r, -EINVAL);
+	CHECK(strstr(err.message, "users: missing (looking for 'uc')"));
+	r = kube_config_load_context(&cfg, b, "nope", "/nonexistent-root", &err);
+	CHECK_INT(r, -EINVAL);
+	CHECK(strstr(err.message, "contexts: no entry named 'nope'"));
+
 	/* a name no file defines: the error says so */
 	snprintf(list, sizeof(list), "%s:%s", a, c);
 	setenv("KUBECONFIG", list, 1);

@@ -55,6 +55,12 @@ static int test_kubectl_option_forms(void)
 	CHECK_STR(a.format, "svg");
 	CHECK_STR(a.output, "FILE");
 	CHECK_STR(a.names[0], "r");
+	const char *cx[] = {"x", "list", "--context", "prod-eu"};
+	CHECK_INT(parse(&a, ARGC(cx), cx), 0);
+	CHECK_STR(a.context, "prod-eu");
+	const char *cy[] = {"x", "--context=", "list"};
+	CHECK_INT(parse(&a, ARGC(cy), cy), -EINVAL);
+	CHECK_STR(err, "--context: empty context name");
 	const char *e[] = {"x", "report", "-n=d", "-o=f", "r"};
 	CHECK_INT(parse(&a, ARGC(e), e), 0);
 	CHECK_STR(a.ns, "d");
