@@ -104,6 +104,40 @@ static json_t *get_pod(struct sbp_ctx *x, const char *ns, const char *name)
 	return pod;
 }
 
+/* The runner container's state "terminated" in pod, or NULL. */
+static const json_t *runner_terminated(const json_t *pod)
+{
+	size_t i;
+	const json_t *cs;
+	json_array_foreach(json_object_get(json_object_get(pod, "status"), "containerStatuses"), i,
+			   cs)
+	{
+		const char *n = json_string_value(json_object_get(cs, "name"));
+		if (n && !strcmp(n, SBP_RUNNER_CONTAINER))
+			return json_object_get(json_object_get(cs, "state"), "terminated");
+	}
+	return NULL;
+}
+
+/*
+ * After a log stream ended: whether the runner container still runs (the
+ * server closed the stream early). Its status may lag its end by a moment,
+ * so it is asked a few times, a second apart, before the answer is yes.
+ */
+static bool still_running(struct sbp_ctx *x, const char *ns, const char *name)
+{
+	for (int i = 0; i < 5; i++) {
+		json_t *cur = get_pod(x, ns, name);
+		bool ended = !cur || pod_ended(cur) || runner_terminated(cur) ||
+			     sbp_meta_str(cur, "deletionTimestamp", NULL);
+		json_decref(cur);
+		if (ended)
+			return false;
+		sleep_ms(POLL_MS);
+	}
+	return true;
+}
+
 /*
  * Follows one pod's log to its end: again, from when the stream ended, if
  * the server closed it while the container still runs. 0 (done, or the pod
@@ -119,10 +153,7 @@ static int follow_pod(struct sbp_ctx *x, const char *ns, const json_t *pod, size
 			return ret == -ENOENT ? 0 : ret;
 		time_t now = time(NULL);
 		struct tm tm;
-		json_t *cur = get_pod(x, ns, sbp_obj_name(pod));
-		bool more = cur && !pod_ended(cur) && !json_object_get(cur, "deletionTimestamp");
-		json_decref(cur);
-		if (!more)
+		if (!still_running(x, ns, sbp_obj_name(pod)))
 			return 0;
 		if (!gmtime_r(&now, &tm) ||
 		    !strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%SZ", &tm))
@@ -167,11 +198,11 @@ int sbp_logs_follow(struct sbp_ctx *x, const struct sbp_args *a, const struct sb
 			const char *pn = sbp_obj_name(p);
 			if (json_object_get(done, pn))
 				continue;
-			if (ended && !pod_ended(p) && strcmp(pod_phase(p), "Running")) {
-				json_object_set_new(done, pn, json_true()); /* never started */
-				continue;
-			}
-			int ret = follow_pod(x, ref->ns, p, &printed);
+			int ret = 0;
+			if (ended && !pod_ended(p) && strcmp(pod_phase(p), "Running"))
+				ret = -ESRCH; /* never started, and never will */
+			else
+				ret = follow_pod(x, ref->ns, p, &printed);
 			if (ret == 1) {
 				waiting = true; /* in the run's order: wait for it */
 				break;
@@ -181,12 +212,16 @@ int sbp_logs_follow(struct sbp_ctx *x, const struct sbp_args *a, const struct sb
 				json_decref(pods);
 				goto out;
 			}
-			if (ret) {
+			if (ret && ret != -ESRCH) {
 				json_decref(pods);
 				goto out;
 			}
-			json_object_set_new(done, pn, json_true());
-			live = true;
+			if (json_object_set_new(done, pn, json_true())) {
+				sbp_err("out of memory");
+				json_decref(pods);
+				goto out;
+			}
+			live = live || !ret;
 		}
 		json_decref(pods);
 		if (ended && !waiting)
