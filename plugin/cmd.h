@@ -103,6 +103,11 @@ int sbp_cmd_logs(struct sbp_ctx *x, const struct sbp_args *a);
 int sbp_logs_follow(struct sbp_ctx *x, const struct sbp_args *a, const struct sbp_ref *ref,
 		    json_t *run);
 
+/* The run's per-iteration results (from its result ConfigMaps) as a table,
+ * for when its runner pods and their logs are gone. The exit status. */
+int sbp_logs_results(struct sbp_ctx *x, const struct sbp_args *a, const char *ns, const char *name,
+		     const json_t *run);
+
 /* How an ended run ended, on stderr: "benchmarkrun 'NAME' Succeeded: <message>"
  * and 0, or the reasons it failed (sbp_print_failure) and 1. */
 int sbp_logs_ending(const json_t *run, const char *name);

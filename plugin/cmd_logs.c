@@ -82,8 +82,8 @@ static int print_pod_logs(struct sbp_ctx *x, const char *ns, const char *name, c
 }
 
 /* No pods: the per-iteration results. The exit status. */
-static int print_results(struct sbp_ctx *x, const struct sbp_args *a, const char *ns,
-			 const char *name, const json_t *run)
+int sbp_logs_results(struct sbp_ctx *x, const struct sbp_args *a, const char *ns, const char *name,
+		     const json_t *run)
 {
 	struct kube_error err = KUBE_ERROR_INIT;
 	json_t *list = NULL;
@@ -168,7 +168,7 @@ int sbp_cmd_logs(struct sbp_ctx *x, const struct sbp_args *a)
 	status = json_array_size(pods) ? print_pod_logs(x, ref.ns, ref.name, pods, a->iteration)
 				       : -1;
 	if (status < 0) /* no pods, or none with a log left: what they recorded */
-		status = print_results(x, a, ref.ns, ref.name, run);
+		status = sbp_logs_results(x, a, ref.ns, ref.name, run);
 	if (a->follow && !status) /* an ended run: how it ended, as when followed */
 		status = sbp_logs_ending(run, ref.name);
 out:

@@ -16,11 +16,14 @@
 #include <time.h>
 
 #define POLL_MS 1000
+/* What a kubelet answers with 200 for a container already removed. */
+#define GONE "unable to retrieve container logs for "
 
 /* One pod's log stream to stdout; the header goes out with the first byte. */
 struct follow {
 	const json_t *pod;
 	bool header_done;
+	bool gone;	 /* the kubelet answered that the container is gone */
 	size_t *printed; /* pods printed so far (a blank line between them) */
 	bool ends_nl;	 /* the last byte written was a newline */
 };
@@ -54,6 +57,12 @@ static int to_stdout(void *arg, const char *data, size_t len)
 {
 	struct follow *f = arg;
 	if (!len)
+		return 0;
+	if (!f->header_done && len >= sizeof(GONE) - 1 && !memcmp(data, GONE, sizeof(GONE) - 1)) {
+		f->gone = true; /* not the runner's words: the pod is being deleted */
+		return 0;
+	}
+	if (f->gone)
 		return 0;
 	if (!f->header_done) {
 		const json_t *p = f->pod;
@@ -151,6 +160,8 @@ static int follow_pod(struct sbp_ctx *x, const char *ns, const json_t *pod, size
 		int ret = stream_pod(x, ns, &f, since[0] ? since : NULL);
 		if (ret)
 			return ret == -ENOENT ? 0 : ret;
+		if (f.gone)
+			return 0;
 		time_t now = time(NULL);
 		struct tm tm;
 		if (!still_running(x, ns, sbp_obj_name(pod)))
@@ -234,6 +245,10 @@ int sbp_logs_follow(struct sbp_ctx *x, const struct sbp_args *a, const struct sb
 		json_decref(run);
 		run = now;
 	}
+	/* every pod was gone before its log could be read: what they recorded
+	 * (the table, or why there is none; the exit status is the ending's) */
+	if (!printed)
+		(void)sbp_logs_results(x, a, ref->ns, ref->name, run);
 	status = sbp_logs_ending(run, ref->name);
 out:
 	json_decref(run);
