@@ -37,6 +37,13 @@ static int print_pod_logs(struct sbp_ctx *x, const char *ns, const char *name, c
 		const char *phase =
 			json_string_value(json_object_get(json_object_get(p, "status"), "phase"));
 		int ret = sbp_pod_log(x->kc, ns, pn, SBP_RUNNER_CONTAINER, &log, &len, &err);
+		if (!ret && sbp_log_gone(log, len)) {
+			ret = -ENOENT; /* the kubelet's 200 for a removed container */
+			snprintf(err.message, sizeof(err.message), "%.*s", (int)strcspn(log, "\n"),
+				 log);
+			free(log);
+			log = NULL;
+		}
 		if (ret) {
 			sbp_warn("no log from pod '%s': %s", pn,
 				 kube_error_str(&err, detail, sizeof(detail)));

@@ -16,8 +16,6 @@
 #include <time.h>
 
 #define POLL_MS 1000
-/* What a kubelet answers with 200 for a container already removed. */
-#define GONE "unable to retrieve container logs for "
 
 /* One pod's log stream to stdout; the header goes out with the first byte. */
 struct follow {
@@ -58,7 +56,7 @@ static int to_stdout(void *arg, const char *data, size_t len)
 	struct follow *f = arg;
 	if (!len)
 		return 0;
-	if (!f->header_done && len >= sizeof(GONE) - 1 && !memcmp(data, GONE, sizeof(GONE) - 1)) {
+	if (!f->header_done && sbp_log_gone(data, len)) {
 		f->gone = true; /* not the runner's words: the pod is being deleted */
 		return 0;
 	}

@@ -28,3 +28,9 @@ int sbp_pod_log(struct kube_client *c, const char *ns, const char *pod, const ch
 			 "the log of pod '%s' is over %zu bytes", pod, MAX_LOG);
 	return ret;
 }
+
+bool sbp_log_gone(const char *data, size_t len)
+{
+	static const char gone[] = "unable to retrieve container logs for ";
+	return data && len >= sizeof(gone) - 1 && !memcmp(data, gone, sizeof(gone) - 1);
+}

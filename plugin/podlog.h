@@ -8,6 +8,7 @@
 
 #include "kube/kube.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -21,6 +22,14 @@
  */
 int sbp_pod_log(struct kube_client *c, const char *ns, const char *pod, const char *container,
 		char **out, size_t *len, struct kube_error *err);
+
+/*
+ * True when data (len bytes, the start of a log answer) is not a log but
+ * the kubelet saying the container is already removed: a 1.20 kubelet
+ * answers 200 "unable to retrieve container logs for <id>" for a pod being
+ * deleted. A runner's log starts with a timestamp, never with this.
+ */
+bool sbp_log_gone(const char *data, size_t len);
 
 /*
  * The lines of a runner pod's log that belong to iteration it: from the

@@ -183,7 +183,19 @@ static int test_results_missing_fields(void)
 	return T_PASS;
 }
 
+static int test_log_gone(void)
+{
+	const char *k = "unable to retrieve container logs for containerd://fb3b2074\n";
+	CHECK(sbp_log_gone(k, strlen(k)));
+	CHECK(!sbp_log_gone(k, 20)); /* too short to tell */
+	CHECK(!sbp_log_gone(runner_log, strlen(runner_log)));
+	CHECK(!sbp_log_gone("", 0));
+	CHECK(!sbp_log_gone(NULL, 0));
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
+	{"plugin-logs/kubelet's answer for a removed container", test_log_gone},
 	{"plugin-logs/slice one iteration", test_slice_one_iteration},
 	{"plugin-logs/slice last, skipped, absent, unterminated", test_slice_last_and_skipped},
 	{"plugin-logs/slice ends at Runner stopped", test_slice_runner_stopped},
