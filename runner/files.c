@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "runner/files.h"
+#include "runner/trim.h"
 
 #include "log.h"
 #include "units.h"
@@ -18,22 +19,38 @@
 
 #define LAYOUT_CHUNK (1u << 20)
 
+/* Whether direction d (read, write, trim) is used by the job. */
+static bool dir_used(const struct sb_job_opts *o, int d)
+{
+	if (d == SB_READ)
+		return sb_rw_reads(o->rw) || o->verify || o->verify_only;
+	if (d == SB_WRITE)
+		return sb_rw_writes(o->rw);
+	return sb_rw_trims(o->rw);
+}
+
 uint32_t sb_job_max_bs(const struct sb_job_opts *o)
 {
-	uint32_t m = o->bs[0] > o->bs[1] ? o->bs[0] : o->bs[1];
-	for (int d = 0; d < 2; d++)
+	uint32_t m = 0;
+	for (int d = 0; d < 3; d++) {
+		if (d == SB_TRIM && !sb_rw_trims(o->rw))
+			continue;
+		if (o->bs[d] > m)
+			m = o->bs[d];
+		if (o->bs_max[d] > m)
+			m = o->bs_max[d];
 		for (unsigned i = 0; i < o->nbssplit[d]; i++)
 			if (o->bssplit[d][i].bs > m)
 				m = o->bssplit[d][i].bs;
+	}
 	return m;
 }
 
 uint32_t sb_job_min_bs(const struct sb_job_opts *o)
 {
 	uint32_t m = UINT32_MAX;
-	for (int d = 0; d < 2; d++) {
-		if ((d == 0 && !sb_rw_reads(o->rw) && !o->verify) ||
-		    (d == 1 && !sb_rw_writes(o->rw)))
+	for (int d = 0; d < 3; d++) {
+		if (!dir_used(o, d))
 			continue;
 		if (o->nbssplit[d]) {
 			for (unsigned i = 0; i < o->nbssplit[d]; i++)
@@ -304,8 +321,9 @@ out:
 static int prepare_file(struct sb_worker *w, struct sb_file *f, bool *usage)
 {
 	const struct sb_job_opts *o = w->o;
-	bool writes = sb_rw_writes(o->rw) && !o->verify_only;
-	bool need_data = sb_rw_reads(o->rw) || o->verify_only || o->overwrite;
+	bool writes = (sb_rw_writes(o->rw) || sb_rw_trims(o->rw)) && !o->verify_only;
+	bool need_data = sb_rw_reads(o->rw) || o->verify_only || o->overwrite ||
+			 o->rw == SB_RW_TRIM || o->rw == SB_RW_RANDTRIM;
 	uint64_t end = f->start + f->size;
 	struct stat st;
 	int ret;
@@ -399,6 +417,17 @@ static int prepare_file(struct sb_worker *w, struct sb_file *f, bool *usage)
 	}
 	if (o->invalidate && !o->direct && f->is_blockdev)
 		(void)posix_fadvise(f->fd, 0, 0, POSIX_FADV_DONTNEED);
+	if (sb_rw_trims(o->rw) && o->engine != SB_ENGINE_NULL) {
+		char why[256];
+		ret = sb_trim_probe(f->fd, f->is_blockdev, why, sizeof(why));
+		if (ret) {
+			*usage = ret == -EOPNOTSUPP;
+			snprintf(w->res->errmsg, sizeof(w->res->errmsg),
+				 "rw=%s: '%s' cannot be trimmed: %s", sb_rw_name(o->rw), f->path,
+				 why);
+			return ret;
+		}
+	}
 	if (o->direct) {
 		unsigned align = 0;
 		ret = sb_dio_alignment(f->fd, f->is_blockdev, &align);
@@ -485,6 +514,24 @@ int sb_files_setup(struct sb_worker *w, uint64_t per_file, bool *usage)
 		}
 		f->start = base;
 		f->size = per_file;
+		if (o->offset_percent || (o->size_percent && o->filename && !o->filesize)) {
+			/* offset=N% and size=N% of each file's own size, as fio */
+			uint64_t sz = 0;
+			bool exists, blk;
+			if (device_or_file_size(f->path, &sz, &exists, &blk) || !exists || !sz)
+				sz = per_file + o->offset;
+			if (o->offset_percent) {
+				f->start = sz / 100 * o->offset_percent +
+					   sz % 100 * o->offset_percent / 100;
+				f->start -= f->start % mbs;
+				f->start += (uint64_t)w->clone * o->offset_increment;
+			}
+			uint64_t room = sz > f->start ? sz - f->start : 0;
+			if (o->size_percent && o->filename && !o->filesize)
+				f->size = sz / 100 * o->size_percent;
+			if (f->size > room && (o->offset_percent || exists))
+				f->size = room;
+		}
 		if (f->size == 0) {
 			uint64_t sz = 0;
 			bool exists, blk;

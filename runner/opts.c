@@ -36,6 +36,12 @@ enum opt_type {
 	T_FALLOCATE,
 	T_FILE_SERVICE,
 	T_RANDOM_DIST,
+	T_RANDGEN,
+	T_BSRANGE,
+	T_PATTERN,
+	T_SS,
+	T_LOGNAME,
+	T_OFFSET,
 	T_NOOP,
 	T_REFUSED,
 };
@@ -61,13 +67,14 @@ static const struct opt_def opt_defs[] = {
 	{ "filesize", NULL, T_SIZE, O(filesize), 0, 0, "size of each file (default size/nrfiles)" },
 	{ "io_size", "io_limit", T_SIZE, O(io_size), 0, 0, "bytes of I/O to do, if different from size" },
 	{ "nrfiles", "nr_files", T_UINT, O(nrfiles), 1, 1u << 20, "files per job" },
-	{ "offset", NULL, T_SIZE, O(offset), 0, 0, "start offset in each file" },
+	{ "offset", NULL, T_OFFSET, O(offset), 0, 0, "start offset in each file, or N% of each file's size (aligned down to the block size)" },
 	{ "offset_increment", NULL, T_SIZE, O(offset_increment), 0, 0, "added to offset for each clone of numjobs" },
-	{ "rw", "readwrite", T_RW, O(rw), 0, 0, "read, write, randread, randwrite, rw/readwrite, randrw" },
+	{ "rw", "readwrite", T_RW, O(rw), 0, 0, "read, write, randread, randwrite, rw/readwrite, randrw, trim, randtrim, trimwrite (trim: discard on block devices, punch-hole on files)" },
 	{ "rwmixread", NULL, T_UINT, O(rwmixread), 0, 100, "percentage of reads in a mixed workload" },
 	{ "rwmixwrite", NULL, T_RWMIXWRITE, O(rwmixread), 0, 100, "percentage of writes in a mixed workload" },
-	{ "bs", "blocksize", T_BS, O(bs), 0, 0, "block size; \"r,w\" for different read and write sizes" },
-	{ "bssplit", NULL, T_BSSPLIT, O(bssplit), 0, 0, "weighted block sizes: bs/percent:bs/percent[,writes]" },
+	{ "bs", "blocksize", T_BS, O(bs), 0, 0, "block size; \"r,w,t\" per direction; MIN-MAX is a range as bsrange" },
+	{ "bsrange", "blocksize_range", T_BSRANGE, O(bs), 0, 0, "block sizes MIN-MAX (\"r,w,t\" per direction): uniform multiples of MIN" },
+	{ "bssplit", NULL, T_BSSPLIT, O(bssplit), 0, 0, "weighted block sizes: bs/percent:bs/percent[,writes[,trims]]" },
 	{ "iodepth", NULL, T_UINT, O(iodepth), 1, 65536, "I/Os in flight per job" },
 	{ "numjobs", NULL, T_UINT, O(numjobs), 1, 4096, "clones of this job, each in its own thread" },
 	{ "direct", NULL, T_BOOL, O(direct), 0, 0, "O_DIRECT: bypass the page cache" },
@@ -93,7 +100,8 @@ static const struct opt_def opt_defs[] = {
 	{ "randseed", NULL, T_RANDSEED, O(randseed), 0, 0, "seed of the random generators" },
 	{ "norandommap", NULL, T_BOOL, O(norandommap), 0, 0, "random offsets may repeat within a pass" },
 	{ "softrandommap", NULL, T_NOOP, 0, 0, 0, "our random map never fails, so there is nothing to soften" },
-	{ "random_distribution", NULL, T_RANDOM_DIST, 0, 0, 0, "only 'random' (uniform) is supported" },
+	{ "random_distribution", NULL, T_RANDOM_DIST, O(dist), 0, 0, "random, zipf:theta, pareto:h, normal:dev (each [:center]), zoned:P/R:..., zoned_abs:P/SIZE:...; \"r,w,t\" per direction" },
+	{ "random_generator", NULL, T_RANDGEN, O(randgen), 0, 0, "tausworthe, tausworthe64, lfsr (lfsr: offsets never repeat within a pass, even with norandommap)" },
 	{ "percentile_list", NULL, T_PCTLIST, O(percentiles), 0, 0, "latency percentiles to report, ':'-separated" },
 	{ "clat_percentiles", NULL, T_BOOL, O(clat_percentiles), 0, 0, "report completion-latency percentiles (default on)" },
 	{ "lat_percentiles", NULL, T_BOOL, O(lat_percentiles), 0, 0, "also report total-latency percentiles" },
@@ -101,7 +109,9 @@ static const struct opt_def opt_defs[] = {
 	{ "scramble_buffers", NULL, T_NOOP, 0, 0, 0, "buffers are always random (or refilled); nothing to scramble" },
 	{ "zero_buffers", NULL, T_BOOL, O(zero_buffers), 0, 0, "write zeros" },
 	{ "buffer_compress_percentage", NULL, T_UINT, O(buffer_compress_percentage), 0, 100, "make buffers this compressible (zero-filled share)" },
-	{ "verify", NULL, T_VERIFY, O(verify), 0, 0, "0, crc32c, md5, sha256: checksum each written block and read it back" },
+	{ "buffer_pattern", NULL, T_PATTERN, O(buffer_pattern), 0, 0, "fill write buffers with this pattern: 0xHEX, decimal, \"string\", 'file', combined" },
+	{ "verify_pattern", NULL, T_PATTERN, O(verify_pattern), 0, 0, "write this pattern and check it on read-back (verify=pattern unless another verify is set)" },
+	{ "verify", NULL, T_VERIFY, O(verify), 0, 0, "0, crc32c, md5, sha256, pattern: checksum (or pattern) each written block and read it back" },
 	{ "do_verify", NULL, T_BOOL, O(do_verify), 0, 0, "run the verify read phase after writing (default 1)" },
 	{ "verify_only", NULL, T_BOOL, O(verify_only), 0, 0, "do not write: only read back and check what an earlier run wrote" },
 	{ "gtod_reduce", NULL, T_BOOL, O(gtod_reduce), 0, 0, "measure only IOPS and bandwidth, no per-I/O latency" },
@@ -114,9 +124,17 @@ static const struct opt_def opt_defs[] = {
 	{ "overwrite", NULL, T_BOOL, O(overwrite), 0, 0, "lay out files with data before write jobs too" },
 	{ "fallocate", NULL, T_FALLOCATE, O(fallocate), 0, 0, "none, native, posix, keep: preallocate files of write jobs" },
 	{ "readonly", NULL, T_BOOL, O(readonly), 0, 0, "refuse to start jobs that write" },
-	{ "file_service_type", NULL, T_FILE_SERVICE, 0, 0, 0, "only roundrobin is supported" },
+	{ "file_service_type", NULL, T_FILE_SERVICE, O(fst), 0, 0, "roundrobin, sequential, random (each [:N] I/Os per switch), zipf, pareto, normal/gauss [:param]" },
+	{ "steadystate", "ss", T_SS, O(ss_state), 0, 0, "stop when steady: iops, iops_slope, bw, bw_slope with a limit (N or N%)" },
+	{ "ss_dur", "steadystate_duration", T_TIME_S, O(ss_dur_us), 0, 0, "the rolling window judged for steady state" },
+	{ "ss_ramp", "steadystate_ramp_time", T_TIME_S, O(ss_ramp_us), 0, 0, "time before steady-state samples are collected" },
+	{ "write_bw_log", NULL, T_LOGNAME, O(bw_log), 0, 0, "write fio's bandwidth log NAME_bw.N.log" },
+	{ "write_lat_log", NULL, T_LOGNAME, O(lat_log), 0, 0, "write fio's latency logs NAME_lat/_clat/_slat.N.log" },
+	{ "write_iops_log", NULL, T_LOGNAME, O(iops_log), 0, 0, "write fio's IOPS log NAME_iops.N.log" },
+	{ "log_avg_msec", NULL, T_UINT, O(log_avg_msec), 0, 86400000, "average log entries over this many milliseconds (0: one per I/O)" },
+	{ "log_offset", NULL, T_BOOL, O(log_offset), 0, 0, "add each I/O's offset to the log entries" },
 	/* accepted, no effect on what is measured */
-	{ "thread", NULL, T_NOOP, 0, 0, 0, "jobs are always threads here" },
+	{ "thread", "threads", T_NOOP, 0, 0, 0, "jobs are always threads here" },
 	{ "iodepth_batch_submit", "iodepth_batch", T_NOOP, 0, 0, 0, "we submit everything queued at once" },
 	{ "iodepth_batch_complete_min", "iodepth_batch_complete", T_NOOP, 0, 0, 0, "we reap whatever has completed" },
 	{ "iodepth_batch_complete_max", NULL, T_NOOP, 0, 0, 0, "we reap whatever has completed" },
@@ -140,11 +158,7 @@ static const struct opt_def opt_defs[] = {
 	{ "io_submit_mode", NULL, T_NOOP, 0, 0, 0, "I/O is always submitted inline" },
 	/* known, refused, with the reason */
 	{ "minimal", NULL, T_REFUSED, 0, 0, 0, "terse output is not implemented; use --output-format=json" },
-	{ "write_bw_log", NULL, T_REFUSED, 0, 0, 0, "log files are not written; json+ output holds per-second samples" },
-	{ "write_lat_log", NULL, T_REFUSED, 0, 0, 0, "log files are not written; json+ output holds the latency histogram" },
-	{ "write_iops_log", NULL, T_REFUSED, 0, 0, 0, "log files are not written; json+ output holds per-second samples" },
 	{ "write_hist_log", NULL, T_REFUSED, 0, 0, 0, "log files are not written; json+ output holds the latency histogram" },
-	{ "log_avg_msec", NULL, T_REFUSED, 0, 0, 0, "log files are not written" },
 	{ "bwavgtime", NULL, T_REFUSED, 0, 0, 0, "bandwidth samples are always per second" },
 	{ "iopsavgtime", NULL, T_REFUSED, 0, 0, 0, "IOPS samples are always per second" },
 	{ "status-interval", NULL, T_REFUSED, 0, 0, 0, "periodic status output is not implemented" },
@@ -174,13 +188,11 @@ static const struct opt_def opt_defs[] = {
 	{ "zonesize", NULL, T_REFUSED, 0, 0, 0, "zoned workloads are not supported" },
 	{ "zonerange", NULL, T_REFUSED, 0, 0, 0, "zoned workloads are not supported" },
 	{ "zoneskip", NULL, T_REFUSED, 0, 0, 0, "zoned workloads are not supported" },
-	{ "bsrange", "blocksize_range", T_REFUSED, 0, 0, 0, "block size ranges are not implemented; use bssplit" },
 	{ "bs_unaligned", "blocksize_unaligned", T_REFUSED, 0, 0, 0, "unaligned block sizes are not implemented" },
 	{ "bs_is_seq_rand", NULL, T_REFUSED, 0, 0, 0, "not implemented" },
 	{ "blockalign", "ba", T_REFUSED, 0, 0, 0, "offsets are always aligned to the block size" },
 	{ "rw_sequencer", NULL, T_REFUSED, 0, 0, 0, "not implemented" },
 	{ "percentage_random", NULL, T_REFUSED, 0, 0, 0, "mixing sequential and random I/O is not implemented" },
-	{ "random_generator", NULL, T_REFUSED, 0, 0, 0, "offsets come from our own generator (a permutation per pass)" },
 	{ "file_append", NULL, T_REFUSED, 0, 0, 0, "appending is not implemented" },
 	{ "filename_format", NULL, T_REFUSED, 0, 0, 0, "file names are always NAME.JOB.FILE" },
 	{ "lockfile", NULL, T_REFUSED, 0, 0, 0, "file locking is not implemented" },
@@ -201,14 +213,12 @@ static const struct opt_def opt_defs[] = {
 	{ "rate_ignore_thinktime", NULL, T_REFUSED, 0, 0, 0, "not implemented" },
 	{ "thinktime_spin", NULL, T_REFUSED, 0, 0, 0, "thinktime always sleeps" },
 	{ "thinktime_iotime", NULL, T_REFUSED, 0, 0, 0, "not implemented" },
-	{ "steadystate", "ss", T_REFUSED, 0, 0, 0, "steady-state detection is not implemented" },
 	{ "disable_lat", NULL, T_REFUSED, 0, 0, 0, "use gtod_reduce to measure without latency" },
 	{ "disable_clat", NULL, T_REFUSED, 0, 0, 0, "use gtod_reduce to measure without latency" },
 	{ "disable_slat", NULL, T_REFUSED, 0, 0, 0, "use gtod_reduce to measure without latency" },
 	{ "disable_bw_measurement", "disable_bw", T_REFUSED, 0, 0, 0, "bandwidth is always measured" },
 	{ "slat_percentiles", NULL, T_REFUSED, 0, 0, 0, "submission-latency percentiles are not reported" },
 	{ "stats", NULL, T_REFUSED, 0, 0, 0, "statistics are always collected" },
-	{ "verify_pattern", NULL, T_REFUSED, 0, 0, 0, "verify uses checksums of random data" },
 	{ "verify_interval", NULL, T_REFUSED, 0, 0, 0, "verify checks each block as a whole" },
 	{ "verify_offset", NULL, T_REFUSED, 0, 0, 0, "the verify header is always at the start of the block" },
 	{ "verify_backlog", NULL, T_REFUSED, 0, 0, 0, "verification always runs after the write phase" },
@@ -218,11 +228,10 @@ static const struct opt_def opt_defs[] = {
 	{ "verify_state_save", NULL, T_REFUSED, 0, 0, 0, "not implemented" },
 	{ "verify_state_load", NULL, T_REFUSED, 0, 0, 0, "not implemented" },
 	{ "experimental_verify", NULL, T_REFUSED, 0, 0, 0, "not implemented" },
-	{ "trim_percentage", NULL, T_REFUSED, 0, 0, 0, "trim is not implemented" },
-	{ "trim_verify_zero", NULL, T_REFUSED, 0, 0, 0, "trim is not implemented" },
-	{ "trim_backlog", NULL, T_REFUSED, 0, 0, 0, "trim is not implemented" },
+	{ "trim_percentage", NULL, T_REFUSED, 0, 0, 0, "trim verification is not implemented" },
+	{ "trim_verify_zero", NULL, T_REFUSED, 0, 0, 0, "trim verification is not implemented" },
+	{ "trim_backlog", NULL, T_REFUSED, 0, 0, 0, "trim verification is not implemented" },
 	{ "buffer_compress_chunk", NULL, T_REFUSED, 0, 0, 0, "compressible data is laid out per block" },
-	{ "buffer_pattern", NULL, T_REFUSED, 0, 0, 0, "data patterns are not implemented" },
 	{ "dedupe_percentage", NULL, T_REFUSED, 0, 0, 0, "dedupable data is not implemented" },
 	{ "cpuload", NULL, T_REFUSED, 0, 0, 0, "the cpuio engine is not implemented" },
 	{ "cpuchunks", NULL, T_REFUSED, 0, 0, 0, "the cpuio engine is not implemented" },
@@ -244,7 +253,8 @@ static const struct {
 } rw_names[] = {
 	{"read", SB_RW_READ},		{"write", SB_RW_WRITE}, {"randread", SB_RW_RANDREAD},
 	{"randwrite", SB_RW_RANDWRITE}, {"rw", SB_RW_RW},	{"readwrite", SB_RW_RW},
-	{"randrw", SB_RW_RANDRW},
+	{"randrw", SB_RW_RANDRW},	{"trim", SB_RW_TRIM},	{"randtrim", SB_RW_RANDTRIM},
+	{"trimwrite", SB_RW_TRIMWRITE},
 };
 
 /* fio's engines: ours, the ones mapped onto ours, and the ones refused. */
@@ -303,7 +313,9 @@ void sb_job_opts_init(struct sb_job_opts *o)
 	o->nrfiles = 1;
 	o->rw = SB_RW_READ;
 	o->rwmixread = 50;
-	o->bs[0] = o->bs[1] = 4096;
+	o->bs[0] = o->bs[1] = o->bs[2] = 4096;
+	for (int d = 0; d < 3; d++)
+		o->dist[d].center = -1;
 	o->iodepth = 1;
 	o->numjobs = 1;
 	o->loops = 1;
@@ -343,8 +355,9 @@ void sb_job_opts_release(struct sb_job_opts *o)
 
 const char *sb_rw_name(enum sb_rw rw)
 {
-	static const char *const n[] = {"read", "write", "randread", "randwrite", "rw", "randrw"};
-	return (unsigned)rw < 6 ? n[rw] : "?";
+	static const char *const n[] = {"read",	  "write", "randread", "randwrite", "rw",
+					"randrw", "trim",  "randtrim", "trimwrite"};
+	return (unsigned)rw < sizeof(n) / sizeof(n[0]) ? n[rw] : "?";
 }
 
 const char *sb_engine_name(enum sb_engine e)
@@ -355,14 +368,14 @@ const char *sb_engine_name(enum sb_engine e)
 
 const char *sb_verify_name(enum sb_verify v)
 {
-	static const char *const n[] = {"0", "crc32c", "md5", "sha256"};
-	return (unsigned)v < 4 ? n[v] : "?";
+	static const char *const n[] = {"0", "crc32c", "md5", "sha256", "pattern"};
+	return (unsigned)v < 5 ? n[v] : "?";
 }
 
 const char *sb_ddir_name(enum sb_ddir d)
 {
-	static const char *const n[] = {"read", "write", "sync"};
-	return (unsigned)d < 3 ? n[d] : "?";
+	static const char *const n[] = {"read", "write", "trim", "sync"};
+	return (unsigned)d < 4 ? n[d] : "?";
 }
 
 static enum sb_opt_status bad(char *err, size_t errlen, const char *fmt, ...)
@@ -387,37 +400,130 @@ static const struct opt_def *find_opt(const char *key)
 	return NULL;
 }
 
-/* Splits "a,b" into two values; a lone value applies to both. */
+/*
+ * Splits fio's per-direction list "r[,w[,t]]": a part left empty keeps the
+ * default (set[i] false); a list not ending in a comma carries its last
+ * value on to the directions after it ("8k,32k" gives trims 32k too).
+ */
+static int split3(const char *v, char out[3][512], bool set[3])
+{
+	const char *p = v;
+	unsigned n = 0;
+
+	for (int i = 0; i < 3; i++) {
+		out[i][0] = '\0';
+		set[i] = false;
+	}
+	while (n < 3) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		if (len >= 512)
+			return -EINVAL;
+		memcpy(out[n], p, len);
+		out[n][len] = '\0';
+		set[n] = len > 0;
+		n++;
+		if (!comma)
+			break;
+		p = comma + 1;
+		if (n == 3 && *p)
+			return -EINVAL; /* a fourth value */
+	}
+	/* not ending in a comma: the last value applies to the rest */
+	if (v[0] && v[strlen(v) - 1] != ',' && set[n - 1]) {
+		for (unsigned i = n; i < 3; i++) {
+			snprintf(out[i], 512, "%s", out[n - 1]);
+			set[i] = true;
+		}
+	}
+	return 0;
+}
+
+/* Splits "a,b" (reads, writes; a third value, for trims, is ignored). */
 static int split_rw_pair(const char *v, char *a, char *b, size_t len)
 {
-	const char *comma = strchr(v, ',');
-	if (!comma) {
-		snprintf(a, len, "%s", v);
-		snprintf(b, len, "%s", v);
+	char part[3][512];
+	bool set[3];
+	if (split3(v, part, set) || strlen(part[0]) >= len || strlen(part[1]) >= len)
+		return -EINVAL;
+	snprintf(a, len, "%s", set[0] ? part[0] : "");
+	snprintf(b, len, "%s", set[1] ? part[1] : (set[0] ? part[0] : ""));
+	return 0;
+}
+
+/* "4k" or "4k-16k" (either order, as fio) into min and max (max 0: not a range). */
+static int parse_bs_range(const char *s, unsigned kb_base, uint32_t *min, uint32_t *max)
+{
+	char a[256];
+	const char *dash = strchr(s, '-');
+	uint64_t lo, hi;
+	if (strlen(s) >= sizeof(a))
+		return -EINVAL;
+	if (!dash) {
+		if (sb_parse_size(s, kb_base, &lo) || lo == 0 || lo > (1u << 30))
+			return -EINVAL;
+		*min = (uint32_t)lo;
+		*max = 0;
 		return 0;
 	}
-	if ((size_t)(comma - v) >= len)
+	snprintf(a, sizeof(a), "%.*s", (int)(dash - s), s);
+	if (sb_parse_size(a, kb_base, &lo) || sb_parse_size(dash + 1, kb_base, &hi) || lo == 0 ||
+	    hi == 0 || lo > (1u << 30) || hi > (1u << 30))
 		return -EINVAL;
-	snprintf(a, len, "%.*s", (int)(comma - v), v);
-	snprintf(b, len, "%s", comma + 1);
-	if (!a[0]) /* ",8k": reads keep their default */
-		a[0] = '\0';
+	if (hi < lo) {
+		uint64_t t = lo;
+		lo = hi;
+		hi = t;
+	}
+	*min = (uint32_t)lo;
+	*max = hi > lo ? (uint32_t)hi : 0;
 	return 0;
+}
+
+static enum sb_opt_status parse_bs(struct sb_job_opts *o, const char *key, const char *v,
+				   bool range_only, char *err, size_t errlen)
+{
+	char part[3][512];
+	bool set[3];
+	uint32_t mn[3], mx[3];
+	if (split3(v, part, set))
+		return bad(err, errlen, "%s: '%s' is not a block size list (at most r,w,t)", key,
+			   v);
+	for (int d = 0; d < 3; d++) {
+		if (!set[d])
+			continue;
+		if (parse_bs_range(part[d], o->kb_base, &mn[d], &mx[d]))
+			return bad(err, errlen,
+				   "%s: '%s' is not a block size (1 byte to 1g) or a range MIN-MAX",
+				   key, part[d]);
+		if (range_only && !strchr(part[d], '-'))
+			return bad(err, errlen, "%s: '%s' is not a range MIN-MAX (e.g. 4k-16k)",
+				   key, part[d]);
+	}
+	for (int d = 0; d < 3; d++) {
+		if (!set[d])
+			continue;
+		o->bs[d] = mn[d];
+		o->bs_max[d] = mx[d];
+		o->nbssplit[d] = 0;
+	}
+	return SB_OPT_OK;
 }
 
 static enum sb_opt_status parse_bssplit(struct sb_job_opts *o, const char *key, const char *v,
 					char *err, size_t errlen)
 {
-	char part[2][512];
-	if (split_rw_pair(v, part[0], part[1], sizeof(part[0])))
-		return bad(err, errlen, "%s: value too long", key);
-	for (int d = 0; d < 2; d++) {
+	char part[3][512];
+	bool set[3];
+	if (split3(v, part, set))
+		return bad(err, errlen, "%s: value too long or more than 3 lists", key);
+	for (int d = 0; d < 3; d++) {
 		unsigned n = 0, total = 0, unset = 0;
 		char *save = NULL;
 		char buf[512];
-		snprintf(buf, sizeof(buf), "%s", part[d]);
-		if (!buf[0])
+		if (!set[d])
 			continue;
+		snprintf(buf, sizeof(buf), "%s", part[d]);
 		for (char *tok = strtok_r(buf, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
 			if (n == SB_MAX_BSSPLIT)
 				return bad(err, errlen, "%s: more than %d entries", key,
@@ -428,7 +534,7 @@ static enum sb_opt_status parse_bssplit(struct sb_job_opts *o, const char *key, 
 				*slash = '\0';
 			if (sb_parse_size(tok, o->kb_base, &bs) || bs == 0 || bs > (1u << 30))
 				return bad(err, errlen, "%s: '%s' is not a block size", key, tok);
-			if (slash && (sb_parse_u64(slash + 1, &perc) || perc > 100))
+			if (slash && slash[1] && (sb_parse_u64(slash + 1, &perc) || perc > 100))
 				return bad(err, errlen, "%s: '%s' is not a percentage", key,
 					   slash + 1);
 			if (!slash || perc == 0)
@@ -455,12 +561,314 @@ static enum sb_opt_status parse_bssplit(struct sb_job_opts *o, const char *key, 
 				   total);
 		}
 		o->nbssplit[d] = n;
+		o->bs_max[d] = 0;
 	}
-	if (!part[1][0] || strchr(v, ',') == NULL) {
-		/* one list: applies to both directions */
-		memcpy(o->bssplit[1], o->bssplit[0], sizeof(o->bssplit[0]));
-		o->nbssplit[1] = o->nbssplit[0];
+	return SB_OPT_OK;
+}
+
+/* "P/R:P/R:..." zones (R empty: the rest of the region). */
+static enum sb_opt_status parse_zones(struct sb_dist_opts *dd, const char *key, const char *list,
+				      bool absolute, unsigned kb_base, char *err, size_t errlen)
+{
+	char buf[4096], *save = NULL;
+	unsigned n = 0, acc = 0, blank = 0;
+	uint64_t range_total = 0;
+
+	if (strlen(list) >= sizeof(buf))
+		return bad(err, errlen, "%s: value too long", key);
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (char *tok = strtok_r(buf, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+		char *slash = strchr(tok, '/');
+		uint64_t p, r = 0;
+		if (n == SB_MAX_ZONES)
+			return bad(err, errlen, "%s: more than %d zones", key, SB_MAX_ZONES);
+		if (!slash)
+			return bad(err, errlen, "%s: zone '%s' is not ACCESS%%/RANGE", key, tok);
+		*slash = '\0';
+		if (sb_parse_u64(tok, &p) || p > 100)
+			return bad(err, errlen, "%s: '%s' is not an access percentage", key, tok);
+		if (!slash[1]) {
+			blank++;
+		} else if (absolute ? sb_parse_size(slash + 1, kb_base, &r) || r == 0
+				    : sb_parse_u64(slash + 1, &r) || r == 0 || r > 100) {
+			return bad(err, errlen, "%s: '%s' is not a %s", key, slash + 1,
+				   absolute ? "size" : "range percentage (1 to 100)");
+		}
+		dd->zones[n].access = (uint32_t)p;
+		dd->zones[n].range = r;
+		acc += (unsigned)p;
+		range_total += r;
+		n++;
 	}
+	if (n == 0)
+		return bad(err, errlen, "%s: no zones", key);
+	if (acc != 100)
+		return bad(err, errlen, "%s: zone access percentages add up to %u, not 100", key,
+			   acc);
+	if (!absolute && range_total > 100)
+		return bad(err, errlen, "%s: zone ranges add up to %llu%%, more than 100", key,
+			   (unsigned long long)range_total);
+	if (blank > 1 || (blank && absolute))
+		return bad(err, errlen, "%s: %s", key,
+			   absolute ? "every zoned_abs zone needs a size"
+				    : "only one zone may leave its range blank");
+	for (unsigned i = 0; i < n; i++)
+		if (!dd->zones[i].range)
+			dd->zones[i].range = 100 - range_total;
+	dd->nzones = n;
+	return SB_OPT_OK;
+}
+
+static const struct {
+	const char *name;
+	enum sb_dist_type type;
+} dist_names[] = {
+	{"random", SB_DIST_RANDOM}, {"zipf", SB_DIST_ZIPF},    {"pareto", SB_DIST_PARETO},
+	{"normal", SB_DIST_NORMAL}, {"gauss", SB_DIST_NORMAL}, {"zoned_abs", SB_DIST_ZONED_ABS},
+	{"zoned", SB_DIST_ZONED},
+};
+
+/* "zipf:theta[:center]", "pareto:h[:center]", "normal:dev[:center]". */
+static enum sb_opt_status parse_dist_params(struct sb_dist_opts *dd, const char *key,
+					    const char *name, const char *params, char *err,
+					    size_t errlen)
+{
+	char *end;
+	dd->center = -1;
+	if (!params || !*params) {
+		if (dd->type == SB_DIST_NORMAL) {
+			dd->param = 0;
+			return SB_OPT_OK;
+		}
+		return bad(err, errlen, "%s: %s needs a parameter (%s:VALUE)", key, name, name);
+	}
+	errno = 0;
+	dd->param = strtod(params, &end);
+	if (end == params || errno || (*end && *end != ':'))
+		return bad(err, errlen, "%s: '%s' is not a number", key, params);
+	if (dd->type == SB_DIST_ZIPF && (dd->param <= 0.0 || dd->param == 1.0))
+		return bad(err, errlen, "%s: zipf theta must be above 0 and not 1 (got %g)", key,
+			   dd->param);
+	if (dd->type == SB_DIST_PARETO && !(dd->param > 0.0 && dd->param < 1.0))
+		return bad(err, errlen, "%s: pareto h must be between 0 and 1 (got %g)", key,
+			   dd->param);
+	if (dd->type == SB_DIST_NORMAL && !(dd->param >= 0.0 && dd->param <= 100.0))
+		return bad(err, errlen, "%s: normal deviation must be from 0 to 100 (got %g)", key,
+			   dd->param);
+	if (*end == ':') {
+		const char *c = end + 1;
+		errno = 0;
+		dd->center = strtod(c, &end);
+		if (end == c || *end || errno || !(dd->center >= 0.0 && dd->center <= 1.0))
+			return bad(err, errlen, "%s: center '%s' is not a number from 0 to 1", key,
+				   c);
+	}
+	return SB_OPT_OK;
+}
+
+static enum sb_opt_status parse_distribution(struct sb_job_opts *o, const char *key, const char *v,
+					     char *err, size_t errlen)
+{
+	size_t i, nl = 0;
+	for (i = 0; i < sizeof(dist_names) / sizeof(dist_names[0]); i++) {
+		nl = strlen(dist_names[i].name);
+		if (!strncmp(v, dist_names[i].name, nl) &&
+		    (v[nl] == '\0' || v[nl] == ':' || v[nl] == '='))
+			break;
+	}
+	if (i == sizeof(dist_names) / sizeof(dist_names[0]))
+		return bad(
+			err, errlen,
+			"%s: '%s' is not random, zipf, pareto, normal, gauss, zoned or zoned_abs",
+			key, v);
+	const char *params = v[nl] ? v + nl + 1 : NULL;
+	struct sb_dist_opts dd;
+	memset(&dd, 0, sizeof(dd));
+	dd.type = dist_names[i].type;
+	dd.center = -1;
+	if (dd.type == SB_DIST_RANDOM) {
+		for (int d = 0; d < 3; d++)
+			o->dist[d] = dd;
+		return SB_OPT_OK;
+	}
+	if (dd.type == SB_DIST_ZONED || dd.type == SB_DIST_ZONED_ABS) {
+		char part[3][512];
+		bool set[3];
+		if (!params || split3(params, part, set))
+			return bad(err, errlen, "%s: %s needs zones (e.g. %s:60/10:40/90)", key,
+				   dist_names[i].name, dist_names[i].name);
+		for (int d = 0; d < 3; d++) {
+			if (!set[d])
+				continue;
+			struct sb_dist_opts z = dd;
+			enum sb_opt_status st =
+				parse_zones(&z, key, part[d], dd.type == SB_DIST_ZONED_ABS,
+					    o->kb_base, err, errlen);
+			if (st != SB_OPT_OK)
+				return st;
+			o->dist[d] = z;
+		}
+		return SB_OPT_OK;
+	}
+	enum sb_opt_status st =
+		parse_dist_params(&dd, key, dist_names[i].name, params, err, errlen);
+	if (st != SB_OPT_OK)
+		return st;
+	for (int d = 0; d < 3; d++)
+		o->dist[d] = dd;
+	return SB_OPT_OK;
+}
+
+/*
+ * fio's pattern syntax: 0xHEX, a decimal number (its bytes, little-endian,
+ * as wide as needed), "string", 'file' (its first bytes), in any sequence.
+ */
+static enum sb_opt_status parse_pattern(const char *key, const char *v, unsigned char *out,
+					unsigned *outlen, char *err, size_t errlen)
+{
+	unsigned n = 0;
+	const char *p = v;
+	while (*p) {
+		if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+			const char *h = p + 2, *e = h;
+			while (isxdigit((unsigned char)*e))
+				e++;
+			size_t nd = (size_t)(e - h);
+			if (nd == 0)
+				return bad(err, errlen, "%s: '0x' without hex digits", key);
+			/* big-endian digit order, as written: 0xdeadface -> de ad fa ce */
+			size_t nbytes = (nd + 1) / 2;
+			if (n + nbytes > SB_MAX_PATTERN)
+				goto too_long;
+			for (size_t k = 0; k < nbytes; k++) {
+				char byte[3] = {0};
+				size_t first = nd % 2 && k == 0 ? 1 : 2;
+				size_t at = k == 0 ? 0 : (nd % 2 ? 1 + (k - 1) * 2 : k * 2);
+				memcpy(byte, h + at, first);
+				out[n++] = (unsigned char)strtoul(byte, NULL, 16);
+			}
+			p = e;
+		} else if (*p == '"') {
+			const char *e = strchr(p + 1, '"');
+			if (!e)
+				return bad(err, errlen, "%s: unterminated string in '%s'", key, v);
+			size_t len = (size_t)(e - p - 1);
+			if (n + len > SB_MAX_PATTERN)
+				goto too_long;
+			memcpy(out + n, p + 1, len);
+			n += (unsigned)len;
+			p = e + 1;
+		} else if (*p == '\'') {
+			const char *e = strchr(p + 1, '\'');
+			char path[4096];
+			if (!e || (size_t)(e - p - 1) >= sizeof(path))
+				return bad(err, errlen, "%s: unterminated file name in '%s'", key,
+					   v);
+			snprintf(path, sizeof(path), "%.*s", (int)(e - p - 1), p + 1);
+			FILE *f = fopen(path, "rb");
+			if (!f)
+				return bad(err, errlen, "%s: cannot read pattern file '%s': %s",
+					   key, path, strerror(errno));
+			size_t got = fread(out + n, 1, SB_MAX_PATTERN - n, f);
+			fclose(f);
+			n += (unsigned)got;
+			p = e + 1;
+		} else if (*p == '-' || isdigit((unsigned char)*p)) {
+			char *e;
+			errno = 0;
+			long long d = strtoll(p, &e, 10);
+			if (errno || e == p)
+				return bad(err, errlen, "%s: '%s' is not a number", key, p);
+			uint64_t u = (uint64_t)d;
+			unsigned width = 1;
+			if (d < 0)
+				width = d >= INT8_MIN	 ? 1
+					: d >= INT16_MIN ? 2
+					: d >= INT32_MIN ? 4
+							 : 8;
+			else
+				while (width < 8 && (u >> (8 * width)))
+					width++;
+			if (n + width > SB_MAX_PATTERN)
+				goto too_long;
+			for (unsigned k = 0; k < width; k++)
+				out[n++] = (unsigned char)(u >> (8 * k));
+			p = e;
+		} else if (*p == '%' && p[1] == 'o') {
+			return bad(
+				err, errlen,
+				"%s: the %%o (block offset) format is not supported; use a fixed "
+				"pattern with verify=crc32c to check offsets",
+				key);
+		} else {
+			return bad(err, errlen, "%s: unexpected '%c' in '%s'", key, *p, v);
+		}
+	}
+	if (n == 0)
+		return bad(err, errlen, "%s: empty pattern", key);
+	*outlen = n;
+	return SB_OPT_OK;
+too_long:
+	return bad(err, errlen, "%s: pattern longer than %d bytes", key, SB_MAX_PATTERN);
+}
+
+/* steadystate=iops:10%, iops_slope:0.1%, bw:10m, bw_slope:1% */
+static enum sb_opt_status parse_ss(struct sb_job_opts *o, const char *key, const char *v, char *err,
+				   size_t errlen)
+{
+	const char *colon = strchr(v, ':');
+	unsigned st = 0;
+	char name[32];
+	if (!colon || (size_t)(colon - v) >= sizeof(name))
+		return bad(err, errlen, "%s: '%s' is not CRITERION:LIMIT (e.g. iops_slope:0.1%%)",
+			   key, v);
+	snprintf(name, sizeof(name), "%.*s", (int)(colon - v), v);
+	if (!strcmp(name, "iops"))
+		st = SB_SS_IOPS;
+	else if (!strcmp(name, "iops_slope"))
+		st = SB_SS_IOPS | SB_SS_SLOPE;
+	else if (!strcmp(name, "bw"))
+		st = SB_SS_BW;
+	else if (!strcmp(name, "bw_slope"))
+		st = SB_SS_BW | SB_SS_SLOPE;
+	else
+		return bad(err, errlen,
+			   "%s: criterion '%s' is not iops, iops_slope, bw or bw_slope", key, name);
+	const char *lim = colon + 1;
+	size_t ll = strlen(lim);
+	double limit;
+	if (ll && lim[ll - 1] == '%') {
+		char num[64], *e;
+		if (ll >= sizeof(num))
+			return bad(err, errlen, "%s: limit '%s' too long", key, lim);
+		snprintf(num, sizeof(num), "%.*s", (int)(ll - 1), lim);
+		errno = 0;
+		limit = strtod(num, &e);
+		if (e == num || *e || errno || limit < 0 || limit > 100)
+			return bad(err, errlen, "%s: '%s' is not a percentage", key, lim);
+		st |= SB_SS_PCT;
+	} else if (st & SB_SS_BW) {
+		uint64_t b;
+		char *e;
+		errno = 0;
+		limit = strtod(lim, &e);
+		if (e == lim || errno || limit < 0)
+			return bad(err, errlen, "%s: '%s' is not a bandwidth limit", key, lim);
+		if (*e) { /* a size with a unit: bytes per second */
+			if (sb_parse_size(lim, o->kb_base, &b))
+				return bad(err, errlen, "%s: '%s' is not a bandwidth limit", key,
+					   lim);
+			limit = (double)b;
+		}
+	} else {
+		char *e;
+		errno = 0;
+		limit = strtod(lim, &e);
+		if (e == lim || *e || errno || limit < 0)
+			return bad(err, errlen, "%s: '%s' is not an IOPS limit", key, lim);
+	}
+	o->ss_state = st;
+	o->ss_limit = limit;
 	return SB_OPT_OK;
 }
 
@@ -519,6 +927,8 @@ enum sb_opt_status sb_job_opts_set(struct sb_job_opts *o, const char *key, const
 		return SB_OPT_NOOP;
 	}
 	/* bare flags are booleans set to 1 */
+	if (!value && d->type == T_LOGNAME)
+		value = o->name[0] ? o->name : "fio";
 	if (!value) {
 		if (d->type == T_BOOL || d->type == T_NBOOL) {
 			value = "1";
@@ -572,23 +982,10 @@ enum sb_opt_status sb_job_opts_set(struct sb_job_opts *o, const char *key, const
 		o->size_percent = pct;
 		break;
 	}
-	case T_BS: {
-		char a[64], bb[64];
-		uint64_t r = 0, w = 0;
-		if (split_rw_pair(value, a, bb, sizeof(a)))
-			return bad(err, errlen, "%s: '%s' is not a block size", key, value);
-		if (a[0] && (sb_parse_size(a, o->kb_base, &r) || r == 0 || r > (1u << 30)))
-			return bad(err, errlen, "%s: '%s' is not a block size (1 byte to 1g)", key,
-				   a);
-		if (sb_parse_size(bb, o->kb_base, &w) || w == 0 || w > (1u << 30))
-			return bad(err, errlen, "%s: '%s' is not a block size (1 byte to 1g)", key,
-				   bb);
-		if (a[0])
-			o->bs[0] = (uint32_t)r;
-		o->bs[1] = (uint32_t)w;
-		o->nbssplit[0] = o->nbssplit[1] = 0;
-		break;
-	}
+	case T_BS:
+		return parse_bs(o, key, value, false, err, errlen);
+	case T_BSRANGE:
+		return parse_bs(o, key, value, true, err, errlen);
 	case T_BSSPLIT:
 		return parse_bssplit(o, key, value, err, errlen);
 	case T_UINT:
@@ -613,18 +1010,17 @@ enum sb_opt_status sb_job_opts_set(struct sb_job_opts *o, const char *key, const
 		break;
 	case T_RW: {
 		size_t i;
-		/* fio allows "randread:8" style offsets modifiers: refuse them */
 		for (i = 0; i < sizeof(rw_names) / sizeof(rw_names[0]); i++)
 			if (strcmp(value, rw_names[i].name) == 0)
 				break;
 		if (i == sizeof(rw_names) / sizeof(rw_names[0])) {
-			if (strstr(value, "trim"))
+			if (strchr(value, ':'))
 				return bad(err, errlen,
-					   "%s: '%s': trim workloads are not supported", key,
-					   value);
+					   "%s: '%s': the ':N' offset modifier is not supported",
+					   key, value);
 			return bad(err, errlen,
 				   "%s: '%s' is not one of read, write, randread, randwrite, rw, "
-				   "readwrite, randrw",
+				   "readwrite, randrw, trim, randtrim, trimwrite",
 				   key, value);
 		}
 		o->rw = rw_names[i].rw;
@@ -657,10 +1053,13 @@ enum sb_opt_status sb_job_opts_set(struct sb_job_opts *o, const char *key, const
 			o->verify = SB_VERIFY_MD5;
 		else if (!strcmp(value, "sha256"))
 			o->verify = SB_VERIFY_SHA256;
+		else if (!strcmp(value, "pattern"))
+			o->verify = SB_VERIFY_PATTERN;
 		else
-			return bad(err, errlen,
-				   "%s: '%s' is not supported (use 0, crc32c, md5, sha256)", key,
-				   value);
+			return bad(
+				err, errlen,
+				"%s: '%s' is not supported (use 0, crc32c, md5, sha256, pattern)",
+				key, value);
 		break;
 	case T_PCTLIST:
 		return parse_pctlist(o, key, value, err, errlen);
@@ -710,22 +1109,89 @@ enum sb_opt_status sb_job_opts_set(struct sb_job_opts *o, const char *key, const
 			return bad(err, errlen, "%s: '%s' is not none, native, posix or keep", key,
 				   value);
 		break;
-	case T_FILE_SERVICE:
-		if (strcmp(value, "roundrobin") != 0) {
-			snprintf(err, errlen,
-				 "option '%s=%s' is not supported: files are served round-robin",
-				 key, value);
-			return SB_OPT_REFUSED;
+	case T_FILE_SERVICE: {
+		static const struct {
+			const char *name;
+			enum sb_fst t;
+		} fst[] = {{"roundrobin", SB_FST_ROUNDROBIN}, {"sequential", SB_FST_SEQUENTIAL},
+			   {"random", SB_FST_RANDOM},	      {"zipf", SB_FST_ZIPF},
+			   {"pareto", SB_FST_PARETO},	      {"normal", SB_FST_NORMAL},
+			   {"gauss", SB_FST_NORMAL}};
+		const char *colon = strchr(value, ':');
+		size_t nl = colon ? (size_t)(colon - value) : strlen(value), i;
+		for (i = 0; i < sizeof(fst) / sizeof(fst[0]); i++)
+			if (strlen(fst[i].name) == nl && !strncmp(value, fst[i].name, nl))
+				break;
+		if (i == sizeof(fst) / sizeof(fst[0]))
+			return bad(err, errlen,
+				   "%s: '%s' is not roundrobin, sequential, random, zipf, pareto, "
+				   "normal or gauss",
+				   key, value);
+		o->fst = fst[i].t;
+		o->fst_nr = 0;
+		o->fst_param = 0;
+		if (colon && fst[i].t <= SB_FST_RANDOM) {
+			if (sb_parse_u64(colon + 1, &u) || u == 0 || u > UINT32_MAX)
+				return bad(err, errlen, "%s: '%s' is not a positive I/O count", key,
+					   colon + 1);
+			o->fst_nr = (unsigned)u;
+		} else if (colon) {
+			char *e;
+			errno = 0;
+			o->fst_param = strtod(colon + 1, &e);
+			if (e == colon + 1 || *e || errno || o->fst_param <= 0)
+				return bad(err, errlen, "%s: '%s' is not a positive number", key,
+					   colon + 1);
+			if (fst[i].t == SB_FST_ZIPF && o->fst_param == 1.0)
+				return bad(err, errlen, "%s: zipf theta must not be 1", key);
+			if (fst[i].t == SB_FST_PARETO && o->fst_param >= 1.0)
+				return bad(err, errlen, "%s: pareto h must be below 1", key);
 		}
 		break;
+	}
 	case T_RANDOM_DIST:
-		if (strcmp(value, "random") != 0) {
-			snprintf(err, errlen,
-				 "option '%s=%s' is not supported: offsets are uniformly random",
-				 key, value);
-			return SB_OPT_REFUSED;
-		}
+		return parse_distribution(o, key, value, err, errlen);
+	case T_RANDGEN:
+		if (!strcmp(value, "tausworthe"))
+			o->randgen = SB_RANDGEN_TAUSWORTHE;
+		else if (!strcmp(value, "lfsr"))
+			o->randgen = SB_RANDGEN_LFSR;
+		else if (!strcmp(value, "tausworthe64"))
+			o->randgen = SB_RANDGEN_TAUSWORTHE64;
+		else
+			return bad(err, errlen, "%s: '%s' is not tausworthe, lfsr or tausworthe64",
+				   key, value);
 		break;
+	case T_PATTERN: {
+		bool vp = d->off == O(verify_pattern);
+		enum sb_opt_status st = parse_pattern(
+			key, value, vp ? o->verify_pattern : o->buffer_pattern,
+			vp ? &o->verify_pattern_len : &o->buffer_pattern_len, err, errlen);
+		if (st == SB_OPT_OK && vp && o->verify == SB_VERIFY_NONE)
+			o->verify = SB_VERIFY_PATTERN; /* as fio: a pattern alone verifies it */
+		return st;
+	}
+	case T_SS:
+		return parse_ss(o, key, value, err, errlen);
+	case T_LOGNAME:
+		if (strlen(value) >= SB_LOGNAME_MAX)
+			return bad(err, errlen, "%s: longer than %d characters", key,
+				   SB_LOGNAME_MAX - 1);
+		snprintf(field, SB_LOGNAME_MAX, "%s", value);
+		break;
+	case T_OFFSET: {
+		unsigned pct;
+		int r = sb_parse_size_or_percent(value, o->kb_base, &u, &pct);
+		if (r == -ERANGE && strchr(value, '%'))
+			return bad(err, errlen, "%s: '%s' must be between 1%% and 100%%", key,
+				   value);
+		if (r)
+			return bad(err, errlen, "%s: '%s' is not a size (e.g. 1g) or a percentage",
+				   key, value);
+		o->offset = u;
+		o->offset_percent = pct;
+		break;
+	}
 	case T_NOOP:
 	case T_REFUSED:
 		break;
@@ -771,6 +1237,25 @@ int sb_job_opts_validate(const struct sb_job_opts *o, char *err, size_t errlen)
 	}
 	if (o->filesize && o->size && !o->size_percent && o->filesize > o->size && o->nrfiles == 1)
 		FAIL("filesize: larger than size");
+	if (o->verify != SB_VERIFY_NONE && sb_rw_trims(o->rw))
+		FAIL("verify: not supported with rw=%s (trimmed blocks have no data to check)",
+		     sb_rw_name(o->rw));
+	if (o->verify == SB_VERIFY_PATTERN && !o->verify_pattern_len)
+		FAIL("verify: 'pattern' needs verify_pattern");
+	if (o->verify == SB_VERIFY_PATTERN && o->time_based)
+		FAIL("verify: not supported with time_based (the verify phase needs a fixed write "
+		     "set)");
+	if (o->ss_state && o->ss_dur_us > (uint64_t)SB_SS_WINDOW_MAX_S * 1000000)
+		FAIL("ss_dur: at most %u seconds", SB_SS_WINDOW_MAX_S);
+	if (o->ss_state && o->ss_dur_us && o->ss_dur_us < 1000000)
+		FAIL("ss_dur: at least 1 second (samples are taken once a second)");
+	for (int d = 0; d < 3; d++) {
+		if (o->dist[d].type != SB_DIST_RANDOM && o->verify != SB_VERIFY_NONE &&
+		    sb_rw_random(o->rw))
+			FAIL("random_distribution: not supported with verify (blocks may be "
+			     "written "
+			     "more than once)");
+	}
 	return 0;
 #undef FAIL
 }

@@ -18,8 +18,13 @@
 #define SB_MAX_PERCENTILES 20
 #define SB_MAX_BSSPLIT	   16
 #define SB_NAME_MAX	   128
+#define SB_MAX_ZONES	   256
+#define SB_MAX_PATTERN	   512
+#define SB_LOGNAME_MAX	   256
+#define SB_SS_WINDOW_MAX_S 1024 /* ss_dur limit: the window is kept in the result */
 
-enum sb_ddir { SB_READ = 0, SB_WRITE = 1, SB_SYNC = 2, SB_NDDIR = 3 };
+/* Directions in fio's order; option arrays [3] are indexed read, write, trim. */
+enum sb_ddir { SB_READ = 0, SB_WRITE = 1, SB_TRIM = 2, SB_SYNC = 3, SB_NDDIR = 4 };
 
 enum sb_rw {
 	SB_RW_READ,
@@ -28,12 +33,65 @@ enum sb_rw {
 	SB_RW_RANDWRITE,
 	SB_RW_RW, /* sequential mix: rw, readwrite */
 	SB_RW_RANDRW,
+	SB_RW_TRIM,
+	SB_RW_RANDTRIM,
+	SB_RW_TRIMWRITE, /* trim a block, then write it */
 };
 
 /* Engines we run. SB_ENGINE_AUTO picks io_uring, falling back to psync. */
 enum sb_engine { SB_ENGINE_AUTO, SB_ENGINE_IO_URING, SB_ENGINE_PSYNC, SB_ENGINE_NULL };
 
-enum sb_verify { SB_VERIFY_NONE, SB_VERIFY_CRC32C, SB_VERIFY_MD5, SB_VERIFY_SHA256 };
+enum sb_verify {
+	SB_VERIFY_NONE,
+	SB_VERIFY_CRC32C,
+	SB_VERIFY_MD5,
+	SB_VERIFY_SHA256,
+	SB_VERIFY_PATTERN, /* the block holds verify_pattern, repeated */
+};
+
+/* random_distribution= (fio's names). */
+enum sb_dist_type {
+	SB_DIST_RANDOM,
+	SB_DIST_ZIPF,
+	SB_DIST_PARETO,
+	SB_DIST_NORMAL,
+	SB_DIST_ZONED,
+	SB_DIST_ZONED_ABS,
+};
+
+struct sb_zone {
+	uint32_t access; /* percent of the accesses */
+	uint64_t range;	 /* zoned: percent of the region; zoned_abs: bytes */
+};
+
+struct sb_dist_opts {
+	enum sb_dist_type type;
+	double param;  /* zipf theta, pareto h, normal deviation in percent */
+	double center; /* [0, 1], or -1 when not given */
+	unsigned nzones;
+	struct sb_zone zones[SB_MAX_ZONES];
+};
+
+/* file_service_type= */
+enum sb_fst {
+	SB_FST_ROUNDROBIN,
+	SB_FST_SEQUENTIAL,
+	SB_FST_RANDOM,
+	SB_FST_ZIPF,
+	SB_FST_PARETO,
+	SB_FST_NORMAL
+};
+
+/* random_generator= */
+enum sb_randgen { SB_RANDGEN_TAUSWORTHE, SB_RANDGEN_LFSR, SB_RANDGEN_TAUSWORTHE64 };
+
+/* steadystate= criterion bits, as fio's */
+enum {
+	SB_SS_IOPS = 1u << 0,
+	SB_SS_BW = 1u << 1,
+	SB_SS_SLOPE = 1u << 2,
+	SB_SS_PCT = 1u << 3,
+};
 
 struct sb_bssplit {
 	uint32_t bs;
@@ -52,13 +110,15 @@ struct sb_job_opts {
 	uint64_t io_size; /* io_size/io_limit; 0 = size */
 	unsigned nrfiles;
 	uint64_t offset;
+	unsigned offset_percent; /* offset=N%: of each file's size */
 	uint64_t offset_increment;
 
 	enum sb_rw rw;
 	unsigned rwmixread; /* percent of reads in mixed workloads */
-	uint32_t bs[2];	    /* per direction */
-	struct sb_bssplit bssplit[2][SB_MAX_BSSPLIT];
-	unsigned nbssplit[2];
+	uint32_t bs[3];	    /* per direction (read, write, trim): the smallest size */
+	uint32_t bs_max[3]; /* bsrange / bs=MIN-MAX: the largest, 0 = bs only */
+	struct sb_bssplit bssplit[3][SB_MAX_BSSPLIT];
+	unsigned nbssplit[3];
 
 	unsigned iodepth;
 	unsigned numjobs;
@@ -87,6 +147,11 @@ struct sb_job_opts {
 	uint64_t randseed;
 	bool randseed_set;
 	bool norandommap;
+	enum sb_randgen randgen;
+	struct sb_dist_opts dist[3]; /* random_distribution per direction */
+	enum sb_fst fst;	     /* file_service_type */
+	unsigned fst_nr;	     /* I/Os before switching files (0 = the type's default) */
+	double fst_param;
 
 	double percentiles[SB_MAX_PERCENTILES];
 	unsigned npercentiles;
@@ -96,6 +161,10 @@ struct sb_job_opts {
 	bool refill_buffers;
 	bool zero_buffers;
 	unsigned buffer_compress_percentage;
+	unsigned char buffer_pattern[SB_MAX_PATTERN];
+	unsigned buffer_pattern_len; /* 0 = not set */
+	unsigned char verify_pattern[SB_MAX_PATTERN];
+	unsigned verify_pattern_len; /* 0 = not set */
 
 	enum sb_verify verify;
 	bool do_verify;
@@ -112,6 +181,19 @@ struct sb_job_opts {
 	bool fsync_on_close;
 	bool sync_io; /* sync=1: O_SYNC writes */
 	bool readonly;
+
+	/* steadystate= / ss_dur / ss_ramp */
+	unsigned ss_state; /* SB_SS_* bits, 0 = off */
+	double ss_limit;
+	uint64_t ss_dur_us;
+	uint64_t ss_ramp_us;
+
+	/* fio log files: a name prefix each, "" = not written */
+	char bw_log[SB_LOGNAME_MAX];
+	char lat_log[SB_LOGNAME_MAX];
+	char iops_log[SB_LOGNAME_MAX];
+	unsigned log_avg_msec;
+	bool log_offset;
 };
 
 /* Where an option came from, for error messages. */
@@ -155,15 +237,21 @@ const char *sb_ddir_name(enum sb_ddir d);
 
 static inline bool sb_rw_reads(enum sb_rw rw)
 {
-	return rw != SB_RW_WRITE && rw != SB_RW_RANDWRITE;
+	return rw == SB_RW_READ || rw == SB_RW_RANDREAD || rw == SB_RW_RW || rw == SB_RW_RANDRW;
 }
 static inline bool sb_rw_writes(enum sb_rw rw)
 {
-	return rw != SB_RW_READ && rw != SB_RW_RANDREAD;
+	return rw == SB_RW_WRITE || rw == SB_RW_RANDWRITE || rw == SB_RW_RW || rw == SB_RW_RANDRW ||
+	       rw == SB_RW_TRIMWRITE;
+}
+static inline bool sb_rw_trims(enum sb_rw rw)
+{
+	return rw == SB_RW_TRIM || rw == SB_RW_RANDTRIM || rw == SB_RW_TRIMWRITE;
 }
 static inline bool sb_rw_random(enum sb_rw rw)
 {
-	return rw == SB_RW_RANDREAD || rw == SB_RW_RANDWRITE || rw == SB_RW_RANDRW;
+	return rw == SB_RW_RANDREAD || rw == SB_RW_RANDWRITE || rw == SB_RW_RANDRW ||
+	       rw == SB_RW_RANDTRIM;
 }
 static inline bool sb_rw_mixed(enum sb_rw rw)
 {

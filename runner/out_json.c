@@ -188,6 +188,38 @@ static json_t *latency_buckets(const struct sb_job_result *r, double unit_ns, co
 	return o;
 }
 
+/* fio's "steadystate" block (its names and formats). */
+json_t *sb_out_json_steadystate(const struct sb_ss_result *ss)
+{
+	char crit[64], buf[64];
+	json_t *o = json_object(), *data = json_object(), *iops = json_array(), *bw = json_array();
+	bool ok = o && data && iops && bw;
+	snprintf(crit, sizeof(crit), "%s%s:%f%s", ss->state & SB_SS_IOPS ? "iops" : "bw",
+		 ss->state & SB_SS_SLOPE ? "_slope" : "", ss->limit,
+		 ss->state & SB_SS_PCT ? "%" : "");
+	snprintf(buf, sizeof(buf), "%f%s", ss->criterion, ss->state & SB_SS_PCT ? "%" : "");
+	for (unsigned i = 0; ok && i < ss->n; i++)
+		ok = json_array_append_new(iops, json_integer((json_int_t)ss->iops[i])) == 0 &&
+		     json_array_append_new(bw, json_integer((json_int_t)ss->bw[i])) == 0;
+	ok = ok && put(o, "ss", json_string(crit)) && put(o, "duration", json_integer(ss->dur_s)) &&
+	     put(o, "attained", json_integer(ss->attained)) &&
+	     put(o, "criterion", json_string(buf)) &&
+	     put(o, "max_deviation", json_real(ss->max_deviation)) &&
+	     put(o, "slope", json_real(ss->slope)) &&
+	     put(data, "bw_mean", json_integer((json_int_t)ss->bw_mean)) &&
+	     put(data, "iops_mean", json_integer((json_int_t)ss->iops_mean)) &&
+	     json_object_set(data, "iops", iops) == 0 && json_object_set(data, "bw", bw) == 0 &&
+	     json_object_set(o, "data", data) == 0;
+	json_decref(iops);
+	json_decref(bw);
+	json_decref(data);
+	if (!ok) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
 json_t *sb_out_json_job(const struct sb_results *all, const struct sb_job_result *r, bool plus)
 {
 	static const double ns_b[] = {2, 4, 10, 20, 50, 100, 250, 500, 750, 1000};
@@ -225,10 +257,7 @@ json_t *sb_out_json_job(const struct sb_results *all, const struct sb_job_result
 		     put(j, "write", dir_json(all, r, &r->dir[SB_WRITE], SB_WRITE, plus));
 	}
 	if (ok) {
-		/* no trim support: fio's zeroed section so tools find the key */
-		struct sb_dir_result zero;
-		memset(&zero, 0, sizeof(zero));
-		trim = dir_json(all, r, &zero, 2, false);
+		trim = dir_json(all, r, &r->dir[SB_TRIM], SB_TRIM, plus);
 		ok = put(j, "trim", trim);
 	}
 	ok = ok && put(j, "sync", sync_json(r)) &&
@@ -267,16 +296,23 @@ json_t *sb_out_json_job(const struct sb_results *all, const struct sb_job_result
 		 json_pack("{s:I,s:I,s:I,s:I,s:s}", "read", (json_int_t)r->dir[0].errors, "write",
 			   (json_int_t)r->dir[1].errors, "enospc", (json_int_t)r->enospc, "eio",
 			   (json_int_t)r->eio, "message", r->errmsg));
-	static const char *const dn[] = {"read", "write", "sync"};
 	for (int d = 0; ok && d < SB_NDDIR; d++) {
 		const struct sb_dir_result *dr = &r->dir[d];
+		if (d == SB_TRIM && !dr->ios)
+			continue; /* as before trims existed: no empty key */
 		json_t *dj = json_object();
 		ok = dj && put(dj, "clat_hist",
 			       hist_compact(d == SB_SYNC ? &dr->lat_hist : &dr->clat_hist));
 		if (ok && d != SB_SYNC)
 			ok = put(dj, "ios_series", series_json(dr->series.ios, dr->series.n)) &&
 			     put(dj, "bytes_series", series_json(dr->series.bytes, dr->series.n));
-		ok = ok && put(sb, dn[d], dj);
+		ok = ok && put(sb, sb_ddir_name((enum sb_ddir)d), dj);
+	}
+	if (ok && r->ss.state) {
+		ok = put(j, "steadystate", sb_out_json_steadystate(&r->ss)) &&
+		     put(sb, "steadystate",
+			 json_pack("{s:b,s:I}", "attained", r->ss.attained, "attained_ms",
+				   (json_int_t)r->ss.attained_ms));
 	}
 	ok = ok && json_object_set(j, "storagebench", sb) == 0;
 	json_decref(opts);

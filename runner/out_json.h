@@ -23,4 +23,7 @@ json_t *sb_out_json_doc(const struct sb_results *r, bool plus);
 /* One job entry of "jobs" (new reference, NULL on ENOMEM). */
 json_t *sb_out_json_job(const struct sb_results *all, const struct sb_job_result *r, bool plus);
 
+/* fio's "steadystate" block of a job (new reference, NULL on ENOMEM). */
+json_t *sb_out_json_steadystate(const struct sb_ss_result *ss);
+
 #endif

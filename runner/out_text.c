@@ -128,6 +128,24 @@ static void print_dir(FILE *f, const struct sb_job_result *r, int d, const char 
 			(unsigned long long)dr->errors, (unsigned long long)dr->short_ios);
 }
 
+/* fio's steadystate line. */
+static void print_steadystate(FILE *f, const struct sb_ss_result *ss)
+{
+	char a[32], b[32];
+	if (!ss->state)
+		return;
+	fprintf(f, "  steadystate  : attained=%s, bw=%s (%s), iops=%llu, %s mean %s=%.3f",
+		ss->attained ? "yes" : "no", fmt_bin((double)ss->bw_mean, "B/s", a, sizeof(a)),
+		fmt_dec((double)ss->bw_mean, "B/s", b, sizeof(b)),
+		(unsigned long long)ss->iops_mean, ss->state & SB_SS_IOPS ? "iops" : "bw",
+		ss->state & SB_SS_SLOPE ? "slope" : "dev",
+		ss->state & SB_SS_SLOPE ? ss->slope : ss->max_deviation);
+	if (ss->attained)
+		fprintf(f, ", after %llu.%03llus", (unsigned long long)(ss->attained_ms / 1000),
+			(unsigned long long)(ss->attained_ms % 1000));
+	fprintf(f, "\n");
+}
+
 void sb_out_text_job(FILE *f, const struct sb_job_result *r)
 {
 	double rt = (double)r->total_runtime_us;
@@ -141,6 +159,7 @@ void sb_out_text_job(FILE *f, const struct sb_job_result *r)
 		fprintf(f, "  error: %s\n", r->errmsg);
 	print_dir(f, r, SB_READ, "read");
 	print_dir(f, r, SB_WRITE, "write");
+	print_dir(f, r, SB_TRIM, "trim");
 	if (r->dir[SB_SYNC].ios) {
 		const struct sb_dir_result *s = &r->dir[SB_SYNC];
 		const char *unit;
@@ -156,6 +175,7 @@ void sb_out_text_job(FILE *f, const struct sb_job_result *r)
 				(double)p[1] / div, (double)p[2] / div);
 		fprintf(f, "\n");
 	}
+	print_steadystate(f, &r->ss);
 	if (r->verify_checked || r->verify_errors)
 		fprintf(f, "  verify       : checked=%llu, mismatches=%llu\n",
 			(unsigned long long)r->verify_checked,
@@ -179,7 +199,7 @@ void sb_out_text(FILE *f, const struct sb_results *res)
 			continue;
 		group = res->v[i]->groupid;
 		fprintf(f, "\nRun status group %u (all jobs):\n", group);
-		for (int d = 0; d < 2; d++) {
+		for (int d = 0; d < 3; d++) {
 			uint64_t bytes = 0, bw = 0, rmin = UINT64_MAX, rmax = 0;
 			for (size_t k = 0; k < res->n; k++) {
 				const struct sb_job_result *r = res->v[k];
@@ -195,7 +215,10 @@ void sb_out_text(FILE *f, const struct sb_results *res)
 				continue;
 			char a[32], b[32], c[32], e[32];
 			fprintf(f, "  %5s: bw=%s (%s), io=%s (%s), run=%llu-%llumsec\n",
-				d ? "WRITE" : "READ", fmt_bin((double)bw, "B/s", a, sizeof(a)),
+				d == 2 ? "TRIM"
+				: d    ? "WRITE"
+				       : "READ",
+				fmt_bin((double)bw, "B/s", a, sizeof(a)),
 				fmt_dec((double)bw, "B/s", b, sizeof(b)),
 				fmt_bin((double)bytes, "B", c, sizeof(c)),
 				fmt_dec((double)bytes, "B", e, sizeof(e)), (unsigned long long)rmin,

@@ -98,11 +98,19 @@ int sb_job_result_merge(struct sb_job_result *dst, const struct sb_job_result *s
 		memcpy(dst->engine_ran, src->engine_ran, sizeof(dst->engine_ran));
 		memcpy(dst->engine_reason, src->engine_reason, sizeof(dst->engine_reason));
 		dst->iodepth_effective = src->iodepth_effective;
+		dst->ss = src->ss;
+	} else if (src->ss.state) {
+		/* a group is steady when every clone is; it took the longest one's time */
+		dst->ss.attained = dst->ss.attained && src->ss.attained;
+		if (src->ss.attained_ms > dst->ss.attained_ms)
+			dst->ss.attained_ms = src->ss.attained_ms;
+		if (!dst->ss.attained)
+			dst->ss.attained_ms = 0;
 	}
 	dst->njobs += src->njobs ? src->njobs : 1;
 	if (src->runtime_us > dst->runtime_us)
 		dst->runtime_us = src->runtime_us;
-	for (int d = 0; d < 2; d++)
+	for (int d = 0; d < 3; d++)
 		if (src->dir_runtime_us[d] > dst->dir_runtime_us[d])
 			dst->dir_runtime_us[d] = src->dir_runtime_us[d];
 	dst->total_runtime_us += src->total_runtime_us;

@@ -16,6 +16,20 @@
 #include <stdint.h>
 
 #define SB_MAX_BAD_OFFSETS 16
+#define SB_SS_MAX_WINDOW   SB_SS_WINDOW_MAX_S /* steady-state samples kept in a result */
+
+/* fio's steady-state outcome (the JSON "steadystate" block). */
+struct sb_ss_result {
+	unsigned state; /* SB_SS_* bits; 0 = steady state was not asked for */
+	double limit;
+	unsigned dur_s;
+	bool attained;
+	uint64_t attained_ms; /* after this long from the job's start (0: not attained) */
+	double criterion, max_deviation, slope;
+	uint64_t bw_mean, iops_mean; /* bytes/s, IOPS over the window */
+	unsigned n;		     /* samples in the window (<= SB_SS_MAX_WINDOW) */
+	uint64_t iops[SB_SS_MAX_WINDOW], bw[SB_SS_MAX_WINDOW];
+};
 
 struct sb_series {
 	uint64_t *ios;	 /* per interval */
@@ -45,7 +59,7 @@ struct sb_job_result {
 
 	struct sb_dir_result dir[SB_NDDIR];
 	uint64_t runtime_us;	    /* measured (after ramp), longest of merged jobs */
-	uint64_t dir_runtime_us[2]; /* per direction (differ when verify reads after writing) */
+	uint64_t dir_runtime_us[3]; /* per direction (differ when verify reads after writing) */
 	uint64_t total_runtime_us;  /* sum over merged jobs, for CPU averages */
 	uint64_t interval_us;	    /* length of a series interval */
 	double usr_s, sys_s;
@@ -64,6 +78,7 @@ struct sb_job_result {
 	char engine_ran[32];
 	char engine_reason[256];
 	unsigned iodepth_effective;
+	struct sb_ss_result ss;
 };
 
 /* Allocates a zeroed result (they are large: histograms). NULL on ENOMEM. */

@@ -87,6 +87,10 @@ static int run_group(const struct sb_joblist *l, size_t first, size_t last, stru
 		struct group_job *g = &gj[i];
 		g->job = &l->jobs[first + i];
 		g->cfg.start = &gate;
+		/* fio numbers every job clone of the run from 1 (log file names) */
+		g->cfg.first_thread = 1;
+		for (size_t k = 0; k < first + i; k++)
+			g->cfg.first_thread += l->jobs[k].o.numjobs;
 		g->cfg.eng = sb_pick_engine(&g->job->o, g->cfg.engine_reason,
 					    sizeof(g->cfg.engine_reason));
 		if (g->cfg.eng == &sb_engine_psync && g->job->o.engine != SB_ENGINE_PSYNC &&

@@ -10,6 +10,9 @@
 
 #include "log.h"
 #include "runner/files.h"
+#include "runner/iolog.h"
+#include "runner/steady.h"
+#include "runner/trim.h"
 #include "runner/verify.h"
 
 #include <errno.h>
@@ -67,10 +70,38 @@ static void sleep_ns(uint64_t ns)
 		;
 }
 
-/* Fills a write buffer: random, zeros, or partly zeros (compressible). */
+static void fill_pattern(unsigned char *p, size_t len, const unsigned char *pat, unsigned plen)
+{
+	size_t done = plen < len ? plen : len;
+	memcpy(p, pat, done);
+	while (done < len) { /* doubling copies */
+		size_t n = done < len - done ? done : len - done;
+		memcpy(p + done, p, n);
+		done += n;
+	}
+}
+
+/* The pattern writes carry (verify_pattern, else buffer_pattern), or NULL. */
+static const unsigned char *write_pattern(const struct sb_job_opts *o, unsigned *len)
+{
+	if (o->verify_pattern_len) {
+		*len = o->verify_pattern_len;
+		return o->verify_pattern;
+	}
+	*len = o->buffer_pattern_len;
+	return o->buffer_pattern_len ? o->buffer_pattern : NULL;
+}
+
+/* Fills a write buffer: a pattern, random, zeros, or partly zeros (compressible). */
 static void fill_buffer(struct sb_worker *w, void *buf, size_t len)
 {
 	const struct sb_job_opts *o = w->o;
+	unsigned plen;
+	const unsigned char *pat = write_pattern(o, &plen);
+	if (pat) {
+		fill_pattern(buf, len, pat, plen);
+		return;
+	}
 	if (o->zero_buffers) {
 		memset(buf, 0, len);
 		return;
@@ -111,7 +142,72 @@ static void reset_generators(struct sb_worker *w)
 		f->perm_i = 0;
 		f->pass = 0;
 		sb_perm_init(&f->perm, f->nblocks, w->seed ^ (0x51ed27ull * (i + 1)));
+		f->served = 0;
+		f->mapped = 0;
+		if (f->map)
+			memset(f->map, 0, (f->nblocks + 63) / 64 * sizeof(uint64_t));
 	}
+	w->file_ios = 0;
+	w->trim_then_write = false;
+}
+
+/* Whether offsets come from fio's random map with blocks of varying size. */
+static bool needs_map(const struct sb_job_opts *o)
+{
+	if (!sb_rw_random(o->rw) || (o->norandommap && o->randgen != SB_RANDGEN_LFSR))
+		return false;
+	for (int d = 0; d < 3; d++)
+		if (o->bs_max[d] || o->nbssplit[d] > 1)
+			return true;
+	return false;
+}
+
+/* Distributions, maps and trackers the job's options ask for. 0 or -ENOMEM. */
+static int setup_extras(struct sb_worker *w)
+{
+	const struct sb_job_opts *o = w->o;
+	for (unsigned i = 0; i < w->nfiles; i++) {
+		struct sb_file *f = &w->files[i];
+		for (int d = 0; d < 3; d++) {
+			if (o->dist[d].type == SB_DIST_RANDOM)
+				continue;
+			f->dist[d] = malloc(sizeof(*f->dist[d]));
+			if (!f->dist[d])
+				return -ENOMEM;
+			(void)sb_dist_init(f->dist[d], &o->dist[d], f->nblocks, w->min_bs,
+					   w->seed ^ (0xd157ull * (i + 1)) ^ ((uint64_t)d << 56));
+		}
+		if (needs_map(o) && o->dist[0].type == SB_DIST_RANDOM) {
+			f->map = calloc((f->nblocks + 63) / 64, sizeof(uint64_t));
+			if (!f->map)
+				return -ENOMEM;
+		}
+	}
+	if (o->ss_state && o->ss_dur_us) {
+		w->ss = sb_ss_new(o->ss_state, o->ss_limit, o->ss_dur_us, o->ss_ramp_us * 1000, 0);
+		if (!w->ss)
+			return -ENOMEM;
+	}
+	if (w->nfiles > 1 && o->fst >= SB_FST_ZIPF) {
+		struct sb_dist_opts dd;
+		memset(&dd, 0, sizeof(dd));
+		dd.center = -1;
+		dd.type = o->fst == SB_FST_ZIPF	    ? SB_DIST_ZIPF
+			  : o->fst == SB_FST_PARETO ? SB_DIST_PARETO
+						    : SB_DIST_NORMAL;
+		/* fio's defaults when no parameter is given */
+		dd.param = o->fst_param		     ? o->fst_param
+			   : o->fst == SB_FST_ZIPF   ? 1.1
+			   : o->fst == SB_FST_PARETO ? 0.2
+						     : 0;
+		if (dd.type == SB_DIST_NORMAL && dd.param > 100)
+			dd.param = 100;
+		w->file_dist = malloc(sizeof(*w->file_dist));
+		if (!w->file_dist)
+			return -ENOMEM;
+		(void)sb_dist_init(w->file_dist, &dd, w->nfiles, 1, w->seed ^ 0xf11e5ull);
+	}
+	return 0;
 }
 
 int sb_worker_setup(struct sb_worker *w, const struct sb_job *job, unsigned clone,
@@ -172,15 +268,26 @@ int sb_worker_setup(struct sb_worker *w, const struct sb_job *job, unsigned clon
 		w->free_io_us[w->nfree++] = u;
 	}
 
+	w->thread_number = cfg->first_thread + clone;
 	ret = sb_files_setup(w, cfg->per_file, usage);
 	if (ret)
 		return ret;
+	if (setup_extras(w))
+		goto nomem;
+	w->logs = sb_iolog_open(o, w->thread_number, cfg->eng->max_depth != 1, &ret, w->res->errmsg,
+				sizeof(w->res->errmsg));
+	if (ret) {
+		*usage = ret != -ENOMEM;
+		return ret;
+	}
 	reset_generators(w);
 
 	uint64_t region = 0;
 	for (unsigned i = 0; i < w->nfiles; i++)
 		region += w->files[i].size;
 	w->io_total = (o->io_size ? o->io_size : region) * o->loops;
+	if (o->rw == SB_RW_TRIMWRITE)
+		w->io_total *= 2; /* every block trimmed, then written */
 	return 0;
 nomem:
 	snprintf(w->res->errmsg, sizeof(w->res->errmsg),
@@ -200,6 +307,18 @@ void sb_worker_release(struct sb_worker *w)
 				 strerror(-r));
 		}
 	}
+	for (unsigned i = 0; w->files && i < w->nfiles; i++) {
+		for (int d = 0; d < 3; d++)
+			free(w->files[i].dist[d]);
+		free(w->files[i].map);
+	}
+	free(w->file_dist);
+	w->file_dist = NULL;
+	sb_ss_free(w->ss);
+	w->ss = NULL;
+	(void)sb_iolog_close(w->logs, 0);
+	sb_iolog_free(w->logs);
+	w->logs = NULL;
 	free(w->files);
 	free(w->io_us);
 	free(w->free_io_us);
@@ -215,6 +334,11 @@ void sb_worker_release(struct sb_worker *w)
 static uint32_t pick_bs(struct sb_worker *w, int d)
 {
 	const struct sb_job_opts *o = w->o;
+	if (o->bs_max[d] > o->bs[d] && !o->nbssplit[d]) {
+		/* bsrange: a uniform multiple of the smallest size, as fio */
+		uint32_t steps = (o->bs_max[d] - o->bs[d]) / o->bs[d] + 1;
+		return o->bs[d] * (1 + (uint32_t)sb_rand_below(&w->rng_off, steps));
+	}
 	if (!o->nbssplit[d])
 		return o->bs[d];
 	uint64_t r = sb_rand_below(&w->rng_off, 100);
@@ -238,6 +362,8 @@ static uint32_t fit_bs(struct sb_worker *w, int d, uint32_t bs, uint64_t limit)
 	if (bs <= limit)
 		return bs;
 	uint32_t best = 0;
+	if (o->bs_max[d] > o->bs[d] && !o->nbssplit[d])
+		return limit >= o->bs[d] ? (uint32_t)(limit / o->bs[d] * o->bs[d]) : 0;
 	if (!o->nbssplit[d])
 		return 0;
 	for (unsigned i = 0; i < o->nbssplit[d]; i++)
@@ -246,38 +372,144 @@ static uint32_t fit_bs(struct sb_worker *w, int d, uint32_t bs, uint64_t limit)
 	return best;
 }
 
+/* The next file, as file_service_type says. */
+static unsigned pick_file(struct sb_worker *w)
+{
+	const struct sb_job_opts *o = w->o;
+	unsigned cur = w->next_file;
+	if (w->nfiles == 1)
+		return 0;
+	switch (o->fst) {
+	case SB_FST_ROUNDROBIN:
+		if (++w->file_ios >= (o->fst_nr ? o->fst_nr : 1)) {
+			w->file_ios = 0;
+			w->next_file = cur + 1 == w->nfiles ? 0 : cur + 1;
+		}
+		return cur;
+	case SB_FST_SEQUENTIAL: {
+		/* finish a file (its region, or N I/Os) before the next */
+		struct sb_file *f = &w->files[cur];
+		bool done = o->fst_nr ? ++w->file_ios >= o->fst_nr : f->served >= f->size;
+		if (done) {
+			w->file_ios = 0;
+			f->served = 0;
+			cur = cur + 1 == w->nfiles ? 0 : cur + 1;
+			w->next_file = cur;
+		}
+		return cur;
+	}
+	case SB_FST_RANDOM:
+		if (w->file_ios == 0)
+			w->next_file = (unsigned)sb_rand_below(&w->rng_off, w->nfiles);
+		if (++w->file_ios >= (o->fst_nr ? o->fst_nr : 1))
+			w->file_ios = 0;
+		return w->next_file;
+	default:
+		return w->file_dist ? (unsigned)sb_dist_next(w->file_dist, &w->rng_off) : 0;
+	}
+}
+
+static bool map_test(const uint64_t *m, uint64_t b)
+{
+	return m[b / 64] >> (b % 64) & 1;
+}
+
+/* The first unmarked slot at or after b, wrapping around (some slot is unmarked). */
+static uint64_t map_next_free(const uint64_t *m, uint64_t n, uint64_t b)
+{
+	uint64_t words = (n + 63) / 64;
+	for (uint64_t k = 0; k <= words; k++) {
+		uint64_t wi = (b / 64 + k) % words;
+		uint64_t bits = ~m[wi];
+		if (k == 0)
+			bits &= ~0ull << (b % 64); /* from b on */
+		if (wi == words - 1 && n % 64)
+			bits &= (1ull << (n % 64)) - 1; /* no slots past n */
+		if (bits)
+			return wi * 64 + (uint64_t)__builtin_ctzll(bits);
+	}
+	return b; /* not reached: callers keep a slot free */
+}
+
+/*
+ * fio's random map with blocks of varying size: a random slot, or the
+ * next unused one after it when it was used; the I/O is shortened to the
+ * unused slots that follow, and they are marked. A pass ends when every
+ * slot is used (then the map starts afresh).
+ */
+static uint64_t map_next(struct sb_worker *w, struct sb_file *f, uint32_t *bs)
+{
+	if (f->mapped >= f->nblocks) {
+		f->pass++;
+		f->mapped = 0;
+		memset(f->map, 0, (f->nblocks + 63) / 64 * sizeof(uint64_t));
+	}
+	uint64_t blk = sb_rand_below(&w->rng_off, f->nblocks);
+	if (map_test(f->map, blk))
+		blk = map_next_free(f->map, f->nblocks, blk);
+	uint64_t want = *bs / w->min_bs, got = 0;
+	while (got < want && blk + got < f->nblocks && !map_test(f->map, blk + got)) {
+		f->map[(blk + got) / 64] |= 1ull << ((blk + got) % 64);
+		got++;
+	}
+	f->mapped += got;
+	if (got < want && blk + got < f->nblocks)
+		*bs = (uint32_t)(got * w->min_bs);
+	return blk;
+}
+
 /* Chooses direction, size, file and offset of the next data I/O. */
 static void prep_data(struct sb_worker *w, struct sb_io_u *u)
 {
 	const struct sb_job_opts *o = w->o;
 	int d;
 
+	if (w->trim_then_write) {
+		/* trimwrite: write the block just trimmed */
+		w->trim_then_write = false;
+		u->offset = w->tw_offset;
+		u->len = w->tw_len;
+		u->ddir = SB_WRITE;
+		u->file = w->tw_file;
+		u->verify = 0;
+		if (o->refill_buffers || o->buffer_pattern_len || o->verify_pattern_len)
+			fill_buffer(w, u->buf, u->len);
+		return;
+	}
 	if (w->verify_phase)
 		d = SB_READ;
+	else if (sb_rw_trims(o->rw))
+		d = SB_TRIM;
 	else if (sb_rw_mixed(o->rw))
 		d = sb_rand_below(&w->rng_off, 100) < o->rwmixread ? SB_READ : SB_WRITE;
 	else
 		d = sb_rw_reads(o->rw) ? SB_READ : SB_WRITE;
 
 	/* the verify replay draws sizes as the writes did */
-	uint32_t bs = pick_bs(w, w->verify_phase ? SB_WRITE : d);
+	int bd = w->verify_phase ? SB_WRITE : d;
+	uint32_t bs = pick_bs(w, bd);
 	if (!w->o->time_based) {
 		/* never past size: done_issuing() stops when not even min_bs fits */
 		uint64_t target = w->verify_phase ? w->verify_target : w->io_total;
 		uint64_t left = target > w->bytes_issued ? target - w->bytes_issued : 0;
-		uint32_t fit = fit_bs(w, w->verify_phase ? SB_WRITE : d, bs, left);
+		if (o->rw == SB_RW_TRIMWRITE)
+			left /= 2; /* each block is trimmed, then written */
+		uint32_t fit = fit_bs(w, bd, bs, left);
 		if (fit)
 			bs = fit;
 	}
-	unsigned fi = w->next_file;
+	unsigned fi = pick_file(w);
 	struct sb_file *f = &w->files[fi];
-	w->next_file = fi + 1 == w->nfiles ? 0 : fi + 1;
 
 	uint64_t off;
 	if (sb_rw_random(o->rw)) {
 		uint64_t blk;
-		if (o->norandommap) {
+		if (f->dist[bd]) {
+			blk = sb_dist_next(f->dist[bd], &w->rng_off);
+		} else if (o->norandommap && o->randgen != SB_RANDGEN_LFSR) {
 			blk = sb_rand_below(&w->rng_off, f->nblocks);
+		} else if (f->map) {
+			blk = map_next(w, f, &bs);
 		} else {
 			if (f->perm_i == f->nblocks) {
 				f->pass++;
@@ -288,14 +520,14 @@ static void prep_data(struct sb_worker *w, struct sb_io_u *u)
 			blk = sb_perm_at(&f->perm, f->perm_i++);
 		}
 		off = blk * w->min_bs;
-		if (off + bs > f->size) /* a large bssplit entry near the end */
+		if (off + bs > f->size) /* a large block near the end */
 			off = f->size - bs;
 	} else {
-		int sd = w->verify_phase ? SB_WRITE : d;
+		int sd = w->verify_phase || d == SB_TRIM ? SB_WRITE : d;
 		uint64_t pos = f->seq_pos[sd];
 		if (pos + bs > f->size) {
 			/* the end of the file: a smaller given size that fits, else wrap */
-			uint32_t fit = fit_bs(w, sd, bs, f->size - pos);
+			uint32_t fit = fit_bs(w, bd, bs, f->size - pos);
 			if (fit)
 				bs = fit;
 			else
@@ -304,17 +536,39 @@ static void prep_data(struct sb_worker *w, struct sb_io_u *u)
 		off = pos;
 		f->seq_pos[sd] = pos + bs;
 	}
+	f->served += bs;
 	u->offset = f->start + off;
 	u->len = bs;
 	u->ddir = (uint16_t)d;
 	u->file = (uint16_t)fi;
 	u->verify = w->verify_phase;
+	if (d == SB_TRIM && o->rw == SB_RW_TRIMWRITE) {
+		w->trim_then_write = true;
+		w->tw_offset = u->offset;
+		w->tw_len = bs;
+		w->tw_file = (uint16_t)fi;
+	}
 	if (d == SB_WRITE) {
-		if (o->refill_buffers)
+		if (o->refill_buffers || o->buffer_pattern_len || o->verify_pattern_len)
 			fill_buffer(w, u->buf, bs);
-		if (o->verify != SB_VERIFY_NONE)
+		if (o->verify != SB_VERIFY_NONE && o->verify != SB_VERIFY_PATTERN)
 			(void)sb_verify_stamp(u->buf, bs, u->offset, o->verify);
 	}
+}
+
+/* verify=pattern: the block must hold the pattern from its first byte. */
+static int check_pattern(const struct sb_job_opts *o, const unsigned char *buf, uint32_t len,
+			 char *why, size_t whylen)
+{
+	unsigned plen = o->verify_pattern_len;
+	for (uint32_t i = 0; i < len; i++) {
+		if (buf[i] != o->verify_pattern[i % plen]) {
+			snprintf(why, whylen, "byte %u is 0x%02x, the pattern has 0x%02x", i,
+				 buf[i], o->verify_pattern[i % plen]);
+			return -EILSEQ;
+		}
+	}
+	return 0;
 }
 
 static void record_error(struct sb_worker *w, const struct sb_io_u *u, int err)
@@ -338,12 +592,15 @@ static int close_intervals(struct sb_worker *w, uint64_t now)
 	const struct sb_job_opts *o = w->o;
 	while (now >= w->next_boundary) {
 		double secs = (double)w->interval_ns / 1e9;
-		for (int d = 0; d < 2; d++) {
+		for (int d = 0; d < 3; d++) {
 			struct sb_dir_result *dr = &w->res->dir[d];
+			if (d == SB_TRIM && !sb_rw_trims(o->rw))
+				continue;
 			if (sb_series_push(&dr->series, w->slot_ios[d], w->slot_bytes[d]))
 				return -ENOMEM;
-			bool active = d == SB_READ ? sb_rw_reads(o->rw) || o->verify_only
-						   : sb_rw_writes(o->rw) && !o->verify_only;
+			bool active = d == SB_READ    ? sb_rw_reads(o->rw) || o->verify_only
+				      : d == SB_WRITE ? sb_rw_writes(o->rw) && !o->verify_only
+						      : true;
 			if (active) {
 				sb_stat_add(&dr->bw_samples,
 					    (double)w->slot_bytes[d] / 1024.0 / secs);
@@ -378,10 +635,13 @@ static void begin_measure(struct sb_worker *w, uint64_t now)
 	w->t_last_complete = now;
 	w->next_boundary = now + w->interval_ns;
 	w->bytes_issued = 0;
-	w->ios_issued[0] = w->ios_issued[1] = 0;
-	w->rate_bytes[0] = w->rate_bytes[1] = 0;
+	memset(w->ios_issued, 0, sizeof(w->ios_issued));
+	memset(w->rate_bytes, 0, sizeof(w->rate_bytes));
 	w->writes_since_sync = 0;
 	w->sync_pending = false;
+	sb_iolog_start(w->logs, now);
+	if (w->ss) /* samples start ss_ramp after measuring starts */
+		w->ss->t_next = now + w->o->ss_ramp_us * 1000 + NS_PER_SEC;
 	thread_rusage(&w->rusage_usr_us, &w->rusage_sys_us, &w->rusage_ctx, &w->rusage_majf,
 		      &w->rusage_minf);
 }
@@ -400,7 +660,11 @@ static void complete_io(struct sb_worker *w, struct sb_io_u *u, uint64_t tc)
 	} else if (d != SB_SYNC && u->verify && (uint32_t)u->res == u->len) {
 		char why[160];
 		r->verify_checked++;
-		if (sb_verify_check(u->buf, u->len, u->offset, o->verify, why, sizeof(why))) {
+		int bad = o->verify == SB_VERIFY_PATTERN
+				  ? check_pattern(o, u->buf, u->len, why, sizeof(why))
+				  : sb_verify_check(u->buf, u->len, u->offset, o->verify, why,
+						    sizeof(why));
+		if (bad) {
 			r->verify_errors++;
 			if (r->nbad < SB_MAX_BAD_OFFSETS)
 				r->bad_offsets[r->nbad++] = u->offset;
@@ -434,6 +698,11 @@ static void complete_io(struct sb_worker *w, struct sb_io_u *u, uint64_t tc)
 			if (o->lat_percentiles || d == SB_SYNC)
 				sb_hist_add(&dr->lat_hist, lat);
 		}
+		if (w->logs && d != SB_SYNC)
+			sb_iolog_add(w->logs, tc, d, (uint32_t)u->res, u->offset,
+				     o->gtod_reduce ? 0 : tc - u->t_start,
+				     o->gtod_reduce ? 0 : tc - u->t_issue,
+				     o->gtod_reduce ? 0 : u->t_issue - u->t_start);
 		w->t_last_complete = tc;
 	}
 	w->free_io_us[w->nfree++] = u;
@@ -449,6 +718,8 @@ static bool done_issuing(struct sb_worker *w, uint64_t now)
 		return w->bytes_issued + w->min_bs > w->verify_target;
 	if (!w->measuring)
 		return false;
+	if (w->ss && w->ss->attained)
+		return true; /* steady: fio ends the job */
 	uint64_t elapsed_us = (now - w->t_measure) / 1000;
 	if (o->runtime_us && elapsed_us >= o->runtime_us)
 		return true;
@@ -515,6 +786,13 @@ static int run_loop(struct sb_worker *w)
 			begin_measure(w, now);
 		if (w->measuring && now >= w->next_boundary && close_intervals(w, now))
 			return fatal(w, "sampling", ENOMEM);
+		if (w->ss && w->measuring && !w->verify_phase && now >= w->ss->t_next) {
+			const struct sb_dir_result *dr = w->res->dir;
+			if (sb_ss_tick(w->ss, now, dr[0].ios + dr[1].ios + dr[2].ios,
+				       dr[0].bytes + dr[1].bytes + dr[2].bytes) &&
+			    !w->res->ss.attained_ms)
+				w->res->ss.attained_ms = (now - w->t_begin) / 1000000;
+		}
 
 		bool stop = done_issuing(w, now);
 		if (stop && inflight == 0) {
@@ -560,14 +838,29 @@ static int run_loop(struct sb_worker *w)
 						w->sync_pending_data = !o->fsync;
 					}
 				} else {
-					w->ios_issued[0]++;
+					w->ios_issued[u->ddir]++;
 				}
 			}
 			u->ramp = !w->measuring && !w->verify_phase;
 			u->t_start = o->gtod_reduce ? 0 : sb_now_ns();
 			if (sync_engine)
 				u->t_issue = u->t_start;
-			int q = w->eng->queue(w, u);
+			int q;
+			if (u->ddir == SB_TRIM) {
+				/* trims bypass the engine: a synchronous hook (trim.c) */
+				if (w->eng == &sb_engine_null) {
+					u->res = (int32_t)u->len;
+				} else {
+					int64_t tr = sb_trim(w->files[u->file].fd,
+							     w->files[u->file].is_blockdev,
+							     u->offset, u->len);
+					u->res = tr < 0 ? (int32_t)tr : (int32_t)u->len;
+				}
+				u->t_issue = u->t_start;
+				q = SB_Q_COMPLETED;
+			} else {
+				q = w->eng->queue(w, u);
+			}
 			if (q < 0) {
 				w->free_io_us[w->nfree++] = u;
 				return fatal(w, "queue", -q);
@@ -655,7 +948,7 @@ void *sb_worker_main(void *arg)
 		uint64_t usr, sys, ctx, majf, minf;
 		thread_rusage(&usr, &sys, &ctx, &majf, &minf);
 		r->runtime_us = t_end > w->t_measure ? (t_end - w->t_measure) / 1000 : 0;
-		r->dir_runtime_us[0] = r->dir_runtime_us[1] = r->runtime_us;
+		r->dir_runtime_us[0] = r->dir_runtime_us[1] = r->dir_runtime_us[2] = r->runtime_us;
 		if (w->t_verify && !o->verify_only) {
 			/* writes ran until the verify reads began; reads after */
 			r->dir_runtime_us[SB_WRITE] = (w->t_verify - w->t_measure) / 1000;
@@ -667,6 +960,16 @@ void *sb_worker_main(void *arg)
 		r->ctx = ctx - w->rusage_ctx;
 		r->majf = majf - w->rusage_majf;
 		r->minf = minf - w->rusage_minf;
+	}
+	if (w->ss)
+		sb_ss_result_fill(w->ss, o->ss_dur_us, &r->ss);
+	if (w->logs) {
+		int lr = sb_iolog_close(w->logs, w->measuring ? t_end : 0);
+		if (lr && !r->error) {
+			r->error = -lr;
+			snprintf(r->errmsg, sizeof(r->errmsg), "writing log files: %s",
+				 strerror(-lr));
+		}
 	}
 	if (r->verify_errors && !r->error) {
 		r->error = EILSEQ;

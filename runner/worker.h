@@ -27,8 +27,12 @@ struct sb_file {
 	uint64_t nblocks; /* random slots in the region */
 	uint64_t seq_pos[2];
 	struct sb_perm perm;
-	uint64_t perm_i; /* next index in the permutation */
-	uint64_t pass;	 /* completed random passes */
+	uint64_t perm_i;	 /* next index in the permutation */
+	uint64_t pass;		 /* completed random passes */
+	struct sb_dist *dist[3]; /* random_distribution per direction; NULL = uniform */
+	uint64_t *map;		 /* fio's random map, with varying block sizes; owned */
+	uint64_t mapped;	 /* slots marked in this pass */
+	uint64_t served;	 /* bytes issued since the file was picked (file_service_type) */
 };
 
 struct sb_worker {
@@ -59,8 +63,8 @@ struct sb_worker {
 
 	/* issue bookkeeping */
 	uint64_t bytes_issued;
-	uint64_t ios_issued[2];
-	uint64_t rate_bytes[2];
+	uint64_t ios_issued[3];
+	uint64_t rate_bytes[3];
 	uint64_t writes_since_sync;
 	bool sync_pending;
 	bool sync_pending_data;
@@ -72,7 +76,16 @@ struct sb_worker {
 	uint64_t t_last_complete; /* ns */
 	uint64_t interval_ns;
 	uint64_t next_boundary;
-	uint64_t slot_ios[2], slot_bytes[2];
+	uint64_t slot_ios[3], slot_bytes[3];
+	unsigned file_ios;	   /* I/Os on the current file (file_service_type) */
+	struct sb_dist *file_dist; /* file_service_type zipf/pareto/normal; owned */
+	bool trim_then_write;	   /* trimwrite: the next I/O writes the block just trimmed */
+	uint64_t tw_offset;	   /* ... at this offset of file tw_file */
+	uint32_t tw_len;
+	uint16_t tw_file;
+	unsigned thread_number; /* fio's job number, from 1 (log names) */
+	struct sb_ss *ss;	/* steady-state tracking; owned, NULL when off */
+	struct sb_iolog *logs;	/* fio log files; owned, NULL when none */
 
 	struct sb_job_result *res; /* owned until handed to the group */
 
@@ -105,6 +118,7 @@ struct sb_worker_cfg {
 	const struct sb_engine_ops *eng;
 	char engine_reason[256]; /* why this engine, when not what was asked */
 	struct sb_gate *start;
+	unsigned first_thread; /* thread_number of clone 0 */
 };
 
 /*
