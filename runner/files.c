@@ -528,7 +528,8 @@ int sb_files_setup(struct sb_worker *w, uint64_t per_file, bool *usage)
 			}
 			uint64_t room = sz > f->start ? sz - f->start : 0;
 			if (o->size_percent && o->filename && !o->filesize)
-				f->size = sz / 100 * o->size_percent;
+				f->size = sz / 100 * o->size_percent +
+					  sz % 100 * o->size_percent / 100;
 			if (f->size > room && (o->offset_percent || exists))
 				f->size = room;
 		}

@@ -16,11 +16,10 @@ void sb_iolog_set_dir(const char *dir)
 
 static const char *const log_kind[SB_NLOGS] = {"bw", "iops", "lat", "clat", "slat"};
 
-struct sb_iolog *sb_iolog_open(const struct sb_job_opts *o, unsigned thread, bool slat,
-			       int *err, char *why, size_t whylen)
+struct sb_iolog *sb_iolog_open(const struct sb_job_opts *o, unsigned thread, bool slat, int *err,
+			       char *why, size_t whylen)
 {
-	const char *prefix[SB_NLOGS] = {o->bw_log, o->iops_log, o->lat_log, o->lat_log,
-					o->lat_log};
+	const char *prefix[SB_NLOGS] = {o->bw_log, o->iops_log, o->lat_log, o->lat_log, o->lat_log};
 	struct sb_iolog *l;
 	*err = 0;
 	if (!o->bw_log[0] && !o->iops_log[0] && !o->lat_log[0])
@@ -96,8 +95,8 @@ static void flush_window(struct sb_iolog *l, bool partial)
 		if (!a->ios)
 			continue;
 		if (!partial) {
-			line(l, SB_LOG_BW, ms, (uint64_t)((double)a->bytes / 1024.0 / secs + 0.5), d,
-			     0, 0);
+			line(l, SB_LOG_BW, ms, (uint64_t)((double)a->bytes / 1024.0 / secs + 0.5),
+			     d, 0, 0);
 			line(l, SB_LOG_IOPS, ms, (uint64_t)((double)a->ios / secs + 0.5), d, 0, 0);
 		}
 		line(l, SB_LOG_LAT, ms, (uint64_t)(a->lat / (double)a->ios), d, 0, 0);
@@ -115,8 +114,8 @@ void sb_iolog_add(struct sb_iolog *l, uint64_t tc, int ddir, uint32_t bs, uint64
 		return;
 	if (!l->avg_ms) {
 		uint64_t ms = tc > l->t0 ? (tc - l->t0) / 1000000ull : 0;
-		line(l, SB_LOG_BW, ms, clat_ns ? (uint64_t)bs * 1000000ull / clat_ns : 0, ddir,
-		     bs, offset);
+		line(l, SB_LOG_BW, ms, clat_ns ? (uint64_t)bs * 1000000ull / clat_ns : 0, ddir, bs,
+		     offset);
 		line(l, SB_LOG_IOPS, ms, 1, ddir, bs, offset);
 		line(l, SB_LOG_LAT, ms, lat_ns, ddir, bs, offset);
 		line(l, SB_LOG_CLAT, ms, clat_ns, ddir, bs, offset);

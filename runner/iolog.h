@@ -54,8 +54,8 @@ void sb_iolog_set_dir(const char *dir);
  * (free with sb_iolog_close), or NULL with *err set to -errno and the
  * reason in why; *err 0 with NULL means no log was asked for.
  */
-struct sb_iolog *sb_iolog_open(const struct sb_job_opts *o, unsigned thread, bool slat,
-			       int *err, char *why, size_t whylen);
+struct sb_iolog *sb_iolog_open(const struct sb_job_opts *o, unsigned thread, bool slat, int *err,
+			       char *why, size_t whylen);
 
 /* Starts the clock: times are milliseconds after t0 (ns). */
 void sb_iolog_start(struct sb_iolog *l, uint64_t t0);

@@ -94,6 +94,14 @@ int sb_jobfile_parse(const char *text, const char *path, const struct sb_job *ba
 		char *s = trim(raw);
 		if (!*s || *s == ';' || *s == '#')
 			continue;
+		/* fio reads "numjobs=4	; a comment": a ';' after a blank ends the line */
+		for (char *c = s + 1; *c; c++) {
+			if (*c == ';' && (c[-1] == ' ' || c[-1] == '\t')) {
+				*c = '\0';
+				s = trim(s);
+				break;
+			}
+		}
 		if (expand_env(s, line, sizeof(line), bad, sizeof(bad))) {
 			snprintf(d->msg, sizeof(d->msg), "%s: %s", where, bad);
 			ret = -EINVAL;

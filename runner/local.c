@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "runner/local.h"
 
+#include "runner/iolog.h"
+
 #include "aggregate.h"
 #include "log.h"
 #include "report.h"
@@ -76,6 +78,17 @@ int sb_local_run(const struct sb_cli *cli, const struct sb_joblist *jobs)
 		fprintf(stderr, "storagebench-runner: --output: cannot write '%s': %s\n",
 			cli->output, strerror(errno));
 		return 2;
+	}
+	if (cli->output && strchr(cli->output, '/')) {
+		/* fio log files with relative names go next to the result */
+		char dir[4096];
+		snprintf(dir, sizeof(dir), "%s", cli->output);
+		char *slash = strrchr(dir, '/');
+		if (slash == dir)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+		sb_iolog_set_dir(dir);
 	}
 	if (n > 1 && (!(agg = sb_agg_new()) || !(docs = json_array()))) {
 		status = 1;

@@ -72,7 +72,7 @@ static const struct opt_def opt_defs[] = {
 	{ "rw", "readwrite", T_RW, O(rw), 0, 0, "read, write, randread, randwrite, rw/readwrite, randrw, trim, randtrim, trimwrite (trim: discard on block devices, punch-hole on files)" },
 	{ "rwmixread", NULL, T_UINT, O(rwmixread), 0, 100, "percentage of reads in a mixed workload" },
 	{ "rwmixwrite", NULL, T_RWMIXWRITE, O(rwmixread), 0, 100, "percentage of writes in a mixed workload" },
-	{ "bs", "blocksize", T_BS, O(bs), 0, 0, "block size; \"r,w,t\" per direction; MIN-MAX is a range as bsrange" },
+	{ "bs", "blocksize", T_BS, O(bs), 0, 0, "block size; \"r,w,t\" per direction (fio reads 4k-16k as 4k reads, 16k writes: use bsrange for ranges)" },
 	{ "bsrange", "blocksize_range", T_BSRANGE, O(bs), 0, 0, "block sizes MIN-MAX (\"r,w,t\" per direction): uniform multiples of MIN" },
 	{ "bssplit", NULL, T_BSSPLIT, O(bssplit), 0, 0, "weighted block sizes: bs/percent:bs/percent[,writes[,trims]]" },
 	{ "iodepth", NULL, T_UINT, O(iodepth), 1, 65536, "I/Os in flight per job" },
@@ -133,6 +133,7 @@ static const struct opt_def opt_defs[] = {
 	{ "write_iops_log", NULL, T_LOGNAME, O(iops_log), 0, 0, "write fio's IOPS log NAME_iops.N.log" },
 	{ "log_avg_msec", NULL, T_UINT, O(log_avg_msec), 0, 86400000, "average log entries over this many milliseconds (0: one per I/O)" },
 	{ "log_offset", NULL, T_BOOL, O(log_offset), 0, 0, "add each I/O's offset to the log entries" },
+	{ "log_prio", NULL, T_NOOP, 0, 0, 0, "I/O priorities are never changed: the logs' priority column is always 0" },
 	/* accepted, no effect on what is measured */
 	{ "thread", "threads", T_NOOP, 0, 0, 0, "jobs are always threads here" },
 	{ "iodepth_batch_submit", "iodepth_batch", T_NOOP, 0, 0, 0, "we submit everything queued at once" },
@@ -483,9 +484,28 @@ static int parse_bs_range(const char *s, unsigned kb_base, uint32_t *min, uint32
 static enum sb_opt_status parse_bs(struct sb_job_opts *o, const char *key, const char *v,
 				   bool range_only, char *err, size_t errlen)
 {
+	if (!range_only && strchr(v, '-') && strchr(v, ','))
+		return bad(err, errlen, "%s: '%s': use bsrange for block size ranges", key, v);
 	char part[3][512];
 	bool set[3];
 	uint32_t mn[3], mx[3];
+	if (!range_only && strchr(v, '-') && !strchr(v, ',')) {
+		/* fio 3.33 reads bs=4k-16k as 4k reads, 16k writes and trims: so do we */
+		char as_fio[512];
+		const char *dash = strchr(v, '-');
+		if (strlen(v) >= sizeof(as_fio))
+			return bad(err, errlen, "%s: value too long", key);
+		snprintf(as_fio, sizeof(as_fio), "%.*s,%s", (int)(dash - v), v, dash + 1);
+		if (strchr(dash + 1, '-') ||
+		    parse_bs(o, key, as_fio, false, err, errlen) != SB_OPT_OK)
+			return bad(err, errlen, "%s: '%s' is not a block size", key, v);
+		snprintf(err, errlen,
+			 "%s=%s means %.*s reads and %s writes and trims, as fio reads it; for "
+			 "sizes "
+			 "from %.*s to %s use bsrange=%s",
+			 key, v, (int)(dash - v), v, dash + 1, (int)(dash - v), v, dash + 1, v);
+		return SB_OPT_NOOP;
+	}
 	if (split3(v, part, set))
 		return bad(err, errlen, "%s: '%s' is not a block size list (at most r,w,t)", key,
 			   v);
@@ -781,11 +801,8 @@ static enum sb_opt_status parse_pattern(const char *key, const char *v, unsigned
 				return bad(err, errlen, "%s: '%s' is not a number", key, p);
 			uint64_t u = (uint64_t)d;
 			unsigned width = 1;
-			if (d < 0)
-				width = d >= INT8_MIN	 ? 1
-					: d >= INT16_MIN ? 2
-					: d >= INT32_MIN ? 4
-							 : 8;
+			if (d < 0) /* as fio: an int, or a long long when it needs one */
+				width = d >= INT32_MIN ? 4 : 8;
 			else
 				while (width < 8 && (u >> (8 * width)))
 					width++;

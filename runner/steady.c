@@ -18,7 +18,7 @@ struct sb_ss *sb_ss_new(unsigned state, double limit, uint64_t dur_us, uint64_t 
 	ss->dur = (unsigned)(dur_us / 1000000);
 	if (ss->dur == 0)
 		ss->dur = 1;
-	ss->t_next = t0 + ramp_ns + NS_PER_SEC;
+	ss->t_next = t0 + ramp_ns;
 	ss->iops = calloc(ss->dur, sizeof(uint64_t));
 	ss->bw = calloc(ss->dur, sizeof(uint64_t));
 	if (!ss->iops || !ss->bw) {
@@ -71,9 +71,23 @@ bool sb_ss_check(unsigned state, double limit, const uint64_t *v, unsigned n, do
 	return value < limit || (limit == 0 && value == 0);
 }
 
+void sb_ss_restart(struct sb_ss *ss, uint64_t t0, uint64_t ramp_ns)
+{
+	ss->t_next = t0 + ramp_ns;
+	ss->primed = false;
+	ss->n = ss->head = 0;
+}
+
 bool sb_ss_tick(struct sb_ss *ss, uint64_t now, uint64_t ios, uint64_t bytes)
 {
-	while (!ss->attained && now >= ss->t_next) {
+	if (!ss->primed && now >= ss->t_next) {
+		/* ss_ramp is over: samples count from here */
+		ss->primed = true;
+		ss->last_ios = ios;
+		ss->last_bytes = bytes;
+		ss->t_next += NS_PER_SEC;
+	}
+	while (ss->primed && !ss->attained && now >= ss->t_next) {
 		ss->iops[ss->head] = ios - ss->last_ios;
 		ss->bw[ss->head] = bytes - ss->last_bytes;
 		ss->last_ios = ios;

@@ -23,6 +23,7 @@ struct sb_ss {
 	double limit;
 	unsigned dur; /* samples in the window */
 	uint64_t t_next;
+	bool primed; /* the counts at the end of ss_ramp are taken */
 	uint64_t last_ios, last_bytes;
 	uint64_t *iops, *bw; /* ring buffers of dur samples; owned */
 	unsigned n, head;
@@ -31,12 +32,15 @@ struct sb_ss {
 };
 
 /*
- * Starts tracking at t0 (ns): the first sample is taken ramp_ns + 1 s
- * later. Returns a new tracker (free with sb_ss_free), or NULL on ENOMEM.
+ * Starts tracking at t0 (ns): the counts are taken ramp_ns later and
+ * the first sample one second after that. Returns a new tracker (free with sb_ss_free), or NULL on ENOMEM.
  */
 struct sb_ss *sb_ss_new(unsigned state, double limit, uint64_t dur_us, uint64_t ramp_ns,
 			uint64_t t0);
 void sb_ss_free(struct sb_ss *ss);
+
+/* Restarts the clock at t0 (ns) (measuring began then). */
+void sb_ss_restart(struct sb_ss *ss, uint64_t t0, uint64_t ramp_ns);
 
 /*
  * Called with the job's total I/Os and bytes so far; takes the samples

@@ -372,8 +372,31 @@ static uint32_t fit_bs(struct sb_worker *w, int d, uint32_t bs, uint64_t limit)
 	return best;
 }
 
-/* The next file, as file_service_type says. */
+static unsigned pick_file_by_type(struct sb_worker *w);
+
+/*
+ * The next file, as file_service_type says; as fio, a file whose region is
+ * done is passed over until every file is done (then a new loop starts).
+ */
 static unsigned pick_file(struct sb_worker *w)
+{
+	unsigned fi = pick_file_by_type(w);
+	if (w->o->time_based || w->verify_phase || w->files[fi].served < w->files[fi].size)
+		return fi;
+	for (unsigned k = 1; k < w->nfiles; k++) {
+		unsigned j = (fi + k) % w->nfiles;
+		if (w->files[j].served < w->files[j].size) {
+			w->next_file = j;
+			w->file_ios = 0;
+			return j;
+		}
+	}
+	for (unsigned k = 0; k < w->nfiles; k++)
+		w->files[k].served = 0;
+	return fi;
+}
+
+static unsigned pick_file_by_type(struct sb_worker *w)
 {
 	const struct sb_job_opts *o = w->o;
 	unsigned cur = w->next_file;
@@ -641,7 +664,7 @@ static void begin_measure(struct sb_worker *w, uint64_t now)
 	w->sync_pending = false;
 	sb_iolog_start(w->logs, now);
 	if (w->ss) /* samples start ss_ramp after measuring starts */
-		w->ss->t_next = now + w->o->ss_ramp_us * 1000 + NS_PER_SEC;
+		sb_ss_restart(w->ss, now, w->o->ss_ramp_us * 1000);
 	thread_rusage(&w->rusage_usr_us, &w->rusage_sys_us, &w->rusage_ctx, &w->rusage_majf,
 		      &w->rusage_minf);
 }
@@ -809,10 +832,8 @@ static int run_loop(struct sb_worker *w)
 			break;
 		}
 
-		uint64_t wait =
-			(o->rate_bps[0] || o->rate_bps[1] || o->rate_iops[0] || o->rate_iops[1])
-				? rate_wait(w, now)
-				: 0;
+		bool rated = o->rate_bps[0] || o->rate_bps[1] || o->rate_iops[0] || o->rate_iops[1];
+		uint64_t wait = rated ? rate_wait(w, now) : 0;
 		w->npending = 0;
 		while (!stop && !wait && inflight + w->npending < w->depth && w->nfree) {
 			struct sb_io_u *u = w->free_io_us[--w->nfree];
@@ -877,6 +898,8 @@ static int run_loop(struct sb_worker *w)
 			if (o->thinktime_us && ++since_think >= o->thinktime_blocks)
 				break;
 			stop = done_issuing(w, sync_engine ? sb_now_ns() : now);
+			if (sync_engine && rated) /* completed already: the rate applies now */
+				wait = rate_wait(w, sb_now_ns());
 		}
 		if (w->npending) {
 			ret = w->eng->commit(w);

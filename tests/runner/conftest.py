@@ -59,3 +59,17 @@ def tmp(tmp_path_factory):
 def runner_built():
     if not os.access(RUNNER, os.X_OK):
         pytest.fail(f"runner binary {RUNNER} is missing: run 'make asan' first")
+
+
+@pytest.fixture
+def loopdev(tmp):
+    """A 32 MiB loop device over a file in tmp (skips where losetup cannot run)."""
+    backing = os.path.join(tmp, "loop.img")
+    with open(backing, "wb") as f:
+        f.truncate(32 << 20)
+    p = subprocess.run(["losetup", "--find", "--show", backing], capture_output=True, text=True)
+    if p.returncode != 0:
+        pytest.skip(f"no loop device here: {p.stderr.strip()}")
+    dev = p.stdout.strip()
+    yield dev
+    subprocess.run(["losetup", "-d", dev], check=False)

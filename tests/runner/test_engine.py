@@ -201,20 +201,6 @@ def test_json_has_fio_fields(tmp):
     assert w["bw"] == w["bw_bytes"] // 1024
 
 
-@pytest.fixture
-def loopdev(tmp):
-    import subprocess
-    backing = os.path.join(tmp, "loop.img")
-    with open(backing, "wb") as f:
-        f.truncate(32 << 20)
-    p = subprocess.run(["losetup", "--find", "--show", backing], capture_output=True, text=True)
-    if p.returncode != 0:
-        pytest.skip(f"no loop device here: {p.stderr.strip()}")
-    dev = p.stdout.strip()
-    yield dev
-    subprocess.run(["losetup", "-d", dev], check=False)
-
-
 def test_block_device_direct_io(loopdev):
     # a PVC with volumeMode: Block appears as a device: no layout, size = the device
     r = run("--name=b", "--rw=randwrite", "--bs=4k", "--direct=1", f"--filename={loopdev}",

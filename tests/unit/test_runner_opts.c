@@ -248,6 +248,127 @@ static int test_profiles_parse(void)
 	return T_PASS;
 }
 
+static int test_issue21_options(void)
+{
+	struct sb_job_opts o;
+	char err[256];
+	sb_job_opts_init(&o);
+	/* per-direction lists: an unterminated list carries on, a trailing comma does not */
+	CHECK_INT(sb_job_opts_set(&o, "bs", "8k,32k", err, sizeof(err)), SB_OPT_OK);
+	CHECK_INT(o.bs[0], 8192);
+	CHECK_INT(o.bs[1], 32768);
+	CHECK_INT(o.bs[2], 32768);
+	sb_job_opts_init(&o);
+	CHECK_INT(sb_job_opts_set(&o, "bs", ",8k,", err, sizeof(err)), SB_OPT_OK);
+	CHECK_INT(o.bs[0], 4096);
+	CHECK_INT(o.bs[1], 8192);
+	CHECK_INT(o.bs[2], 4096);
+	/* bs=4k-16k is read as fio 3.33 reads it, with a note pointing at bsrange */
+	CHECK_INT(sb_job_opts_set(&o, "bs", "4k-16k", err, sizeof(err)), SB_OPT_NOOP);
+	CHECK(strstr(err, "bsrange=4k-16k") != NULL);
+	CHECK_INT(o.bs[0], 4096);
+	CHECK_INT(o.bs[1], 16384);
+	CHECK_INT(o.bs_max[0], 0);
+	CHECK_INT(sb_job_opts_set(&o, "bsrange", "16k-4k,2k-8k", err, sizeof(err)), SB_OPT_OK);
+	CHECK_INT(o.bs[0], 4096);
+	CHECK_INT(o.bs_max[0], 16384);
+	CHECK_INT(o.bs[1], 2048);
+	CHECK_INT(o.bs_max[2], 8192);
+	CHECK_INT(sb_job_opts_set(&o, "bsrange", "4k", err, sizeof(err)), SB_OPT_BADVAL);
+	CHECK(strstr(err, "bsrange: '4k'") == err);
+	/* distributions */
+	CHECK_INT(sb_job_opts_set(&o, "random_distribution", "zipf:1.2:0.25", err, sizeof(err)),
+		  SB_OPT_OK);
+	CHECK_INT(o.dist[1].type, SB_DIST_ZIPF);
+	CHECK_NEAR(o.dist[2].param, 1.2, 1e-12);
+	CHECK_NEAR(o.dist[0].center, 0.25, 1e-12);
+	CHECK_INT(sb_job_opts_set(&o, "random_distribution", "zoned:50/5:30/15:20/,100/100", err,
+				  sizeof(err)),
+		  SB_OPT_OK);
+	CHECK_INT(o.dist[0].nzones, 3);
+	CHECK_INT(o.dist[0].zones[2].range, 80);
+	CHECK_INT(o.dist[1].nzones, 1);
+	CHECK_INT(o.dist[2].nzones, 1);
+	CHECK_INT(sb_job_opts_set(&o, "random_distribution", "zoned_abs=60/20G:40/100G", err,
+				  sizeof(err)),
+		  SB_OPT_OK);
+	CHECK_INT(o.dist[0].zones[0].range, 20ull << 30);
+	CHECK_INT(sb_job_opts_set(&o, "random_distribution", "zoned:50/5:30/15", err, sizeof(err)),
+		  SB_OPT_BADVAL);
+	CHECK(strstr(err, "random_distribution: zone access percentages add up to 80") == err);
+	CHECK_INT(sb_job_opts_set(&o, "random_distribution", "normal:101", err, sizeof(err)),
+		  SB_OPT_BADVAL);
+	CHECK_INT(sb_job_opts_set(&o, "random_generator", "lfsr", err, sizeof(err)), SB_OPT_OK);
+	CHECK_INT(o.randgen, SB_RANDGEN_LFSR);
+	/* patterns */
+	CHECK_INT(sb_job_opts_set(&o, "buffer_pattern", "0xdeadface\"ab\"-12", err, sizeof(err)),
+		  SB_OPT_OK);
+	CHECK_INT(o.buffer_pattern_len, 10);
+	CHECK(memcmp(o.buffer_pattern,
+		     "\xde\xad\xfa\xce"
+		     "ab\xf4\xff\xff\xff",
+		     10) == 0);
+	CHECK_INT(sb_job_opts_set(&o, "buffer_pattern", "0xabc", err, sizeof(err)), SB_OPT_OK);
+	CHECK(memcmp(o.buffer_pattern, "\x0a\xbc", 2) == 0);
+	CHECK_INT(o.verify, SB_VERIFY_NONE);
+	CHECK_INT(sb_job_opts_set(&o, "verify_pattern", "0xff", err, sizeof(err)), SB_OPT_OK);
+	CHECK_INT(o.verify, SB_VERIFY_PATTERN);
+	CHECK_INT(sb_job_opts_set(&o, "verify_pattern", "%o", err, sizeof(err)), SB_OPT_BADVAL);
+	CHECK(strstr(err, "%o") != NULL);
+	/* steady state */
+	CHECK_INT(sb_job_opts_set(&o, "ss", "iops_slope:0.1%", err, sizeof(err)), SB_OPT_OK);
+	CHECK_INT(o.ss_state, SB_SS_IOPS | SB_SS_SLOPE | SB_SS_PCT);
+	CHECK_NEAR(o.ss_limit, 0.1, 1e-12);
+	CHECK_INT(sb_job_opts_set(&o, "steadystate", "bw:10m", err, sizeof(err)), SB_OPT_OK);
+	CHECK_NEAR(o.ss_limit, 10485760.0, 1e-6);
+	CHECK_INT(sb_job_opts_set(&o, "ss", "lat:1%", err, sizeof(err)), SB_OPT_BADVAL);
+	CHECK(strstr(err, "ss: criterion 'lat'") == err);
+	CHECK_INT(sb_job_opts_set(&o, "ss_dur", "30s", err, sizeof(err)), SB_OPT_OK);
+	CHECK_INT(o.ss_dur_us, 30000000);
+	/* logs, file service, offsets, trims */
+	snprintf(o.name, sizeof(o.name), "job1");
+	CHECK_INT(sb_job_opts_set(&o, "write_bw_log", NULL, err, sizeof(err)), SB_OPT_OK);
+	CHECK_STR(o.bw_log, "job1");
+	CHECK_INT(sb_job_opts_set(&o, "file_service_type", "random:8", err, sizeof(err)),
+		  SB_OPT_OK);
+	CHECK_INT(o.fst, SB_FST_RANDOM);
+	CHECK_INT(o.fst_nr, 8);
+	CHECK_INT(sb_job_opts_set(&o, "file_service_type", "zipf:1", err, sizeof(err)),
+		  SB_OPT_BADVAL);
+	CHECK_INT(sb_job_opts_set(&o, "offset", "25%", err, sizeof(err)), SB_OPT_OK);
+	CHECK_INT(o.offset_percent, 25);
+	CHECK_INT(sb_job_opts_set(&o, "rw", "trimwrite", err, sizeof(err)), SB_OPT_OK);
+	CHECK(sb_rw_trims(o.rw) && sb_rw_writes(o.rw) && !sb_rw_reads(o.rw));
+	sb_job_opts_release(&o);
+	return T_PASS;
+}
+
+static int test_issue21_validate(void)
+{
+	struct sb_job_opts o;
+	char err[256];
+	sb_job_opts_init(&o);
+	sb_job_opts_set(&o, "size", "1m", err, sizeof(err));
+	sb_job_opts_set(&o, "rw", "trim", err, sizeof(err));
+	sb_job_opts_set(&o, "verify", "crc32c", err, sizeof(err));
+	CHECK_INT(sb_job_opts_validate(&o, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "verify:") == err);
+	sb_job_opts_init(&o);
+	sb_job_opts_set(&o, "size", "1m", err, sizeof(err));
+	sb_job_opts_set(&o, "ss", "iops:1%", err, sizeof(err));
+	sb_job_opts_set(&o, "ss_dur", "2h", err, sizeof(err));
+	CHECK_INT(sb_job_opts_validate(&o, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "ss_dur:") == err);
+	sb_job_opts_init(&o);
+	sb_job_opts_set(&o, "size", "1m", err, sizeof(err));
+	sb_job_opts_set(&o, "verify", "pattern", err, sizeof(err));
+	sb_job_opts_set(&o, "rw", "write", err, sizeof(err));
+	CHECK_INT(sb_job_opts_validate(&o, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "verify_pattern") != NULL);
+	sb_job_opts_release(&o);
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
 	{"runner-opts/set-basic", test_set_basic},
 	{"runner-opts/engines-map-and-refuse", test_engines},
@@ -257,5 +378,7 @@ static const struct test_case cases[] = {
 	{"jobfile/good-file", test_jobfile_good},
 	{"jobfile/errors-name-file-and-line", test_jobfile_errors},
 	{"profiles/expand-and-validate", test_profiles_parse},
+	{"runner-opts/issue21-options", test_issue21_options},
+	{"runner-opts/issue21-validate", test_issue21_validate},
 };
 TEST_MAIN(cases)
