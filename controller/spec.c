@@ -154,6 +154,71 @@ static int put_line(char **text, size_t *len, const char *key, const char *value
 	return 0;
 }
 
+/* Checks one fio option's value alone (so the message names the field), then appends it. */
+static int put_checked(char **text, size_t *len, const char *field, const char *fio,
+		       const char *val, char *err, size_t errlen)
+{
+	struct sb_job_opts scratch;
+	char e[512];
+	sb_job_opts_init(&scratch);
+	enum sb_opt_status st = sb_job_opts_set(&scratch, fio, val, e, sizeof(e));
+	sb_job_opts_release(&scratch);
+	if (st != SB_OPT_OK) {
+		const char *colon = strstr(e, ": ");
+		return fail(err, errlen, "%s: %s", field,
+			    colon && st == SB_OPT_BADVAL ? colon + 2 : e);
+	}
+	return put_line(text, len, fio, val);
+}
+
+/*
+ * spec.workloads[].steadyState: run until fio's steady-state criterion
+ * holds, at most maxRuntime: ss, ss_dur, ss_ramp, runtime and time_based.
+ */
+static int put_steady_state(char **text, size_t *len, const char *path, const json_t *ss, char *err,
+			    size_t errlen)
+{
+	static const struct {
+		const char *field, *fio;
+		bool required;
+	} map[] = {
+		{"criterion", "steadystate", true},
+		{"window", "ss_dur", true},
+		{"ramp", "ss_ramp", false},
+		{"maxRuntime", "runtime", true},
+	};
+	char field[128];
+	const char *key;
+	const json_t *v;
+	int r = 0;
+
+	if (!json_is_object(ss))
+		return fail(err, errlen, "%s.steadyState: must be an object", path);
+	json_object_foreach((json_t *)ss, key, v)
+	{
+		bool known = false;
+		for (size_t m = 0; m < sizeof(map) / sizeof(map[0]); m++)
+			known = known || !strcmp(map[m].field, key);
+		if (!known)
+			return fail(err, errlen, "%s.steadyState.%s: unknown field", path, key);
+	}
+	for (size_t m = 0; !r && m < sizeof(map) / sizeof(map[0]); m++) {
+		snprintf(field, sizeof(field), "%s.steadyState.%s", path, map[m].field);
+		v = json_object_get(ss, map[m].field);
+		if (!v) {
+			if (map[m].required)
+				return fail(err, errlen, "%s: required", field);
+			continue;
+		}
+		if (!json_is_string(v))
+			return fail(err, errlen, "%s: must be a string", field);
+		r = put_checked(text, len, field, map[m].fio, json_string_value(v), err, errlen);
+	}
+	if (!r)
+		r = put_line(text, len, "time_based", NULL);
+	return r;
+}
+
 /* spec.workloads -> a fio job file, validated option by option. */
 static int workloads_to_jobfile(const json_t *wls, char **out, char *err, size_t errlen)
 {
@@ -213,6 +278,13 @@ static int workloads_to_jobfile(const json_t *wls, char **out, char *err, size_t
 			r = fail(err, errlen, "%s.rw: required", path);
 			break;
 		}
+		if (json_object_get(w, "steadyState") &&
+		    (json_object_get(w, "runtime") || json_object_get(w, "timeBased"))) {
+			r = fail(err, errlen,
+				 "%s.%s: not with steadyState (its maxRuntime is the runtime)",
+				 path, json_object_get(w, "runtime") ? "runtime" : "timeBased");
+			break;
+		}
 		snprintf(sect, sizeof(sect), "[%s]", json_string_value(name));
 		r = put_line(&text, &len, sect, NULL);
 		if (!r && i > 0)
@@ -225,6 +297,10 @@ static int workloads_to_jobfile(const json_t *wls, char **out, char *err, size_t
 		{
 			if (r || !strcmp(key, "name"))
 				continue;
+			if (!strcmp(key, "steadyState")) {
+				r = put_steady_state(&text, &len, path, v, err, errlen);
+				continue;
+			}
 			const char *fio = NULL;
 			for (size_t m = 0; m < sizeof(map) / sizeof(map[0]); m++)
 				if (!strcmp(map[m].field, key))
@@ -246,19 +322,11 @@ static int workloads_to_jobfile(const json_t *wls, char **out, char *err, size_t
 					 path, key);
 				break;
 			}
-			/* check the value alone, so the message names the field */
-			struct sb_job_opts scratch;
-			char e[512];
-			sb_job_opts_init(&scratch);
-			enum sb_opt_status st = sb_job_opts_set(&scratch, fio, val, e, sizeof(e));
-			sb_job_opts_release(&scratch);
-			if (st != SB_OPT_OK) {
-				const char *colon = strstr(e, ": ");
-				r = fail(err, errlen, "%s.%s: %s", path, key,
-					 colon && st == SB_OPT_BADVAL ? colon + 2 : e);
+			char field[128];
+			snprintf(field, sizeof(field), "%s.%s", path, key);
+			r = put_checked(&text, &len, field, fio, val, err, errlen);
+			if (r)
 				break;
-			}
-			r = put_line(&text, &len, fio, val);
 		}
 	}
 out:

@@ -28,6 +28,8 @@ enum metric {
 	M_WRITE_P999,
 	M_SYNC_LAT,
 	M_SYNC_P99,
+	M_STEADY,	/* 100 when the job reached steady state (fio's steadystate), else 0 */
+	M_STEADY_AFTER, /* seconds from the job's start until it did */
 	M_COUNT
 };
 
@@ -39,7 +41,8 @@ static const struct {
 	{"read-lat-p50", "ns"},	 {"read-lat-p99", "ns"},  {"read-lat-p99.9", "ns"},
 	{"write-iops", "IOPS"},	 {"write-bw", "B/s"},	  {"write-lat-mean", "ns"},
 	{"write-lat-p50", "ns"}, {"write-lat-p99", "ns"}, {"write-lat-p99.9", "ns"},
-	{"sync-lat-mean", "ns"}, {"sync-lat-p99", "ns"},
+	{"sync-lat-mean", "ns"}, {"sync-lat-p99", "ns"},  {"steady", "%"},
+	{"steady-after", "s"},
 };
 
 struct dvec {
@@ -221,6 +224,33 @@ static const char *opt_str(const json_t *job, const char *key)
 	return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
+/*
+ * Steady state (a job run with fio's steadystate=): whether it was reached
+ * (fio's "steadystate.attained") and after how long (the runner's
+ * storagebench.steadystate.attained_ms). Jobs without it add nothing.
+ */
+static int steady_from_json(const json_t *job, double *vals, bool *have, char *err, size_t errlen)
+{
+	const json_t *ss = json_object_get(job, "steadystate");
+	double att = 0, ms = 0;
+	if (!ss)
+		return 0;
+	if (!json_is_object(ss))
+		return fail(err, errlen, "steadystate: not an object");
+	if (get_num(ss, "steadystate", "attained", &att, err, errlen))
+		return -EINVAL;
+	vals[M_STEADY] = att ? 100.0 : 0.0;
+	have[M_STEADY] = true;
+	const json_t *x = json_object_get(json_object_get(job, "storagebench"), "steadystate");
+	if (att && x) {
+		if (get_num(x, "storagebench.steadystate", "attained_ms", &ms, err, errlen))
+			return -EINVAL;
+		vals[M_STEADY_AFTER] = ms / 1000.0;
+		have[M_STEADY_AFTER] = true;
+	}
+	return 0;
+}
+
 int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const json_t *job,
 	       char *err, size_t errlen)
 {
@@ -361,6 +391,8 @@ int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const j
 		}
 	}
 
+	if (steady_from_json(job, vals, have, err, errlen))
+		goto out;
 	struct cell *c = cell_get(a, target, wl);
 	if (!c) {
 		ret = -ENOMEM;

@@ -131,6 +131,30 @@ static void sentence(FILE *f, const struct rview *v, const char *metric, bool md
 	fprintf(f, ".\n");
 }
 
+/* "fast: fill: steady state reached in 2 of 3 iterations, after 41 s on average (sd 3.2 s)." */
+static void steady_sentence(FILE *f, const struct rview *v, bool md)
+{
+	double mean, sd, after, after_sd;
+	json_int_t n, reached;
+	const char *unit;
+	if (!metric_get(v->metrics, "steady", &mean, &sd, &n, &unit))
+		return;
+	if (!metric_get(v->metrics, "steady-after", &after, &after_sd, &reached, &unit))
+		reached = 0;
+	fprintf(f, "%s%s: %s: steady state reached in %lld of %lld iteration%s", md ? "- " : "",
+		v->target, v->workload, (long long)reached, (long long)n, n == 1 ? "" : "s");
+	if (reached)
+		fprintf(f, ", after %.3g s", after);
+	if (reached > 1)
+		fprintf(f, " on average (standard deviation %.2g s)", after_sd);
+	if (reached < n)
+		fprintf(f, "; %s ran for the workload's maxRuntime",
+			reached == 0	   ? (n == 1 ? "it" : "every one")
+			: reached + 1 == n ? "the other"
+					   : "the others");
+	fprintf(f, ".\n");
+}
+
 static const char *headline0(const struct rview *v, size_t k)
 {
 	return json_string_value(json_array_get(v->headline, k));
@@ -282,6 +306,7 @@ static int render_text(FILE *f, const json_t *report, bool md, char *err, size_t
 			return -EINVAL;
 		for (size_t k = 0; k < json_array_size(v.headline); k++)
 			sentence(f, &v, headline0(&v, k), md);
+		steady_sentence(f, &v, md);
 		const json_t *secs = json_object_get(r, "seconds");
 		const char *key;
 		const json_t *s;

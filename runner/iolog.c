@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 #include "runner/iolog.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define LOG_BUF (256 * 1024)
 
@@ -167,4 +169,80 @@ void sb_iolog_free(struct sb_iolog *l)
 	for (int k = 0; k < SB_NLOGS; k++)
 		free(l->buf[k]);
 	free(l);
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+json_t *sb_iolog_collect(const char *dir, size_t cap, bool *found)
+{
+	json_t *out = json_pack("{s:{},s:[]}", "files", "truncated");
+	json_t *files = out ? json_object_get(out, "files") : NULL;	    /* borrowed */
+	json_t *truncated = out ? json_object_get(out, "truncated") : NULL; /* borrowed */
+	char **names = NULL;
+	size_t n = 0, capn = 0, used = 0;
+	bool ok = out != NULL;
+	DIR *d = ok ? opendir(dir) : NULL;
+	struct dirent *de;
+
+	*found = false;
+	while (ok && d && (de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		if (l < 5 || strcmp(de->d_name + l - 4, ".log") != 0)
+			continue;
+		if (n == capn) {
+			size_t c = capn ? capn * 2 : 16;
+			char **nn = realloc(names, c * sizeof(*nn));
+			ok = nn != NULL;
+			if (!ok)
+				break;
+			names = nn;
+			capn = c;
+		}
+		ok = (names[n] = strdup(de->d_name)) != NULL;
+		n += ok;
+	}
+	if (d)
+		closedir(d);
+	if (ok && n)
+		qsort(names, n, sizeof(*names), name_cmp);
+	for (size_t i = 0; ok && i < n; i++) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		FILE *f = fopen(path, "r");
+		size_t room = cap > used ? cap - used : 0;
+		char *buf = malloc(room + 1);
+		size_t got = 0;
+		bool cut = false;
+		if (f && buf) {
+			got = fread(buf, 1, room, f);
+			cut = fgetc(f) != EOF;
+		}
+		if (f)
+			fclose(f);
+		(void)unlink(path);
+		*found = true;
+		if (!buf) {
+			ok = false;
+			break;
+		}
+		if (cut) /* whole lines only */
+			while (got && buf[got - 1] != '\n')
+				got--;
+		buf[got] = '\0';
+		used += got;
+		ok = json_object_set_new(files, names[i], json_string(buf)) == 0 &&
+		     (!cut || json_array_append_new(truncated, json_string(names[i])) == 0);
+		free(buf);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	if (!ok) {
+		json_decref(out);
+		return NULL;
+	}
+	return out;
 }

@@ -19,6 +19,7 @@
 
 #include "runner/opts.h"
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -69,6 +70,14 @@ void sb_iolog_add(struct sb_iolog *l, uint64_t tc, int ddir, uint32_t bs, uint64
  * failed). Accepts NULL. The paths stay readable in l->path until freed.
  */
 int sb_iolog_close(struct sb_iolog *l, uint64_t t_end);
+
+/*
+ * For pod runs: reads the log files in dir into {"files": {name: text},
+ * "truncated": [names]} (a new reference; NULL on ENOMEM) and deletes
+ * them. At most cap bytes in all: a file that does not fit is cut at a
+ * line boundary and named in "truncated". *found says whether there were any.
+ */
+json_t *sb_iolog_collect(const char *dir, size_t cap, bool *found);
 
 /* Frees l (after sb_iolog_close). Accepts NULL. */
 void sb_iolog_free(struct sb_iolog *l);

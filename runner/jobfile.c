@@ -95,12 +95,15 @@ int sb_jobfile_parse(const char *text, const char *path, const struct sb_job *ba
 		if (!*s || *s == ';' || *s == '#')
 			continue;
 		/* fio reads "numjobs=4	; a comment": a ';' after a blank ends the line */
-		for (char *c = s + 1; *c; c++) {
-			if (*c == ';' && (c[-1] == ' ' || c[-1] == '\t')) {
-				*c = '\0';
-				s = trim(s);
-				break;
-			}
+		char *semi = strstr(s, " ;");
+		char *tab = strstr(s, "\t;");
+		if (tab && (!semi || tab < semi))
+			semi = tab;
+		if (semi) {
+			*semi = '\0';
+			for (size_t k = strlen(s); k > 0 && (s[k - 1] == ' ' || s[k - 1] == '\t');
+			     k--)
+				s[k - 1] = '\0';
 		}
 		if (expand_env(s, line, sizeof(line), bad, sizeof(bad))) {
 			snprintf(d->msg, sizeof(d->msg), "%s: %s", where, bad);

@@ -22,6 +22,7 @@
 #include "log.h"
 #include "names.h"
 #include "runner/cmdline.h"
+#include "runner/iolog.h"
 #include "runner/out_json.h"
 #include "runner/out_text.h"
 #include "runner/run.h"
@@ -31,9 +32,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define MAX_RESULT_BYTES (900 * 1024) /* ConfigMaps hold at most 1 MiB */
+#define MAX_LOG_BYTES	 (256 * 1024) /* fio log files kept in one result */
 
 struct pod_env {
 	const char *run, *uid, *cls, *ns, *pod;
@@ -118,6 +121,15 @@ static char *dump_fitting(json_t *doc)
 	if (text && strlen(text) <= MAX_RESULT_BYTES)
 		return text;
 	free(text);
+	if (json_object_get(doc, "logs")) {
+		/* the fio log files go first */
+		json_object_del(doc, "logs");
+		sb_warn("Dropped the fio log files to fit the result in a ConfigMap", NULL);
+		text = json_dumps(doc, JSON_COMPACT);
+		if (text && strlen(text) <= MAX_RESULT_BYTES)
+			return text;
+		free(text);
+	}
 	size_t i;
 	json_t *j;
 	json_array_foreach(json_object_get(doc, "jobs"), i, j)
@@ -153,7 +165,7 @@ int sb_pod_main(int argc, char **argv)
 	struct kube_config cfg = KUBE_CONFIG_INIT;
 	struct kube_client *kc = NULL;
 	struct kube_error kerr = KUBE_ERROR_INIT;
-	char err[1024], ebuf[1024];
+	char err[1024], ebuf[1024], logdir[4096] = "";
 	int status = 0;
 	unsigned recorded = 0, skipped = 0;
 
@@ -169,6 +181,19 @@ int sb_pod_main(int argc, char **argv)
 		status = finish(jr == -ENOMEM ? 1 : 2, "%s",
 				jr == -ENOMEM ? "out of memory" : diag.msg);
 		goto out;
+	}
+	for (size_t i = 0; i < jobs.n && !logdir[0]; i++) {
+		const struct sb_job_opts *o = &jobs.jobs[i].o;
+		if ((o->bw_log[0] || o->lat_log[0] || o->iops_log[0]) && o->directory) {
+			/* the root filesystem is read-only: log files go on the volume */
+			snprintf(logdir, sizeof(logdir), "%s/.storagebench-logs", o->directory);
+			if (mkdir(logdir, 0700) != 0 && errno != EEXIST) {
+				status = finish(2, "cannot create '%s' for the log files: %s",
+						logdir, strerror(errno));
+				goto out;
+			}
+			sb_iolog_set_dir(logdir);
+		}
 	}
 	if (kube_config_load(&cfg, NULL, NULL, &kerr) ||
 	    !(kc = kube_client_new(&cfg, NULL, &kerr))) {
@@ -221,6 +246,19 @@ int sb_pod_main(int argc, char **argv)
 					"iteration", (json_int_t)it, "pod", e.pod, "attempt",
 					(json_int_t)e.attempt);
 		char *text = NULL;
+		if (doc && logdir[0]) {
+			/* fio log files (write_*_log) travel in the result, size-capped */
+			bool found;
+			json_t *logs = sb_iolog_collect(logdir, MAX_LOG_BYTES, &found);
+			if (!logs || (found && json_object_set(doc, "logs", logs))) {
+				json_decref(logs);
+				json_decref(doc);
+				json_decref(ctx);
+				status = finish(1, "iteration %u: out of memory", it);
+				goto out;
+			}
+			json_decref(logs);
+		}
 		if (!doc || !ctx || json_object_set_new(doc, "context", ctx)) {
 			json_decref(doc);
 			status = finish(1, "iteration %u: out of memory", it);
@@ -257,6 +295,8 @@ int sb_pod_main(int argc, char **argv)
 	}
 	status = finish(0, "%u iterations recorded, %u already present", recorded, skipped);
 out:
+	if (logdir[0])
+		(void)rmdir(logdir);
 	kube_client_free(kc);
 	kube_config_release(&cfg);
 	sb_joblist_release(&jobs);

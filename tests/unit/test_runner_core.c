@@ -316,6 +316,42 @@ static int test_iolog_averaging(void)
 	return T_PASS;
 }
 
+static int test_iolog_collect_caps(void)
+{
+	char dir[] = "/tmp/sb-collect-XXXXXX", path[128];
+	CHECK(mkdtemp(dir) != NULL);
+	const char *names[] = {"a_iops.1.log", "b_lat.1.log", "notes.txt"};
+	const char *body[] = {"0, 1, 0, 4096, 0\n1, 1, 0, 4096, 0\n",
+			      "5, 1000, 0, 4096, 0\n"
+			      "6, 2000, 0, 4096, 0\n",
+			      "not a log\n"};
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		FILE *f = fopen(path, "w");
+		CHECK(f != NULL);
+		fputs(body[i], f);
+		fclose(f);
+	}
+	bool found;
+	/* room for a's two lines (34 bytes) and one line of b */
+	json_t *o = sb_iolog_collect(dir, 34 + 22, &found);
+	CHECK(o != NULL && found);
+	json_t *files = json_object_get(o, "files");
+	CHECK_INT(json_object_size(files), 2);
+	CHECK_STR(json_string_value(json_object_get(files, "a_iops.1.log")), body[0]);
+	CHECK_STR(json_string_value(json_object_get(files, "b_lat.1.log")),
+		  "5, 1000, 0, 4096, 0\n");
+	CHECK_INT(json_array_size(json_object_get(o, "truncated")), 1);
+	json_decref(o);
+	snprintf(path, sizeof(path), "%s/a_iops.1.log", dir);
+	CHECK(access(path, F_OK) != 0); /* taken into the result */
+	snprintf(path, sizeof(path), "%s/notes.txt", dir);
+	CHECK(access(path, F_OK) == 0); /* not a log: left alone */
+	unlink(path);
+	rmdir(dir);
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
 	{"rand/permutation-is-bijection", test_perm_is_bijection},
 	{"rand/permutation-keys-differ", test_perm_keys_differ},
@@ -328,5 +364,6 @@ static const struct test_case cases[] = {
 	{"dist/zoned-shares", test_zoned_shares},
 	{"steady/criteria-and-window", test_steady_state_criteria},
 	{"iolog/averaged-entries", test_iolog_averaging},
+	{"iolog/collect-caps-and-takes", test_iolog_collect_caps},
 };
 TEST_MAIN(cases)
