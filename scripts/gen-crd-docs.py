@@ -77,8 +77,10 @@ FALLBACK = {
     "status.summary[].class": "The storage class.",
     "status.summary[].workload": "The workload (a profile's workload, spec.workloads[].name or a fio job section).",
     "status.summary[].metric": "read-iops, read-bw, read-lat-mean, read-lat-p50, read-lat-p99, "
-        "read-lat-p99.9, the same for write, sync-lat-mean, sync-lat-p99.",
-    "status.summary[].unit": "IOPS, B/s or ns.",
+        "read-lat-p99.9, the same for write, sync-lat-mean, sync-lat-p99; with "
+        "spec.workloads[].steadyState also steady (100 when the iteration reached steady "
+        "state, else 0) and steady-after (seconds until it did).",
+    "status.summary[].unit": "IOPS, B/s, ns, % (steady) or s (steady-after).",
     "status.summary[].mean": "Mean over the iterations.",
     "status.summary[].stddev": "Sample standard deviation over the iterations (0 with one iteration).",
     "status.summary[].min": "Smallest value of an iteration.",
