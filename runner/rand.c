@@ -212,12 +212,7 @@ uint64_t sb_dist_next(const struct sb_dist *d, struct sb_rand *r)
 			i++;
 		return d->zstart[i] + sb_rand_below(r, d->zlen[i]);
 	}
-	uint64_t v = sb_dist_rank(d, r);
-	if (d->type == SB_DIST_NORMAL) {
-		/* spread around the centre the way fio hashes, but one to one */
-		v = (sb_perm_at(&d->perm, v) + n - d->perm0) % n;
-		return (v + d->rot) % n;
-	}
-	v = (sb_perm_at(&d->perm, v) + n - d->perm0) % n;
+	/* spread the ranks as fio hashes them, but one to one, rank 0 at the rotation */
+	uint64_t v = (sb_perm_at(&d->perm, sb_dist_rank(d, r)) + n - d->perm0) % n;
 	return (v + d->rot) % n;
 }

@@ -28,9 +28,9 @@ static int parse(const char *text, struct br_spec *s, char *err, size_t len)
 	return r;
 }
 
-#define WL(extra)                                                                         \
-	"{\"storageClasses\":[\"fast\"],\"workloads\":[{\"name\":\"fill\",\"rw\":\"randwrite\"" \
-	extra "}]}"
+#define WL(extra)                                                                  \
+	"{\"storageClasses\":[\"fast\"],\"workloads\":[{\"name\":\"fill\",\"rw\":" \
+	"\"randwrite\"" extra "}]}"
 
 static int test_spec_maps_to_fio_options(void)
 {
@@ -74,7 +74,8 @@ static int test_spec_errors_name_the_field(void)
 		{WL(",\"steadyState\":{\"criterion\":\"lat:1%\",\"window\":\"30s\",\"maxRuntime\":"
 		    "\"1m\"}"),
 		 "spec.workloads[0].steadyState.criterion: criterion 'lat'"},
-		{WL(",\"steadyState\":{\"criterion\":\"iops:1%\",\"window\":\"soon\",\"maxRuntime\":"
+		{WL(",\"steadyState\":{\"criterion\":\"iops:1%\",\"window\":\"soon\","
+		    "\"maxRuntime\":"
 		    "\"1m\"}"),
 		 "spec.workloads[0].steadyState.window: 'soon' is not a duration"},
 		{WL(",\"steadyState\":{\"criterion\":\"iops:1%\",\"window\":\"30s\"}"),
@@ -82,10 +83,12 @@ static int test_spec_errors_name_the_field(void)
 		{WL(",\"steadyState\":{\"criterion\":\"iops:1%\",\"window\":\"30s\",\"maxRuntime\":"
 		    "\"1m\",\"until\":\"x\"}"),
 		 "spec.workloads[0].steadyState.until: unknown field"},
-		{WL(",\"runtime\":\"5m\",\"steadyState\":{\"criterion\":\"iops:1%\",\"window\":\"30s\","
+		{WL(",\"runtime\":\"5m\",\"steadyState\":{\"criterion\":\"iops:1%\",\"window\":"
+		    "\"30s\","
 		    "\"maxRuntime\":\"1m\"}"),
 		 "spec.workloads[0].runtime: not with steadyState"},
-		{WL(",\"steadyState\":\"iops:1%\""), "spec.workloads[0].steadyState: must be an object"},
+		{WL(",\"steadyState\":\"iops:1%\""),
+		 "spec.workloads[0].steadyState: must be an object"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		if (expect_invalid(cases[i].spec, cases[i].needle) != T_PASS)
@@ -96,15 +99,15 @@ static int test_spec_errors_name_the_field(void)
 /* A minimal runner job document with a steadystate block. */
 static json_t *job(int attained, long long after_ms)
 {
-	json_t *j = json_pack(
-		"{s:s,s:{s:s},s:{s:I,s:{s:f,s:I,s:{}},s:f,s:I},s:{s:I,s:{s:f,s:I}},"
-		"s:{s:i},s:{s:{s:b,s:I}}}",
-		"jobname", "fill", "job options", "rw", "randwrite", "write", "total_ios",
-		(json_int_t)1000, "lat_ns", "mean", 1000.0, "N", (json_int_t)1000, "percentile",
-		"iops", 500.0, "bw_bytes", (json_int_t)2048000, "read", "total_ios", (json_int_t)0,
-		"lat_ns", "mean", 0.0, "N", (json_int_t)0, "steadystate", "attained", attained,
-		"storagebench", "steadystate", "attained", attained, "attained_ms",
-		(json_int_t)after_ms);
+	json_t *j =
+		json_pack("{s:s,s:{s:s},s:{s:I,s:{s:f,s:I,s:{}},s:f,s:I},s:{s:I,s:{s:f,s:I}},"
+			  "s:{s:i},s:{s:{s:b,s:I}}}",
+			  "jobname", "fill", "job options", "rw", "randwrite", "write", "total_ios",
+			  (json_int_t)1000, "lat_ns", "mean", 1000.0, "N", (json_int_t)1000,
+			  "percentile", "iops", 500.0, "bw_bytes", (json_int_t)2048000, "read",
+			  "total_ios", (json_int_t)0, "lat_ns", "mean", 0.0, "N", (json_int_t)0,
+			  "steadystate", "attained", attained, "storagebench", "steadystate",
+			  "attained", attained, "attained_ms", (json_int_t)after_ms);
 	return j;
 }
 
@@ -120,8 +123,8 @@ static int test_aggregate_and_report(void)
 	CHECK_INT(sb_agg_add(a, "fast", 3, j3, err, sizeof(err)), 0);
 	json_t *rep = sb_agg_report(a, "run");
 	CHECK(rep != NULL);
-	const json_t *m = json_object_get(json_array_get(json_object_get(rep, "results"), 0),
-					  "metrics");
+	const json_t *m =
+		json_object_get(json_array_get(json_object_get(rep, "results"), 0), "metrics");
 	CHECK(json_is_object(m));
 	const json_t *st = json_object_get(m, "steady"), *af = json_object_get(m, "steady-after");
 	CHECK(st && af);
