@@ -27,6 +27,8 @@ runs=(
 	"--name=w --rw=randwrite --bs=4k --size=1m --iodepth=8 --fsync=16 --verify=crc32c"
 	"--name=r --rw=randread --bs=4k --size=1m --ioengine=psync --numjobs=2 --group_reporting --output-format=json+"
 	"--profile=quick --runtime=300ms --size=8m --numjobs=1 --iterations=2 --report-format=svg"
+	"--name=z --rw=randrw --bsrange=4k-16k --size=1m --random_distribution=zipf:1.1 --write_iops_log=$dir/vg --write_lat_log=$dir/vg --log_avg_msec=50 --time_based --runtime=1500ms --ss=iops:90% --ss_dur=1 --output-format=json"
+	"--name=t --rw=trimwrite --bs=16k --size=1m --buffer_pattern=0xdeadface --file_service_type=random --nrfiles=2"
 )
 for args in "${runs[@]}"; do
 	n=$((n + 1))
