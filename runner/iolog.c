@@ -38,6 +38,8 @@ struct sb_iolog *sb_iolog_open(const struct sb_job_opts *o, unsigned thread, boo
 	for (int k = 0; k < SB_NLOGS; k++) {
 		if (!prefix[k][0])
 			continue;
+		if (!strcmp(prefix[k], SB_LOG_JOBNAME))
+			prefix[k] = o->name;
 		int n = prefix[k][0] != '/' && log_dir[0]
 				? snprintf(l->path[k], sizeof(l->path[k]), "%s/%s_%s.%u.log",
 					   log_dir, prefix[k], log_kind[k], thread)

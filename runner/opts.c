@@ -945,7 +945,7 @@ enum sb_opt_status sb_job_opts_set(struct sb_job_opts *o, const char *key, const
 	}
 	/* bare flags are booleans set to 1 */
 	if (!value && d->type == T_LOGNAME)
-		value = o->name[0] ? o->name : "fio";
+		value = SB_LOG_JOBNAME; /* the job's name, known when the logs are opened */
 	if (!value) {
 		if (d->type == T_BOOL || d->type == T_NBOOL) {
 			value = "1";

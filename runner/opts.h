@@ -21,7 +21,8 @@
 #define SB_MAX_ZONES	   256
 #define SB_MAX_PATTERN	   512
 #define SB_LOGNAME_MAX	   256
-#define SB_SS_WINDOW_MAX_S 1024u /* ss_dur limit: the window is kept in the result */
+#define SB_LOG_JOBNAME	   "\x01" /* write_*_log without a name: the job's name */
+#define SB_SS_WINDOW_MAX_S 1024u  /* ss_dur limit: the window is kept in the result */
 
 /* Directions in fio's order; option arrays [3] are indexed read, write, trim. */
 enum sb_ddir { SB_READ = 0, SB_WRITE = 1, SB_TRIM = 2, SB_SYNC = 3, SB_NDDIR = 4 };

@@ -328,7 +328,7 @@ static int test_issue21_options(void)
 	/* logs, file service, offsets, trims */
 	snprintf(o.name, sizeof(o.name), "job1");
 	CHECK_INT(sb_job_opts_set(&o, "write_bw_log", NULL, err, sizeof(err)), SB_OPT_OK);
-	CHECK_STR(o.bw_log, "job1");
+	CHECK_STR(o.bw_log, SB_LOG_JOBNAME); /* named after the job when opened */
 	CHECK_INT(sb_job_opts_set(&o, "file_service_type", "random:8", err, sizeof(err)),
 		  SB_OPT_OK);
 	CHECK_INT(o.fst, SB_FST_RANDOM);
