@@ -28,6 +28,8 @@ Environment:
   BENCH_SIZE          file size (1g)
   BENCH_JOBS          comma-separated job names (default all); "none"
                       runs only the check
+  BENCH_BASELINE      another build of the runner ("base"), run in every
+                      round beside the others: a change's before and after
 """
 import itertools
 import json
@@ -48,7 +50,8 @@ RUNTIME = int(os.environ.get("BENCH_RUNTIME", "3"))
 CHECK_ROUNDS = int(os.environ.get("BENCH_CHECK_ROUNDS", "8"))
 SIZE = os.environ.get("BENCH_SIZE", "1g")
 RAMP = 1
-TOOLS = ("ours", "fio", "fio2")
+BASE = os.environ.get("BENCH_BASELINE")
+TOOLS = ("ours", "fio", "fio2") + (("base",) if BASE else ())
 
 RAND = ["--bs=4k", "--direct=1"]
 JOBS = [(f"4k-randread-qd{qd}", ["--rw=randread", f"--iodepth={qd}", *RAND], "disk")
@@ -89,14 +92,16 @@ class Device:
             self.inflight = os.path.join(real, "inflight")
 
     def counts(self):
-        """(completed I/Os, ms spent doing I/O) of the device, or None."""
+        """(completed I/Os, ms the device was busy, ms the I/Os spent in
+        the block layer and device, summed over I/Os) of the device, or
+        None."""
         if not self.name:
             return None
         with open("/proc/diskstats") as f:
             for line in f:
                 x = line.split()
                 if x[2] == self.name:
-                    return int(x[3]) + int(x[7]), int(x[12])
+                    return int(x[3]) + int(x[7]), int(x[12]), int(x[6]) + int(x[10])
         return None
 
     def in_flight(self):
@@ -119,25 +124,29 @@ class Sampler(threading.Thread):
         while not self.stop.is_set():
             c = self.dev.counts()
             if c:
-                self.samples.append((time.monotonic(), c[0], c[1], self.dev.in_flight()))
+                self.samples.append((time.monotonic(), *c, self.dev.in_flight()))
             self.stop.wait(0.02)
 
     def steady(self, t0, t1):
-        """Device IOPS, busy share and mean in-flight count in the part of
+        """Device IOPS, busy share, block-layer time per I/O (from the
+        request's start to its completion: scheduler queue and device) and
+        mean in-flight count (requests the driver holds) in the part of
         the run both tools measure: from RAMP + 0.5 s after the start (fio's
         startup and the ramp are over) to 0.3 s before the process ended."""
         s = [x for x in self.samples if x[0] - t0 >= RAMP + 0.5 and x[0] <= t1 - 0.3]
         if len(s) < 2 or s[-1][0] <= s[0][0]:
             return None
         dt = s[-1][0] - s[0][0]
-        fl = [x[3] for x in s if x[3] is not None]
-        return {"dev_iops": (s[-1][1] - s[0][1]) / dt,
+        fl = [x[4] for x in s if x[4] is not None]
+        n = s[-1][1] - s[0][1]
+        return {"dev_iops": n / dt,
                 "dev_util": (s[-1][2] - s[0][2]) / 1000 / dt,
+                "dev_lat_us": (s[-1][3] - s[0][3]) * 1000 / n if n else 0.0,
                 "dev_inflight": statistics.mean(fl) if fl else 0.0}
 
 
 def measure(who, opts, path, dev):
-    tool = OURS if who == "ours" else FIO
+    tool = {"ours": OURS, "base": BASE}.get(who, FIO)
     out = path + ".out"
     cmd = [tool, "--name=bench", f"--filename={path}", f"--size={SIZE}",
            "--ioengine=io_uring", f"--runtime={RUNTIME}", f"--ramp_time={RAMP}",
@@ -177,7 +186,7 @@ def measure(who, opts, path, dev):
     all_ios = iops * (RUNTIME + RAMP)
     r = {"iops": iops, "bw": bw, "p99": max(p99) if p99 else 0, "ios": ios,
          "cpu_us_per_io": cpu * 1e6 / all_ios if all_ios else 0, "load": la, "wall": wall,
-         "dev_iops": 0.0, "dev_util": 0.0, "dev_inflight": 0.0}
+         "dev_iops": 0.0, "dev_util": 0.0, "dev_lat_us": 0.0, "dev_inflight": 0.0}
     st = sampler.steady(t0, t1) if sampler else None
     if st:
         r.update(st)
@@ -207,9 +216,14 @@ def parse_size(s):
 
 
 def orders():
-    """Every order of the three tools in turn: each runs first, second and
-    last equally often over six rounds."""
-    return itertools.cycle(list(itertools.permutations(TOOLS)))
+    """Every order of the tools in turn: each runs first, second and last
+    equally often over six rounds (three tools; with a baseline, rotations
+    forwards and backwards: each place equally often over eight)."""
+    if len(TOOLS) == 3:
+        return itertools.cycle(list(itertools.permutations(TOOLS)))
+    n = len(TOOLS)
+    rot = [TOOLS[i:] + TOOLS[:i] for i in range(n)]
+    return itertools.cycle([o for r in rot for o in (r, r[::-1])])
 
 
 def run_job(name, opts, path, dev, rounds):
@@ -218,12 +232,14 @@ def run_job(name, opts, path, dev, rounds):
     for _ in range(rounds):
         for who in next(order):
             res[who].append(measure(who, opts, path, dev))
-    keys = ("iops", "bw", "p99", "cpu_us_per_io", "dev_iops", "dev_util", "dev_inflight",
-            "load")
+    keys = ("iops", "bw", "p99", "cpu_us_per_io", "dev_iops", "dev_util", "dev_lat_us",
+            "dev_inflight", "load")
     med = {t: {k: statistics.median(r[k] for r in res[t]) for k in keys} for t in TOOLS}
     ratio = [o["iops"] / f["iops"] for o, f in zip(res["ours"], res["fio"]) if f["iops"]]
     ctl = [g["iops"] / f["iops"] for g, f in zip(res["fio2"], res["fio"]) if f["iops"]]
+    base = [b["iops"] / f["iops"] for b, f in zip(res.get("base", []), res["fio"]) if f["iops"]]
     return {"name": name, "opts": opts, "res": res, "med": med,
+            "base": statistics.median(base) if base else 0, "bases": base,
             "ratio": statistics.median(ratio) if ratio else 0,
             "control": statistics.median(ctl) if ctl else 0,
             "ratios": ratio, "controls": ctl}
@@ -235,13 +251,17 @@ def print_job(j):
     for t in TOOLS:
         x = m[t]
         print(f"  {t:<5} IOPS {x['iops']:>9.0f}  device {x['dev_iops']:>9.0f}/s "
-              f"busy {x['dev_util']:>4.0%} in flight {x['dev_inflight']:>5.1f}  "
+              f"busy {x['dev_util']:>4.0%} {x['dev_lat_us']:>6.0f}us/IO in flight "
+              f"{x['dev_inflight']:>5.1f}  "
               f"p99 {x['p99'] / 1000:>8.1f}us  CPU {x['cpu_us_per_io']:>6.2f}us/IO  "
               f"load {x['load']:.1f}")
     print(f"  IOPS ours/fio per round: {' '.join(f'{r:.2f}' for r in j['ratios'])}"
           f"  (median {j['ratio']:.3f})")
     print(f"  control fio2/fio:        {' '.join(f'{r:.2f}' for r in j['controls'])}"
           f"  (median {j['control']:.3f})")
+    if j["bases"]:
+        print(f"  baseline base/fio:       {' '.join(f'{r:.2f}' for r in j['bases'])}"
+              f"  (median {j['base']:.3f}; base: {BASE})")
     for t in TOOLS:
         print(f"  {t} IOPS per round: " + ", ".join(f"{r['iops']:.0f}" for r in j["res"][t]))
     sys.stdout.flush()
@@ -279,13 +299,15 @@ def main():
             rows.append(j)
         if rows:
             print("\n| job | IOPS ours | IOPS fio | ours/fio | fio/fio control | device IOPS ours"
-                  " / fio | device in flight ours / fio | CPU µs/IO ours / fio | load |")
-            print("|---|---|---|---|---|---|---|---|---|")
+                  " / fio | block-layer µs/IO ours / fio | device in flight ours / fio "
+                  "| CPU µs/IO ours / fio | load |")
+            print("|---|---|---|---|---|---|---|---|---|---|")
             for j in rows:
                 o, f = j["med"]["ours"], j["med"]["fio"]
                 dev_cols = (f"{o['dev_iops']:.0f} / {f['dev_iops']:.0f} | "
+                            f"{o['dev_lat_us']:.0f} / {f['dev_lat_us']:.0f} | "
                             f"{o['dev_inflight']:.1f} / {f['dev_inflight']:.1f}"
-                            if o["dev_iops"] else "– | –")
+                            if o["dev_iops"] else "– | – | –")
                 print(f"| {j['name']} | {o['iops']:.0f} | {f['iops']:.0f} | {j['ratio']:.3f} | "
                       f"{j['control']:.3f} | {dev_cols} | {o['cpu_us_per_io']:.2f} / "
                       f"{f['cpu_us_per_io']:.2f} | {o['load']:.1f} |")
@@ -293,11 +315,21 @@ def main():
             name, opts, where = CHECK
             j = run_job(name, opts, files[where], dev, CHECK_ROUNDS)
             print_job(j)
-            lo = j["control"] - 0.03
-            verdict = ("at parity with fio" if j["ratio"] >= min(0.97, lo)
-                       else "BELOW fio: the runner drives the device more slowly than fio here")
+            # parity: 0.97-1.03, widened by how far the control itself is from 1
+            slack = max(0.03, abs(j["control"] - 1))
+            if j["ratio"] < 1 - slack:
+                verdict = "BELOW fio: the runner drives the device more slowly than fio here"
+            elif j["ratio"] > 1 + slack:
+                verdict = ("above fio: look at the CPU per I/O, fio is CPU-bound here when "
+                           "its is the higher")
+            else:
+                verdict = "at parity with fio"
+            o, f = j["med"]["ours"], j["med"]["fio"]
             print(f"\nQD32 check: ours/fio median {j['ratio']:.3f} over {CHECK_ROUNDS} rounds, "
-                  f"fio/fio control {j['control']:.3f}: {verdict}")
+                  f"fio/fio control {j['control']:.3f}: {verdict}; block-layer time per I/O "
+                  f"ours {o['dev_lat_us']:.0f} us, fio {f['dev_lat_us']:.0f} us; CPU per I/O "
+                  f"ours {o['cpu_us_per_io']:.2f} us, fio {f['cpu_us_per_io']:.2f} us; "
+                  f"load {o['load']:.1f}")
     finally:
         if not os.environ.get("BENCH_DIR"):
             shutil.rmtree(disk, ignore_errors=True)
