@@ -238,8 +238,11 @@ def run_job(name, opts, path, dev, rounds):
     ratio = [o["iops"] / f["iops"] for o, f in zip(res["ours"], res["fio"]) if f["iops"]]
     ctl = [g["iops"] / f["iops"] for g, f in zip(res["fio2"], res["fio"]) if f["iops"]]
     base = [b["iops"] / f["iops"] for b, f in zip(res.get("base", []), res["fio"]) if f["iops"]]
+    vs_base = [o["iops"] / b["iops"] for o, b in zip(res["ours"], res.get("base", []))
+               if b["iops"]]
     return {"name": name, "opts": opts, "res": res, "med": med,
             "base": statistics.median(base) if base else 0, "bases": base,
+            "vs_base": statistics.median(vs_base) if vs_base else 0, "vs_bases": vs_base,
             "ratio": statistics.median(ratio) if ratio else 0,
             "control": statistics.median(ctl) if ctl else 0,
             "ratios": ratio, "controls": ctl}
@@ -262,6 +265,8 @@ def print_job(j):
     if j["bases"]:
         print(f"  baseline base/fio:       {' '.join(f'{r:.2f}' for r in j['bases'])}"
               f"  (median {j['base']:.3f}; base: {BASE})")
+        print(f"  ours/base:               {' '.join(f'{r:.2f}' for r in j['vs_bases'])}"
+              f"  (median {j['vs_base']:.3f})")
     for t in TOOLS:
         print(f"  {t} IOPS per round: " + ", ".join(f"{r['iops']:.0f}" for r in j["res"][t]))
     sys.stdout.flush()
@@ -320,8 +325,8 @@ def main():
             if j["ratio"] < 1 - slack:
                 verdict = "BELOW fio: the runner drives the device more slowly than fio here"
             elif j["ratio"] > 1 + slack:
-                verdict = ("above fio: look at the CPU per I/O, fio is CPU-bound here when "
-                           "its is the higher")
+                verdict = ("above fio: compare the CPU per I/O, fio is short of CPU here "
+                           "when its is the higher")
             else:
                 verdict = "at parity with fio"
             o, f = j["med"]["ours"], j["med"]["fio"]
