@@ -48,6 +48,11 @@ struct sb_engine_ops {
 	int (*reap)(struct sb_worker *w, unsigned min, struct sb_io_u **out, unsigned max);
 	void (*cleanup)(struct sb_worker *w);
 	unsigned max_depth; /* 1 for synchronous engines */
+	/*
+	 * While refilling the queue, commit every this many queued I/Os
+	 * rather than all of them at the end (0: at the end).
+	 */
+	unsigned submit_batch;
 };
 
 extern const struct sb_engine_ops sb_engine_io_uring;
