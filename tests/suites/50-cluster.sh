@@ -149,11 +149,12 @@ if [ "${SB_KEEP_CLUSTER:-0}" = 1 ]; then
 else
 	echo "--- cluster-down"
 	if bash tests/cluster/down.sh; then
-		left=$(for c in kube-apiserver kube-controller kube-scheduler kubelet etcd containerd containerd-shim; do
+		left=$(for c in kube-apiserver kube-controller kube-scheduler kubelet kube-proxy etcd containerd containerd-shim; do
 			pgrep -a -x "$c"
 		done)
 		paths_after=$(host_paths)
-		if [ -z "$left" ] && [ ! -e /var/run/netns/storagebench ] && ! grep -q /var/lib/storagebench /proc/mounts &&
+		if [ -z "$left" ] && [ ! -e /var/run/netns/storagebench ] && ! ls -d /var/run/netns/storagebench-? >/dev/null 2>&1 &&
+			! grep -q /var/lib/storagebench /proc/mounts &&
 			! ls -d /sys/fs/cgroup/*/storagebench >/dev/null 2>&1 && [ "$paths_before" = "$paths_after" ] &&
 			[ ! -e /var/lib/storagebench/cluster ] && ! losetup -l -n -O BACK-FILE | grep -q storagebench-cluster; then
 			echo "ok cluster/down-leaves-nothing"
