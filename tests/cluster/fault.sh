@@ -8,7 +8,8 @@
 #   fault.sh kill NAME            SIGKILL it (containerd-X: its containers
 #                                 keep running under their shims)
 #   fault.sh start NAME           start it again as cluster-up did; wait
-#                                 until it answers
+#                                 until it answers (kubelet-X: until its
+#                                 node is Ready again)
 #   fault.sh restart-node X       node X's kube-proxy, kubelet, every
 #                                 container and containerd stopped, then
 #                                 containerd, kubelet and kube-proxy started
@@ -79,10 +80,20 @@ start() {
 	for ((i = 0; i < 300; i++)); do
 		sb_alive "$n" || sb_die "$n exited after its start; last lines of its log:
 $(tail -n 20 "$SB_STATE/logs/$n.log")"
-		answers "$n" && return 0
+		answers "$n" && break
 		sleep 0.2
 	done
-	sb_die "$n does not answer 60 s after its start"
+	[ "$i" -lt 300 ] || sb_die "$n does not answer 60 s after its start"
+	case "$n" in
+	kubelet-?)
+		for ((i = 0; i < 300; i++)); do
+			[ "$(sb_kubectl get node "$(sb_node_name "${n: -1}")" \
+				-o 'jsonpath={.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null)" = True ] && return 0
+			sleep 0.2
+		done
+		sb_die "node $(sb_node_name "${n: -1}") not Ready 60 s after its kubelet started"
+		;;
+	esac
 }
 
 cmd=$1

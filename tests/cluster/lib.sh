@@ -262,20 +262,20 @@ sb_stop() {
 	if sb_pid_ours "$p" "$(sb_netns_of "$n")"; then
 		targets=$p
 		if [ "$(cat /proc/"$p"/comm 2>/dev/null)" = strace ]; then
-			targets=$(cat /proc/"$p"/task/*/children 2>/dev/null | tr ' ' '\n' | grep -v '^$' | paste -sd' ')
+			targets=$(cat /proc/"$p"/task/*/children 2>/dev/null | tr ' ' '\n' | grep -v '^$' | paste -sd' ') || true
 			[ -n "$targets" ] || targets=$p
 		fi
 		# shellcheck disable=SC2086
-		kill -"$sig" $targets 2>/dev/null
+		kill -"$sig" $targets 2>/dev/null || true
 		# shellcheck disable=SC2086
 		if ! _sb_wait_gone 15 $targets; then
 			sb_step "$n did not stop on SIG$sig within 15 s: SIGKILL"
 			# shellcheck disable=SC2086
-			kill -KILL $targets 2>/dev/null
+			kill -KILL $targets 2>/dev/null || true
 			# shellcheck disable=SC2086
-			_sb_wait_gone 5 $targets
+			_sb_wait_gone 5 $targets || true
 		fi
-		_sb_wait_gone 5 "$p" || kill -KILL "$p" 2>/dev/null
+		_sb_wait_gone 5 "$p" || kill -KILL "$p" 2>/dev/null || true
 	fi
 	rm -f "$f"
 	[ "${SB_DOWN_VERBOSE:-0}" = 1 ] && sb_step "stopped $n"
@@ -301,26 +301,26 @@ sb_kill_containers() {
 	local l=$1 sock tasks t c shims left
 	sock=$(sb_node_sock "$l")
 	if sb_alive "containerd-$l" && [ -S "$sock" ]; then
-		tasks=$(timeout 20 ctr -a "$sock" -n k8s.io tasks ls -q 2>/dev/null)
-		for t in $tasks; do timeout 10 ctr -a "$sock" -n k8s.io tasks kill -s SIGKILL "$t" >/dev/null 2>&1; done
-		for t in $tasks; do timeout 10 ctr -a "$sock" -n k8s.io tasks delete -f "$t" >/dev/null 2>&1; done
-		for c in $(timeout 20 ctr -a "$sock" -n k8s.io containers ls -q 2>/dev/null); do
-			timeout 10 ctr -a "$sock" -n k8s.io containers delete "$c" >/dev/null 2>&1
+		tasks=$(timeout 20 ctr -a "$sock" -n k8s.io tasks ls -q 2>/dev/null) || true
+		for t in $tasks; do timeout 10 ctr -a "$sock" -n k8s.io tasks kill -s SIGKILL "$t" >/dev/null 2>&1 || true; done
+		for t in $tasks; do timeout 10 ctr -a "$sock" -n k8s.io tasks delete -f "$t" >/dev/null 2>&1 || true; done
+		for c in $(timeout 20 ctr -a "$sock" -n k8s.io containers ls -q 2>/dev/null || true); do
+			timeout 10 ctr -a "$sock" -n k8s.io containers delete "$c" >/dev/null 2>&1 || true
 		done
 	fi
-	shims=$(sb_shim_pids "$l" | paste -sd' ')
+	shims=$(sb_shim_pids "$l" | paste -sd' ') || true
 	if [ -n "$shims" ]; then
 		# shellcheck disable=SC2086
-		kill -KILL $shims 2>/dev/null
+		kill -KILL $shims 2>/dev/null || true
 		# shellcheck disable=SC2086
-		_sb_wait_gone 5 $shims
+		_sb_wait_gone 5 $shims || true
 	fi
-	left=$(find /sys/fs/cgroup/*/"$SB_CGROUP_ROOT/$l" -name cgroup.procs -exec cat {} + 2>/dev/null | sort -un | paste -sd' ')
+	left=$(find /sys/fs/cgroup/*/"$SB_CGROUP_ROOT/$l" -name cgroup.procs -exec cat {} + 2>/dev/null | sort -un | paste -sd' ') || true
 	if [ -n "$left" ]; then
 		# shellcheck disable=SC2086
-		kill -KILL $left 2>/dev/null
+		kill -KILL $left 2>/dev/null || true
 		# shellcheck disable=SC2086
-		_sb_wait_gone 5 $left
+		_sb_wait_gone 5 $left || true
 	fi
 	return 0
 }

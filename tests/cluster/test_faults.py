@@ -32,7 +32,7 @@ def refused(ip, port):
 def test_stopped_kubelet_makes_the_node_not_ready_in_seconds(cluster):
     node = victim()
     name = "kubelet-" + sb.letter(node)
-    assert sb.node_ready(node) == "True"
+    sb.wait_for(lambda: sb.node_ready(node) == "True", 60, interval=0.5, what=f"{node} Ready")
     t0 = time.monotonic()
     sb.fault("stop", name)
     try:
@@ -47,7 +47,8 @@ def test_stopped_kubelet_makes_the_node_not_ready_in_seconds(cluster):
                 assert sb.node_ready(n) == "True", n
     finally:
         sb.fault("start", name)
-    sb.wait_for(lambda: sb.node_ready(node) == "True", 60, interval=0.5, what=f"{node} Ready again")
+    # fault.sh start kubelet-X returns once the node is Ready again
+    assert sb.node_ready(node) == "True"
 
 
 def test_killed_containerd_then_started(ns):
