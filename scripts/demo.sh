@@ -22,8 +22,11 @@ say() { printf '\n=== [%4ds] %s\n' $(($(date +%s) - t0)) "$*"; }
 
 say "starting the test cluster (make cluster-up)"
 SB_NODES=3 make --no-print-directory cluster-up
-# shellcheck disable=SC1091
-. build/cluster/env
+# (build/cluster-$SB_PREFIX/env for a second instance, see docs/testing.md)
+envf=build/cluster/env
+[ "${SB_PREFIX:-storagebench}" = storagebench ] || envf=build/cluster-$SB_PREFIX/env
+# shellcheck disable=SC1090
+. "$envf"
 k() { tests/cluster/in-netns.sh kubectl "$@"; }
 
 cleanup() {

@@ -187,7 +187,8 @@ static int usage(void)
 
 static int cmd_serve(const char *port)
 {
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)strtol(port, NULL, 10))};
+	struct sockaddr_in a = {.sin_family = AF_INET,
+				.sin_port = htons((uint16_t)strtol(port, NULL, 10))};
 	char host[256] = "?", msg[300];
 	int one = 1, s = socket(AF_INET, SOCK_STREAM, 0);
 
@@ -211,7 +212,8 @@ static int cmd_serve(const char *port)
 
 static int cmd_get(const char *ip, const char *port)
 {
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)strtol(port, NULL, 10))};
+	struct sockaddr_in a = {.sin_family = AF_INET,
+				.sin_port = htons((uint16_t)strtol(port, NULL, 10))};
 	char buf[512];
 	int s = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0), err = 0;
 	socklen_t len = sizeof(err);
