@@ -91,8 +91,9 @@ fi
 # private directories, the controller-manager's flex-volume dir, iptables'
 # lock, ip netns' /run/netns): remember what existed so that cluster-down
 # removes only what the cluster added.
-SB_MOUNT_POINTS=(/var/lib/kubelet /var/log/pods /var/log/containers /var/lib/cni)
-for d in "${SB_MOUNT_POINTS[@]}" /run/containerd /usr/libexec/kubernetes /run/netns /run/xtables.lock; do
+SB_MOUNT_POINTS=(/var/lib/kubelet /var/lib/cni)
+for d in "${SB_MOUNT_POINTS[@]}" /var/log/pods /var/log/containers /run/containerd /usr/libexec/kubernetes \
+	/run/netns /run/xtables.lock; do
 	if [ -e "$d" ]; then
 		echo "$d existed"
 		find "$d" -mindepth 1 -maxdepth 1 2>/dev/null | sed 's/^/  /'
