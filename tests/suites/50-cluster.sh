@@ -149,9 +149,10 @@ if [ "${SB_KEEP_CLUSTER:-0}" = 1 ]; then
 else
 	echo "--- cluster-down"
 	if bash tests/cluster/down.sh; then
+		# (this cluster's: another instance, SB_PREFIX, may run beside it)
 		left=$(for c in kube-apiserver kube-controller kube-scheduler kubelet kube-proxy etcd containerd containerd-shim; do
 			pgrep -a -x "$c"
-		done)
+		done | grep -E -- '/var/lib/storagebench/|/dev/shm/storagebench-cluster/')
 		paths_after=$(host_paths)
 		if [ -z "$left" ] && [ ! -e /var/run/netns/storagebench ] && ! ls -d /var/run/netns/storagebench-? >/dev/null 2>&1 &&
 			! grep -q /var/lib/storagebench /proc/mounts &&
