@@ -18,6 +18,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 root=$PWD
+# the suite runs the three-node cluster whatever SB_NODES the caller has
+export SB_NODES=3
 
 # pytest directories run against the cluster (those that exist).
 PYTEST_DIRS=(tests/cluster tests/kube tests/controller tests/e2e tests/chart tests/plugin)
