@@ -15,6 +15,9 @@ any connect() to an address other than:
     control plane 10.254.254.1, the nodes 10.254.254.11-13
   - pod addresses 10.244.0.0/16 (a /24 per node, CNI bridge)
   - Service addresses 10.96.0.0/24 (kube-proxy DNATs them to the above)
+  - TEST-NET-1, 192.0.2.0/24 (RFC 5737: documentation only, never routed
+    anywhere): the tests' deliberate probes that nothing gets out of a
+    pod (test_podnet.py), which run inside the traced containers
 
     conntrace.py DIR     prints a summary per component, then "ok" or the
                          offending lines; exit 0 clean, 1 violations,
@@ -26,7 +29,8 @@ import re
 import sys
 
 ALLOWED_NETS = [ipaddress.ip_network(n) for n in
-                ("127.0.0.0/8", "10.254.254.0/24", "10.244.0.0/16", "10.96.0.0/24", "::1/128")]
+                ("127.0.0.0/8", "10.254.254.0/24", "10.244.0.0/16", "10.96.0.0/24", "192.0.2.0/24",
+                 "::1/128")]
 FAMILY = re.compile(r"connect\(\d+, \{sa_family=(AF_[A-Z0-9]+)")
 INET4 = re.compile(r'sin_port=htons\((\d+)\), sin_addr=inet_addr\("([0-9.]+)"\)')
 INET6 = re.compile(r'sin6_port=htons\((\d+)\).*inet_pton\(AF_INET6, "([0-9a-fA-F:.]+)"')

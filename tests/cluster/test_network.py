@@ -104,3 +104,14 @@ def test_connect_trace_so_far(cluster):
     summary, bad, n = conntrace.check_dir(d)
     assert n >= 6 + 3 * len(sb.NODES), summary
     assert not bad, "\n".join(f"{f}: {why}: {line}" for f, why, line in bad[:20])
+
+
+def test_conntrace_allows_only_the_clusters_networks():
+    """The trace check itself (no cluster needed): the cluster's ranges and
+    TEST-NET-1 pass, anything else is reported."""
+    line = 'connect(3, {sa_family=AF_INET, sin_port=htons(%d), sin_addr=inet_addr("%s")}, 16) = 0'
+    for addr in ("127.0.0.1", "10.254.254.1", "10.254.254.13", "10.244.3.7", "10.96.0.1", "192.0.2.1"):
+        assert conntrace.check_line(line % (443, addr)) is None, addr
+    for addr in ("169.254.169.254", "10.254.255.1", "10.97.0.1", "8.8.8.8", "192.0.3.1"):
+        assert conntrace.check_line(line % (80, addr)) == f"{addr}:80", addr
+    assert conntrace.check_line('connect(3, {sa_family=AF_UNIX, sun_path="/x"}, 110) = 0') is None
