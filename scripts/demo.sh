@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # make demo: the whole flow on the test cluster built here.
 #
-#  1. starts the test cluster (a real single-node Kubernetes v1.20.2, sealed
-#     in its own network namespace; the first run builds it, ~15 minutes)
-#     with its two storage classes: fast (/dev/shm) and disk (/var/tmp)
+#  1. starts the test cluster (a real three-node Kubernetes v1.20.2 with a
+#     pod network and kube-proxy, sealed in network namespaces of its own;
+#     the first run builds it, ~6-15 minutes) with its two storage classes:
+#     fast (/dev/shm) and disk (/var/tmp), node-local volumes
+#     (SB_NODES=3 for a fresh start; a cluster already up is used as it is)
 #  2. builds the project image from bin/ and imports it into the node
 #  3. installs storagebench: the Helm chart when there is one and helm is
-#     installed, else manifests/install.yaml (with the two settings the
-#     sealed cluster needs: host network, and never pulling images)
+#     installed, else manifests/install.yaml (with the one setting the
+#     sealed cluster needs: never pulling images)
 #  4. applies manifests/examples/demo.yaml (profile quick, 3 iterations,
 #     2 s per workload) with kubectl, waits for it, prints `kubectl get br`
 #     and the report
@@ -19,9 +21,12 @@ t0=$(date +%s)
 say() { printf '\n=== [%4ds] %s\n' $(($(date +%s) - t0)) "$*"; }
 
 say "starting the test cluster (make cluster-up)"
-make --no-print-directory cluster-up
-# shellcheck disable=SC1091
-. build/cluster/env
+SB_NODES=3 make --no-print-directory cluster-up
+# (build/cluster-$SB_PREFIX/env for a second instance, see docs/testing.md)
+envf=build/cluster/env
+[ "${SB_PREFIX:-storagebench}" = storagebench ] || envf=build/cluster-$SB_PREFIX/env
+# shellcheck disable=SC1090
+. "$envf"
 k() { tests/cluster/in-netns.sh kubectl "$@"; }
 
 cleanup() {
@@ -45,14 +50,13 @@ k wait --for=condition=Established crd/benchmarkruns.storagebench.io --timeout=6
 if [ -f charts/storagebench/Chart.yaml ] && command -v helm >/dev/null; then
 	tests/cluster/in-netns.sh helm --kubeconfig "$KUBECONFIG" upgrade --install storagebench \
 		charts/storagebench --namespace storagebench-system --create-namespace \
-		--set hostNetwork=true --set image.pullPolicy=Never --wait --timeout 120s >/dev/null
+		--set image.pullPolicy=Never --wait --timeout 120s >/dev/null
 	echo "helm release storagebench installed in storagebench-system"
 else
 	k apply -f manifests/install.yaml >/dev/null
 	k -n storagebench-system patch deployment storagebench-controller --type=json -p '[
-	  {"op": "add", "path": "/spec/template/spec/hostNetwork", "value": true},
 	  {"op": "replace", "path": "/spec/template/spec/containers/0/imagePullPolicy", "value": "Never"}]' >/dev/null
-	echo "manifests/install.yaml applied (host network, imagePullPolicy Never)"
+	echo "manifests/install.yaml applied (imagePullPolicy Never)"
 fi
 k -n storagebench-system rollout status deployment -l app.kubernetes.io/name=storagebench --timeout=120s 2>/dev/null ||
 	k -n storagebench-system wait --for=condition=Available deployment --all --timeout=120s

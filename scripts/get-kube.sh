@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
 # get-kube.sh: build the test cluster's Kubernetes v1.20.2 binaries
-# (kube-apiserver, kube-controller-manager, kube-scheduler, kubelet) from
+# (kube-apiserver, kube-controller-manager, kube-scheduler, kubelet,
+# kube-proxy) from
 # Debian 12's `kubernetes` source package with Debian's Go, once, and cache
 # them outside the checkout:
 #
 #   $SB_KUBE_CACHE (default /var/cache/storagebench/kube-1.20.2)/
-#     bin/        the four binaries + .stamp (recipe they were built with)
+#     bin/        the five binaries + .stamp (recipe they were built with)
 #     gopath/src/k8s.io/kubernetes   the source tree (GOPATH mode)
 #     gocache/    Go build cache (a rebuild after a recipe change: minutes)
 #     apt/        deb-src lists derived from the machine's apt sources
 #     dl/         the downloaded source package
 #     build.log   full output of the last build
+#
+# kube-proxy joined the set later: a cache whose four other binaries match
+# the recipe gets kube-proxy built next to them (a minute or two with the
+# Go cache), and the stamp stays what it was, so an older copy of this
+# script sharing the cache sees nothing to rebuild.
 #
 # Idempotent: when the binaries match the recipe it only checks the Debian
 # packages (scripts/deps/cluster.list) and exits in about a second. Two
@@ -33,7 +39,7 @@ DEBVER=1.20.5+really1.20.2-1.1+deb12u1
 # Bump when the build recipe changes: the binaries are rebuilt.
 RECIPE="v$KVER debian=$DEBVER providerless nocredprov nocloudinfo reflect2-1.0.2 r3"
 CACHE=${SB_KUBE_CACHE:-/var/cache/storagebench/kube-$KVER}
-BINS=(kubelet kube-apiserver kube-controller-manager kube-scheduler)
+BINS=(kubelet kube-apiserver kube-controller-manager kube-scheduler kube-proxy)
 here=$(cd "$(dirname "$0")" && pwd)
 quiet=0
 
@@ -49,11 +55,16 @@ T0=$(date +%s)
 step() { [ "$quiet" = 1 ] || printf 'get-kube: [%4ds] %s\n' "$(($(date +%s) - T0))" "$*"; }
 die() { printf 'get-kube: [%4ds] error: %s\n' "$(($(date +%s) - T0))" "$1" >&2; exit "${2:-1}"; }
 
-cached() {
-	[ -f "$CACHE/bin/.stamp" ] && [ "$(cat "$CACHE/bin/.stamp")" = "$RECIPE" ] || return 1
+stamp_ok() {
+	[ -f "$CACHE/bin/.stamp" ] && [ "$(cat "$CACHE/bin/.stamp")" = "$RECIPE" ] && [ -f "$CACHE/bin/pause.c" ]
+}
+# missing: the binaries of BINS not in bin/ (one a line)
+missing() {
 	local b
-	for b in "${BINS[@]}"; do [ -x "$CACHE/bin/$b" ] || return 1; done
-	[ -f "$CACHE/bin/pause.c" ] || return 1
+	for b in "${BINS[@]}"; do [ -x "$CACHE/bin/$b" ] || echo "$b"; done
+}
+cached() {
+	stamp_ok && [ -z "$(missing)" ]
 }
 
 # Debian packages this needs, from scripts/deps/cluster.list.
@@ -189,18 +200,35 @@ prepare_tree() {
 	echo "$RECIPE" >"$tree/.sb-prepared"
 }
 
-build() {
-	local tree="$CACHE/gopath/src/k8s.io/kubernetes" ldf="-s -w" p b
+# go_build NAME OUT: go build cmd/NAME of the prepared tree into OUT.
+go_build() {
+	local tree="$CACHE/gopath/src/k8s.io/kubernetes" ldf="-s -w" p
 	for p in k8s.io/kubernetes/vendor/k8s.io/component-base/version k8s.io/kubernetes/vendor/k8s.io/client-go/pkg/version; do
 		ldf="$ldf -X $p.gitVersion=v$KVER -X $p.gitMajor=1 -X $p.gitMinor=20 -X $p.gitTreeState=clean"
 		ldf="$ldf -X $p.gitCommit=faecb196815e248d3ecfb03c680a4507229c2a56 -X $p.buildDate=2021-01-13T13:20:00Z"
 	done
+	(cd "$tree" && GOPATH="$CACHE/gopath" GOCACHE="$CACHE/gocache" GO111MODULE=off CGO_ENABLED=0 GOFLAGS='' GOPROXY=off \
+		go build -tags providerless -ldflags "$ldf" -o "$2" "k8s.io/kubernetes/cmd/$1") >>"$CACHE/build.log" 2>&1 ||
+		die "go build $1 failed, see $CACHE/build.log" 1
+}
+
+# build_missing: the recipe's binaries are there but some of BINS are not
+# (kube-proxy, added later): build just those, into bin/ in place.
+build_missing() {
+	local b
+	for b in $(missing); do
+		step "go build $b (the others are cached)"
+		go_build "$b" "$CACHE/bin/$b.new"
+		mv "$CACHE/bin/$b.new" "$CACHE/bin/$b"
+	done
+}
+
+build() {
+	local b
 	mkdir -p "$CACHE/bin.new"
 	for b in "${BINS[@]}"; do
 		step "go build $b (the first one takes most of the time)"
-		(cd "$tree" && GOPATH="$CACHE/gopath" GOCACHE="$CACHE/gocache" GO111MODULE=off CGO_ENABLED=0 GOFLAGS='' GOPROXY=off \
-			go build -tags providerless -ldflags "$ldf" -o "$CACHE/bin.new/$b" "k8s.io/kubernetes/cmd/$b") >>"$CACHE/build.log" 2>&1 ||
-			die "go build $b failed, see $CACHE/build.log" 1
+		go_build "$b" "$CACHE/bin.new/$b"
 	done
 	cp "$tree/build/pause/linux/pause.c" "$CACHE/bin.new/pause.c"
 	"$CACHE/bin.new/kubelet" --version >>"$CACHE/build.log" 2>&1
@@ -224,6 +252,14 @@ fi
 ensure_packages
 if cached; then
 	step "Kubernetes v$KVER binaries cached in $CACHE/bin"
+	exit 0
+fi
+if stamp_ok; then
+	step "building $(missing | paste -sd' ') next to the cached binaries (log: $CACHE/build.log)"
+	echo "=== $(date -u +%FT%TZ) get-kube.sh $RECIPE: $(missing | paste -sd' ')" >>"$CACHE/build.log"
+	prepare_tree
+	build_missing
+	step "done: $(cd "$CACHE/bin" && echo "${BINS[@]}") in $CACHE/bin"
 	exit 0
 fi
 step "building Kubernetes v$KVER into $CACHE (about 15 minutes on 2 cores the first time; log: $CACHE/build.log)"

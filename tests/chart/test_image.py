@@ -82,7 +82,7 @@ def test_make_image_archive_runs_in_the_cluster():
     with tempfile.TemporaryDirectory() as d:
         tmp = os.path.join(d, "image.tar")
         renamed_archive(ARCHIVE, tmp, name)
-        sb.ctr("images", "import", tmp)
+        sb.ctr("images", "import", tmp, node=sb.NODE)
     try:
         with sb.namespace("sbchart-img") as ns:
             script = ("storagebench-controller --version && storagebench-runner --version && id -u && "
@@ -91,6 +91,8 @@ def test_make_image_archive_runs_in_the_cluster():
                       "grep -c '\"jobname\"' /scratch/out.json")
             pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "img"},
                    "spec": {"restartPolicy": "Never", "automountServiceAccountToken": False,
+                            # the archive is imported into the first node's containerd
+                            "nodeSelector": {"kubernetes.io/hostname": sb.NODE},
                             "securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
                             "volumes": [{"name": "scratch", "emptyDir": {}}],
                             "containers": [{"name": "c", "image": name, "imagePullPolicy": "Never",
@@ -107,4 +109,4 @@ def test_make_image_archive_runs_in_the_cluster():
             assert f"storagebench-controller {VERSION}".split() == lines[0:2]
             assert "65532" in lines and lines[-1] == "1"
     finally:
-        sb.ctr("images", "rm", name, check=False)
+        sb.ctr("images", "rm", name, check=False, node=sb.NODE)

@@ -74,10 +74,9 @@ def rel():
         tmp = stack.enter_context(tempfile.TemporaryDirectory())
         values = {
             "image": {"pullPolicy": "Never"},
-            "hostNetwork": True,                    # the API server is on loopback
             "watchNamespaces": [run_ns],            # never touch other people's runs
             "metrics": {"port": port},
-            "strategy": {"type": "Recreate"},       # hostNetwork + one node: no surge
+            "strategy": {"type": "Recreate"},       # one controller at a time in these tests
             "controller": {"maxRunnerAttempts": 1},  # fail fast in the Forbidden tests
         }
         vp = os.path.join(tmp, "values.yaml")
@@ -96,7 +95,7 @@ def small_run(name, classes=("fast",), extra=None, workloads=None):
     spec = {"storageClasses": list(classes), "iterations": 1, "volume": {"size": "64Mi"},
             "workloads": workloads or [{"name": "rr", "rw": "randread", "bs": "4k", "iodepth": 8,
                                         "runtime": "1s", "timeBased": True}],
-            "runner": {"imagePullPolicy": "Never", "hostNetwork": True}}
+            "runner": {"imagePullPolicy": "Never"}}
     for key, v in (extra or {}).items():
         if isinstance(v, dict) and isinstance(spec.get(key), dict):
             spec[key].update(v)
@@ -166,7 +165,7 @@ def test_install_prints_what_to_do_next(rel):
     assert f"kubectl -n {rel.run_ns} get cm demo-report -o jsonpath='{{.data.report\\.txt}}'" in n
     assert f"rollout status deployment/{rel.controller}" in n
     assert "Helm does not upgrade CRDs" in n
-    assert HOSTNET_NOTE in n  # installed with hostNetwork: the note says runs need it too
+    assert HOSTNET_NOTE not in n  # installed without hostNetwork: runs need nothing special
 
 
 def test_controller_runs_as_the_charts_deployment(rel):
@@ -185,7 +184,11 @@ def test_controller_runs_as_the_charts_deployment(rel):
     assert c["securityContext"]["readOnlyRootFilesystem"] is True
     # the process really runs as 65532 under seccomp, without capabilities
     cid = pod["status"]["containerStatuses"][0]["containerID"].split("//")[1]
-    tasks = sb.ctr("tasks", "ls")
+    # the controller runs in the pod network (its own address in its node's
+    # pod range) and reaches the API through the kubernetes Service
+    assert not spec.get("hostNetwork")
+    assert pod["status"]["podIP"].startswith("10.244.") and pod["status"]["podIP"] != pod["status"]["hostIP"]
+    tasks = sb.ctr("tasks", "ls", node=spec["nodeName"])
     pid = next(line.split()[1] for line in tasks.splitlines() if line.startswith(cid))
     with open(f"/proc/{pid}/status") as f:
         st = dict(line.split(":\t", 1) for line in f.read().splitlines() if ":\t" in line)
@@ -193,8 +196,8 @@ def test_controller_runs_as_the_charts_deployment(rel):
     assert int(st["CapEff"], 16) == 0
     assert st["NoNewPrivs"].strip() == "1"
     assert st["Seccomp"].strip() == "2"  # filtered (RuntimeDefault)
-    # probes and metrics on the chart's port
-    base = f"http://127.0.0.1:{rel.port}"
+    # probes and metrics on the chart's port, at the pod's address
+    base = f"http://{pod['status']['podIP']}:{rel.port}"
     for path in ("/healthz", "/readyz"):
         with urllib.request.urlopen(base + path, timeout=5) as r:
             assert r.status == 200
@@ -427,8 +430,7 @@ def test_controller_without_pod_and_pvc_create_reports_forbidden(rel):
 
 
 def test_upgrade_to_two_replicas_elects_one_leader(rel):
-    # two hostNetwork pods on one node cannot both listen on the metrics
-    # port: this cluster runs the pair without metrics
+    # the pair runs without metrics (nothing below needs them)
     rel.upgrade("replicaCount=2", "metrics.enabled=false")
     try:
         pods = sb.wait_for(lambda: (lambda ps: ps if len(ps) == 2 and all(

@@ -1,6 +1,7 @@
-# The test cluster (tests/cluster, issue 3): a real single-node Kubernetes
-# v1.20.2 built from Debian's source package, sealed in the network
-# namespace "storagebench". See docs/testing.md.
+# The test cluster (tests/cluster, issues 3 and 12): a real Kubernetes
+# v1.20.2 built from Debian's source package, three nodes (SB_NODES=1 for
+# one) with a pod network and kube-proxy, sealed in network namespaces of
+# its own ("storagebench", "storagebench-a", ...). See docs/testing.md.
 .PHONY: cluster-kube cluster-images cluster-image cluster-up cluster-down cluster-clean \
 	cluster-status cluster-shell cluster-test
 
@@ -35,7 +36,7 @@ cluster-down:
 	bash tests/cluster/down.sh
 
 cluster-clean: cluster-down
-	rm -rf /var/lib/storagebench/pki build/cluster
+	rm -rf "$${SB_PKI:-/var/lib/$${SB_PREFIX:-storagebench}/pki}" build/cluster
 
 cluster-status:
 	@bash tests/cluster/status.sh

@@ -2,16 +2,22 @@
 """conntrace.py: check the connect() traces of the test cluster.
 
 With SB_TRACE_CONNECT=DIR, cluster-up runs every component (etcd, the API
-server, containerd with its shims, runc and the containers, the controller
-manager, the scheduler, the kubelet, the provisioner, the fault proxy)
-under `strace -f -e trace=connect -o DIR/NAME.log`. This reads those logs
-and fails on any connect() to an address other than:
+server, the controller manager, the scheduler, the provisioner, the fault
+proxy; per node containerd with its shims, runc, the CNI plugins and the
+containers, the kubelet, kube-proxy with the iptables it runs) under
+`strace -f -e trace=connect -o DIR/NAME.log` (a component the fault
+helpers restart appends to its log). This reads those logs and fails on
+any connect() to an address other than:
 
   - unix sockets (AF_UNIX), netlink, AF_UNSPEC (a UDP "disconnect")
   - IPv4 loopback 127.0.0.0/8, IPv6 ::1 (and ::ffff:127.x)
-  - the namespace's own node address 10.254.254.1
-  - pod addresses 10.244.0.0/16: the /32 each pod gets inside its own
-    network namespace (tests/cluster/cni/nsdummy)
+  - the sealed network between the namespaces, 10.254.254.0/24: the
+    control plane 10.254.254.1, the nodes 10.254.254.11-13
+  - pod addresses 10.244.0.0/16 (a /24 per node, CNI bridge)
+  - Service addresses 10.96.0.0/24 (kube-proxy DNATs them to the above)
+  - TEST-NET-1, 192.0.2.0/24 (RFC 5737: documentation only, never routed
+    anywhere): the tests' deliberate probes that nothing gets out of a
+    pod (test_podnet.py), which run inside the traced containers
 
     conntrace.py DIR     prints a summary per component, then "ok" or the
                          offending lines; exit 0 clean, 1 violations,
@@ -23,7 +29,8 @@ import re
 import sys
 
 ALLOWED_NETS = [ipaddress.ip_network(n) for n in
-                ("127.0.0.0/8", "10.254.254.1/32", "10.244.0.0/16", "::1/128")]
+                ("127.0.0.0/8", "10.254.254.0/24", "10.244.0.0/16", "10.96.0.0/24", "192.0.2.0/24",
+                 "::1/128")]
 FAMILY = re.compile(r"connect\(\d+, \{sa_family=(AF_[A-Z0-9]+)")
 INET4 = re.compile(r'sin_port=htons\((\d+)\), sin_addr=inet_addr\("([0-9.]+)"\)')
 INET6 = re.compile(r'sin6_port=htons\((\d+)\).*inet_pton\(AF_INET6, "([0-9a-fA-F:.]+)"')
@@ -94,11 +101,11 @@ def main(argv):
         print("conntrace: no traces")
         return 2
     if bad:
-        print(f"conntrace: {len(bad)} connect() calls outside loopback, the node address and pod addresses:")
+        print(f"conntrace: {len(bad)} connect() calls outside loopback and the cluster's own networks:")
         for name, why, line in bad[:50]:
             print(f"  {name}: {why}: {line[:300]}")
         return 1
-    print("conntrace: ok, only loopback, the node address, pod addresses and unix sockets")
+    print("conntrace: ok, only loopback, the cluster's own networks (nodes, pods, Services) and unix sockets")
     return 0
 
 

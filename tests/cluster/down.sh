@@ -2,9 +2,10 @@
 # down.sh: stop the test cluster (`make cluster-down`) and put the machine
 # back as it was: components stopped by PID in reverse start order (the API
 # server before etcd), containers and shims gone, mounts under the state
-# dirs unmounted, loop devices of the provisioner detached, the
-# /storagebench cgroups removed, the sysctls the kubelet rewrites restored,
-# the host paths the kubelet adds removed, the network namespace deleted,
+# dirs unmounted (a node's own mounts vanish with its private mount
+# namespace), loop devices of the provisioner detached, the /storagebench
+# cgroups removed, the sysctls the kubelet rewrites restored, the host
+# paths the cluster added removed, the network namespaces deleted,
 # the state removed. The component logs are kept in build/cluster/logs/.
 # Safe to run at any time, any number of times, also after a half-failed
 # start or test. The PKI (/var/lib/storagebench/pki) is kept; see
@@ -29,79 +30,24 @@ if [ "$(sb_up_state)" = down ] && [ ! -d "$SB_SHM" ] && [ ! -d "$SB_VARTMP" ]; t
 fi
 sb_step "bringing the test cluster down"
 
-# pid_children PID: direct children.
-pid_children() {
-	cat /proc/"$1"/task/*/children 2>/dev/null | tr ' ' '\n' | grep -v '^$'
-}
-# alive PID: running (a zombie waiting for its reaper counts as gone: the
-# components were reparented when up.sh exited)
-alive() {
-	local st
-	st=$(awk '{print $3}' /proc/"$1"/stat 2>/dev/null) || return 1
-	[ -n "$st" ] && [ "$st" != Z ]
-}
-# wait_gone SECS PID...: wait until all PIDs are gone; 1 if some remain.
-wait_gone() {
-	local secs=$1 i p left
-	shift
-	for ((i = 0; i < secs * 10; i++)); do
-		left=0
-		for p in "$@"; do alive "$p" && left=1; done
-		[ $left = 0 ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-# stop NAME: SIGTERM the component (the traced process when run under
-# strace), then SIGKILL after 15 s.
-stop() {
-	local n=$1 f=$SB_STATE/run/$1.pid p targets
-	[ -f "$f" ] || return 0
-	p=$(cat "$f")
-	if sb_pid_ours "$p"; then
-		targets=$p
-		if [ "$(cat /proc/"$p"/comm 2>/dev/null)" = strace ]; then
-			targets=$(pid_children "$p" | paste -sd' ')
-		fi
-		# shellcheck disable=SC2086
-		kill -TERM $targets 2>/dev/null
-		# shellcheck disable=SC2086
-		if ! wait_gone 15 $targets; then
-			sb_step "$n did not stop on SIGTERM within 15 s: SIGKILL"
-			# shellcheck disable=SC2086
-			kill -KILL $targets 2>/dev/null
-			# shellcheck disable=SC2086
-			wait_gone 5 $targets
-		fi
-		wait_gone 5 "$p" || kill -KILL "$p" 2>/dev/null
-	fi
-	rm -f "$f"
-	[ "${SB_DOWN_VERBOSE:-0}" = 1 ] && sb_step "stopped $n"
-	return 0
-}
-# shim_pids: containerd shims serving our containerd (by their -address).
-shim_pids() {
-	local d cmd
-	for d in /proc/[0-9]*; do
-		cmd=$(tr '\0' ' ' 2>/dev/null <"$d/cmdline") || continue
-		case "$cmd" in
-		*containerd-shim*"-address $SB_SOCK "*) echo "${d#/proc/}" ;;
-		esac
-	done
-}
-# netns_pids: processes still in our network namespace, but not this
-# script or its ancestors (down may be run from inside the namespace).
+# netns_pids: processes still in our network namespaces (control plane
+# and nodes), but not this script or its ancestors (down may be run from
+# inside the namespace).
 netns_pids() {
-	[ -e "$SB_NETNS_PATH" ] || return 0
-	local ino d p keep=" " pid=$$
-	ino=$(stat -L -c %i "$SB_NETNS_PATH" 2>/dev/null) || return 0
+	local inos=" " ino d p keep=" " pid=$$ l
+	for p in "$SB_NETNS_PATH" "${SB_ALL_LETTERS[@]/#//var/run/netns/$SB_NETNS-}"; do
+		[ -e "$p" ] || continue
+		ino=$(stat -L -c %i "$p" 2>/dev/null) && inos="${inos}net:[$ino] "
+	done
+	[ "$inos" != " " ] || return 0
 	while [ "$pid" -gt 1 ] 2>/dev/null; do
 		keep="$keep$pid "
 		pid=$(awk '/^PPid:/ {print $2}' /proc/"$pid"/status 2>/dev/null || echo 0)
 	done
 	for d in /proc/[0-9]*; do
 		p=${d#/proc/}
-		[ "$(readlink "$d/ns/net" 2>/dev/null)" = "net:[$ino]" ] || continue
+		l=$(readlink "$d/ns/net" 2>/dev/null) || continue
+		case "$inos" in *" $l "*) ;; *) continue ;; esac
 		case "$keep" in *" $p "*) continue ;; esac
 		echo "$p"
 	done
@@ -110,42 +56,43 @@ cgroup_pids() {
 	cat /sys/fs/cgroup/*/"$SB_CGROUP_ROOT"/cgroup.procs 2>/dev/null
 	find /sys/fs/cgroup/*/"$SB_CGROUP_ROOT" -mindepth 1 -name cgroup.procs -exec cat {} + 2>/dev/null
 }
+all_shim_pids() {
+	local l
+	for l in "${SB_ALL_LETTERS[@]}"; do sb_shim_pids "$l"; done
+}
 
-stop provisioner
-stop faultproxy
-stop kubelet
-if sb_alive containerd && [ -S "$SB_SOCK" ]; then
-	tasks=$(timeout 20 ctr -a "$SB_SOCK" -n k8s.io tasks ls -q 2>/dev/null)
-	if [ -n "$tasks" ]; then
-		for t in $tasks; do timeout 10 ctr -a "$SB_SOCK" -n k8s.io tasks kill -s SIGKILL "$t" >/dev/null 2>&1; done
-		for t in $tasks; do timeout 10 ctr -a "$SB_SOCK" -n k8s.io tasks delete -f "$t" >/dev/null 2>&1; done
-	fi
-	for c in $(timeout 20 ctr -a "$SB_SOCK" -n k8s.io containers ls -q 2>/dev/null); do
-		timeout 10 ctr -a "$SB_SOCK" -n k8s.io containers delete "$c" >/dev/null 2>&1
-	done
-fi
-stop containerd
-shims=$(shim_pids | paste -sd' ')
+sb_stop provisioner
+sb_stop faultproxy
+for l in "${SB_LETTERS[@]}"; do
+	sb_stop "kube-proxy-$l"
+	sb_stop "kubelet-$l"
+done
+for l in "${SB_LETTERS[@]}"; do
+	sb_kill_containers "$l"
+	sb_stop "containerd-$l"
+done
+shims=$(all_shim_pids | paste -sd' ')
 if [ -n "$shims" ]; then
 	# shellcheck disable=SC2086
-	kill -TERM $shims 2>/dev/null
+	kill -KILL $shims 2>/dev/null
 	# shellcheck disable=SC2086
-	wait_gone 5 $shims || kill -KILL $shims 2>/dev/null
+	_sb_wait_gone 5 $shims
 fi
-stop kube-scheduler
-stop kube-controller-manager
-stop kube-apiserver
-stop etcd
+for l in "${SB_LETTERS[@]}"; do sb_stop "node-$l"; done
+sb_stop kube-scheduler
+sb_stop kube-controller-manager
+sb_stop kube-apiserver
+sb_stop etcd
 
-# Whatever is left in our cgroups or namespace (containers whose shim died,
-# a shell somebody left in the namespace): SIGKILL, by PID.
+# Whatever is left in our cgroups or namespaces (containers whose shim died,
+# a shell somebody left in a namespace): SIGKILL, by PID.
 left=$( (cgroup_pids; netns_pids) | sort -un | paste -sd' ')
 if [ -n "$left" ]; then
 	sb_step "killing leftover processes: $(for p in $left; do printf '%s(%s) ' "$p" "$(cat /proc/"$p"/comm 2>/dev/null)"; done)"
 	# shellcheck disable=SC2086
 	kill -KILL $left 2>/dev/null
 	# shellcheck disable=SC2086
-	wait_gone 5 $left
+	_sb_wait_gone 5 $left
 fi
 
 # Mounts under our directories, deepest first.
@@ -179,9 +126,11 @@ if [ -f "$SB_STATE/run/sysctl.saved" ]; then
 	done <"$SB_STATE/run/sysctl.saved"
 fi
 
-if [ -e "$SB_NETNS_PATH" ]; then
-	ip netns del "$SB_NETNS" || sb_step "warning: could not delete network namespace $SB_NETNS"
-fi
+for n in "${SB_ALL_LETTERS[@]/#/$SB_NETNS-}" "$SB_NETNS"; do
+	if [ -e "/var/run/netns/$n" ]; then
+		ip netns del "$n" || sb_step "warning: could not delete network namespace $n"
+	fi
+done
 
 # Host paths the cluster writes outside its state dirs (the kubelet 1.20's
 # hard-coded ones, libcni's cache, /run/netns): what up.sh did not find.
@@ -190,6 +139,18 @@ if [ -f "$SB_STATE/run/host-paths.before" ]; then
 	for line in "${before[@]}"; do
 		case "$line" in
 		"  "*) ;;
+		/var/lib/kubelet" "* | /var/log/pods" "* | /var/log/containers" "* | /var/lib/cni" "*)
+			# the nodes' mount points: another cluster instance may have its
+			# nodes' directories mounted there (removing the directory would
+			# detach them), so it goes only when empty and mounted nowhere
+			if [ "${line##* }" = created ]; then
+				d=${line% *}
+				if [ -d "$d" ] && [ -z "$(ls -A "$d" 2>/dev/null)" ] &&
+					! cat /proc/[0-9]*/mountinfo 2>/dev/null | awk -v d="$d" '$5 == d {f = 1} END {exit !f}'; then
+					rmdir "$d" 2>/dev/null
+				fi
+			fi
+			;;
 		/run/netns" "* | /run/containerd" "*)
 			# shared with others: only empty directories go, never entries
 			if [ "${line##* }" = created ]; then
@@ -225,7 +186,7 @@ fi
 rm -rf "$SB_STATE" "$SB_SHM" "$SB_VARTMP"
 rm -f "$SB_OUT/env"
 
-rest=$( (shim_pids; cgroup_pids; netns_pids) | sort -u | paste -sd' ')
+rest=$( (all_shim_pids; cgroup_pids; netns_pids) | sort -u | paste -sd' ')
 if [ -n "$rest" ]; then
 	sb_step "error: processes remain: $rest"
 	exit 1

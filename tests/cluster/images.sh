@@ -74,8 +74,10 @@ if [ $import = 1 ]; then
 		sb_step "the cluster is not up: images will be imported by cluster-up"
 		exit 0
 	fi
-	for w in "${what[@]}"; do
-		sb_ctr images import "$img/$w.oci.tar" >/dev/null || sb_die "ctr import $w.oci.tar failed"
+	for l in "${SB_LETTERS[@]}"; do
+		for w in "${what[@]}"; do
+			sb_ctr -n "$l" images import "$img/$w.oci.tar" >/dev/null || sb_die "ctr import $w.oci.tar into node $l failed"
+		done
 	done
-	sb_step "imported into the cluster's containerd: ${what[*]}"
+	sb_step "imported into every node's containerd (${SB_LETTERS[*]}): ${what[*]}"
 fi

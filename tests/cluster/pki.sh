@@ -5,13 +5,14 @@
 # or a file is missing. Sourced by up.sh; `bash pki.sh` also works.
 #
 #   ca.crt/key                    the cluster CA (also signs CSRs, --client-ca-file)
-#   apiserver.crt/key             serving: 127.0.2.1 127.0.0.1 localhost kubernetes...
+#   apiserver.crt/key             serving: 10.254.254.1 10.96.0.1 127.0.0.1 localhost kubernetes...
 #   apiserver-kubelet-client      apiserver -> kubelet (O=system:masters)
 #   admin                         CN=storagebench-admin, O=system:masters
 #   kube-controller-manager       CN=system:kube-controller-manager
 #   kube-scheduler                CN=system:kube-scheduler
-#   kubelet                       CN=system:node:storagebench-node, O=system:nodes
-#   kubelet-serving               the kubelet's own port, IP 10.254.254.1
+#   kubelet-X (X = a, b, c)       CN=system:node:storagebench-X, O=system:nodes
+#   kubelet-serving-X             node X's kubelet port, IP 10.254.254.1X
+#   kube-proxy                    CN=system:kube-proxy (bound to system:node-proxier)
 #   provisioner                   CN=storagebench:local-dir-provisioner
 #   faultproxy                    serving: 127.0.0.1 localhost
 #   sa.key/sa.pub                 ServiceAccount token signing
@@ -20,7 +21,7 @@ set -euo pipefail
 # shellcheck source=tests/cluster/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-SB_PKI_RECIPE="ec-p256 r1 sans=$SB_API_IP,127.0.0.1,localhost node=$SB_NODE,$SB_NODE_IP"
+SB_PKI_RECIPE="ec-p256 r2 sans=$SB_API_IP,$SB_KUBERNETES_SVC_IP,127.0.0.1,localhost nodes=${SB_ALL_LETTERS[*]} kube-proxy"
 
 # _sb_cert NAME SUBJECT EKU [SAN]: an EC P-256 key and a certificate signed
 # by the CA.
@@ -45,8 +46,8 @@ sb_pki() {
 	local f
 	if [ -f "$SB_PKI/recipe" ] && [ "$(cat "$SB_PKI/recipe")" = "$SB_PKI_RECIPE" ]; then
 		local ok=1
-		for f in ca admin apiserver apiserver-kubelet-client kube-controller-manager kube-scheduler kubelet \
-			kubelet-serving provisioner faultproxy; do
+		for f in ca admin apiserver apiserver-kubelet-client kube-controller-manager kube-scheduler kube-proxy \
+			provisioner faultproxy "${SB_ALL_LETTERS[@]/#/kubelet-}" "${SB_ALL_LETTERS[@]/#/kubelet-serving-}"; do
 			[ -s "$SB_PKI/$f.crt" ] && [ -s "$SB_PKI/$f.key" ] || ok=0
 		done
 		[ -s "$SB_PKI/sa.key" ] && [ -s "$SB_PKI/admin.token" ] || ok=0
@@ -61,13 +62,18 @@ sb_pki() {
 		-addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign,digitalSignature" \
 		-out "$SB_PKI/ca.crt" 2>/dev/null
 	_sb_cert apiserver "/CN=kube-apiserver" serverAuth \
-		"IP:$SB_API_IP,IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
+		"IP:$SB_API_IP,IP:$SB_KUBERNETES_SVC_IP,IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
 	_sb_cert apiserver-kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client" clientAuth
 	_sb_cert admin "/O=system:masters/CN=storagebench-admin" clientAuth
 	_sb_cert kube-controller-manager "/CN=system:kube-controller-manager" clientAuth
 	_sb_cert kube-scheduler "/CN=system:kube-scheduler" clientAuth
-	_sb_cert kubelet "/O=system:nodes/CN=system:node:$SB_NODE" clientAuth
-	_sb_cert kubelet-serving "/CN=$SB_NODE" serverAuth "IP:$SB_NODE_IP,DNS:$SB_NODE"
+	_sb_cert kube-proxy "/CN=system:kube-proxy" clientAuth
+	local l n
+	for l in "${SB_ALL_LETTERS[@]}"; do
+		n=$(sb_node_name "$l")
+		_sb_cert "kubelet-$l" "/O=system:nodes/CN=system:node:$n" clientAuth
+		_sb_cert "kubelet-serving-$l" "/CN=$n" serverAuth "IP:$(sb_node_ip "$l"),DNS:$n"
+	done
 	_sb_cert provisioner "/CN=storagebench:local-dir-provisioner" clientAuth
 	_sb_cert faultproxy "/CN=storagebench-fault-proxy" serverAuth "IP:127.0.0.1,DNS:localhost"
 	openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$SB_PKI/sa.key" 2>/dev/null

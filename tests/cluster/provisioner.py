@@ -3,16 +3,22 @@
 (provisioner name storagebench.io/local-dir). Test infrastructure, the one
 part of the cluster that is ours and not Kubernetes'.
 
-A StorageClass with `provisioner: storagebench.io/local-dir` and parameter
-`path: /some/host/dir` (under one of the --allowed-root directories) gets:
+Node-aware, the way local-path-provisioner is: the test cluster's nodes
+share the machine's file system, and each node's volumes live in its own
+subdirectory of the class's path. A StorageClass with `provisioner:
+storagebench.io/local-dir` and parameter `path: /some/host/dir` (under
+one of the --allowed-root directories) gets:
 
-- for each pending PVC of the class (with WaitForFirstConsumer: once the
-  scheduler has set `volume.kubernetes.io/selected-node` to this node), a
-  PersistentVolume `pvc-<claim uid>` pre-bound to the claim: a `local`
-  volume with node affinity to this node. Filesystem mode: the directory
-  PATH/pvc-<uid> (mode 0777). Block mode: a sparse file
-  PATH/pvc-<uid>.img of the requested size attached to a loop device, and
-  the PV's `local.path` is that device.
+- for each pending PVC of the class, a PersistentVolume `pvc-<claim uid>`
+  pre-bound to the claim: a `local` volume with node affinity
+  (kubernetes.io/hostname) to one node. With WaitForFirstConsumer that is
+  the node the scheduler picked for the consumer
+  (`volume.kubernetes.io/selected-node`, set once it has one); with
+  Immediate, the provisioner picks the Ready node holding the fewest of
+  its volumes (ties by name). Filesystem mode: the directory
+  PATH/<node>/pvc-<uid> (mode 0777). Block mode: a sparse file
+  PATH/<node>/pvc-<uid>.img of the requested size attached to a loop
+  device, and the PV's `local.path` is that device.
 - for each of its PVs that is Released with reclaim policy Delete: the
   directory (or loop device and file) removed, then the PV deleted.
   Retain: left alone.
@@ -110,9 +116,8 @@ class Api:
 
 
 class Provisioner:
-    def __init__(self, api, node, allowed_roots):
+    def __init__(self, api, allowed_roots):
         self.api = api
-        self.node = node
         self.roots = [os.path.realpath(r) for r in allowed_roots]
         self.kick = threading.Event()
         self.warned = set()
@@ -138,8 +143,38 @@ class Provisioner:
         }
         self.api.call("POST", f"/api/v1/namespaces/{md['namespace']}/events", ev)
 
+    # --- the node of a volume
+    @staticmethod
+    def ready(node):
+        conds = (node.get("status") or {}).get("conditions") or []
+        return any(c.get("type") == "Ready" and c.get("status") == "True" for c in conds)
+
+    @staticmethod
+    def pv_node(pv):
+        """The node a PV of ours is pinned to (its nodeAffinity), or None."""
+        try:
+            for t in pv["spec"]["nodeAffinity"]["required"]["nodeSelectorTerms"]:
+                for e in t.get("matchExpressions") or []:
+                    if e.get("key") == "kubernetes.io/hostname" and e.get("operator") == "In" and e.get("values"):
+                        return e["values"][0]
+        except (KeyError, TypeError):
+            pass
+        return None
+
+    def pick_node(self, nodes, pvs):
+        """For an Immediate class: the Ready node with the fewest of our PVs."""
+        ready = sorted(n["metadata"]["name"] for n in nodes if self.ready(n))
+        if not ready:
+            return None
+        count = {n: 0 for n in ready}
+        for pv in pvs:
+            n = self.pv_node(pv)
+            if n in count and (pv["metadata"].get("annotations") or {}).get(ANN_PROVISIONED_BY) == NAME:
+                count[n] += 1
+        return min(ready, key=lambda n: (count[n], n))
+
     # --- provisioning
-    def provision(self, pvc, sc):
+    def provision(self, pvc, sc, node):
         md, spec = pvc["metadata"], pvc["spec"]
         key = f"{md['namespace']}/{md['name']}"
         base = (sc.get("parameters") or {}).get("path", "")
@@ -157,6 +192,7 @@ class Provisioner:
             return
         name = "pvc-" + md["uid"]
         mode = spec.get("volumeMode") or "Filesystem"
+        base = os.path.join(base, node)
         os.makedirs(base, exist_ok=True)
         ann = {ANN_PROVISIONED_BY: NAME}
         if mode == "Block":
@@ -191,7 +227,7 @@ class Provisioner:
                 "mountOptions": sc.get("mountOptions") or None,
                 "local": {"path": path},
                 "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
-                    {"key": "kubernetes.io/hostname", "operator": "In", "values": [self.node]}]}]}},
+                    {"key": "kubernetes.io/hostname", "operator": "In", "values": [node]}]}]}},
                 "claimRef": {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "namespace": md["namespace"],
                              "name": md["name"], "uid": md["uid"]},
             },
@@ -206,7 +242,7 @@ class Provisioner:
             self.release_backing(ann)
             self.event(pvc, "Warning", "ProvisioningFailed", f"creating PV {name}: {obj.get('message', code)}")
             return
-        log("provisioned", claim=key, pv=name, mode=mode, path=path, size=size)
+        log("provisioned", claim=key, pv=name, node=node, mode=mode, path=path, size=size)
         self.event(pvc, "Normal", "ProvisioningSucceeded", f"Successfully provisioned volume {name} at {path}")
 
     def release_backing(self, ann):
@@ -241,6 +277,7 @@ class Provisioner:
                if sc.get("provisioner") == NAME}
         pvs = self.api.list("/api/v1/persistentvolumes")["items"]
         pvnames = {pv["metadata"]["name"] for pv in pvs}
+        nodes = None
         for pvc in self.api.list("/api/v1/persistentvolumeclaims")["items"]:
             md, spec = pvc["metadata"], pvc["spec"]
             if (pvc.get("status") or {}).get("phase") != "Pending" or spec.get("volumeName"):
@@ -252,10 +289,19 @@ class Provisioner:
             sc = scs.get(cls)
             if not sc or "pvc-" + md["uid"] in pvnames:
                 continue
+            if nodes is None:
+                nodes = self.api.list("/api/v1/nodes")["items"]
             if sc.get("volumeBindingMode") == "WaitForFirstConsumer":
-                if (md.get("annotations") or {}).get(ANN_SELECTED_NODE) != self.node:
+                node = (md.get("annotations") or {}).get(ANN_SELECTED_NODE)
+                if not node or node not in {n["metadata"]["name"] for n in nodes}:
                     continue
-            self.provision(pvc, sc)
+            else:
+                node = self.pick_node(nodes, pvs)
+                if node is None:
+                    continue
+            self.provision(pvc, sc, node)
+            # the next claim's pick sees this one (the PV list is re-read next pass)
+            pvs = self.api.list("/api/v1/persistentvolumes")["items"]
         for pv in pvs:
             ann = pv["metadata"].get("annotations") or {}
             if ann.get(ANN_PROVISIONED_BY) != NAME or pv["metadata"].get("deletionTimestamp"):
@@ -280,7 +326,7 @@ class Provisioner:
     def run(self):
         for path in ("/api/v1/persistentvolumeclaims", "/api/v1/persistentvolumes"):
             threading.Thread(target=self.watcher, args=(path,), daemon=True).start()
-        log("started", node=self.node, roots=",".join(self.roots))
+        log("started", roots=",".join(self.roots))
         while True:
             self.kick.wait(5)
             self.kick.clear()
@@ -297,12 +343,11 @@ def main():
     ap.add_argument("--ca", required=True)
     ap.add_argument("--cert", required=True)
     ap.add_argument("--key", required=True)
-    ap.add_argument("--node", required=True)
     ap.add_argument("--allowed-root", action="append",
                     default=None, help="directories class paths must be under (repeatable)")
     a = ap.parse_args()
     roots = a.allowed_root or ["/dev/shm/storagebench-cluster", "/var/tmp/storagebench-cluster"]
-    Provisioner(Api(a.server, a.ca, a.cert, a.key), a.node, roots).run()
+    Provisioner(Api(a.server, a.ca, a.cert, a.key), roots).run()
 
 
 if __name__ == "__main__":

@@ -14,22 +14,31 @@ test directory:
             sb.wait_pod_done("p", ns)             # -> the pod object
             assert "hello" in sb.logs("p", ns)
 
-Everything in the cluster is reachable only inside its network namespace
-"storagebench": run the tests there (tests/suites/50-cluster.sh does, or
-tests/cluster/in-netns.sh /usr/bin/python3 -m pytest ...). kubectl() works
-from outside too (it enters the namespace with nsenter); api() and the
-fault proxy client need to be inside.
+Everything in the cluster is reachable only inside its control plane's
+network namespace "storagebench": run the tests there
+(tests/suites/50-cluster.sh does, or tests/cluster/in-netns.sh
+/usr/bin/python3 -m pytest ...). kubectl() works from outside too (it
+enters the namespace with nsenter); api() and the fault proxy client need
+to be inside. (A second instance: SB_OUT names its build/cluster-PREFIX.)
 
 Names:
   KUBECONFIG, KUBECONFIG_CERT, KUBECONFIG_PROXY, CA_CERT   files in build/cluster/
-  API_URL (https://127.0.2.1:443), PROXY_URL (https://127.0.0.1:16444),
-  PROXY_CONTROL_URL (http://127.0.0.1:16445)
-  NODE (storagebench-node), IMAGE (localhost/storagebench:<VERSION>),
+  API_URL (https://10.254.254.1:443), API_IP, PROXY_URL (https://127.0.0.1:16444),
+  PROXY_CONTROL_URL (http://127.0.0.1:16445), KUBERNETES_SVC_IP (10.96.0.1),
+  SERVICE_CIDR (10.96.0.0/24), POD_CIDR (10.244.0.0/16)
+  NODES (storagebench-a, -b, -c; fewer with SB_NODES), NODE (the first),
+  NODE_IPS {name: ip}, NODE_IP (the first's), ZONE_LABEL,
+  IMAGE (localhost/storagebench:<VERSION>),
   TEST_IMAGE (localhost/storagebench-test:1, entrypoint /sbtest: see
   tests/cluster/images/sbtest.c), FAST ("fast", /dev/shm), DISK ("disk",
   /var/tmp; the default class), IMMEDIATE ("disk-immediate"), CLASSES,
   SECCOMP_NO_IOURING ("storagebench/no-iouring.json", for
   securityContext.seccompProfile {type: Localhost, localhostProfile: ...})
+
+Faults: fault("stop", "kubelet-b"), fault("start", "kubelet-b"),
+fault("kill", "containerd-a"), fault("restart-node", "c"),
+fault("stop-control-plane"), fault("start-control-plane") run
+tests/cluster/fault.sh (see there); node_ready(name), in_node(letter, cmd).
 """
 import contextlib
 import json
@@ -45,19 +54,37 @@ import uuid
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 OUT = os.environ.get("SB_OUT") or os.path.join(ROOT, "build", "cluster")
+_ENV0 = {}
+try:
+    with open(os.path.join(OUT, "env")) as _f:
+        for _line in _f:
+            _line = _line.strip()
+            if _line.startswith("export ") and "=" in _line:
+                _k, _v = _line[7:].split("=", 1)
+                _ENV0[_k] = shlex.split(_v)[0] if _v else ""
+except FileNotFoundError:
+    pass
 KUBECONFIG = os.path.join(OUT, "kubeconfig")
 KUBECONFIG_CERT = os.path.join(OUT, "kubeconfig-cert")
 KUBECONFIG_PROXY = os.path.join(OUT, "kubeconfig-proxy")
 CA_CERT = os.path.join(OUT, "ca.crt")
 ENV_FILE = os.path.join(OUT, "env")
-NETNS = "storagebench"
+NETNS = _ENV0.get("NETNS", "storagebench")
 NETNS_PATH = "/var/run/netns/" + NETNS
 NSENTER = ["nsenter", "--net=" + NETNS_PATH, "--"]
-API_URL = "https://127.0.2.1:443"
+API_IP = "10.254.254.1"
+API_URL = f"https://{API_IP}:443"
 PROXY_URL = "https://127.0.0.1:16444"
 PROXY_CONTROL_URL = "http://127.0.0.1:16445"
-NODE = "storagebench-node"
-NODE_IP = "10.254.254.1"
+KUBERNETES_SVC_IP = "10.96.0.1"
+SERVICE_CIDR = "10.96.0.0/24"
+POD_CIDR = "10.244.0.0/16"
+NODES = tuple((_ENV0.get("SB_NODE_NAMES") or "storagebench-a storagebench-b storagebench-c").split())
+NODE_IPS = dict(zip(NODES, (_ENV0.get("SB_NODE_IPS") or "10.254.254.11 10.254.254.12 10.254.254.13").split()))
+NODE = NODES[0]
+NODE_IP = NODE_IPS[NODE]
+ZONE_LABEL = "topology.kubernetes.io/zone"
+FAULT = os.path.join(HERE, "fault.sh")
 KUBECTL = "/usr/bin/kubectl"
 with open(os.path.join(ROOT, "VERSION")) as _f:
     VERSION = _f.read().strip()
@@ -67,8 +94,20 @@ FAST, DISK, IMMEDIATE = "fast", "disk", "disk-immediate"
 CLASSES = (FAST, DISK, IMMEDIATE)
 PROVISIONER = "storagebench.io/local-dir"
 SECCOMP_NO_IOURING = "storagebench/no-iouring.json"
-STATE = os.environ.get("SB_STATE", "/var/lib/storagebench/cluster")
-CONTAINERD_SOCK = os.path.join(STATE, "containerd", "containerd.sock")
+STATE = _ENV0.get("SB_STATE") or os.environ.get("SB_STATE", "/var/lib/storagebench/cluster")
+
+
+def letter(node):
+    """The letter of a node name (storagebench-b -> b); a letter stays itself."""
+    return node.rsplit("-", 1)[-1]
+
+
+def containerd_sock(node=None):
+    """The containerd socket of a node (name or letter; default the first)."""
+    return os.path.join(STATE, "nodes", letter(node or NODE), "containerd", "containerd.sock")
+
+
+CONTAINERD_SOCK = containerd_sock()
 
 
 class ClusterError(Exception):
@@ -298,11 +337,13 @@ def namespace(prefix="t", keep=False):
 
 
 def simple_pod(name, args, image=TEST_IMAGE, command=None, volumes=None, mounts=None, devices=None,
-               host_network=False, seccomp=None, service_account=None, restart="Never", run_as_user=None):
+               seccomp=None, service_account=None, restart="Never", run_as_user=None, node=None,
+               labels=None, ports=None):
     """A Pod dict with one container "c": image, args (and command), volumes
     [{"name":..., ...}], mounts [{"name","mountPath"}], devices
-    [{"name","devicePath"}] (Block PVCs), hostNetwork, a Localhost seccomp
-    profile name, a ServiceAccount. imagePullPolicy Never: nothing is pulled."""
+    [{"name","devicePath"}] (Block PVCs), a Localhost seccomp profile name,
+    a ServiceAccount, a node (name: a nodeSelector on kubernetes.io/hostname),
+    labels, container ports [int]. imagePullPolicy Never: nothing is pulled."""
     c = {"name": "c", "image": image, "imagePullPolicy": "Never", "args": list(args)}
     if command is not None:
         c["command"] = list(command)
@@ -310,12 +351,14 @@ def simple_pod(name, args, image=TEST_IMAGE, command=None, volumes=None, mounts=
         c["volumeMounts"] = mounts
     if devices:
         c["volumeDevices"] = devices
+    if ports:
+        c["ports"] = [{"containerPort": p} for p in ports]
     spec = {"restartPolicy": restart, "containers": [c], "terminationGracePeriodSeconds": 1,
-            "automountServiceAccountToken": service_account is not None or host_network}
+            "automountServiceAccountToken": service_account is not None}
     if volumes:
         spec["volumes"] = volumes
-    if host_network:
-        spec["hostNetwork"] = True
+    if node:
+        spec["nodeSelector"] = {"kubernetes.io/hostname": node}
     if service_account:
         spec["serviceAccountName"] = service_account
     sc = {}
@@ -325,7 +368,10 @@ def simple_pod(name, args, image=TEST_IMAGE, command=None, volumes=None, mounts=
         sc["runAsUser"] = run_as_user
     if sc:
         spec["securityContext"] = sc
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec}
+    md = {"name": name}
+    if labels:
+        md["labels"] = dict(labels)
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": spec}
 
 
 def pvc_manifest(name, storage_class, size="64Mi", mode="Filesystem", access=("ReadWriteOnce",)):
@@ -336,13 +382,43 @@ def pvc_manifest(name, storage_class, size="64Mi", mode="Filesystem", access=("R
     return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": name}, "spec": spec}
 
 
-def ctr(*args, check=True):
-    """ctr against the cluster's containerd (namespace k8s.io); returns stdout."""
-    p = subprocess.run(["ctr", "-a", CONTAINERD_SOCK, "-n", "k8s.io"] + list(args),
+def ctr(*args, check=True, node=None):
+    """ctr against a node's containerd (default the first node; namespace
+    k8s.io); returns stdout."""
+    p = subprocess.run(["ctr", "-a", containerd_sock(node), "-n", "k8s.io"] + list(args),
                        capture_output=True, text=True, timeout=60)
     if check and p.returncode != 0:
         raise ClusterError(f"ctr {' '.join(args)}: {p.stderr.strip()}")
     return p.stdout
+
+
+def fault(*args, timeout=120):
+    """tests/cluster/fault.sh ARGS... (stop/kill/start NAME, restart-node X,
+    stop-control-plane, start-control-plane, state NAME); returns stdout,
+    ClusterError when it fails."""
+    p = subprocess.run(["bash", FAULT] + list(args), capture_output=True, text=True, timeout=timeout,
+                       env=dict(os.environ, SB_OUT=OUT))
+    if p.returncode != 0:
+        raise ClusterError(f"fault.sh {' '.join(args)}: exit {p.returncode}: {p.stderr.strip()[-2000:]}")
+    return p.stdout
+
+
+def in_node(node, cmd, check=True, timeout=60):
+    """Run cmd inside a node's (name or letter) network and mount namespaces."""
+    p = subprocess.run(["bash", os.path.join(HERE, "in-netns.sh"), "--node", letter(node)] + list(cmd),
+                       capture_output=True, text=True, timeout=timeout, env=dict(os.environ, SB_OUT=OUT))
+    if check and p.returncode != 0:
+        raise ClusterError(f"in node {node}: {' '.join(cmd)}: exit {p.returncode}: {p.stderr.strip()[:2000]}")
+    return p
+
+
+def node_ready(name):
+    """The node's Ready condition status: "True", "False", "Unknown" (or None)."""
+    n = get(f"/api/v1/nodes/{name}")
+    for c in ((n or {}).get("status") or {}).get("conditions") or []:
+        if c["type"] == "Ready":
+            return c["status"]
+    return None
 
 
 class FaultProxy:

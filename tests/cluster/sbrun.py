@@ -48,7 +48,6 @@ spec:
   - {name: sw, rw: write, bs: 64k, iodepth: 4, runtime: %(runtime)s, timeBased: true}
   runner:
     imagePullPolicy: Never
-    hostNetwork: true
 %(extra)s
 """
 

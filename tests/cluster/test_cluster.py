@@ -13,14 +13,22 @@ import pytest
 import sbcluster as sb
 
 
-def test_node_ready(cluster):
-    node = sb.get(f"/api/v1/nodes/{sb.NODE}")
-    ready = [c for c in node["status"]["conditions"] if c["type"] == "Ready"]
-    assert ready and ready[0]["status"] == "True"
-    assert node["status"]["nodeInfo"]["kubeletVersion"] == "v1.20.2"
-    assert node["status"]["nodeInfo"]["containerRuntimeVersion"].startswith("containerd://1.6")
-    addrs = {a["type"]: a["address"] for a in node["status"]["addresses"]}
-    assert addrs.get("InternalIP") == sb.NODE_IP
+def test_nodes_ready_with_zones_and_addresses(cluster):
+    nodes = {n["metadata"]["name"]: n for n in sb.get("/api/v1/nodes")["items"]}
+    assert sorted(nodes) == sorted(sb.NODES)
+    assert len(sb.NODES) == int(os.environ.get("SB_NODES", len(sb.NODES)))
+    for name, node in nodes.items():
+        ready = [c for c in node["status"]["conditions"] if c["type"] == "Ready"]
+        assert ready and ready[0]["status"] == "True", name
+        assert node["status"]["nodeInfo"]["kubeletVersion"] == "v1.20.2"
+        assert node["status"]["nodeInfo"]["kubeProxyVersion"] == "v1.20.2"
+        assert node["status"]["nodeInfo"]["containerRuntimeVersion"].startswith("containerd://1.6")
+        addrs = {a["type"]: a["address"] for a in node["status"]["addresses"]}
+        assert addrs.get("InternalIP") == sb.NODE_IPS[name]
+        labels = node["metadata"]["labels"]
+        # zones a, b, c: the node's letter
+        assert labels[sb.ZONE_LABEL] == sb.letter(name), labels
+        assert labels["kubernetes.io/hostname"] == name
 
 
 def test_components_healthy(cluster):
@@ -31,8 +39,11 @@ def test_components_healthy(cluster):
     for port in (10257, 10259):  # controller-manager, scheduler
         with urllib.request.urlopen(f"https://127.0.0.1:{port}/healthz", context=ctx, timeout=5) as r:
             assert r.read() == b"ok"
-    with urllib.request.urlopen("http://127.0.0.1:10248/healthz", timeout=5) as r:  # kubelet
-        assert r.read() == b"ok"
+    for name, ip in sb.NODE_IPS.items():
+        with urllib.request.urlopen(f"http://{ip}:10248/healthz", timeout=5) as r:  # kubelet
+            assert r.read() == b"ok", name
+        with urllib.request.urlopen(f"http://{ip}:10256/healthz", timeout=5) as r:  # kube-proxy
+            assert json.loads(r.read())["lastUpdated"], name
 
 
 def test_kubectl_token_and_cert_kubeconfigs(cluster):
@@ -42,7 +53,7 @@ def test_kubectl_token_and_cert_kubeconfigs(cluster):
         out = sb.kubectl("auth", "can-i", "create", "pods", "--all-namespaces", kubeconfig=kc)
         assert out.strip() == "yes", kc
     nodes = sb.kubectl_json("get", "nodes")
-    assert [n["metadata"]["name"] for n in nodes["items"]] == [sb.NODE]
+    assert sorted(n["metadata"]["name"] for n in nodes["items"]) == sorted(sb.NODES)
 
 
 def test_storage_classes(cluster):
@@ -54,14 +65,17 @@ def test_storage_classes(cluster):
     assert scs[sb.DISK]["metadata"]["annotations"]["storageclass.kubernetes.io/is-default-class"] == "true"
 
 
-def test_kubernetes_service_on_loopback(cluster):
-    """In-cluster configuration (KUBERNETES_SERVICE_HOST/PORT) of hostNetwork
-    pods reaches the API server: the Service's ClusterIP is where it listens.
-    (No Endpoints: loopback addresses are invalid there.)"""
+def test_kubernetes_service_has_the_api_server_as_endpoint(cluster):
+    """The API server advertises its address in the sealed network: the
+    `kubernetes` Service (ClusterIP 10.96.0.1, what pods' in-cluster
+    configuration names) has real Endpoints, 10.254.254.1:443."""
     svc = sb.get("/api/v1/namespaces/default/services/kubernetes")
-    assert svc["spec"]["clusterIP"] == "127.0.2.1"
+    assert svc["spec"]["clusterIP"] == sb.KUBERNETES_SVC_IP
     assert svc["spec"]["ports"][0]["port"] == 443
-    code, v = sb.api("GET", "/version", url="https://127.0.2.1:443")
+    ep = sb.get("/api/v1/namespaces/default/endpoints/kubernetes")
+    assert [a["ip"] for a in ep["subsets"][0]["addresses"]] == [sb.API_IP]
+    assert [p["port"] for p in ep["subsets"][0]["ports"]] == [443]
+    code, v = sb.api("GET", "/version", url=f"https://{sb.API_IP}:443")
     assert code == 200 and v["gitVersion"] == "v1.20.2"
 
 

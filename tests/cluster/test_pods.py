@@ -1,6 +1,6 @@
 """Pods on the real kubelet + containerd: exit codes and phases, logs, the
 project image, container cleanup, ServiceAccount tokens against RBAC,
-in-cluster configuration of hostNetwork pods, seccomp and io_uring."""
+the in-cluster configuration pods get, seccomp and io_uring."""
 import base64
 import io
 import json
@@ -106,9 +106,11 @@ def test_deleted_pod_leaves_no_container(ns):
     sb.apply(sb.simple_pod("sleeper", ["sleep", "600"]), namespace=ns)
     p = sb.wait_pod_phase("sleeper", ns, ("Running",))
     cid = p["status"]["containerStatuses"][0]["containerID"].split("://", 1)[1]
-    assert cid in sb.ctr("tasks", "ls")
+    node = p["spec"]["nodeName"]
+    assert cid in sb.ctr("tasks", "ls", node=node)
     sb.kubectl("delete", "pod", "sleeper", "-n", ns, "--grace-period=1", "--wait=true")
-    sb.wait_for(lambda: cid not in sb.ctr("tasks", "ls") and cid not in sb.ctr("containers", "ls", "-q"),
+    sb.wait_for(lambda: cid not in sb.ctr("tasks", "ls", node=node)
+                and cid not in sb.ctr("containers", "ls", "-q", node=node),
                 30, what=f"container {cid[:12]} gone from containerd")
 
 
@@ -128,14 +130,14 @@ def test_service_account_token_and_rbac(ns):
     sb.apply([
         sb.simple_pod("token", ["cat", f"{sa}/token"], service_account="reader"),
         sb.simple_pod("ca", ["cat", f"{sa}/ca.crt"], service_account="reader"),
-        # hostNetwork: the in-cluster configuration points at the API server
-        sb.simple_pod("env", ["cat", "/proc/self/environ"], service_account="reader", host_network=True),
+        # the in-cluster configuration: the kubernetes Service's ClusterIP
+        sb.simple_pod("env", ["cat", "/proc/self/environ"], service_account="reader"),
     ], namespace=ns)
     for name in ("token", "ca", "env"):
         assert sb.wait_pod_done(name, ns)["status"]["phase"] == "Succeeded", name
     token = sb.logs("token", ns)
     environ = sb.logs("env", ns).split("\0")
-    assert "KUBERNETES_SERVICE_HOST=127.0.2.1" in environ
+    assert f"KUBERNETES_SERVICE_HOST={sb.KUBERNETES_SVC_IP}" in environ
     assert "KUBERNETES_SERVICE_PORT=443" in environ
     # the token's identity (the JWT payload), then what RBAC lets it do
     payload = token.split(".")[1]

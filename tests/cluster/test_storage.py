@@ -54,16 +54,21 @@ def test_class_binds_with_consumer(vols, cls):
     pv = pv_of(vols, cls)
     assert pv["spec"]["storageClassName"] == cls
     assert pv["spec"]["persistentVolumeReclaimPolicy"] == "Delete"
+    # the volume is on the node the scheduler picked for the pod, in that
+    # node's directory of the class
+    claim = sb.pvc(cls, vols)
+    node = claim["metadata"]["annotations"]["volume.kubernetes.io/selected-node"]
+    assert node in sb.NODES
+    assert p["spec"]["nodeName"] == node
     terms = pv["spec"]["nodeAffinity"]["required"]["nodeSelectorTerms"]
-    assert terms[0]["matchExpressions"][0]["values"] == [sb.NODE]
+    assert terms[0]["matchExpressions"][0] == {"key": "kubernetes.io/hostname", "operator": "In", "values": [node]}
     path = pv["spec"]["local"]["path"]
     assert path.startswith("/dev/shm/" if cls == "fast" else "/var/tmp/")
+    assert os.path.basename(os.path.dirname(path)) == node
     # what the pod (uid 65532) wrote is in the class's host directory
     with open(os.path.join(path, "hello")) as f:
         assert f.read() == f"hello {cls}"
     assert os.stat(os.path.join(path, "hello")).st_uid == 65532
-    claim = sb.pvc(cls, vols)
-    assert claim["metadata"]["annotations"]["volume.kubernetes.io/selected-node"] == sb.NODE
 
 
 def test_default_class_is_disk(vols):
@@ -90,6 +95,10 @@ def test_immediate_binds_without_pod(vols):
     pv = pv_of(vols, "immediate")
     assert pv["spec"]["storageClassName"] == sb.IMMEDIATE
     assert os.path.isdir(pv["spec"]["local"]["path"])
+    # the provisioner picked a node and pinned the volume to it
+    node = pv["spec"]["nodeAffinity"]["required"]["nodeSelectorTerms"][0]["matchExpressions"][0]["values"][0]
+    assert node in sb.NODES
+    assert os.path.basename(os.path.dirname(pv["spec"]["local"]["path"])) == node
 
 
 def test_unknown_class_and_unconsumed_claim_stay_pending(vols):
@@ -122,3 +131,23 @@ def test_released_volume_is_deleted(vols):
     assert not os.path.exists(backing)
     out = subprocess.run(["losetup", "-n", "-O", "BACK-FILE", loop], capture_output=True, text=True).stdout
     assert backing not in out
+
+
+def test_volume_follows_the_pod_to_its_node(ns):
+    """WaitForFirstConsumer: a pod that must run on the last node gets its
+    volume created on that node (selected-node, PV node affinity, the
+    node's directory)."""
+    node = sb.NODES[-1]
+    sb.apply([sb.pvc_manifest("pinned", sb.FAST),
+              sb.simple_pod("pinned", ["write", "/data/x", "on " + node], node=node,
+                            volumes=[{"name": "d", "persistentVolumeClaim": {"claimName": "pinned"}}],
+                            mounts=[{"name": "d", "mountPath": "/data"}])], namespace=ns)
+    p = sb.wait_pod_done("pinned", ns)
+    assert p["status"]["phase"] == "Succeeded", sb.logs("pinned", ns)
+    assert p["spec"]["nodeName"] == node
+    pv = pv_of(ns, "pinned")
+    assert sb.pvc("pinned", ns)["metadata"]["annotations"]["volume.kubernetes.io/selected-node"] == node
+    values = pv["spec"]["nodeAffinity"]["required"]["nodeSelectorTerms"][0]["matchExpressions"][0]["values"]
+    assert values == [node]
+    with open(os.path.join(pv["spec"]["local"]["path"], "x")) as f:
+        assert f.read() == "on " + node

@@ -285,3 +285,31 @@ def test_block_volume(ns, controller):
     job = next(j for j in res["jobs"] if j["jobname"] == "sw")
     assert job["job options"]["filename"] == "/dev/storagebench"
     assert job["write"]["io_bytes"] > 0
+
+
+def test_runner_pods_in_the_pod_network_on_their_volumes_nodes(ns, controller):
+    """Default runner settings (no hostNetwork): the runner pods reach the
+    API through the `kubernetes` Service from their own pod addresses, and
+    each ran on the node that holds its volume (the PV's node affinity)."""
+    import ipaddress
+    sb.apply(small("podnet", classes=("fast", "disk"), iterations=1, cleanup="Never"), namespace=ns)
+    st = wait_phase(ns, "podnet", timeout=240)
+    assert st["phase"] == "Succeeded", st
+    pods = sb.kubectl_json("-n", ns, "get", "pods", "-l", "storagebench.io/run=podnet")["items"]
+    assert len(pods) >= 2
+    classes = set()
+    for p in pods:
+        name = p["metadata"]["name"]
+        assert not p["spec"].get("hostNetwork"), name
+        ip = ipaddress.ip_address(p["status"]["podIP"])
+        assert ip in ipaddress.ip_network(sb.POD_CIDR) and str(ip) != p["status"]["hostIP"], name
+        claims = [v["persistentVolumeClaim"]["claimName"] for v in p["spec"]["volumes"]
+                  if v.get("persistentVolumeClaim")]
+        assert len(claims) == 1, name
+        pvc = sb.pvc(claims[0], ns)
+        classes.add(pvc["spec"]["storageClassName"])
+        pv = sb.get(f"/api/v1/persistentvolumes/{pvc['spec']['volumeName']}")
+        term = pv["spec"]["nodeAffinity"]["required"]["nodeSelectorTerms"][0]["matchExpressions"][0]
+        assert term["key"] == "kubernetes.io/hostname" and term["values"] == [p["spec"]["nodeName"]], name
+    assert classes == {"fast", "disk"}
+    assert len(results(ns, "podnet")) == 2

@@ -303,7 +303,7 @@ def test_bad_kubeconfig(env):
     with tempfile.NamedTemporaryFile("w", suffix=".yaml") as f:
         # a valid file pointing at a port nobody listens on
         with open(sb.KUBECONFIG) as src:
-            f.write(src.read().replace("https://127.0.2.1:443", "https://127.0.2.1:1"))
+            f.write(src.read().replace(sb.API_URL, "https://127.0.2.1:1"))
         f.flush()
         r = plugin("list", f"--kubeconfig={f.name}", kubeconfig=False)
         assert r.rc == 1 and "cannot reach the API server https://127.0.2.1:1" in r.err, r

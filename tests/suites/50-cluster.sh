@@ -18,6 +18,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 root=$PWD
+# the suite runs the three-node cluster whatever SB_NODES the caller has
+export SB_NODES=3
 
 # pytest directories run against the cluster (those that exist).
 PYTEST_DIRS=(tests/cluster tests/kube tests/controller tests/e2e tests/chart tests/plugin)
@@ -149,11 +151,13 @@ if [ "${SB_KEEP_CLUSTER:-0}" = 1 ]; then
 else
 	echo "--- cluster-down"
 	if bash tests/cluster/down.sh; then
-		left=$(for c in kube-apiserver kube-controller kube-scheduler kubelet etcd containerd containerd-shim; do
+		# (this cluster's: another instance, SB_PREFIX, may run beside it)
+		left=$(for c in kube-apiserver kube-controller kube-scheduler kubelet kube-proxy etcd containerd containerd-shim; do
 			pgrep -a -x "$c"
-		done)
+		done | grep -E -- '/var/lib/storagebench/|/dev/shm/storagebench-cluster/')
 		paths_after=$(host_paths)
-		if [ -z "$left" ] && [ ! -e /var/run/netns/storagebench ] && ! grep -q /var/lib/storagebench /proc/mounts &&
+		if [ -z "$left" ] && [ ! -e /var/run/netns/storagebench ] && ! ls -d /var/run/netns/storagebench-? >/dev/null 2>&1 &&
+			! grep -q /var/lib/storagebench /proc/mounts &&
 			! ls -d /sys/fs/cgroup/*/storagebench >/dev/null 2>&1 && [ "$paths_before" = "$paths_after" ] &&
 			[ ! -e /var/lib/storagebench/cluster ] && ! losetup -l -n -O BACK-FILE | grep -q storagebench-cluster; then
 			echo "ok cluster/down-leaves-nothing"

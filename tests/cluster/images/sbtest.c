@@ -13,6 +13,10 @@
  *   sbtest blkrw DEV         write 4 KiB at offset 0 with O_DIRECT, read back, compare
  *   sbtest iouring           try io_uring_setup; print "io_uring: allowed" or
  *                            "io_uring: errno N (text)", then the Seccomp line
+ *   sbtest serve PORT        TCP server on every IPv4 address: to each client
+ *                            "hello from HOSTNAME\n", then close; forever
+ *   sbtest get IPV4 PORT     connect (5 s timeout), print what the server
+ *                            sends; on failure "connect: errno N (text)"
  *
  * Exit status 0 on success, 1 on a failed command, 2 on a usage error.
  */
@@ -26,7 +30,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -172,8 +180,68 @@ static void on_term(int sig)
 static int usage(void)
 {
 	fprintf(stderr, "usage: sbtest exit N | echo WORD... | cat FILE... | sleep SECONDS | id |\n"
-			"       stat PATH | write FILE TEXT | blkrw DEV | iouring\n");
+			"       stat PATH | write FILE TEXT | blkrw DEV | iouring | serve PORT |\n"
+			"       get IPV4 PORT\n");
 	return 2;
+}
+
+static int cmd_serve(const char *port)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET,
+				.sin_port = htons((uint16_t)strtol(port, NULL, 10))};
+	char host[256] = "?", msg[300];
+	int one = 1, s = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (s < 0 || setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(s, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(s, 16) < 0) {
+		printf("serve: errno %d (%s)\n", errno, strerror(errno));
+		return 1;
+	}
+	(void)gethostname(host, sizeof(host) - 1);
+	int n = snprintf(msg, sizeof(msg), "hello from %s\n", host);
+	printf("serving on port %s\n", port);
+	for (;;) {
+		int c = accept(s, NULL, NULL);
+		if (c < 0)
+			continue;
+		if (write(c, msg, (size_t)n) != n)
+			printf("serve: short write\n");
+		close(c);
+	}
+}
+
+static int cmd_get(const char *ip, const char *port)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET,
+				.sin_port = htons((uint16_t)strtol(port, NULL, 10))};
+	char buf[512];
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0), err = 0;
+	socklen_t len = sizeof(err);
+	ssize_t r;
+
+	if (s < 0 || inet_pton(AF_INET, ip, &a.sin_addr) != 1) {
+		printf("get: bad address %s\n", ip);
+		return 2;
+	}
+	if (connect(s, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		struct pollfd p = {.fd = s, .events = POLLOUT};
+		if (errno != EINPROGRESS) {
+			err = errno;
+		} else if (poll(&p, 1, 5000) != 1) {
+			err = ETIMEDOUT;
+		} else if (getsockopt(s, SOL_SOCKET, SO_ERROR, &err, &len) < 0) {
+			err = errno;
+		}
+	}
+	if (err) {
+		printf("connect: errno %d (%s)\n", err, strerror(err));
+		return 1;
+	}
+	fcntl(s, F_SETFL, 0);
+	while ((r = read(s, buf, sizeof(buf))) > 0)
+		fwrite(buf, 1, (size_t)r, stdout);
+	close(s);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -214,5 +282,9 @@ int main(int argc, char **argv)
 		return cmd_blkrw(argv[2]);
 	if (strcmp(cmd, "iouring") == 0)
 		return cmd_iouring();
+	if (strcmp(cmd, "serve") == 0 && argc == 3)
+		return cmd_serve(argv[2]);
+	if (strcmp(cmd, "get") == 0 && argc == 4)
+		return cmd_get(argv[2], argv[3]);
 	return usage();
 }

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# fault.sh: faults the tests inject into the running test cluster, each
+# one command that returns when the fault is in place (or, for start, when
+# the component answers again). Needs root; works from inside or outside
+# the namespaces. Python: sbcluster.fault(...).
+#
+#   fault.sh stop NAME            SIGTERM the component, wait until it is gone
+#   fault.sh kill NAME            SIGKILL it (containerd-X: its containers
+#                                 keep running under their shims)
+#   fault.sh start NAME           start it again as cluster-up did; wait
+#                                 until it answers (kubelet-X: until its
+#                                 node is Ready again)
+#   fault.sh restart-node X       node X's kube-proxy, kubelet, every
+#                                 container and containerd stopped, then
+#                                 containerd, kubelet and kube-proxy started
+#                                 again (its pods are recreated by the kubelet)
+#   fault.sh stop-control-plane   kube-apiserver, then etcd
+#   fault.sh start-control-plane  etcd, then kube-apiserver (ready)
+#   fault.sh state NAME           prints running or stopped
+#
+# NAME: etcd, kube-apiserver, kube-controller-manager, kube-scheduler,
+# provisioner, faultproxy, or per node X (a, b, c): containerd-X,
+# kubelet-X, kube-proxy-X.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/cluster/lib.sh
+. "$here/lib.sh"
+
+usage() {
+	sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//' >&2
+	exit 2
+}
+[ "$(id -u)" -eq 0 ] || sb_die "fault.sh needs root"
+[ $# -ge 1 ] || usage
+[ -f "$SB_STATE/run/up" ] || sb_die "the cluster ($SB_STATE) is not up"
+
+known() {
+	local c
+	for c in "${SB_COMPONENTS[@]}"; do
+		[ "$c" = "$1" ] && case "$1" in node-?) return 1 ;; *) return 0 ;; esac
+	done
+	return 1
+}
+need_name() {
+	[ -n "${1:-}" ] || usage
+	known "$1" || sb_die "unknown component '$1' (one of: $(printf '%s ' "${SB_COMPONENTS[@]}" | sed 's/node-[a-c] //g'))"
+}
+need_node() {
+	[ -n "${1:-}" ] || usage
+	if ! sb_node_index "$1" >/dev/null || ! sb_alive "node-$1"; then
+		sb_die "no node '$1' in this cluster (nodes: ${SB_LETTERS[*]})"
+	fi
+}
+
+# answers NAME: the component serves again
+answers() {
+	local n=$1 l
+	case "$n" in
+	etcd) sb_ns bash -c 'exec 3<>/dev/tcp/127.0.0.1/2379' 2>/dev/null ;;
+	kube-apiserver) sb_kubectl get --raw /readyz >/dev/null 2>&1 ;;
+	faultproxy) sb_ns bash -c 'exec 3<>/dev/tcp/127.0.0.1/16445' 2>/dev/null ;;
+	containerd-?)
+		l=${n: -1}
+		ctr -a "$(sb_node_sock "$l")" version >/dev/null 2>&1
+		;;
+	kubelet-?)
+		l=${n: -1}
+		sb_ns bash -c "exec 3<>/dev/tcp/$(sb_node_ip "$l")/10248" 2>/dev/null
+		;;
+	kube-proxy-?)
+		l=${n: -1}
+		sb_ns bash -c "exec 3<>/dev/tcp/$(sb_node_ip "$l")/10256" 2>/dev/null
+		;;
+	*) sb_alive "$n" ;;
+	esac
+}
+start() {
+	local n=$1 i
+	sb_relaunch "$n"
+	for ((i = 0; i < 300; i++)); do
+		sb_alive "$n" || sb_die "$n exited after its start; last lines of its log:
+$(tail -n 20 "$SB_STATE/logs/$n.log")"
+		answers "$n" && break
+		sleep 0.2
+	done
+	[ "$i" -lt 300 ] || sb_die "$n does not answer 60 s after its start"
+	case "$n" in
+	kubelet-?)
+		for ((i = 0; i < 300; i++)); do
+			[ "$(sb_kubectl get node "$(sb_node_name "${n: -1}")" \
+				-o 'jsonpath={.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null)" = True ] && return 0
+			sleep 0.2
+		done
+		sb_die "node $(sb_node_name "${n: -1}") not Ready 60 s after its kubelet started"
+		;;
+	esac
+}
+
+cmd=$1
+shift
+case "$cmd" in
+stop)
+	need_name "${1:-}"
+	sb_stop "$1"
+	;;
+kill)
+	need_name "${1:-}"
+	sb_stop "$1" KILL
+	;;
+start)
+	need_name "${1:-}"
+	start "$1"
+	;;
+state)
+	need_name "${1:-}"
+	if sb_alive "$1"; then echo running; else echo stopped; fi
+	;;
+restart-node)
+	need_node "${1:-}"
+	l=$1
+	sb_stop "kube-proxy-$l"
+	sb_stop "kubelet-$l"
+	sb_kill_containers "$l"
+	sb_stop "containerd-$l"
+	start "containerd-$l"
+	start "kubelet-$l"
+	start "kube-proxy-$l"
+	;;
+stop-control-plane)
+	sb_stop kube-apiserver
+	sb_stop etcd
+	;;
+start-control-plane)
+	start etcd
+	start kube-apiserver
+	;;
+*) usage ;;
+esac
