@@ -79,6 +79,9 @@ def rel():
             "metrics": {"port": port},
             "strategy": {"type": "Recreate"},       # hostNetwork + one node: no surge
             "controller": {"maxRunnerAttempts": 1},  # fail fast in the Forbidden tests
+            # runs here use hostNetwork (no pod network): the runner policy must allow it;
+            # this goes when the three-node cluster with a pod network (issue 12) lands
+            "runnerPolicy": {"allowHostNetwork": True},
         }
         vp = os.path.join(tmp, "values.yaml")
         with open(vp, "w") as f:

@@ -85,6 +85,10 @@ class Controller:
         self.logpath = f"/tmp/sb-controller-{ns}-{name}-{self.port}.log"
         cmd = [CONTROLLER, f"--kubeconfig={kubeconfig}", f"--namespace={ns}",
                f"--metrics-bind-address=127.0.0.1:{self.port}", f"--runner-image={sb.IMAGE}",
+               # the runner policy refuses hostNetwork by default; runs here need it
+               # (no pod network): this goes when the three-node cluster with a pod
+               # network (issue 12) lands
+               "--runner-allow-host-network",
                *extra]
         self._log = open(self.logpath, "w")
         self.proc = subprocess.Popen(sb._prefix() + cmd, stdout=self._log, stderr=subprocess.STDOUT,
