@@ -177,8 +177,10 @@ def test_default_runner_pod_is_restricted(ns, controller):
     assert st["Seccomp"].strip() == "2"  # RuntimeDefault: filtered
     st = wait_phase(ns, "pol-hostnet", timeout=120)
     assert st["phase"] == "Succeeded", st
-    prov = json.loads(sb.kubectl_json("-n", ns, "get", "configmap", "pol-hostnet-report")["data"]
-                      ["report.json"])["provenance"]
+    data = sb.kubectl_json("-n", ns, "get", "configmap", "pol-hostnet-report")["data"]
+    assert "\n=== provenance\nrunner: image " + sb.IMAGE + ", ServiceAccount storagebench-runner, uid 65532, " \
+        "host network, pod security privileged (hostNetwork)\n" in data["report.txt"]
+    prov = json.loads(data["report.json"])["provenance"]
     assert prov["runner"]["from"] == "pod"
     assert prov["runner"]["podSecurity"] == "privileged" and prov["runner"]["podSecurityBecause"] == "hostNetwork"
     assert prov["runner"]["securityContext"]["runAsNonRoot"] is True

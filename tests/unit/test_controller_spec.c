@@ -707,6 +707,26 @@ static int test_provenance(void)
 		  "reg.example.com/x/");
 	CHECK_STR(json_string_value(json_object_get(pol, "runnerServiceAccount")),
 		  "storagebench-runner");
+	/* and in words, in report.txt and report.md */
+	json_t *rep = json_load_file("tests/fixtures/reports/storage-cluster-2.json", 0, NULL);
+	if (rep) {
+		struct br_ref ref = {"bench", "sc", "uid-1"};
+		CHECK_INT(json_object_set(rep, "provenance", pv), 0);
+		json_t *cm = br_report_cm_manifest(&ref, rep);
+		CHECK(cm != NULL);
+		const json_t *data = json_object_get(cm, "data");
+		const char *txt = json_string_value(json_object_get(data, "report.txt"));
+		const char *md = json_string_value(json_object_get(data, "report.md"));
+		CHECK(strstr(txt, "\n=== provenance\nrunner: image localhost/storagebench:test, "
+				  "ServiceAccount storagebench-runner, uid 65532, pod security "
+				  "restricted\nrunner policy: pod security restricted, hostNetwork "
+				  "refused, 1 more image repositories, 0 more ServiceAccounts\n") !=
+		      NULL);
+		CHECK(strstr(md, "## Provenance\n\n- runner: image localhost/storagebench:test") !=
+		      NULL);
+		json_decref(cm);
+		json_decref(rep);
+	}
 	json_decref(pv);
 	json_decref(pod);
 	br_spec_release(&s);
