@@ -564,3 +564,25 @@ def test_admission_policy_refuses_older_clusters():
     p = render({"runnerPolicy.admission.enabled": True}, extra=("--kube-version", "1.29.0"), check=False)
     assert p.returncode != 0
     assert "ValidatingAdmissionPolicy needs Kubernetes 1.30 or later; this cluster is v1.29.0" in p.stderr
+
+
+@pytest.mark.parametrize("spec,level", [
+    ({"containers": [{"name": "c"}]}, "baseline"),
+    ({"securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
+      "containers": [{"name": "c", "securityContext": {"allowPrivilegeEscalation": False,
+                                                       "capabilities": {"drop": ["ALL"]}}}]}, "restricted"),
+    ({"securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
+      "containers": [{"name": "c", "securityContext": {"allowPrivilegeEscalation": False,
+                                                       "capabilities": {"drop": ["ALL"], "add": ["CHOWN"]}}}]},
+     "baseline"),
+    ({"containers": [{"name": "c", "securityContext": {"capabilities": {"add": ["SYS_ADMIN"]}}}]}, "privileged"),
+    ({"hostIPC": True, "containers": []}, "privileged"),
+    ({"volumes": [{"name": "h", "hostPath": {"path": "/"}}], "containers": []}, "privileged"),
+    ({"volumes": [{"name": "n", "nfs": {"server": "x", "path": "/"}}], "containers": []}, "baseline"),
+    ({"containers": [{"name": "c", "securityContext": {"seccompProfile": {"type": "Unconfined"}}}]}, "privileged"),
+    ({"securityContext": {"sysctls": [{"name": "kernel.msgmax", "value": "1"}]}, "containers": []}, "privileged"),
+])
+def test_the_pss_checker_tells_the_levels_apart(spec, level):
+    """tests/tools/pss.py, which the cluster tests trust, is not vacuous."""
+    import pss
+    assert pss.level(spec) == level
