@@ -131,8 +131,10 @@ def validation(s, required):
             v.append(f"each at most {it['maxLength']} characters")
         if "enum" in it:
             v.append("each one of " + ", ".join(f"`{e}`" for e in it["enum"]))
-    if s.get("x-kubernetes-preserve-unknown-fields") or it.get("x-kubernetes-preserve-unknown-fields"):
-        v.append("free-form (passed to the pod as it is)")
+    if s.get("x-kubernetes-preserve-unknown-fields") and s.get("properties"):
+        v.append("typed subset: the controller refuses any other field by name")
+    elif s.get("x-kubernetes-preserve-unknown-fields") or it.get("x-kubernetes-preserve-unknown-fields"):
+        v.append("free-form; the controller checks it field by field")
     return "; ".join(v)
 
 
