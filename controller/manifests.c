@@ -256,44 +256,6 @@ json_t *br_spec_cm_manifest(const struct br_ref *run, const struct br_spec *s)
 			 "metadata", md, "data", BR_JOBFILE_KEY, s->jobfile);
 }
 
-/*
- * The provenance (controller/policy.h) as a few lines for report.txt and
- * report.md: what the runner ran as, under which policy. NULL when the
- * report has none; else a new string the caller frees.
- */
-static char *provenance_text(const json_t *report, bool md)
-{
-	const json_t *pv = json_object_get(report, "provenance");
-	const json_t *r = json_object_get(pv, "runner"), *p = json_object_get(pv, "policy");
-	if (!json_is_object(r) || !json_is_object(p))
-		return NULL;
-#define S(o, k) \
-	(json_string_value(json_object_get(o, k)) ? json_string_value(json_object_get(o, k)) : "?")
-	const json_t *psc = json_object_get(r, "securityContext");
-	const json_t *uid = json_object_get(psc, "runAsUser");
-	char user[32] = "the image's user";
-	if (json_is_integer(uid))
-		snprintf(user, sizeof(user), "uid %lld", (long long)json_integer_value(uid));
-	char *out = NULL;
-	const char *because = S(r, "podSecurityBecause");
-	if (asprintf(&out,
-		     "%srunner: image %s, ServiceAccount %s, %s%s, pod security %s%s%s%s\n"
-		     "%srunner policy: pod security %s, hostNetwork %s, %zu more image "
-		     "repositories, %zu more ServiceAccounts\n",
-		     md ? "- " : "", S(r, "image"), S(r, "serviceAccount"), user,
-		     json_is_true(json_object_get(r, "hostNetwork")) ? ", host network" : "",
-		     S(r, "podSecurity"), json_object_get(r, "podSecurityBecause") ? " (" : "",
-		     json_object_get(r, "podSecurityBecause") ? because : "",
-		     json_object_get(r, "podSecurityBecause") ? ")" : "", md ? "- " : "",
-		     S(p, "podSecurity"),
-		     json_is_true(json_object_get(p, "allowHostNetwork")) ? "allowed" : "refused",
-		     json_array_size(json_object_get(p, "allowedImages")),
-		     json_array_size(json_object_get(p, "allowedServiceAccounts"))) < 0)
-		return NULL;
-#undef S
-	return out;
-}
-
 json_t *br_report_cm_manifest(const struct br_ref *run, const json_t *report)
 {
 	static const char *const formats[] = {"txt", "md", "csv", "json", "svg"};
@@ -313,22 +275,7 @@ json_t *br_report_cm_manifest(const struct br_ref *run, const json_t *report)
 			break;
 		}
 		snprintf(key, sizeof(key), "report.%s", formats[i]);
-		char *prov = (!strcmp(formats[i], "txt") || !strcmp(formats[i], "md"))
-				     ? provenance_text(report, formats[i][0] == 'm')
-				     : NULL;
-		if (prov) {
-			char *both = NULL;
-			if (asprintf(&both, "%s\n%s%s", text,
-				     formats[i][0] == 'm' ? "## Provenance\n\n"
-							  : "=== provenance\n",
-				     prov) < 0)
-				both = NULL;
-			ok = both && set(data, key, json_string(both));
-			free(both);
-		} else {
-			ok = set(data, key, json_string(text));
-		}
-		free(prov);
+		ok = set(data, key, json_string(text));
 		free(text);
 	}
 	/* one chart per family of workloads, when the report has more than one */
