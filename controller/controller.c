@@ -98,6 +98,13 @@ int br_controller_init(struct br_controller *c, struct kube_client *kc,
 		c->opts.workers = 2;
 	if (c->opts.workers > 16)
 		c->opts.workers = 16;
+	if (opts->policy)
+		c->policy = *opts->policy;
+	else
+		c->policy = (struct br_policy)BR_POLICY_INIT;
+	c->policy.runner_image = opts->runner_image;
+	c->policy.runner_sa = opts->runner_service_account;
+	c->policy.nowned = 0; /* never freed here: the caller owns them */
 	pthread_mutex_init(&c->mu, NULL);
 	c->queue = br_queue_new();
 	if (!c->queue)

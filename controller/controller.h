@@ -10,6 +10,7 @@
 #define SB_CONTROLLER_CONTROLLER_H
 
 #include "controller/metrics.h"
+#include "controller/policy.h"
 #include "controller/queue.h"
 #include "kube/kube.h"
 
@@ -26,6 +27,9 @@ struct br_controller_opts {
 		runner_service_account; /* default runner ServiceAccount; NULL: storagebench-runner */
 	unsigned max_attempts;		/* runner pods per class; default 3 */
 	unsigned workers;		/* reconcile threads; default 2 */
+	/* what runs may ask of runner pods (borrowed); NULL: the default
+	 * policy. Its runner_image and runner_sa are taken from the two above. */
+	const struct br_policy *policy;
 };
 
 /* One watched namespace (or all) and its informers. */
@@ -37,6 +41,7 @@ struct br_watch {
 struct br_controller {
 	struct kube_client *kc; /* borrowed */
 	struct br_controller_opts opts;
+	struct br_policy policy; /* a shallow copy of opts.policy: its strings are borrowed */
 	struct br_watch watches[BR_MAX_NAMESPACES];
 	size_t nwatches;
 	struct kube_informer *scs; /* storage classes (cluster-scoped) */

@@ -35,6 +35,7 @@ struct args {
 	unsigned max_attempts;
 	unsigned workers;
 	struct br_controller_opts copts;
+	struct br_policy policy;
 	char nsbuf[1024];
 };
 
@@ -42,30 +43,38 @@ static atomic_int lost_leadership;
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: storagebench-controller [options]\n"
-		   "  --kubeconfig=PATH              kubeconfig (default: $KUBECONFIG, in-cluster, "
-		   "~/.kube/config)\n"
-		   "  --namespace=NS[,NS...]         watch only these namespaces (default: all)\n"
-		   "  --runner-image=IMAGE           default runner image (default: $SB_IMAGE)\n"
-		   "  --runner-service-account=NAME  default ServiceAccount of runner pods\n"
-		   "  --leader-elect                 act only while holding the Lease\n"
-		   "  --leader-election-namespace=NS Lease namespace (default: $POD_NAMESPACE or "
-		   "the context's)\n"
-		   "  --leader-election-id=NAME      Lease name (default storagebench-controller)\n"
-		   "  --identity=ID                  this replica in the Lease (default: $POD_NAME "
-		   "or host-pid)\n"
-		   "  --metrics-bind-address=ADDR    /healthz /readyz /metrics on ADDR (default "
-		   ":8080, 0 off)\n"
-		   "  --max-runner-attempts=N        runner pods per class before it fails "
-		   "(default 3)\n"
-		   "  --workers=N                    reconcile threads (default 2)\n"
-		   "  --log-level=debug|info|warn|error   --log-format=text|json\n"
-		   "  --version, --help\n");
+	fprintf(f,
+		"usage: storagebench-controller [options]\n"
+		"  --kubeconfig=PATH              kubeconfig (default: $KUBECONFIG, in-cluster, "
+		"~/.kube/config)\n"
+		"  --namespace=NS[,NS...]         watch only these namespaces (default: all)\n"
+		"  --runner-image=IMAGE           default runner image (default: $SB_IMAGE)\n"
+		"  --runner-service-account=NAME  default ServiceAccount of runner pods\n"
+		"  runner policy (what a BenchmarkRun may ask of runner pods; docs/security.md):\n"
+		"  --runner-pod-security=LEVEL     restricted (default), baseline or privileged\n"
+		"  --runner-allow-host-network     runner pods may use hostNetwork\n"
+		"  --runner-allowed-images=R[,R]   more image repositories (reg/path/ or "
+		"reg/path/name, * any)\n"
+		"  --runner-allowed-service-accounts=SA[,SA]  more ServiceAccounts (* any)\n"
+		"  --leader-elect                 act only while holding the Lease\n"
+		"  --leader-election-namespace=NS Lease namespace (default: $POD_NAMESPACE or "
+		"the context's)\n"
+		"  --leader-election-id=NAME      Lease name (default storagebench-controller)\n"
+		"  --identity=ID                  this replica in the Lease (default: $POD_NAME "
+		"or host-pid)\n"
+		"  --metrics-bind-address=ADDR    /healthz /readyz /metrics on ADDR (default "
+		":8080, 0 off)\n"
+		"  --max-runner-attempts=N        runner pods per class before it fails "
+		"(default 3)\n"
+		"  --workers=N                    reconcile threads (default 2)\n"
+		"  --log-level=debug|info|warn|error   --log-format=text|json\n"
+		"  --version, --help\n");
 }
 
 static int parse_args(int argc, char **argv, struct args *a)
 {
 	memset(a, 0, sizeof(*a));
+	a->policy = (struct br_policy)BR_POLICY_INIT;
 	a->metrics_addr = ":8080";
 	a->lease_name = "storagebench-controller";
 	a->runner_image = getenv("SB_IMAGE");
@@ -142,8 +151,22 @@ static int parse_args(int argc, char **argv, struct args *a)
 			}
 			sb_log_set_json(!strcmp(v, "json"));
 		} else {
-			fprintf(stderr, "storagebench-controller: unknown option '%s'\n", arg);
-			return -EINVAL;
+			char name[64], perr[512];
+			int r = 1;
+			if (kl > 2 && kl < sizeof(name) && !strncmp(arg, "--", 2)) {
+				snprintf(name, sizeof(name), "%.*s", (int)kl - 2, arg + 2);
+				r = br_policy_flag(&a->policy, name, v, perr, sizeof(perr));
+			}
+			if (r < 0) {
+				fprintf(stderr, "storagebench-controller: %s\n",
+					r == -ENOMEM ? "out of memory" : perr);
+				return r;
+			}
+			if (r > 0) {
+				fprintf(stderr, "storagebench-controller: unknown option '%s'\n",
+					arg);
+				return -EINVAL;
+			}
 		}
 #undef IS
 	}
@@ -151,6 +174,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 	a->copts.runner_service_account = a->runner_sa;
 	a->copts.max_attempts = a->max_attempts;
 	a->copts.workers = a->workers;
+	a->copts.policy = &a->policy;
 	return 0;
 }
 
@@ -235,9 +259,13 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	sb_info("Started controller", "version=%s namespaces=%zu leader_elect=%d runner_image=%s",
+	sb_info("Started controller",
+		"version=%s namespaces=%zu leader_elect=%d runner_image=%s runner_pod_security=%s "
+		"runner_host_network=%d runner_allowed_images=%zu "
+		"runner_allowed_service_accounts=%zu",
 		SB_VERSION, a.copts.nnamespaces, a.leader_elect,
-		a.runner_image ? a.runner_image : "");
+		a.runner_image ? a.runner_image : "", br_pss_level_name(a.policy.pod_security),
+		a.policy.allow_host_network, a.policy.nimages, a.policy.nservice_accounts);
 	int r = br_controller_start_informers(&c, 120000);
 	if (r) {
 		sb_error("Informers did not sync", "error=\"%s\"", strerror(-r));
@@ -295,5 +323,6 @@ out:
 	br_metrics_free(m);
 	kube_client_free(kc);
 	kube_config_release(&cfg);
+	br_policy_release(&a.policy);
 	return status;
 }

@@ -81,6 +81,75 @@ static bool set(json_t *o, const char *key, json_t *v)
 	return v && json_object_set_new(o, key, v) == 0;
 }
 
+/*
+ * The runner container's security context: the run's typed subset over
+ * the restricted defaults (no privilege escalation, read-only root, every
+ * capability dropped, the run's or the RuntimeDefault seccomp profile).
+ * Escalation is left unset when privileged or SYS_ADMIN asks for it (the
+ * API server refuses false with them); the policy decided whether they
+ * may be asked for.
+ */
+static json_t *container_security_context(const struct br_spec *s)
+{
+	const json_t *in = s->container_security_context;
+	const json_t *add = json_object_get(json_object_get(in, "capabilities"), "add");
+	bool escalates = json_is_true(json_object_get(in, "privileged"));
+	size_t i;
+	const json_t *c;
+	json_array_foreach(add, i, c)
+	{
+		const char *cs = json_string_value(c);
+		escalates = escalates || !strcmp(cs, "SYS_ADMIN") || !strcmp(cs, "CAP_SYS_ADMIN");
+	}
+	json_t *sc = json_pack("{s:b,s:{s:[s]}}", "readOnlyRootFilesystem", 1, "capabilities",
+			       "drop", "ALL");
+	json_t *sp =
+		json_pack("{s:s}", "type", s->seccomp_type[0] ? s->seccomp_type : "RuntimeDefault");
+	bool ok = sc && sp &&
+		  (!s->seccomp_profile[0] ||
+		   set(sp, "localhostProfile", json_string(s->seccomp_profile))) &&
+		  !json_object_set(sc, "seccompProfile", sp);
+	if (ok && !escalates)
+		ok = set(sc, "allowPrivilegeEscalation", json_false());
+	if (ok && add)
+		ok = !json_object_set_new(json_object_get(sc, "capabilities"), "add",
+					  json_deep_copy(add));
+	static const char *const keys[] = {"privileged", "allowPrivilegeEscalation",
+					   "readOnlyRootFilesystem"};
+	for (size_t k = 0; ok && k < sizeof(keys) / sizeof(keys[0]); k++)
+		if (json_object_get(in, keys[k]))
+			ok = set(sc, keys[k], json_deep_copy(json_object_get(in, keys[k])));
+	json_decref(sp);
+	if (!ok) {
+		json_decref(sc);
+		return NULL;
+	}
+	return sc;
+}
+
+/*
+ * The runner pod's security context: the run's typed subset, over
+ * runAsNonRoot (unless the run runs as root). A filesystem volume with no
+ * securityContext in the run gets the image's user, 65532, and fsGroup
+ * 65532 (volumes that honour it become writable); block volumes keep the
+ * image's user.
+ */
+static json_t *pod_security_context(const struct br_spec *s)
+{
+	json_t *sc = s->security_context ? json_deep_copy(s->security_context)
+		     : !s->block ? json_pack("{s:i,s:i,s:i}", "runAsUser", 65532, "runAsGroup",
+					     65532, "fsGroup", 65532)
+				 : json_object();
+	const json_t *uid = json_object_get(sc, "runAsUser");
+	bool root = json_is_integer(uid) && json_integer_value(uid) == 0;
+	if (sc && !json_object_get(sc, "runAsNonRoot") && !root &&
+	    json_object_set_new(sc, "runAsNonRoot", json_true())) {
+		json_decref(sc);
+		return NULL;
+	}
+	return sc;
+}
+
 json_t *br_pod_manifest(const struct br_ref *run, const struct br_spec *s, const char *cls,
 			unsigned attempt, unsigned iterations)
 {
@@ -130,12 +199,12 @@ json_t *br_pod_manifest(const struct br_ref *run, const struct br_spec *s, const
 	if (ok && !s->block)
 		ok = json_array_append_new(mounts, json_pack("{s:s,s:s}", "name", "data",
 							     "mountPath", BR_DATA_DIR)) == 0;
-	ctr = ok ? json_pack("{s:s,s:s,s:[s],s:O,s:O,s:O,s:s,s:{s:b,s:b,s:{s:[s]}}}", "name",
-			     "runner", "image", s->image, "command", "storagebench-runner", "args",
-			     args, "env", env, "volumeMounts", mounts, "terminationMessagePolicy",
-			     "FallbackToLogsOnError", "securityContext", "allowPrivilegeEscalation",
-			     0, "readOnlyRootFilesystem", 1, "capabilities", "drop", "ALL")
-		 : NULL;
+	json_t *csc = ok ? container_security_context(s) : NULL;
+	ctr = csc ? json_pack("{s:s,s:s,s:[s],s:O,s:O,s:O,s:s,s:o}", "name", "runner", "image",
+			      s->image, "command", "storagebench-runner", "args", args, "env", env,
+			      "volumeMounts", mounts, "terminationMessagePolicy",
+			      "FallbackToLogsOnError", "securityContext", csc)
+		  : NULL;
 	ok = ctr != NULL;
 	if (ok && s->block)
 		ok = set(ctr, "volumeDevices",
@@ -144,12 +213,6 @@ json_t *br_pod_manifest(const struct br_ref *run, const struct br_spec *s, const
 		ok = set(ctr, "imagePullPolicy", json_string(s->pull_policy));
 	if (ok && s->resources)
 		ok = set(ctr, "resources", json_deep_copy(s->resources));
-	if (ok && s->seccomp_type[0]) {
-		json_t *sp = json_pack("{s:s}", "type", s->seccomp_type);
-		ok = sp && (!s->seccomp_profile[0] ||
-			    set(sp, "localhostProfile", json_string(s->seccomp_profile)));
-		ok = ok && set(json_object_get(ctr, "securityContext"), "seccompProfile", sp);
-	}
 	pod = ok ? json_pack("{s:s,s:s,s:O,s:{s:s,s:s,s:[O],s:O}}", "apiVersion", "v1", "kind",
 			     "Pod", "metadata", md, "spec", "restartPolicy", "Never",
 			     "serviceAccountName", s->service_account, "containers", ctr, "volumes",
@@ -166,14 +229,8 @@ json_t *br_pod_manifest(const struct br_ref *run, const struct br_spec *s, const
 		ok = set(ps, "tolerations", json_deep_copy(s->tolerations));
 	if (ok && s->affinity)
 		ok = set(ps, "affinity", json_deep_copy(s->affinity));
-	if (ok && s->security_context)
-		ok = set(ps, "securityContext", json_deep_copy(s->security_context));
-	else if (ok && !s->block)
-		/* the image's non-root user; fsGroup makes volumes that honour it writable.
-		 * Block volumes get no default: their device nodes usually need root. */
-		ok = set(ps, "securityContext",
-			 json_pack("{s:b,s:i,s:i,s:i}", "runAsNonRoot", 1, "runAsUser", 65532,
-				   "runAsGroup", 65532, "fsGroup", 65532));
+	if (ok)
+		ok = set(ps, "securityContext", pod_security_context(s));
 	json_decref(md);
 	json_decref(args);
 	json_decref(env);

@@ -453,6 +453,26 @@ static json_t *build_report(struct br_controller *c, const struct br_ref *ref,
 }
 
 /*
+ * The report's provenance: what the runner ran as (a runner pod of the run
+ * as the API server has it, when one is still there; else the pod the
+ * controller creates for the run) and the policy it was checked against.
+ */
+static int add_provenance(struct br_controller *c, const struct br_ref *ref,
+			  const struct br_spec *s, const struct observed *ob, json_t *report)
+{
+	const json_t *pod = NULL;
+	for (size_t i = 0; !pod && i < s->nclasses && i < BR_MAX_CLASSES; i++)
+		pod = ob->pods[i][0];
+	json_t *made = pod ? NULL : br_pod_manifest(ref, s, s->classes[0], 1, s->iterations);
+	json_t *p = (pod || made) ? br_policy_provenance(&c->policy, pod ? pod : made) : NULL;
+	json_decref(made);
+	if (p && json_object_set_new(json_object_get(p, "runner"), "from",
+				     json_string(pod ? "pod" : "manifest")))
+		json_decref(p), p = NULL;
+	return p && !json_object_set_new(report, "provenance", p) ? 0 : -ENOMEM;
+}
+
+/*
  * Compares the report with the baseline run's and adds the comparison to
  * the report ConfigMap. A missing or unreadable baseline is a warning
  * event: the run's own report is written anyway.
@@ -711,6 +731,31 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 		ret = fail_invalid(c, &ref, run, err, gen);
 		goto out;
 	}
+	/* the runner policy, before anything is created; then the pod itself,
+	 * evaluated as Pod Security admission would, in case a rule slipped */
+	if (br_policy_check(&c->policy, &s, err, sizeof(err))) {
+		ret = fail_invalid(c, &ref, run, err, gen);
+		goto out;
+	}
+	json_t *pod0 = br_pod_manifest(&ref, &s, s.classes[0], 1, s.iterations);
+	if (!pod0) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (c->policy.allow_host_network) /* the one exception the policy grants apart */
+		json_object_del(json_object_get(pod0, "spec"), "hostNetwork");
+	char pss_why[256];
+	enum br_pss_level lvl = br_pss_evaluate(pod0, pss_why, sizeof(pss_why));
+	json_decref(pod0);
+	if (lvl > c->policy.pod_security) {
+		snprintf(err, sizeof(err),
+			 "spec.runner: the runner pod would be '%s' (%s), more than the runner "
+			 "policy's pod security '%s' allows",
+			 br_pss_level_name(lvl), pss_why,
+			 br_pss_level_name(c->policy.pod_security));
+		ret = fail_invalid(c, &ref, run, err, gen);
+		goto out;
+	}
 	if (s.nclasses > BR_MAX_CLASSES) {
 		ret = fail_invalid(c, &ref, run, "spec.storageClasses: too many", gen);
 		goto out;
@@ -794,7 +839,7 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 	char report_name[64] = "", report_err[640] = "";
 	if (terminal && plan->done > 0) {
 		report = build_report(c, &ref, &s, ob);
-		if (!report) {
+		if (!report || add_provenance(c, &ref, &s, ob, report)) {
 			ret = -ENOMEM;
 			goto out;
 		}

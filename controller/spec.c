@@ -53,6 +53,7 @@ void br_spec_release(struct br_spec *s)
 	json_decref(s->tolerations);
 	json_decref(s->affinity);
 	json_decref(s->security_context);
+	json_decref(s->container_security_context);
 	json_decref(s->env);
 	memset(s, 0, sizeof(*s));
 }
@@ -338,13 +339,478 @@ out:
 	return 0;
 }
 
+/* ---- spec.runner: the runner pods' settings, checked field by field ---- */
+
+#define RUN "spec.runner"
+
+static bool int_in(const json_t *v, json_int_t lo, json_int_t hi)
+{
+	return json_is_integer(v) && json_integer_value(v) >= lo && json_integer_value(v) <= hi;
+}
+
+/* A Kubernetes quantity: "500m", "1Gi", "2", "1.5", "1e3". */
+static bool quantity(const char *q)
+{
+	static const char *const suffixes[] = {"",  "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "n",
+					       "u", "m",  "k",	"M",  "G",  "T",  "P",	"E"};
+	const char *p = q;
+	size_t digits = 0;
+	if (*p == '+')
+		p++;
+	while (isdigit((unsigned char)*p))
+		p++, digits++;
+	if (*p == '.') {
+		p++;
+		while (isdigit((unsigned char)*p))
+			p++, digits++;
+	}
+	if (!digits || strlen(q) > 64)
+		return false;
+	if ((*p == 'e' || *p == 'E') &&
+	    (isdigit((unsigned char)p[1]) ||
+	     ((p[1] == '+' || p[1] == '-') && isdigit((unsigned char)p[2])))) {
+		p += 2;
+		while (isdigit((unsigned char)*p))
+			p++;
+		return *p == '\0';
+	}
+	return one_of(p, suffixes, sizeof(suffixes) / sizeof(suffixes[0]));
+}
+
+/* A label key or resource name: [A-Za-z0-9._/-], 1 to 253 characters. */
+static bool qualified(const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n > 253)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!(isalnum((unsigned char)s[i]) || strchr("._/-", s[i])))
+			return false;
+	return true;
+}
+
+/* A printable string without spaces (image references, profile paths). */
+static bool token(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if ((unsigned char)*s <= ' ' || (unsigned char)*s >= 0x7f)
+			return false;
+	return true;
+}
+
+static int check_resources(const json_t *r, char *err, size_t errlen)
+{
+	const char *k, *rk;
+	const json_t *v, *q;
+	json_object_foreach((json_t *)r, k, v)
+	{
+		if (strcmp(k, "requests") && strcmp(k, "limits"))
+			return fail(err, errlen,
+				    RUN ".resources.%s: unknown field (requests and limits are)",
+				    k);
+		if (!json_is_object(v))
+			return fail(err, errlen, RUN ".resources.%s: must be an object", k);
+		json_object_foreach((json_t *)v, rk, q)
+		{
+			if (!qualified(rk))
+				return fail(err, errlen,
+					    RUN ".resources.%s: '%s' is not a resource name", k,
+					    rk);
+			if (!(int_in(q, 0, INT64_MAX) ||
+			      (json_is_string(q) && quantity(json_string_value(q)))))
+				return fail(err, errlen,
+					    RUN ".resources.%s.%s: '%s' is not a quantity (e.g. "
+						"500m, 1Gi)",
+					    k, rk, json_is_string(q) ? json_string_value(q) : "?");
+		}
+	}
+	return 0;
+}
+
+static int check_tolerations(const json_t *a, char *err, size_t errlen)
+{
+	static const char *const ops[] = {"Exists", "Equal"};
+	static const char *const effects[] = {"", "NoSchedule", "PreferNoSchedule", "NoExecute"};
+	size_t i;
+	const json_t *t;
+	if (json_array_size(a) > 64)
+		return fail(err, errlen, RUN ".tolerations: at most 64");
+	json_array_foreach(a, i, t)
+	{
+		const char *k;
+		const json_t *v;
+		if (!json_is_object(t))
+			return fail(err, errlen, RUN ".tolerations[%zu]: must be an object", i);
+		json_object_foreach((json_t *)t, k, v)
+		{
+			bool ok = false;
+			if (!strcmp(k, "key") || !strcmp(k, "value"))
+				ok = json_is_string(v) && json_string_length(v) <= 316;
+			else if (!strcmp(k, "operator"))
+				ok = json_is_string(v) && one_of(json_string_value(v), ops, 2);
+			else if (!strcmp(k, "effect"))
+				ok = json_is_string(v) && one_of(json_string_value(v), effects, 4);
+			else if (!strcmp(k, "tolerationSeconds"))
+				ok = int_in(v, INT64_MIN, INT64_MAX);
+			else
+				return fail(err, errlen,
+					    RUN
+					    ".tolerations[%zu].%s: unknown field (key, operator, "
+					    "value, effect, tolerationSeconds)",
+					    i, k);
+			if (!ok)
+				return fail(err, errlen,
+					    RUN ".tolerations[%zu].%s: not a valid value (see "
+						"kubectl explain pod.spec.tolerations)",
+					    i, k);
+		}
+	}
+	return 0;
+}
+
+static int check_env(const json_t *a, char *err, size_t errlen)
+{
+	size_t i;
+	const json_t *e;
+	json_array_foreach(a, i, e)
+	{
+		const json_t *n = json_object_get(e, "name");
+		const char *k;
+		const json_t *v;
+		if (!json_is_object(e) || !json_is_string(n) || !json_string_value(n)[0])
+			return fail(err, errlen, RUN ".env[%zu].name: required", i);
+		if (!strncmp(json_string_value(n), "SB_", 3))
+			return fail(err, errlen,
+				    RUN ".env[%zu].name: '%s': SB_ variables are the controller's",
+				    i, json_string_value(n));
+		json_object_foreach((json_t *)e, k, v)
+		{
+			if (!strcmp(k, "name"))
+				continue;
+			if (strcmp(k, "value"))
+				return fail(err, errlen,
+					    RUN ".env[%zu].%s: unknown field (only name and value: "
+						"runner pods read no Secret or other object)",
+					    i, k);
+			if (!json_is_string(v))
+				return fail(err, errlen, RUN ".env[%zu].value: must be a string",
+					    i);
+		}
+	}
+	return 0;
+}
+
+/* Copies v into o under key; -ENOMEM when that fails. */
+static int keep(json_t *o, const char *key, const json_t *v)
+{
+	return json_object_set_new(o, key, json_deep_copy(v)) ? -ENOMEM : 0;
+}
+
+#define ID_MAX 2147483647
+
+/* spec.runner.securityContext: the pod's, a typed subset. */
+static int pod_security_context(const json_t *in, json_t **out, char *err, size_t errlen)
+{
+	static const char *const container_fields[] = {"privileged", "allowPrivilegeEscalation",
+						       "capabilities", "readOnlyRootFilesystem",
+						       "procMount"};
+	static const char *const fgcp[] = {"OnRootMismatch", "Always"};
+	const char *k;
+	const json_t *v;
+	json_t *o = *out = json_object();
+	if (!o)
+		return -ENOMEM;
+	json_object_foreach((json_t *)in, k, v)
+	{
+		bool ok;
+		if (!strcmp(k, "runAsUser") || !strcmp(k, "runAsGroup") || !strcmp(k, "fsGroup")) {
+			ok = int_in(v, 0, ID_MAX);
+		} else if (!strcmp(k, "runAsNonRoot")) {
+			ok = json_is_boolean(v);
+		} else if (!strcmp(k, "fsGroupChangePolicy")) {
+			ok = json_is_string(v) && one_of(json_string_value(v), fgcp, 2);
+		} else if (!strcmp(k, "supplementalGroups")) {
+			size_t i;
+			const json_t *g;
+			ok = json_is_array(v) && json_array_size(v) <= 32;
+			json_array_foreach(ok ? v : NULL, i, g)
+			{
+				ok = ok && int_in(g, 0, ID_MAX);
+			}
+		} else if (!strcmp(k, "seccompProfile")) {
+			return fail(
+				err, errlen,
+				RUN
+				".securityContext.seccompProfile: set spec.runner.seccompProfile "
+				"instead");
+		} else if (one_of(k, container_fields,
+				  sizeof(container_fields) / sizeof(container_fields[0]))) {
+			return fail(err, errlen,
+				    RUN ".securityContext.%s: a container setting: set it in "
+					"spec.runner.containerSecurityContext",
+				    k);
+		} else {
+			return fail(
+				err, errlen,
+				RUN
+				".securityContext.%s: not supported (runner pods take runAsUser, "
+				"runAsGroup, runAsNonRoot, fsGroup, fsGroupChangePolicy and "
+				"supplementalGroups)",
+				k);
+		}
+		if (!ok)
+			return fail(
+				err, errlen, RUN ".securityContext.%s: %s", k,
+				!strcmp(k, "runAsNonRoot") ? "must be true or false"
+				: !strcmp(k, "fsGroupChangePolicy")
+					? "must be OnRootMismatch or Always"
+				: !strcmp(k, "supplementalGroups")
+					? "must be a list of at most 32 ids from 0 to 2147483647"
+					: "must be an id from 0 to 2147483647");
+		if (keep(o, k, v))
+			return -ENOMEM;
+	}
+	const json_t *uid = json_object_get(o, "runAsUser");
+	if (json_is_true(json_object_get(o, "runAsNonRoot")) && uid && json_integer_value(uid) == 0)
+		return fail(err, errlen,
+			    RUN ".securityContext.runAsNonRoot: true conflicts with runAsUser: 0");
+	return 0;
+}
+
+/* A capability name: CAP_ optional, upper case letters, digits, '_'. */
+static bool capability(const char *c)
+{
+	size_t n = strlen(c);
+	if (n == 0 || n > 32)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!(isupper((unsigned char)c[i]) || isdigit((unsigned char)c[i]) || c[i] == '_'))
+			return false;
+	return true;
+}
+
+/* spec.runner.containerSecurityContext: the runner container's, a typed subset. */
+static int container_security_context(const json_t *in, json_t **out, char *err, size_t errlen)
+{
+	static const char *const pod_fields[] = {"runAsUser", "runAsGroup", "runAsNonRoot",
+						 "fsGroup", "supplementalGroups"};
+	const char *k;
+	const json_t *v;
+	bool sys_admin = false;
+	json_t *o = *out = json_object();
+	if (!o)
+		return -ENOMEM;
+	json_object_foreach((json_t *)in, k, v)
+	{
+		if (!strcmp(k, "privileged") || !strcmp(k, "allowPrivilegeEscalation") ||
+		    !strcmp(k, "readOnlyRootFilesystem")) {
+			if (!json_is_boolean(v))
+				return fail(err, errlen,
+					    RUN
+					    ".containerSecurityContext.%s: must be true or false",
+					    k);
+		} else if (!strcmp(k, "capabilities")) {
+			const char *ck;
+			const json_t *cv;
+			if (!json_is_object(v))
+				return fail(err, errlen,
+					    RUN
+					    ".containerSecurityContext.capabilities: must be an "
+					    "object");
+			json_object_foreach((json_t *)v, ck, cv)
+			{
+				if (!strcmp(ck, "drop"))
+					return fail(
+						err, errlen,
+						RUN
+						".containerSecurityContext.capabilities.drop: "
+						"the runner always drops ALL; list what it needs "
+						"in add");
+				if (strcmp(ck, "add"))
+					return fail(err, errlen,
+						    RUN
+						    ".containerSecurityContext.capabilities.%s: "
+						    "unknown field (add is)",
+						    ck);
+				if (!json_is_array(cv) || json_array_size(cv) > 64)
+					return fail(err, errlen,
+						    RUN
+						    ".containerSecurityContext.capabilities.add: "
+						    "must be a list of at most 64 names");
+				size_t i;
+				const json_t *c;
+				json_array_foreach(cv, i, c)
+				{
+					const char *cs = json_string_value(c);
+					if (!cs || !capability(cs))
+						return fail(
+							err, errlen,
+							RUN
+							".containerSecurityContext.capabilities."
+							"add[%zu]: '%s' is not a capability "
+							"name (e.g. SYS_NICE)",
+							i, cs ? cs : "(not a string)");
+					sys_admin = sys_admin || !strcmp(cs, "SYS_ADMIN") ||
+						    !strcmp(cs, "CAP_SYS_ADMIN");
+				}
+			}
+		} else if (!strcmp(k, "seccompProfile")) {
+			return fail(err, errlen,
+				    RUN ".containerSecurityContext.seccompProfile: set "
+					"spec.runner.seccompProfile instead");
+		} else if (one_of(k, pod_fields, sizeof(pod_fields) / sizeof(pod_fields[0]))) {
+			return fail(err, errlen,
+				    RUN ".containerSecurityContext.%s: a pod setting: set it in "
+					"spec.runner.securityContext",
+				    k);
+		} else {
+			return fail(err, errlen,
+				    RUN ".containerSecurityContext.%s: not supported (the runner "
+					"container takes privileged, allowPrivilegeEscalation, "
+					"readOnlyRootFilesystem and capabilities.add)",
+				    k);
+		}
+		if (keep(o, k, v))
+			return -ENOMEM;
+	}
+	/* the API server's own rule, said before it says it */
+	if (json_is_false(json_object_get(o, "allowPrivilegeEscalation")) &&
+	    (json_is_true(json_object_get(o, "privileged")) || sys_admin))
+		return fail(err, errlen,
+			    RUN
+			    ".containerSecurityContext.allowPrivilegeEscalation: false conflicts "
+			    "with %s",
+			    sys_admin ? "adding SYS_ADMIN" : "privileged: true");
+	return 0;
+}
+
+static int parse_runner(const json_t *run, struct br_spec *s, char *err, size_t errlen)
+{
+	static const char *const pull[] = {"Always", "IfNotPresent", "Never"};
+	static const char *const seccomp[] = {"RuntimeDefault", "Localhost", "Unconfined"};
+	static const char *const affinity[] = {"nodeAffinity", "podAffinity", "podAntiAffinity"};
+	int r;
+
+	if (run && !json_is_object(run))
+		return fail(err, errlen, RUN ": must be an object");
+	if ((r = opt_string(run, "image", RUN, s->image, sizeof(s->image), err, errlen)) ||
+	    (r = opt_string(run, "imagePullPolicy", RUN, s->pull_policy, sizeof(s->pull_policy),
+			    err, errlen)) ||
+	    (r = opt_string(run, "serviceAccountName", RUN, s->service_account,
+			    sizeof(s->service_account), err, errlen)))
+		return r;
+	if (!s->image[0])
+		return fail(err, errlen, RUN ".image: not set and the controller has no default");
+	if (!token(s->image))
+		return fail(err, errlen, RUN ".image: '%s' is not an image reference", s->image);
+	if (s->pull_policy[0] && !one_of(s->pull_policy, pull, 3))
+		return fail(err, errlen,
+			    RUN ".imagePullPolicy: '%s' is not Always, IfNotPresent or Never",
+			    s->pull_policy);
+	if (!dns_subdomain(s->service_account))
+		return fail(err, errlen,
+			    RUN ".serviceAccountName: '%s' is not a ServiceAccount name",
+			    s->service_account);
+	const json_t *hn = json_object_get(run, "hostNetwork");
+	if (hn && !json_is_boolean(hn))
+		return fail(err, errlen, RUN ".hostNetwork: must be true or false");
+	s->host_network = json_is_true(hn);
+	const json_t *sc = json_object_get(run, "seccompProfile");
+	if (sc) {
+		if (!json_is_object(sc))
+			return fail(err, errlen, RUN ".seccompProfile: must be an object");
+		if ((r = opt_string(sc, "type", RUN ".seccompProfile", s->seccomp_type,
+				    sizeof(s->seccomp_type), err, errlen)) ||
+		    (r = opt_string(sc, "localhostProfile", RUN ".seccompProfile",
+				    s->seccomp_profile, sizeof(s->seccomp_profile), err, errlen)))
+			return r;
+		if (!one_of(s->seccomp_type, seccomp, 3))
+			return fail(err, errlen,
+				    RUN ".seccompProfile.type: '%s' is not RuntimeDefault, "
+					"Localhost or Unconfined",
+				    s->seccomp_type);
+		if ((strcmp(s->seccomp_type, "Localhost") == 0) == (s->seccomp_profile[0] == 0))
+			return fail(err, errlen, RUN ".seccompProfile.localhostProfile: %s",
+				    s->seccomp_profile[0] ? "only with type Localhost"
+							  : "required with type Localhost");
+		if (s->seccomp_profile[0] &&
+		    (!token(s->seccomp_profile) || s->seccomp_profile[0] == '/' ||
+		     !strcmp(s->seccomp_profile, "..") || !strncmp(s->seccomp_profile, "../", 3) ||
+		     strstr(s->seccomp_profile, "/../") ||
+		     (strlen(s->seccomp_profile) >= 3 &&
+		      !strcmp(s->seccomp_profile + strlen(s->seccomp_profile) - 3, "/.."))))
+			return fail(err, errlen,
+				    RUN ".seccompProfile.localhostProfile: '%s' is not a path "
+					"relative to the kubelet's seccomp directory",
+				    s->seccomp_profile);
+	}
+	static const struct {
+		const char *key;
+		bool array;
+		size_t off;
+	} objs[] = {
+		{"resources", false, offsetof(struct br_spec, resources)},
+		{"nodeSelector", false, offsetof(struct br_spec, node_selector)},
+		{"tolerations", true, offsetof(struct br_spec, tolerations)},
+		{"affinity", false, offsetof(struct br_spec, affinity)},
+		{"env", true, offsetof(struct br_spec, env)},
+	};
+	for (size_t i = 0; run && i < sizeof(objs) / sizeof(objs[0]); i++) {
+		json_t *o = json_object_get(run, objs[i].key);
+		if (!o)
+			continue;
+		if (objs[i].array ? !json_is_array(o) : !json_is_object(o))
+			return fail(err, errlen, RUN ".%s: must be %s", objs[i].key,
+				    objs[i].array ? "a list" : "an object");
+		*(json_t **)((char *)s + objs[i].off) = json_incref(o);
+	}
+	if (s->resources && (r = check_resources(s->resources, err, errlen)))
+		return r;
+	if (s->tolerations && (r = check_tolerations(s->tolerations, err, errlen)))
+		return r;
+	if (s->env && (r = check_env(s->env, err, errlen)))
+		return r;
+	const char *k;
+	const json_t *v;
+	json_object_foreach(s->node_selector, k, v)
+	{
+		if (!qualified(k) || !json_is_string(v) || json_string_length(v) > 63)
+			return fail(err, errlen, RUN ".nodeSelector.%s: not a label key and value",
+				    k);
+	}
+	json_object_foreach(s->affinity, k, v)
+	{
+		if (!one_of(k, affinity, 3))
+			return fail(err, errlen,
+				    RUN ".affinity.%s: unknown field (nodeAffinity, podAffinity, "
+					"podAntiAffinity)",
+				    k);
+		if (!json_is_object(v))
+			return fail(err, errlen, RUN ".affinity.%s: must be an object", k);
+	}
+	const json_t *psc = json_object_get(run, "securityContext");
+	if (psc && !json_is_object(psc))
+		return fail(err, errlen, RUN ".securityContext: must be an object");
+	if (psc && (r = pod_security_context(psc, &s->security_context, err, errlen)))
+		return r;
+	const json_t *csc = json_object_get(run, "containerSecurityContext");
+	if (csc && !json_is_object(csc))
+		return fail(err, errlen, RUN ".containerSecurityContext: must be an object");
+	if (csc &&
+	    (r = container_security_context(csc, &s->container_security_context, err, errlen)))
+		return r;
+	return 0;
+}
+
+#undef RUN
+
 int br_spec_parse(const json_t *spec, const char *default_image, const char *default_sa,
 		  struct br_spec *s, char *err, size_t errlen)
 {
 	static const char *const access_modes[] = {"ReadWriteOnce", "ReadWriteMany",
 						   "ReadWriteOncePod"};
-	static const char *const pull[] = {"Always", "IfNotPresent", "Never"};
-	static const char *const seccomp[] = {"RuntimeDefault", "Localhost", "Unconfined"};
 	const json_t *v;
 	struct sb_diag d = {0};
 	int r;
@@ -550,82 +1016,7 @@ int br_spec_parse(const json_t *spec, const char *default_image, const char *def
 		return r;
 
 	/* runner pods */
-	const json_t *run = json_object_get(spec, "runner");
-	if (run && !json_is_object(run))
-		return fail(err, errlen, "spec.runner: must be an object");
-	if ((r = opt_string(run, "image", "spec.runner", s->image, sizeof(s->image), err,
-			    errlen)) ||
-	    (r = opt_string(run, "imagePullPolicy", "spec.runner", s->pull_policy,
-			    sizeof(s->pull_policy), err, errlen)) ||
-	    (r = opt_string(run, "serviceAccountName", "spec.runner", s->service_account,
-			    sizeof(s->service_account), err, errlen)))
-		return r;
-	if (!s->image[0])
-		return fail(err, errlen,
-			    "spec.runner.image: not set and the controller has no default");
-	if (s->pull_policy[0] && !one_of(s->pull_policy, pull, 3))
-		return fail(
-			err, errlen,
-			"spec.runner.imagePullPolicy: '%s' is not Always, IfNotPresent or Never",
-			s->pull_policy);
-	const json_t *hn = json_object_get(run, "hostNetwork");
-	if (hn && !json_is_boolean(hn))
-		return fail(err, errlen, "spec.runner.hostNetwork: must be true or false");
-	s->host_network = json_is_true(hn);
-	const json_t *sc = json_object_get(run, "seccompProfile");
-	if (sc) {
-		if (!json_is_object(sc))
-			return fail(err, errlen, "spec.runner.seccompProfile: must be an object");
-		if ((r = opt_string(sc, "type", "spec.runner.seccompProfile", s->seccomp_type,
-				    sizeof(s->seccomp_type), err, errlen)) ||
-		    (r = opt_string(sc, "localhostProfile", "spec.runner.seccompProfile",
-				    s->seccomp_profile, sizeof(s->seccomp_profile), err, errlen)))
-			return r;
-		if (!one_of(s->seccomp_type, seccomp, 3))
-			return fail(err, errlen,
-				    "spec.runner.seccompProfile.type: '%s' is not RuntimeDefault, "
-				    "Localhost or Unconfined",
-				    s->seccomp_type);
-		if ((strcmp(s->seccomp_type, "Localhost") == 0) == (s->seccomp_profile[0] == 0))
-			return fail(err, errlen, "spec.runner.seccompProfile.localhostProfile: %s",
-				    s->seccomp_profile[0] ? "only with type Localhost"
-							  : "required with type Localhost");
-	}
-	static const struct {
-		const char *key;
-		bool array;
-		size_t off;
-	} objs[] = {
-		{"resources", false, offsetof(struct br_spec, resources)},
-		{"nodeSelector", false, offsetof(struct br_spec, node_selector)},
-		{"tolerations", true, offsetof(struct br_spec, tolerations)},
-		{"affinity", false, offsetof(struct br_spec, affinity)},
-		{"securityContext", false, offsetof(struct br_spec, security_context)},
-		{"env", true, offsetof(struct br_spec, env)},
-	};
-	for (size_t i = 0; run && i < sizeof(objs) / sizeof(objs[0]); i++) {
-		json_t *o = json_object_get(run, objs[i].key);
-		if (!o)
-			continue;
-		if (objs[i].array ? !json_is_array(o) : !json_is_object(o))
-			return fail(err, errlen, "spec.runner.%s: must be %s", objs[i].key,
-				    objs[i].array ? "a list" : "an object");
-		*(json_t **)((char *)s + objs[i].off) = json_incref(o);
-	}
-	size_t ei;
-	const json_t *e;
-	json_array_foreach(s->env, ei, e)
-	{
-		const json_t *n = json_object_get(e, "name");
-		if (!json_is_object(e) || !json_is_string(n) || !json_string_value(n)[0])
-			return fail(err, errlen, "spec.runner.env[%zu].name: required", ei);
-		if (!strncmp(json_string_value(n), "SB_", 3))
-			return fail(err, errlen,
-				    "spec.runner.env[%zu].name: '%s': SB_ variables are the "
-				    "controller's",
-				    ei, json_string_value(n));
-	}
-	return 0;
+	return parse_runner(json_object_get(spec, "runner"), s, err, errlen);
 }
 
 unsigned br_spec_total_iterations(const struct br_spec *s)

@@ -31,7 +31,12 @@ struct br_spec {
 	enum br_cleanup cleanup;
 	long pvc_bind_s, iteration_s, run_s;
 	char baseline[254];
-	/* runner pod settings; json values are new references (owned) */
+	/*
+	 * runner pod settings; json values are new references (owned).
+	 * security_context (the pod's) and container_security_context are
+	 * typed subsets: only the fields listed in docs/benchmarkrun.md, each
+	 * type-checked, rebuilt by the parser (never the spec's object).
+	 */
 	char image[512];
 	char pull_policy[16];
 	char service_account[254];
@@ -39,6 +44,7 @@ struct br_spec {
 	char seccomp_type[32];
 	char seccomp_profile[256];
 	json_t *resources, *node_selector, *tolerations, *affinity, *security_context, *env;
+	json_t *container_security_context;
 };
 
 /*

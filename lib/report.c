@@ -278,6 +278,40 @@ static void table(FILE *f, const json_t *report, const json_t *results, bool md)
 	}
 }
 
+/*
+ * The run's provenance, when the report has one (the controller adds it:
+ * controller/policy.h): what the runner ran as, under which runner
+ * policy. Every value is type-checked: a report may have been edited.
+ */
+static void provenance(FILE *f, const json_t *report, bool md)
+{
+	const json_t *pv = json_object_get(report, "provenance");
+	const json_t *r = json_object_get(pv, "runner"), *p = json_object_get(pv, "policy");
+	if (!json_is_object(r) || !json_is_object(p))
+		return;
+#define S(o, k) \
+	(json_string_value(json_object_get(o, k)) ? json_string_value(json_object_get(o, k)) : "?")
+	const json_t *uid = json_object_get(json_object_get(r, "securityContext"), "runAsUser");
+	const char *because = json_string_value(json_object_get(r, "podSecurityBecause"));
+	char user[32] = "the image's user";
+	if (json_is_integer(uid))
+		snprintf(user, sizeof(user), "uid %lld", (long long)json_integer_value(uid));
+	fprintf(f, "\n%s", md ? "## Provenance\n\n" : "=== provenance\n");
+	fprintf(f, "%srunner: image %s, ServiceAccount %s, %s%s, pod security %s%s%s%s\n",
+		md ? "- " : "", S(r, "image"), S(r, "serviceAccount"), user,
+		json_is_true(json_object_get(r, "hostNetwork")) ? ", host network" : "",
+		S(r, "podSecurity"), because ? " (" : "", because ? because : "",
+		because ? ")" : "");
+	fprintf(f,
+		"%srunner policy: pod security %s, hostNetwork %s, %zu more image repositories, "
+		"%zu more ServiceAccounts\n",
+		md ? "- " : "", S(p, "podSecurity"),
+		json_is_true(json_object_get(p, "allowHostNetwork")) ? "allowed" : "refused",
+		json_array_size(json_object_get(p, "allowedImages")),
+		json_array_size(json_object_get(p, "allowedServiceAccounts")));
+#undef S
+}
+
 static int render_text(FILE *f, const json_t *report, bool md, char *err, size_t errlen)
 {
 	const json_t *results = json_object_get(report, "results");
@@ -346,6 +380,7 @@ static int render_text(FILE *f, const json_t *report, bool md, char *err, size_t
 	}
 	fprintf(f, "\n");
 	table(f, report, results, md);
+	provenance(f, report, md);
 	return 0;
 }
 

@@ -39,7 +39,10 @@ volume, durations, names): a spec that fails there is not retried; the run
 goes to phase `Failed` with condition reason `InvalidSpec` and a message
 that names the field, for example
 `spec.size: 20g is larger than spec.volume.size 10Gi` or
-`spec.fioJob:3: bs: '4q' is not a block size`
+`spec.fioJob:3: bs: '4q' is not a block size`; a spec that asks more of
+its runner pods than the runner policy allows fails the same way
+(`spec.runner.hostNetwork: true is not allowed by the runner policy ...`,
+see [security.md](security.md))
 (`kubectl describe br NAME` shows it, and an `InvalidSpec` event).
 Kubernetes 1.20 to 1.24 have no CEL validation rules, so every check that
 needs more than one field lives in the controller.
@@ -54,6 +57,7 @@ FALLBACK = {
     "spec.runner.seccompProfile.localhostProfile":
         "Path of the profile relative to the kubelet's seccomp root (/var/lib/kubelet/seccomp), "
         "e.g. storagebench/seccomp-iouring.json (charts/storagebench/files/seccomp-iouring.json).",
+    "spec.runner.containerSecurityContext.capabilities.add[]": "A capability name, e.g. SYS_NICE.",
     "spec.runner.env[].name": "Variable name (not SB_*: those are the runner's).",
     "spec.runner.env[].value": "Its value.",
     "status.conditions[].type": "Succeeded.",
@@ -129,8 +133,10 @@ def validation(s, required):
             v.append(f"each at most {it['maxLength']} characters")
         if "enum" in it:
             v.append("each one of " + ", ".join(f"`{e}`" for e in it["enum"]))
-    if s.get("x-kubernetes-preserve-unknown-fields") or it.get("x-kubernetes-preserve-unknown-fields"):
-        v.append("free-form (passed to the pod as it is)")
+    if s.get("x-kubernetes-preserve-unknown-fields") and s.get("properties"):
+        v.append("typed subset: the controller refuses any other field by name")
+    elif s.get("x-kubernetes-preserve-unknown-fields") or it.get("x-kubernetes-preserve-unknown-fields"):
+        v.append("free-form; the controller checks it field by field")
     return "; ".join(v)
 
 

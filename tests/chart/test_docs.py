@@ -13,7 +13,7 @@ from conftest import CRD, ROOT
 
 GEN = os.path.join(ROOT, "scripts", "gen-crd-docs.py")
 DOCS = os.path.join(ROOT, "docs")
-PAGES = ["getting-started.md", "benchmarkrun.md", "architecture.md", "troubleshooting.md"]
+PAGES = ["getting-started.md", "benchmarkrun.md", "architecture.md", "troubleshooting.md", "security.md"]
 
 
 def read(name):
@@ -87,6 +87,10 @@ def test_benchmarkrun_md_has_every_field_with_its_description_and_default():
         "Pending", "WaitForFirstConsumer", "VolumeBindTimeout", "psync (fallback)", "io_uring",
         "ENOSPC", "half", "timeouts.iteration", "kubectl describe br", "RunnerFailed",
         "termination message", "InvalidSpec", "Forbidden", "kubectl logs"]),
+    ("security.md", [
+        "runnerPolicy.podSecurity", "--runner-pod-security", "allowHostNetwork", "allowedImages",
+        "allowedServiceAccounts", "InvalidSpec", "restricted", "baseline", "privileged", "provenance",
+        "ValidatingAdmissionPolicy", "1.30", "manifests/admission-policy.yaml", "storagebench-runner"]),
     ("architecture.md", [
         "informer", "work queue", "controller/plan.c", "runner/pod.c", "<run>-<class>-<iteration>",
         "<run>-report", "report.svg", "ownerReferences", "garbage", "level-triggered", "Lease",

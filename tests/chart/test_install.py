@@ -346,6 +346,43 @@ def test_runner_seccomp_profile_keeps_io_uring(rel):
             os.rmdir(d)
 
 
+# ---------------------------------------------------------------- the runner policy
+
+
+def test_runner_policy_is_the_charts_values(rel):
+    """A run asking for a privileged runner is refused under the release's
+    values (InvalidSpec naming the field, nothing created); the same run
+    succeeds once the chart's values allow it (helm upgrade), and is
+    refused again when they no longer do."""
+    priv = {"runner": {"containerSecurityContext": {"privileged": True}}}
+    try:
+        sb.apply(small_run("pol-priv", extra=priv), namespace=rel.run_ns)
+        st = wait_phase(rel, "pol-priv", ("Failed",), timeout=60)
+        assert st["conditions"][0]["reason"] == "InvalidSpec"
+        assert st["message"].startswith("spec.runner.containerSecurityContext.privileged: true is not "
+                                        "allowed by the runner policy"), st["message"]
+        assert "runnerPolicy.podSecurity=privileged" in st["message"]
+        assert not kj("-n", rel.run_ns, "get", "pods,pvc", "-l", "storagebench.io/run=pol-priv")["items"]
+        sb.delete("br", "pol-priv", namespace=rel.run_ns)
+        rel.upgrade("runnerPolicy.podSecurity=privileged")
+        assert "--runner-pod-security=privileged" in rel.pods()[0]["spec"]["containers"][0]["args"]
+        sb.apply(small_run("pol-priv", extra=priv), namespace=rel.run_ns)
+        st = wait_phase(rel, "pol-priv", timeout=180)
+        assert st["phase"] == "Succeeded", st.get("message")
+        rep = json.loads(kj("-n", rel.run_ns, "get", "cm", "pol-priv-report")["data"]["report.json"])
+        assert rep["provenance"]["policy"]["podSecurity"] == "privileged"
+        assert rep["provenance"]["runner"]["containerSecurityContext"]["privileged"] is True
+    finally:
+        sb.delete("br", "pol-priv", namespace=rel.run_ns)
+        rel.upgrade("runnerPolicy.podSecurity=restricted")
+    sb.apply(small_run("pol-priv2", extra=priv), namespace=rel.run_ns)
+    try:
+        st = wait_phase(rel, "pol-priv2", ("Failed",), timeout=60)
+        assert st["conditions"][0]["reason"] == "InvalidSpec"
+    finally:
+        sb.delete("br", "pol-priv2", namespace=rel.run_ns)
+
+
 # ---------------------------------------------------------------- one rule less
 
 

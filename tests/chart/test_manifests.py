@@ -22,14 +22,20 @@ def test_install_yaml_is_what_make_manifests_renders():
     need_helm()
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "install.yaml")
+        adm = os.path.join(d, "admission-policy.yaml")
         p = subprocess.run(["make", "-s", "--no-print-directory", "manifests", f"MANIFESTS_OUT={out}",
-                            "CHART_SYNC_CRDS=0"], cwd=ROOT, capture_output=True, text=True)
+                            f"ADMISSION_OUT={adm}", "CHART_SYNC_CRDS=0"], cwd=ROOT, capture_output=True,
+                           text=True)
         assert p.returncode == 0, p.stdout + p.stderr
         with open(out) as f:
             fresh = f.read()
+        with open(adm) as f:
+            fresh_adm = f.read()
     with open(os.path.join(ROOT, "manifests", "install.yaml")) as f:
         committed = f.read()
     assert committed == fresh, "manifests/install.yaml is out of date: run make manifests"
+    with open(os.path.join(ROOT, "manifests", "admission-policy.yaml")) as f:
+        assert f.read() == fresh_adm, "manifests/admission-policy.yaml is out of date: run make manifests"
 
 
 def test_install_yaml_holds_the_namespace_crd_and_controller():

@@ -4,9 +4,13 @@ security contexts, images, names, labels, values switches)."""
 import os
 import re
 import subprocess
+import sys
 
 import pytest
 import yaml
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools"))
+from pss import restricted_violations  # noqa: E402  (tests/tools/pss.py, shared with tests/e2e)
 
 from conftest import (CHART, ROOT, VALUES_FILES, VERSION, args_of, by_kind, container, deployment,
                       helm, one, render)
@@ -193,48 +197,6 @@ def test_service_account_create_false_uses_the_named_one():
 
 
 # ---------------------------------------------------------------- security
-
-
-def restricted_violations(pod_spec):
-    """The checks of the Kubernetes "restricted" Pod Security Standard
-    (baseline included) that apply to a pod spec; [] when it passes."""
-    v = []
-    for f in ("hostNetwork", "hostPID", "hostIPC"):
-        if pod_spec.get(f):
-            v.append(f"{f} is true")
-    psc = pod_spec.get("securityContext") or {}
-    for vol in pod_spec.get("volumes", []):
-        kinds = set(vol) - {"name"}
-        if not kinds <= {"configMap", "csi", "downwardAPI", "emptyDir", "ephemeral",
-                         "persistentVolumeClaim", "projected", "secret"}:
-            v.append(f"volume {vol['name']}: {kinds}")
-    if psc.get("sysctls"):
-        v.append("sysctls set")
-    for c in pod_spec.get("containers", []) + pod_spec.get("initContainers", []):
-        sc = c.get("securityContext") or {}
-        n = c["name"]
-        if sc.get("privileged"):
-            v.append(f"{n}: privileged")
-        if sc.get("allowPrivilegeEscalation") is not False:
-            v.append(f"{n}: allowPrivilegeEscalation is not false")
-        caps = sc.get("capabilities") or {}
-        if "ALL" not in (caps.get("drop") or []):
-            v.append(f"{n}: capabilities do not drop ALL")
-        if set(caps.get("add") or []) - {"NET_BIND_SERVICE"}:
-            v.append(f"{n}: capabilities added: {caps['add']}")
-        if not sc.get("runAsNonRoot", psc.get("runAsNonRoot")):
-            v.append(f"{n}: runAsNonRoot is not true")
-        if sc.get("runAsUser", psc.get("runAsUser")) == 0:
-            v.append(f"{n}: runAsUser 0")
-        sp = (sc.get("seccompProfile") or psc.get("seccompProfile") or {}).get("type")
-        if sp not in ("RuntimeDefault", "Localhost"):
-            v.append(f"{n}: seccompProfile is {sp}")
-        for p in c.get("ports", []):
-            if p.get("hostPort"):
-                v.append(f"{n}: hostPort {p['hostPort']}")
-        if sc.get("procMount") not in (None, "Default"):
-            v.append(f"{n}: procMount")
-    return v
 
 
 @pytest.mark.parametrize("values", ["defaults.yaml", "single-namespace.yaml"])
@@ -481,3 +443,146 @@ def test_yamllint_relaxed():
     assert p.returncode == 0, p.stdout + p.stderr
     errors = [line for line in p.stdout.splitlines() if "[error]" in line]
     assert errors == []
+
+
+# ---------------------------------------------------------------- the runner policy
+
+
+def test_runner_policy_defaults_are_the_narrowest():
+    a = args_of(render())
+    assert "--runner-pod-security=restricted" in a
+    assert "--runner-service-account=storagebench-runner" in a
+    assert not [x for x in a if x.startswith(("--runner-allow-host-network", "--runner-allowed-"))]
+    assert not by_kind(render(), "ValidatingAdmissionPolicy")
+
+
+def test_runner_policy_values_become_the_controllers_flags():
+    a = args_of(render({"runnerPolicy.podSecurity": "baseline", "runnerPolicy.allowHostNetwork": True,
+                        "runnerPolicy.allowedImages": ["reg.example.com/storage/", "reg.example.com/fio",
+                                                       "reg.example.com/fio"],
+                        "runnerPolicy.allowedServiceAccounts": ["bench", "*"],
+                        "runner.serviceAccount.name": "sb-runner"}))
+    got = [x for x in a if x.startswith("--runner-") and not x.startswith("--runner-image")]
+    assert got == ["--runner-service-account=sb-runner", "--runner-pod-security=baseline",
+                   "--runner-allow-host-network",
+                   "--runner-allowed-images=reg.example.com/storage/,reg.example.com/fio",
+                   "--runner-allowed-service-accounts=bench,*"]
+
+
+@pytest.mark.parametrize("values,needle", [
+    ({"runnerPolicy.podSecurity": "open"}, "runnerPolicy.podSecurity: 'open' is not restricted"),
+    ({"runnerPolicy.allowedImages": ["reg/x:1"]}, "runnerPolicy.allowedImages: 'reg/x:1' is not a repository"),
+    ({"runnerPolicy.allowedImages": ["reg/*"]}, "runnerPolicy.allowedImages: 'reg/*'"),
+    ({"runnerPolicy.allowedServiceAccounts": ["Admin"]}, "runnerPolicy.allowedServiceAccounts: 'Admin'"),
+])
+def test_runner_policy_values_are_checked(values, needle):
+    p = render(values, check=False)
+    assert p.returncode != 0 and needle in p.stderr, p.stderr
+
+
+def crd_schema():
+    with open(os.path.join(ROOT, "manifests", "crd", "storagebench.io_benchmarkruns.yaml")) as f:
+        crd = yaml.safe_load(f)
+    return crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+
+
+def schema_has(schema, path):
+    node = schema
+    for part in path:
+        props = node.get("properties") or {}
+        if part not in props:
+            return False
+        node = props[part]
+    return True
+
+
+def admission(values=None, kube="1.30.0"):
+    objs = render(dict({"runnerPolicy.admission.enabled": True}, **(values or {})),
+                  extra=("--kube-version", kube))
+    return one(objs, "ValidatingAdmissionPolicy"), one(objs, "ValidatingAdmissionPolicyBinding")
+
+
+def rule_fields(vap):
+    return [v["message"].split(":")[0] for v in vap["spec"]["validations"]]
+
+
+def test_admission_policy_is_structurally_sound():
+    """The ValidatingAdmissionPolicy (Kubernetes >= 1.30; the test cluster is
+    1.20 and cannot run it): every field a rule reads exists in the CRD's
+    schema, every has() guards what the rule reads next, and the rules
+    follow the policy's values, one per field the controller checks."""
+    vap, binding = admission()
+    assert vap["apiVersion"] == binding["apiVersion"] == "admissionregistration.k8s.io/v1"
+    assert vap["spec"]["failurePolicy"] == "Fail"
+    rr = vap["spec"]["matchConstraints"]["resourceRules"][0]
+    assert (rr["apiGroups"], rr["resources"], sorted(rr["operations"])) == \
+        (["storagebench.io"], ["benchmarkruns"], ["CREATE", "UPDATE"])
+    assert binding["spec"]["policyName"] == vap["metadata"]["name"]
+    assert binding["spec"]["validationActions"] == ["Deny"]
+    schema = crd_schema()
+    texts = [v["expression"] for v in vap["spec"]["validations"]] + \
+        [v["expression"] for v in vap["spec"]["variables"]]
+    for t in texts:
+        assert t.count("(") == t.count(")") and t.count("[") == t.count("]"), t
+        for path in re.findall(r"object\.((?:\w+\.)*\w+)", t):
+            parts = path.split(".")
+            parts = [p for p in parts if p not in ("startsWith", "endsWith", "all", "exists")]
+            assert schema_has(schema, parts), f"{path} is not in the CRD schema"
+    for v in vap["spec"]["validations"]:
+        field = v["message"].split(":")[0]
+        assert schema_has(schema, field.split(".")[:4]), field
+        assert v["reason"] == "Forbidden"
+    assert rule_fields(vap) == [
+        "spec.runner.image", "spec.runner.serviceAccountName", "spec.runner.hostNetwork",
+        "spec.runner.containerSecurityContext.privileged",
+        "spec.runner.containerSecurityContext.capabilities.add", "spec.runner.seccompProfile.type",
+        "spec.runner.containerSecurityContext.allowPrivilegeEscalation",
+        "spec.runner.securityContext.runAsUser", "spec.runner.securityContext.runAsNonRoot"]
+    caps = vap["spec"]["validations"][4]["expression"]
+    assert "['NET_BIND_SERVICE', 'CAP_NET_BIND_SERVICE']" in caps
+    assert "'localhost/storagebench:" in vap["spec"]["validations"][0]["expression"]
+
+
+def test_admission_policy_follows_the_values():
+    vap, _ = admission({"runnerPolicy.podSecurity": "baseline", "runnerPolicy.allowHostNetwork": True})
+    assert rule_fields(vap) == [
+        "spec.runner.image", "spec.runner.serviceAccountName",
+        "spec.runner.containerSecurityContext.privileged",
+        "spec.runner.containerSecurityContext.capabilities.add", "spec.runner.seccompProfile.type"]
+    assert "'SYS_CHROOT', 'CAP_SYS_CHROOT'" in vap["spec"]["validations"][3]["expression"]
+    vap, binding = admission({"runnerPolicy.podSecurity": "privileged", "runnerPolicy.allowedServiceAccounts": ["*"],
+                              "runnerPolicy.allowedImages": ["reg.example.com/x/"],
+                              "runnerPolicy.admission.validationActions": ["Warn", "Audit"],
+                              "watchNamespaces": ["team-a"]})
+    assert rule_fields(vap) == ["spec.runner.image"]
+    assert "['reg.example.com/x/'].exists(" in vap["spec"]["validations"][0]["expression"]
+    assert binding["spec"]["validationActions"] == ["Warn", "Audit"]
+    assert binding["spec"]["matchResources"]["namespaceSelector"]["matchExpressions"][0]["values"] == ["team-a"]
+
+
+def test_admission_policy_refuses_older_clusters():
+    p = render({"runnerPolicy.admission.enabled": True}, extra=("--kube-version", "1.29.0"), check=False)
+    assert p.returncode != 0
+    assert "ValidatingAdmissionPolicy needs Kubernetes 1.30 or later; this cluster is v1.29.0" in p.stderr
+
+
+@pytest.mark.parametrize("spec,level", [
+    ({"containers": [{"name": "c"}]}, "baseline"),
+    ({"securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
+      "containers": [{"name": "c", "securityContext": {"allowPrivilegeEscalation": False,
+                                                       "capabilities": {"drop": ["ALL"]}}}]}, "restricted"),
+    ({"securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
+      "containers": [{"name": "c", "securityContext": {"allowPrivilegeEscalation": False,
+                                                       "capabilities": {"drop": ["ALL"], "add": ["CHOWN"]}}}]},
+     "baseline"),
+    ({"containers": [{"name": "c", "securityContext": {"capabilities": {"add": ["SYS_ADMIN"]}}}]}, "privileged"),
+    ({"hostIPC": True, "containers": []}, "privileged"),
+    ({"volumes": [{"name": "h", "hostPath": {"path": "/"}}], "containers": []}, "privileged"),
+    ({"volumes": [{"name": "n", "nfs": {"server": "x", "path": "/"}}], "containers": []}, "baseline"),
+    ({"containers": [{"name": "c", "securityContext": {"seccompProfile": {"type": "Unconfined"}}}]}, "privileged"),
+    ({"securityContext": {"sysctls": [{"name": "kernel.msgmax", "value": "1"}]}, "containers": []}, "privileged"),
+])
+def test_the_pss_checker_tells_the_levels_apart(spec, level):
+    """tests/tools/pss.py, which the cluster tests trust, is not vacuous."""
+    import pss
+    assert pss.level(spec) == level

@@ -276,7 +276,9 @@ def test_forbidden_create_is_reported_not_counted(ns, controller):
 def test_block_volume(ns, controller):
     manifest = small("blk", classes=("fast",), iterations=1).replace(
         "volume: {size: 64Mi}", "volume: {size: 64Mi, volumeMode: Block}")
-    # the loop device node belongs to root
+    # the loop device node belongs to root: root needs the baseline runner policy
+    controller.stop()
+    controller.start(extra=["--runner-pod-security=baseline"])
     manifest = manifest.rstrip() + "\n    securityContext: {runAsUser: 0}\n"
     sb.apply(manifest, namespace=ns)
     st = wait_phase(ns, "blk", timeout=180)

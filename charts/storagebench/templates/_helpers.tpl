@@ -165,6 +165,22 @@ Checks of the values that cannot be expressed otherwise.
 {{- fail (printf "watchNamespaces: '%s' is not a namespace name" .) }}
 {{- end }}
 {{- end }}
+{{- if not (has .Values.runnerPolicy.podSecurity (list "restricted" "baseline" "privileged")) }}
+{{- fail (printf "runnerPolicy.podSecurity: '%s' is not restricted, baseline or privileged" .Values.runnerPolicy.podSecurity) }}
+{{- end }}
+{{- range .Values.runnerPolicy.allowedImages }}
+{{- if not (regexMatch `^([*]|([^*@\s,/]+/)*[^*@\s,/:]+/?)$` .) }}
+{{- fail (printf "runnerPolicy.allowedImages: '%s' is not a repository (registry/path/, registry/path/name or *; no tag, no digest)" .) }}
+{{- end }}
+{{- end }}
+{{- range .Values.runnerPolicy.allowedServiceAccounts }}
+{{- if not (regexMatch "^([*]|[a-z0-9]([-a-z0-9.]*[a-z0-9])?)$" .) }}
+{{- fail (printf "runnerPolicy.allowedServiceAccounts: '%s' is not a ServiceAccount name (or *)" .) }}
+{{- end }}
+{{- end }}
+{{- if and .Values.runnerPolicy.admission.enabled (semverCompare "<1.30-0" .Capabilities.KubeVersion.Version) }}
+{{- fail (printf "runnerPolicy.admission.enabled: ValidatingAdmissionPolicy needs Kubernetes 1.30 or later; this cluster is %s (the controller enforces the policy anyway)" .Capabilities.KubeVersion.Version) }}
+{{- end }}
 {{- if not (has .Values.controller.logLevel (list "debug" "info" "warn" "error")) }}
 {{- fail (printf "controller.logLevel: '%s' is not debug, info, warn or error" .Values.controller.logLevel) }}
 {{- end }}
