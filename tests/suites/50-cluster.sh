@@ -190,8 +190,11 @@ if [ "${SB_KEEP_CLUSTER:-0}" = 1 ]; then
 else
 	echo "--- cluster-down"
 	if bash tests/cluster/down.sh; then
+		# this cluster's processes: those naming its state, PKI or shm paths
+		# (another cluster on the machine, with paths of its own, is not ours)
+		ours="${SB_STATE:-/var/lib/storagebench/cluster}|${SB_PKI:-/var/lib/storagebench/pki}|${SB_SHM:-/dev/shm/storagebench-cluster}|${SB_VARTMP:-/var/tmp/storagebench-cluster}"
 		left=$(for c in kube-apiserver kube-controller kube-scheduler kubelet etcd containerd containerd-shim; do
-			pgrep -a -x "$c"
+			pgrep -a -x "$c" | grep -E -- "$ours"
 		done)
 		paths_after=$(host_paths)
 		if [ -z "$left" ] && [ ! -e /var/run/netns/storagebench ] && ! grep -q /var/lib/storagebench /proc/mounts &&
