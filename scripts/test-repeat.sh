@@ -10,8 +10,9 @@
 # release build). With the test cluster up (make cluster-up) also the
 # lib/kube cluster programs (build/asan/tests/kube/test_*: leader election,
 # token rotation, the fault-proxy retries), inside its network namespace;
-# SB_REPEAT_CLUSTER=0 leaves them out. SB_REPEAT_REVERSE=1 runs every other
-# repetition of the pytest suites in reverse order.
+# SB_REPEAT_CLUSTER=0 leaves them out. SB_REPEAT_SUITES picks among
+# "unit runner kube" (default: all three). SB_REPEAT_REVERSE=1 runs every
+# other repetition of the pytest suites in reverse order.
 # `make test-repeat N=5` builds first, then calls this.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -23,8 +24,10 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 rec=$(mktemp)
 trap 'rm -f "$rec"' EXIT
 
+suites=" ${SB_REPEAT_SUITES:-unit runner kube} "
+want() { [[ $suites == *" $1 "* ]]; }
 cluster=0
-if [ "${SB_REPEAT_CLUSTER:-1}" = 1 ] && [ -f build/cluster/env ] && [ -e /var/run/netns/storagebench ]; then
+if want kube && [ "${SB_REPEAT_CLUSTER:-1}" = 1 ] && [ -f build/cluster/env ] && [ -e /var/run/netns/storagebench ]; then
 	cluster=1
 fi
 
@@ -44,6 +47,7 @@ py_cases() {
 for ((i = 1; i <= n; i++)); do
 	echo "--- repetition $i of $n"
 	for t in build/asan/tests/unit/test_*; do
+		want unit || break
 		if [ ! -x "$t" ] || [ ! -f "$t" ]; then continue; fi
 		case "$t" in *.o | *.d) continue ;; esac
 		out=$("$t" 2>&1)
@@ -51,8 +55,10 @@ for ((i = 1; i <= n; i++)); do
 	done
 	rev=()
 	[ "${SB_REPEAT_REVERSE:-0}" = 1 ] && [ $((i % 2)) = 0 ] && rev=(--sb-reverse)
-	out=$(/usr/bin/python3 -m pytest -c tests/pytest.ini -q -rA "${rev[@]}" tests/runner 2>&1)
-	py_cases "$out" >>"$rec"
+	if want runner; then
+		out=$(/usr/bin/python3 -m pytest -c tests/pytest.ini -q -rA "${rev[@]}" tests/runner 2>&1)
+		py_cases "$out" >>"$rec"
+	fi
 	if [ $cluster = 1 ]; then
 		for t in build/asan/tests/kube/test_*; do
 			if [ ! -x "$t" ] || [ ! -f "$t" ]; then continue; fi
@@ -65,7 +71,7 @@ for ((i = 1; i <= n; i++)); do
 done
 
 echo
-[ $cluster = 1 ] || echo "(the lib/kube cluster programs were left out: the test cluster is not up)"
+want kube && [ $cluster = 0 ] && echo "(the lib/kube cluster programs were left out: the test cluster is not up)"
 table=$(awk '
 	{ k = $1; seen[k] = 1; c[k, $2]++ }
 	END {
