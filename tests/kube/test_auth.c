@@ -197,8 +197,15 @@ static int test_rotated_token_401(void)
 	rotated_cleanup();
 	CHECK_INT(kt_proxy_reset(), 0);
 	CHECK_INT(kt_service_account(C, NS, "rotor", true), 0);
+	/* two tokens requested in the same second are the same JWT unless their
+	 * claims differ: token 2 is bound to a Secret (kept) */
+	json_t *sec = json_pack("{s:s, s:s, s:{s:s}}", "apiVersion", "v1", "kind", "Secret",
+				"metadata", "name", "binder");
+	int cr = kube_create(C, &kube_res_secrets, NS, sec, NULL, &err);
+	json_decref(sec);
+	EXPECT(cr, 0, &err);
 	CHECK_INT(kt_sa_token(C, NS, "rotor", NULL, &rot.t1), 0);
-	CHECK_INT(kt_sa_token(C, NS, "rotor", NULL, &rot.t2), 0);
+	CHECK_INT(kt_sa_token(C, NS, "rotor", "binder", &rot.t2), 0);
 	CHECK(strcmp(rot.t1, rot.t2) != 0);
 	snprintf(tokpath, sizeof(tokpath), "%s/sa-token", DIR_);
 	CHECK_INT(kt_write_file(tokpath, rot.t1), 0);
