@@ -65,14 +65,14 @@ def test_fdatasync_counted_as_fio_does(tmp):
 def test_time_based_runtime_within_5_percent(tmp):
     # release build (times are the subject); the runner stops issuing once 2 s
     # have passed and counts to the last completion, rounded up to a whole ms:
-    # under 2000 only by a completion-to-check gap, over it by the I/O in
-    # flight. The bounds leave room for a loaded machine's scheduling.
+    # under 2000 only by a completion-to-check gap (scheduling), over it by
+    # at most the I/O in flight, however slow the device is today.
     r = run("--name=t", "--rw=randread", "--bs=4k", "--size=8m", "--runtime=2s",
             "--time_based", f"--directory={tmp}", "--output-format=json",
             binary=RELEASE_RUNNER)
     assert r.rc == 0, r
     rt = r.job()["read"]["runtime"]
-    assert 1950 <= rt <= 2500, rt
+    assert 1900 <= rt <= 2000 + in_flight_ms(r.job()["read"]), (rt, r.job()["read"]["lat_ns"])
     # per-second samples: two complete seconds
     assert r.job()["read"]["iops_samples"] in (1, 2)
 
@@ -87,8 +87,8 @@ def test_ramp_time_excluded(tmp):
     elapsed = time.monotonic() - t0
     assert r.rc == 0, r
     rd = r.job()["read"]
-    # about 1 s, far from the 2 s a counted ramp would make
-    assert 950 <= rd["runtime"] <= 1500, rd["runtime"]
+    # about 1 s (plus the I/O in flight), not the 2 s a counted ramp would make
+    assert 900 <= rd["runtime"] <= min(1000 + in_flight_ms(rd), 1900), (rd["runtime"], rd["lat_ns"])
     assert elapsed >= 2.0
     # ios over the measured second only: IOPS and count agree with runtime
     assert abs(rd["iops"] - rd["total_ios"] * 1000.0 / rd["runtime"]) < 1
@@ -166,13 +166,26 @@ def test_read_lays_out_file_with_data(tmp):
         assert f.read() != bytes(1 << 20)
 
 
-def test_rate_iops_limits(tmp):
-    r = run("--name=r", "--rw=randread", "--bs=4k", "--size=4m", "--rate_iops=200",
-            "--runtime=2s", "--time_based", f"--directory={tmp}", "--output-format=json",
-            binary=RELEASE_RUNNER)
+def in_flight_ms(d):
+    """How far past its deadline a job may end: its slowest I/O (issued just
+    before the deadline) plus a scheduling allowance."""
+    return d["lat_ns"]["max"] / 1e6 + 250
+
+
+# The rate limiter paces issue times from the job's start, so late I/Os are
+# caught up and only the limit itself bounds the rate from above. With the
+# null engine (no device) the rate must be met; with real I/O only never
+# exceeded: how fast the disk is today is not the runner's doing.
+@pytest.mark.parametrize("engine", ["null", "io_uring"])
+def test_rate_iops_limits(tmp, engine):
+    r = run("--name=r", f"--ioengine={engine}", "--rw=randread", "--bs=4k", "--size=4m",
+            "--rate_iops=200", "--runtime=2s", "--time_based", f"--directory={tmp}",
+            "--output-format=json", binary=RELEASE_RUNNER)
     assert r.rc == 0, r
     iops = r.job()["read"]["iops"]
-    assert 170 <= iops <= 215, iops
+    assert iops <= 215, iops
+    if engine == "null":
+        assert iops >= 170, iops
 
 
 def test_latency_percentiles_are_fio_bucket_values(tmp):
@@ -306,12 +319,16 @@ size=2m
     assert os.path.getsize(os.path.join(tmp, "a.1.0")) == 1000000 + 512000
 
 
-def test_rate_limits_bandwidth(tmp):
-    r = run("--name=r", "--rw=write", "--bs=64k", "--size=8m", "--rate=1m", "--runtime=2s",
-            "--time_based", f"--directory={tmp}", "--output-format=json", binary=RELEASE_RUNNER)
+@pytest.mark.parametrize("engine", ["null", "io_uring"])
+def test_rate_limits_bandwidth(tmp, engine):
+    r = run("--name=r", f"--ioengine={engine}", "--rw=write", "--bs=64k", "--size=8m",
+            "--rate=1m", "--runtime=2s", "--time_based", f"--directory={tmp}",
+            "--output-format=json", binary=RELEASE_RUNNER)
     assert r.rc == 0, r
     bw = r.job()["write"]["bw_bytes"]
-    assert 0.85 * (1 << 20) <= bw <= 1.1 * (1 << 20), bw
+    assert bw <= 1.1 * (1 << 20), bw
+    if engine == "null":
+        assert bw >= 0.85 * (1 << 20), bw
 
 
 def _zero_fraction(path):
