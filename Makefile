@@ -34,7 +34,7 @@ PLUGIN_MAIN :=
 PLUGIN_SRCS :=
 BINS :=
 
-.PHONY: all test check lint fmt fmt-check bench demo install clean help deps valgrind unit vg-bins unit-bins asan
+.PHONY: all test check lint fmt fmt-check bench demo install clean help deps valgrind unit vg-bins unit-bins asan test-repeat
 all:
 
 -include lib/lib.mk
@@ -143,6 +143,12 @@ vg-bins: $(VG_UNIT_BINS)
 valgrind: all vg-bins
 	bash tests/valgrind.sh
 
+# The timing-sensitive tests N times, with per-case pass/fail/skip counts
+# and the flaky ones named (scripts/test-repeat.sh).
+N ?= 5
+test-repeat: all asan unit-bins
+	bash scripts/test-repeat.sh $(N)
+
 SRC_ALL = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 fmt:
 	clang-format -i $(SRC_ALL)
@@ -179,6 +185,7 @@ help:
 	$(info $()  lint       clang-tidy, cppcheck and the banned-function grep)
 	$(info $()  fmt        reformat the C sources with clang-format)
 	$(info $()  valgrind   run the unit tests and the runner under valgrind)
+	$(info $()  test-repeat  the timing-sensitive tests N times (N=5), flaky cases counted)
 	$(info $()  bench      our runner against fio on the same jobs, alternating; the client's figures)
 	$(info $()  demo       the end-to-end demo on the test cluster)
 	$(info $()  install    install the binaries (PREFIX=$(PREFIX), DESTDIR=))

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "aggregate.h"
+#include "fiotime.h"
 
 #include "hist.h"
 #include "stats.h"
@@ -340,6 +341,18 @@ int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const j
 		    get_num(dj, path, "bw_bytes", &vals[base + 1], err, errlen) ||
 		    get_num(lat, lp, "mean", &vals[base + 2], err, errlen))
 			goto out;
+		/* a result that says runtime 0 for a direction that did I/O (a runner
+		 * before fio's rule, lib/fiotime.h): its rate over fio's 1 ms */
+		const json_t *rt = json_object_get(dj, "runtime");
+		double bytes = 0;
+		if (json_is_integer(rt) && json_integer_value(rt) == 0 && vals[base] == 0 &&
+		    vals[base + 1] == 0) {
+			uint64_t ms = sb_fio_runtime_ms(0, (uint64_t)ios);
+			if (get_num(dj, path, "io_bytes", &bytes, err, errlen))
+				goto out;
+			vals[base] = sb_fio_rate(ios, ms);
+			vals[base + 1] = sb_fio_rate(bytes, ms);
+		}
 		have[base] = have[base + 1] = true;
 		/* a run with gtod_reduce measures no latency: N is 0 */
 		const json_t *ln = json_object_get(lat, "N");

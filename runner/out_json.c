@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "runner/out_json.h"
 
+#include "fiotime.h"
 #include "hist.h"
 
 #include <stdio.h>
@@ -103,8 +104,8 @@ static json_t *dir_json(const struct sb_results *all, const struct sb_job_result
 	bool clat_p = !o || o->clat_percentiles;
 	bool lat_p = o && o->lat_percentiles;
 	uint64_t ms = d < 2 ? sb_dir_runtime_ms(r, (enum sb_ddir)d) : sb_runtime_ms(r);
-	uint64_t bw_bytes = ms ? (uint64_t)(1000.0 * (double)dr->bytes / (double)ms) : 0;
-	double iops = ms ? 1000.0 * (double)dr->ios / (double)ms : 0.0;
+	uint64_t bw_bytes = (uint64_t)sb_fio_rate((double)dr->bytes, ms);
+	double iops = sb_fio_rate((double)dr->ios, ms);
 	uint64_t gbw = group_bw(all, r->groupid, d);
 	unsigned kb = o ? o->kb_base : 1024;
 	json_t *j = json_object();

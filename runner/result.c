@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "runner/result.h"
+#include "fiotime.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -133,27 +134,29 @@ int sb_job_result_merge(struct sb_job_result *dst, const struct sb_job_result *s
 	return 0;
 }
 
+/* fio's rule (lib/fiotime.h): whole milliseconds rounded up, at least 1 after I/O. */
 uint64_t sb_runtime_ms(const struct sb_job_result *r)
 {
-	return r->runtime_us / 1000;
+	uint64_t ios = 0;
+	for (int d = 0; d < SB_NDDIR; d++)
+		ios += r->dir[d].ios;
+	return sb_fio_runtime_ms(r->runtime_us, ios);
 }
 
 uint64_t sb_dir_runtime_ms(const struct sb_job_result *r, enum sb_ddir d)
 {
 	if (d < 2 && r->dir_runtime_us[d])
-		return r->dir_runtime_us[d] / 1000;
-	return sb_runtime_ms(r);
+		return sb_fio_runtime_ms(r->dir_runtime_us[d], r->dir[d].ios);
+	return sb_fio_runtime_ms(r->runtime_us, r->dir[d].ios);
 }
 
 /* As fio: bytes and ios over the runtime in whole milliseconds. */
 double sb_dir_iops(const struct sb_job_result *r, enum sb_ddir d)
 {
-	uint64_t ms = sb_dir_runtime_ms(r, d);
-	return ms ? 1000.0 * (double)r->dir[d].ios / (double)ms : 0.0;
+	return sb_fio_rate((double)r->dir[d].ios, sb_dir_runtime_ms(r, d));
 }
 
 uint64_t sb_dir_bw_bytes(const struct sb_job_result *r, enum sb_ddir d)
 {
-	uint64_t ms = sb_dir_runtime_ms(r, d);
-	return ms ? (uint64_t)(1000.0 * (double)r->dir[d].bytes / (double)ms) : 0;
+	return (uint64_t)sb_fio_rate((double)r->dir[d].bytes, sb_dir_runtime_ms(r, d));
 }

@@ -15,3 +15,13 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     failed = len(st.get("failed", [])) + len(st.get("error", []))
     skipped = len(st.get("skipped", []))
     terminalreporter.write_line(f"{passed} passed, {failed} failed, {skipped} skipped")
+
+
+def pytest_addoption(parser):
+    parser.addoption("--sb-reverse", action="store_true", default=False,
+                     help="run the collected tests in reverse order")
+
+
+def pytest_collection_modifyitems(session, config, items):
+    if config.getoption("--sb-reverse") or os.environ.get("SB_TEST_REVERSE") == "1":
+        items.reverse()

@@ -244,10 +244,14 @@ void kube_free_secret(char *s);
 /* The namespace to use: ns when given, else the client's. */
 const char *kube_client_ns(const struct kube_client *c, const char *ns);
 
-/* Monotonic milliseconds. */
+/* Monotonic milliseconds (the installed kube_clock's, if any). */
 int64_t kube_now_ms(void);
-/* Sleeps ms milliseconds (restarts on EINTR). */
+/* Sleeps ms milliseconds (restarts on EINTR; on the installed clock, if any). */
 void kube_sleep_ms(long ms);
+/* The installed clock, or NULL for the real one. */
+const struct kube_clock *kube_clock_get(void);
+/* Wakes the installed clock's waits (kube_clock.wake); nothing without one. */
+void kube_clock_wake(void);
 /* A random double in [0, 1) (thread-safe). */
 double kube_random(void);
 

@@ -38,6 +38,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <jansson.h>
 
 /* ---------------------------------------------------------------- errors */
@@ -194,6 +195,35 @@ void kube_client_free(struct kube_client *c);
 
 /* The context namespace of the client's configuration (borrowed). */
 const char *kube_client_namespace(const struct kube_client *c);
+
+/*
+ * The clock lib/kube times itself by: retry backoff and Retry-After pauses,
+ * token file re-checks, watch idling and reconnect delays, leader election
+ * (lease expiry as observed locally, renew deadline, retry period). By
+ * default CLOCK_MONOTONIC and real waits. A test installs its own so that
+ * these timers run on a time it advances, without real sleeps.
+ *
+ * now_ms: monotonic milliseconds.
+ * wait_until: blocks until now_ms() >= deadline_ms; may return earlier (the
+ *   callers look at the time and their stop flags again and wait anew).
+ * wake: makes current wait_until calls return (kube_watch_stop and
+ *   kube_leader_stop call it, so a stop is seen at once); may be NULL.
+ * The functions are called from any thread. Informer sync waits
+ * (kube_informer_wait_synced) and libcurl's own timeouts stay on the real
+ * clock.
+ */
+struct kube_clock {
+	int64_t (*now_ms)(void *arg);
+	void (*wait_until)(void *arg, int64_t deadline_ms);
+	void (*wake)(void *arg);
+	void *arg;
+};
+/*
+ * Installs c for the whole process (NULL: back to the real clock). c is
+ * borrowed: it must stay valid until replaced. Install it while no client
+ * thread, watch or elector is running.
+ */
+void kube_clock_set(const struct kube_clock *c);
 
 /*
  * Counters of the client, for tests and benchmarks: requests sent (every

@@ -250,6 +250,13 @@ static void release(struct kube_leader *l)
 /* Sleeps ms (interrupted by stop). Returns true when stopped. */
 static bool wait_ms(struct kube_leader *l, long ms)
 {
+	const struct kube_clock *clk = kube_clock_get();
+	if (clk) {
+		int64_t end = clk->now_ms(clk->arg) + ms;
+		while (!atomic_load(&l->stop) && clk->now_ms(clk->arg) < end)
+			clk->wait_until(clk->arg, end);
+		return atomic_load(&l->stop);
+	}
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ts.tv_sec += ms / 1000;
@@ -324,6 +331,7 @@ void kube_leader_stop(struct kube_leader *l)
 	atomic_store(&l->stop, true);
 	pthread_cond_broadcast(&l->cond);
 	pthread_mutex_unlock(&l->lock);
+	kube_clock_wake();
 	pthread_join(l->thread, NULL);
 	l->started = false;
 }

@@ -122,6 +122,7 @@ void kube_watch_stop(struct kube_watch *w)
 {
 	atomic_store(&w->stop, true);
 	(void)curl_multi_wakeup(w->multi);
+	kube_clock_wake();
 }
 
 const char *kube_watch_resource_version(struct kube_watch *w, char *buf, size_t size)
@@ -222,7 +223,10 @@ static size_t on_data(char *p, size_t size, size_t nmemb, void *arg)
 static void wait_ms(struct kube_watch *w, long ms)
 {
 	int64_t end = kube_now_ms() + ms;
-	while (!atomic_load(&w->stop)) {
+	const struct kube_clock *clk = kube_clock_get();
+	while (clk && !atomic_load(&w->stop) && clk->now_ms(clk->arg) < end)
+		clk->wait_until(clk->arg, end);
+	while (!clk && !atomic_load(&w->stop)) {
 		int64_t left = end - kube_now_ms();
 		if (left <= 0)
 			break;
@@ -312,7 +316,14 @@ static enum outcome connect_once(struct kube_watch *w, bool force_token, int *re
 			idle = true;
 			break;
 		}
-		(void)curl_multi_poll(w->multi, NULL, 0, 1000, NULL);
+		/* at most until the idle deadline (on the real clock: an installed
+		 * one moves on its own, a second of polling at most notices it) */
+		int64_t poll_ms = 1000;
+		if (w->idle_ms > 0 && !kube_clock_get()) {
+			int64_t to_idle = w->last_event_ms + w->idle_ms - kube_now_ms();
+			poll_ms = to_idle < 1 ? 1 : (to_idle < 1000 ? to_idle : 1000);
+		}
+		(void)curl_multi_poll(w->multi, NULL, 0, (int)poll_ms, NULL);
 	}
 	if (!w->code && curl_easy_getinfo(w->easy, CURLINFO_RESPONSE_CODE, &w->code) != CURLE_OK)
 		w->code = 0;

@@ -498,7 +498,11 @@ def test_upgrade_to_two_replicas_elects_one_leader(rel):
         assert f"run={rel.run_ns}/after-failover" in rel.logs(holder)  # served by the new leader
     finally:
         sb.delete("br", "after-failover", namespace=rel.run_ns)
-    # (the release stays at two replicas: the uninstall test comes next)
+        # back to one replica with metrics, as the other tests expect it
+        # (they may come after this one: every test passes in any order)
+        rel.upgrade("replicaCount=1", "metrics.enabled=true")
+        sb.wait_for(lambda: len(rel.pods()) == 1 or None, timeout=90, interval=1,
+                    what="one controller pod again")
 
 
 def labelled(rel, namespaced, ns=None):
@@ -512,9 +516,21 @@ def labelled(rel, namespaced, ns=None):
 
 
 def test_uninstall_leaves_nothing_behind(rel):
+    # a run of its own (not another test's) that must outlive the release
+    sb.apply(small_run("keep"), namespace=rel.run_ns)
+    assert wait_phase(rel, "keep")["phase"] == "Succeeded"
     assert labelled(rel, True, rel.ns)  # the check below sees objects when there are some
     p = rel.helm("uninstall", rel.name, "--wait", "--timeout", "90s")
     assert "uninstalled" in p.stdout
+    try:
+        check_nothing_left(rel)
+    finally:
+        # installed again for the tests that may come after this one
+        sb.delete("br", "keep", namespace=rel.run_ns)
+        rel.helm("install", rel.name, CHART, "-f", rel.values_path, "--wait", "--timeout", "150s")
+
+
+def check_nothing_left(rel):
 
     def gone():
         left = labelled(rel, True, rel.ns) + labelled(rel, True, rel.run_ns) + labelled(rel, False)
@@ -527,7 +543,7 @@ def test_uninstall_leaves_nothing_behind(rel):
                 if sa["metadata"]["name"] == "storagebench-runner"]
     # the CRD stays (Helm never deletes crds/), and with it the runs and reports
     assert kj("get", "crd", "benchmarkruns.storagebench.io")["metadata"]["name"]
-    assert kj("-n", rel.run_ns, "get", "br", "demo")["status"]["phase"] == "Succeeded"
+    assert kj("-n", rel.run_ns, "get", "br", "keep")["status"]["phase"] == "Succeeded"
 
 
 def test_watching_all_namespaces_grants_cluster_wide():

@@ -1,5 +1,6 @@
 """The controller end to end on the real test cluster, driven with kubectl."""
 import json
+import re
 import statistics
 import time
 
@@ -157,13 +158,26 @@ def test_controller_restart_mid_run(ns, controller):
     assert "Synced caches" in c2.log
 
 
+def metric_value(text, name):
+    """The value of an unlabelled sample in Prometheus text (None if absent)."""
+    m = re.search(rf"^{re.escape(name)} ([0-9.e+]+)$", text, re.M)
+    return float(m.group(1)) if m else None
+
+
+def after(log, i, pred):
+    """Whether an entry after index i of the proxy log satisfies pred."""
+    return any(pred(e) for e in log[i + 1:])
+
+
 def test_api_errors_injected(ns, controller):
     controller.stop()
     with sb.FaultProxy() as fp:
-        # rules first: the controller's watches start as soon as it does
-        # 500s on status writes, a conflict, a watch answered 410, watches cut
+        # rules first: the controller's watches start as soon as it does.
+        # 5 x 500 on status writes: the first try and the client's 4 retries,
+        # so the controller itself sees the failure; then a conflict; a
+        # ConfigMap watch answered 410; pod watches cut
         fp.add(method="PATCH", path=r"/benchmarkruns/.*/status", action="status", status=500,
-               count=3)
+               count=5)
         fp.add(method="PATCH", path=r"/benchmarkruns/.*/status", action="status", status=409,
                body={"kind": "Status", "apiVersion": "v1", "status": "Failure",
                      "reason": "Conflict", "message": "injected conflict", "code": 409},
@@ -176,14 +190,32 @@ def test_api_errors_injected(ns, controller):
         sb.apply(small("faults", classes=("fast",), iterations=2), namespace=ns)
         st = wait_phase(ns, "faults", timeout=240)
         assert st["phase"] == "Succeeded", st
-        seen = fp.log()
-        assert any(e["status"] == 500 for e in seen)
-        assert any(e["status"] == 409 for e in seen)
-        assert any(e["status"] == 410 for e in seen)
-        assert "Reconcile failed, retrying" in c.log or "retry" in c.log.lower()
-        m = c.metrics()
-        assert "storagebench_api_errors_total" in m
         assert sorted(results(ns, "faults")) == [("fast", 1), ("fast", 2)]
+        seen = fp.log()
+        status_patch = [i for i, e in enumerate(seen)
+                        if e["method"] == "PATCH" and "/status" in e["path"]]
+        codes = [seen[i]["status"] for i in status_patch]
+        # the client retried the 500s (5 tries), the 409 came next, and the
+        # controller wrote its status after both (a forwarded PATCH later)
+        assert codes[:6] == [500] * 5 + [409], codes
+        assert any(seen[i]["action"] == "forward" for i in status_patch[6:]), codes
+        # the ConfigMap informer listed again after the 410; the pod watch
+        # was opened again after each cut
+        gone = next(i for i, e in enumerate(seen) if e["status"] == 410)
+        assert after(seen, gone, lambda e: e["method"] == "GET" and "/configmaps" in e["path"]
+                     and "watch=" not in e["path"]), "no relist after the 410"
+        cuts = [i for i, e in enumerate(seen) if e["action"] == "cut_watch"]
+        assert len(cuts) == 2, cuts
+        assert after(seen, cuts[-1], lambda e: "/pods" in e["path"] and "watch=" in e["path"])
+        # the controller's own account of the failed status write: its warning,
+        # the reconcile it failed and requeued, and its counters
+        log = c.log
+        assert re.search(r"Failed to update status.*faults", log), log[-3000:]
+        assert re.search(r"Reconcile failed, retrying.*faults", log), log[-3000:]
+        m = c.metrics()
+        assert metric_value(m, "storagebench_api_errors_total") >= 1, m
+        errs = re.search(r'^storagebench_reconcile_total\{result="error"\} ([0-9]+)$', m, re.M)
+        assert errs and int(errs.group(1)) >= 1, m
 
 
 def test_two_replicas_only_leader_acts(ns, controller):

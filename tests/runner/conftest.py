@@ -1,7 +1,8 @@
 """Fixtures for the runner's command-line tests.
 
 The runner under test is the sanitizer build (build/asan/bin/storagebench-runner)
-unless SB_RUNNER names another binary. Every test works in its own
+unless SB_RUNNER names another binary; tests of times and rates use the
+release build (bin/storagebench-runner, or SB_RELEASE_RUNNER). Every test works in its own
 temporary directory under /tmp (a real filesystem, so O_DIRECT works).
 """
 import json
@@ -14,6 +15,10 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 RUNNER = os.environ.get("SB_RUNNER", os.path.join(ROOT, "build/asan/bin/storagebench-runner"))
+# Tests that measure time or rates run the release build: the sanitizers
+# slow each I/O by an amount that depends on the machine, not on the runner.
+RELEASE_RUNNER = os.environ.get("SB_RELEASE_RUNNER",
+                                os.path.join(ROOT, "bin/storagebench-runner"))
 NO_IOURING = os.path.join(ROOT, "build/tests/tools/no-iouring")
 FIO = shutil.which("fio")
 
@@ -59,6 +64,8 @@ def tmp(tmp_path_factory):
 def runner_built():
     if not os.access(RUNNER, os.X_OK):
         pytest.fail(f"runner binary {RUNNER} is missing: run 'make asan' first")
+    if not os.access(RELEASE_RUNNER, os.X_OK):
+        pytest.fail(f"runner binary {RELEASE_RUNNER} is missing: run 'make all' first")
 
 
 @pytest.fixture

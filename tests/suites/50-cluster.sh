@@ -12,9 +12,12 @@
 #     the connect() trace of the whole cycle and "nothing left behind" are
 #     checked as two more cases
 # Ends with "N passed, N failed, N skipped". When the cluster cannot be
-# built here (not root, apt or the archive unreachable) every case is
-# reported skipped with the reason, never passed; a failure of the tooling
-# on a machine that can build is a failure.
+# built here (not root, or the Debian archive unreachable: checked by
+# downloading one package with apt, through apt's own configuration) every
+# case is reported skipped with the reason, never passed. On a machine that
+# could run it (root, archive reachable) the suite never skips as a whole:
+# a missing tool or a failed download there is a failure, so CI cannot go
+# green with the cluster tests silently not run.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 root=$PWD
@@ -60,19 +63,42 @@ fail_setup() {
 	echo "0 passed, 1 failed, $(($(planned) - 1)) skipped"
 	exit 1
 }
+# archive_reachable: 0 when apt can download a package from the machine's
+# Debian archive now (one small .deb into a temporary directory).
+archive_reachable() {
+	local tmp ok=1
+	tmp=$(mktemp -d) || return 1
+	chmod 0777 "$tmp" # apt's download sandbox user writes there
+	if ! apt-get download --print-uris base-files 2>/dev/null | grep -q "'"; then
+		timeout 300 apt-get -q update >/dev/null 2>&1 || true
+	fi
+	(cd "$tmp" && timeout 120 apt-get -q download base-files >/dev/null 2>&1) &&
+		ls "$tmp"/base-files_*.deb >/dev/null 2>&1 && ok=0
+	rm -rf "$tmp"
+	return $ok
+}
+# A whole-suite skip for a reason other than "not root": only when the
+# archive is unreachable (nothing could be installed or built); otherwise
+# a failure naming what is wrong.
+skip_or_fail() {
+	if archive_reachable; then
+		fail_setup "$1" "$2 (root, and the Debian archive is reachable: this machine can run the cluster suite, so it must)"
+	fi
+	skip_all "$2 (the Debian archive is unreachable from here)"
+}
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (network namespace, mounts, cgroups, loop devices)"
-[ -x /usr/bin/python3 ] || skip_all "no /usr/bin/python3"
+[ -x /usr/bin/python3 ] || skip_or_fail python3 "no /usr/bin/python3 (make deps installs it)"
 
 echo "--- building Kubernetes v1.20.2 (cached after the first time)"
 bash scripts/get-kube.sh
 rc=$?
 case $rc in
 0) ;;
-3) skip_all "cannot build Kubernetes here: a download from the Debian archive failed (see scripts/get-kube.sh output)" ;;
+3) skip_or_fail get-kube "cannot build Kubernetes here: a download from the Debian archive failed (see scripts/get-kube.sh output)" ;;
 *) fail_setup get-kube "scripts/get-kube.sh exited $rc" ;;
 esac
-/usr/bin/python3 -c 'import pytest' 2>/dev/null || skip_all "python3-pytest is not installed"
+/usr/bin/python3 -c 'import pytest' 2>/dev/null || skip_or_fail pytest "python3-pytest is not installed (make deps installs it)"
 
 echo "--- images"
 bash tests/cluster/images.sh all || fail_setup images "tests/cluster/images.sh failed"
@@ -99,6 +125,19 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 SB_TRACE_CONNECT=$TRACE SB_CLUSTER_VERBOSE=1 bash tests/cluster/up.sh || fail_setup up "cluster-up failed"
 
+# Skip reasons that mean "the cluster (or a tool the suite installs) is not
+# there": with the cluster up they say a test did not run that could have.
+UNRUN_SKIPS="no test cluster|the test cluster is not up|not inside the cluster's network namespace|helm (is )?not installed"
+# unrun_skips NAME OUTPUT: one failure when OUTPUT has such a skip.
+unrun_skips() {
+	local lines
+	lines=$(echo "$2" | grep -E '^(skip |SKIPPED )' | grep -E "$UNRUN_SKIPS")
+	[ -n "$lines" ] || return 0
+	echo "FAIL $1: skipped although the cluster is up:"
+	echo "$lines" | head -n 5
+	f=$((f + 1))
+}
+
 # add_counts OUTPUT: add the output's last count line; 1 if there is none.
 add_counts() {
 	local line a b c
@@ -124,6 +163,7 @@ for d in "${dirs[@]}"; do
 		echo "FAIL $d: pytest exited $rc"
 		f=$((f + 1))
 	fi
+	unrun_skips "$d" "$out"
 done
 
 for t in "${ctests[@]}"; do
@@ -140,6 +180,7 @@ for t in "${ctests[@]}"; do
 		echo "FAIL $(basename "$t"): exited $rc"
 		f=$((f + 1))
 	fi
+	unrun_skips "$(basename "$t")" "$out"
 done
 
 trap - EXIT
@@ -151,10 +192,12 @@ if [ "${SB_KEEP_CLUSTER:-0}" = 1 ]; then
 else
 	echo "--- cluster-down"
 	if bash tests/cluster/down.sh; then
-		# (this cluster's: another instance, SB_PREFIX, may run beside it)
+		# this cluster's processes: those naming its state, PKI or shm paths
+		# (another cluster on the machine, with paths of its own, is not ours)
+		ours="${SB_STATE:-/var/lib/storagebench/cluster}|${SB_PKI:-/var/lib/storagebench/pki}|${SB_SHM:-/dev/shm/storagebench-cluster}|${SB_VARTMP:-/var/tmp/storagebench-cluster}"
 		left=$(for c in kube-apiserver kube-controller kube-scheduler kubelet kube-proxy etcd containerd containerd-shim; do
-			pgrep -a -x "$c"
-		done | grep -E -- '/var/lib/storagebench/|/dev/shm/storagebench-cluster/')
+			pgrep -a -x "$c" | grep -E -- "$ours"
+		done)
 		paths_after=$(host_paths)
 		if [ -z "$left" ] && [ ! -e /var/run/netns/storagebench ] && ! ls -d /var/run/netns/storagebench-? >/dev/null 2>&1 &&
 			! grep -q /var/lib/storagebench /proc/mounts &&

@@ -9,6 +9,7 @@
  * another thread. The real-cluster versions live in tests/kube/.
  */
 #include "tests/unit/harness.h"
+#include "tests/unit/fakeclock.h"
 #include "kube/internal.h"
 #include "log.h"
 
@@ -317,6 +318,9 @@ static struct kube_client *client(const char *token_file)
 
 /* ------------------------------------------------------------------- tests */
 
+/* The backoff waits are those of the rules, on a fake clock (no real sleep). */
+static struct fakeclock fc;
+
 static int test_retry_500_then_ok(void)
 {
 	struct kube_client *c = client(NULL);
@@ -324,9 +328,15 @@ static int test_retry_500_then_ok(void)
 	json_t *o = NULL;
 	CHECK(c);
 	sb_log_set_level(SB_LOG_ERROR);
+	fc_install(&fc, true);
 	int r = kube_get(c, &kube_res_configmaps, NULL, "flaky", &o, NULL);
+	fc_uninstall(&fc);
 	sb_log_set_level(SB_LOG_INFO);
 	CHECK_INT(r, 0);
+	/* two backoffs, base 20 ms doubling: each in the upper half of 20, 40 */
+	CHECK_INT(fc.nwaits, 2);
+	CHECK(fc.waits[0] >= 10 && fc.waits[0] <= 20);
+	CHECK(fc.waits[1] >= 20 && fc.waits[1] <= 40);
 	CHECK_STR(json_string_value(json_object_get(json_object_get(o, "metadata"), "name")),
 		  "flaky");
 	json_decref(o);
@@ -336,10 +346,16 @@ static int test_retry_500_then_ok(void)
 	/* Always failing: -EAGAIN after 1 + max_retries tries, err filled. */
 	struct kube_error err;
 	sb_log_set_level(SB_LOG_ERROR);
+	fc_install(&fc, true);
 	r = kube_get(c, &kube_res_configmaps, NULL, "always500", NULL, &err);
+	fc_uninstall(&fc);
 	sb_log_set_level(SB_LOG_INFO);
 	CHECK_INT(r, -EAGAIN);
 	CHECK_INT(hits[H_PLAIN], 5);
+	/* 4 retries: 20, 40, 80, then the 100 ms cap (upper halves) */
+	CHECK_INT(fc.nwaits, 4);
+	CHECK(fc.waits[2] >= 40 && fc.waits[2] <= 80);
+	CHECK(fc.waits[3] >= 50 && fc.waits[3] <= 100);
 	CHECK_INT(err.http_code, 503);
 	CHECK_STR(err.reason, "ServiceUnavailable");
 	kube_client_free(c);
@@ -425,15 +441,16 @@ static int test_retry_after_429(void)
 {
 	struct kube_client *c = client(NULL);
 	CHECK(c);
-	int64_t t0 = kube_now_ms();
 	sb_log_set_level(SB_LOG_ERROR);
+	fc_install(&fc, true);
 	int r = kube_get(c, &kube_res_configmaps, NULL, "throttled", NULL, NULL);
+	fc_uninstall(&fc);
 	sb_log_set_level(SB_LOG_INFO);
-	int64_t dt = kube_now_ms() - t0;
 	CHECK_INT(r, 0);
 	CHECK_INT(hits[H_THROTTLED], 2);
-	CHECK(dt >= 1000); /* Retry-After: 1, not the 20 ms backoff */
-	CHECK(dt < 3000);
+	/* one wait of exactly Retry-After: 1, not the 20 ms backoff */
+	CHECK_INT(fc.nwaits, 1);
+	CHECK_INT(fc.waits[0], 1000);
 	kube_client_free(c);
 	return T_PASS;
 }
@@ -829,10 +846,28 @@ static int test_watch_gone(void)
 	return T_PASS;
 }
 
+/* Waits (real time, at most 10 s) until the watch has made `conns`
+ * connections and its resourceVersion is `rv` (reached: true) or has moved
+ * off it (false); then stops it from this thread. */
+struct stop_when {
+	struct kube_watch *w;
+	unsigned long conns;
+	const char *rv;
+	bool reached;
+};
+
 static void *stopper(void *arg)
 {
-	usleep(300000);
-	kube_watch_stop(arg);
+	struct stop_when *sw = arg;
+	char rv[64];
+	for (int i = 0; i < 1000; i++) {
+		kube_watch_resource_version(sw->w, rv, sizeof(rv));
+		if (kube_watch_connects(sw->w) >= sw->conns &&
+		    (strcmp(rv, sw->rv) == 0) == sw->reached)
+			break;
+		usleep(10000);
+	}
+	kube_watch_stop(sw->w);
 	return NULL;
 }
 
@@ -842,29 +877,38 @@ static int test_watch_idle_restart_and_stop(void)
 	struct seen s = {0};
 	pthread_t t;
 	CHECK(c);
-	/* From 13: events 14-16 then silence; idle after 400 ms restarts it. */
+	/* From 13: events 14-16 then silence. The clock stands still, so the
+	 * 400 ms idle timeout cannot fire: the stop from the other thread,
+	 * once 16 was seen, is what ends the watch, on its first connection. */
+	fc_install(&fc, false);
 	struct kube_watch_opts wo = {.resource_version = "13", .idle_timeout_ms = 400};
 	struct kube_watch *w = kube_watch_new(c, &kube_res_configmaps, "t", &wo, on_ev, &s);
+	struct stop_when sw = {w, 1, "16", true};
+	int rc = -1, created = w ? pthread_create(&t, NULL, stopper, &sw) : -1;
+	if (created == 0) {
+		rc = kube_watch_run(w, NULL);
+		pthread_join(t, NULL);
+	}
+	fc_uninstall(&fc);
 	CHECK(w);
-	s.w = w;
-	CHECK_INT(pthread_create(&t, NULL, stopper, w), 0);
-	/* First stop (300 ms) comes before the idle timeout. */
-	int64_t t0 = kube_now_ms();
-	CHECK_INT(kube_watch_run(w, NULL), 0);
-	pthread_join(t, NULL);
-	CHECK(kube_now_ms() - t0 < 1500); /* woken at once, not after the poll */
+	CHECK_INT(created, 0);
+	CHECK_INT(rc, 0);
 	CHECK_INT(s.n, 3);
+	CHECK_STR(s.rvs[2], "16");
 	CHECK_INT(kube_watch_connects(w), 1);
 	kube_watch_free(w);
 	kube_client_free(c);
 	return T_PASS;
 }
 
-static void *late_stopper(void *arg)
+/* Moves the fake clock past the idle timeout once the 3rd event is seen. */
+static int on_ev_then_idle(enum kube_event_type t, json_t *obj, void *arg)
 {
-	usleep(1300000);
-	kube_watch_stop(arg);
-	return NULL;
+	struct seen *s = arg;
+	int r = on_ev(t, obj, arg);
+	if (s->n == 3 && t != KUBE_EVENT_BOOKMARK)
+		fc_step(&fc, 400);
+	return r;
 }
 
 static int test_watch_idle_restart(void)
@@ -873,16 +917,25 @@ static int test_watch_idle_restart(void)
 	struct seen s = {0};
 	pthread_t t;
 	CHECK(c);
+	/* Events 14-16, then 400 ms (fake) without one: the watch restarts
+	 * from the last resourceVersion seen, once (time stands still after). */
+	fc_install(&fc, false);
 	struct kube_watch_opts wo = {.resource_version = "13", .idle_timeout_ms = 400};
-	struct kube_watch *w = kube_watch_new(c, &kube_res_configmaps, "t", &wo, on_ev, &s);
+	struct kube_watch *w =
+		kube_watch_new(c, &kube_res_configmaps, "t", &wo, on_ev_then_idle, &s);
+	struct stop_when sw = {w, 2, "16", false};
+	int rc = -1, created = w ? pthread_create(&t, NULL, stopper, &sw) : -1;
+	if (created == 0) {
+		rc = kube_watch_run(w, NULL);
+		pthread_join(t, NULL);
+	}
+	fc_uninstall(&fc);
 	CHECK(w);
-	CHECK_INT(pthread_create(&t, NULL, late_stopper, w), 0);
-	CHECK_INT(kube_watch_run(w, NULL), 0);
-	pthread_join(t, NULL);
-	/* Events 14-16, then silence: each idle period (400 ms) restarts the
-	 * watch from the last resourceVersion seen. */
-	CHECK(kube_watch_connects(w) >= 2);
+	CHECK_INT(created, 0);
+	CHECK_INT(rc, 0);
+	CHECK_INT(kube_watch_connects(w), 2);
 	CHECK_STR(last_watch_query, "rv=16 bookmarks=");
+	CHECK(s.n > 3); /* the second connection delivered */
 	kube_watch_free(w);
 	kube_client_free(c);
 	return T_PASS;
