@@ -829,6 +829,20 @@ too_long:
 	return bad(err, errlen, "%s: pattern longer than %d bytes", key, SB_MAX_PATTERN);
 }
 
+/* A size (4k, 1g) or a percentage (1% to 100%) of each file's size, for size= and offset=. */
+static enum sb_opt_status parse_size_pct(const struct sb_job_opts *o, const char *key,
+					 const char *value, uint64_t *u, unsigned *pct, char *err,
+					 size_t errlen)
+{
+	int r = sb_parse_size_or_percent(value, o->kb_base, u, pct);
+	if (r == -ERANGE && strchr(value, '%'))
+		return bad(err, errlen, "%s: '%s' must be between 1%% and 100%%", key, value);
+	if (r)
+		return bad(err, errlen, "%s: '%s' is not a size (e.g. 1g) or a percentage", key,
+			   value);
+	return SB_OPT_OK;
+}
+
 /* steadystate=iops:10%, iops_slope:0.1%, bw:10m, bw_slope:1% */
 static enum sb_opt_status parse_ss(struct sb_job_opts *o, const char *key, const char *v, char *err,
 				   size_t errlen)
@@ -986,13 +1000,9 @@ enum sb_opt_status sb_job_opts_set(struct sb_job_opts *o, const char *key, const
 		break;
 	case T_SIZE_PCT: {
 		unsigned pct;
-		int r = sb_parse_size_or_percent(value, o->kb_base, &u, &pct);
-		if (r == -ERANGE && strchr(value, '%'))
-			return bad(err, errlen, "%s: '%s' must be between 1%% and 100%%", key,
-				   value);
-		if (r)
-			return bad(err, errlen, "%s: '%s' is not a size (e.g. 1g) or a percentage",
-				   key, value);
+		enum sb_opt_status st = parse_size_pct(o, key, value, &u, &pct, err, errlen);
+		if (st != SB_OPT_OK)
+			return st;
 		if (!pct && u == 0)
 			return bad(err, errlen, "%s: must be more than 0", key);
 		o->size = u;
@@ -1198,13 +1208,9 @@ enum sb_opt_status sb_job_opts_set(struct sb_job_opts *o, const char *key, const
 		break;
 	case T_OFFSET: {
 		unsigned pct;
-		int r = sb_parse_size_or_percent(value, o->kb_base, &u, &pct);
-		if (r == -ERANGE && strchr(value, '%'))
-			return bad(err, errlen, "%s: '%s' must be between 1%% and 100%%", key,
-				   value);
-		if (r)
-			return bad(err, errlen, "%s: '%s' is not a size (e.g. 1g) or a percentage",
-				   key, value);
+		enum sb_opt_status st = parse_size_pct(o, key, value, &u, &pct, err, errlen);
+		if (st != SB_OPT_OK)
+			return st;
 		o->offset = u;
 		o->offset_percent = pct;
 		break;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* BenchmarkRun spec validation and the manifests built from it. */
 #include "tests/unit/harness.h"
+#include "tests/unit/spec_helpers.h"
 #include "controller/manifests.h"
 #include "controller/policy.h"
 #include "controller/spec.h"
@@ -8,33 +9,6 @@
 
 #include <errno.h>
 #include <jansson.h>
-
-static int parse(const char *text, struct br_spec *s, char *err, size_t len)
-{
-	json_error_t je;
-	json_t *spec = json_loads(text, 0, &je);
-	if (!spec) {
-		snprintf(err, len, "test JSON: %s", je.text);
-		return -100;
-	}
-	int r = br_spec_parse(spec, "localhost/storagebench:test", NULL, s, err, len);
-	json_decref(spec);
-	return r;
-}
-
-static int expect_invalid(const char *text, const char *needle)
-{
-	struct br_spec s;
-	char err[1024] = "";
-	int r = parse(text, &s, err, sizeof(err));
-	br_spec_release(&s);
-	if (r != -EINVAL || !strstr(err, needle)) {
-		fprintf(stderr, "    spec %s\n    gave %d '%s', wanted '%s'\n", text, r, err,
-			needle);
-		return T_FAIL;
-	}
-	return T_PASS;
-}
 
 static int test_defaults(void)
 {

@@ -6,6 +6,7 @@
  * per class and workload, and the text report says whether and when.
  */
 #include "tests/unit/harness.h"
+#include "tests/unit/spec_helpers.h"
 #include "aggregate.h"
 #include "controller/spec.h"
 #include "report.h"
@@ -14,19 +15,6 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int parse(const char *text, struct br_spec *s, char *err, size_t len)
-{
-	json_error_t je;
-	json_t *spec = json_loads(text, 0, &je);
-	if (!spec) {
-		snprintf(err, len, "test JSON: %s", je.text);
-		return -100;
-	}
-	int r = br_spec_parse(spec, "localhost/storagebench:test", NULL, s, err, len);
-	json_decref(spec);
-	return r;
-}
 
 #define WL(extra)                                                                  \
 	"{\"storageClasses\":[\"fast\"],\"workloads\":[{\"name\":\"fill\",\"rw\":" \
@@ -47,20 +35,6 @@ static int test_spec_maps_to_fio_options(void)
 	CHECK(strstr(s.jobfile, "\nruntime=10m\n") != NULL);
 	CHECK(strstr(s.jobfile, "\ntime_based\n") != NULL);
 	br_spec_release(&s);
-	return T_PASS;
-}
-
-static int expect_invalid(const char *text, const char *needle)
-{
-	struct br_spec s;
-	char err[1024] = "";
-	int r = parse(text, &s, err, sizeof(err));
-	br_spec_release(&s);
-	if (r != -EINVAL || !strstr(err, needle)) {
-		fprintf(stderr, "    spec %s\n    gave %d '%s', wanted '%s'\n", text, r, err,
-			needle);
-		return T_FAIL;
-	}
 	return T_PASS;
 }
 
