@@ -178,3 +178,21 @@ def test_fio_job_examples_parse_with_the_runner(name):
         p = subprocess.run([RUNNER, "--parse-only", f"--directory={d}", path], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     assert "every option understood" in p.stderr + p.stdout
+
+
+def test_crd_rw_enum_is_the_runners_rw_list():
+    """spec.workloads[].rw's enum in the CRD names exactly the rw modes the
+    runner accepts (its own --cmdhelp=rw line), so neither refuses what the
+    other offers."""
+    if not os.access(RUNNER, os.X_OK):
+        pytest.fail(f"{RUNNER} is missing: make all")
+    with open(CRD) as f:
+        crd = yaml.safe_load(f)
+    wl = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"][
+        "properties"]["workloads"]["items"]["properties"]
+    enum = wl["rw"]["enum"]
+    line = subprocess.run([RUNNER, "--cmdhelp=rw"], capture_output=True, text=True, check=True).stdout
+    listed = re.match(r"rw\s+supported\s+([a-z/, ]+?)\s*(\(|$)", line)
+    assert listed, line
+    runner = {m for part in listed.group(1).split(",") for m in part.strip().split("/") if m}
+    assert set(enum) == runner, (sorted(enum), sorted(runner))
