@@ -39,7 +39,8 @@ static int check_metric(const json_t *m, const char *path, char *err, size_t err
 		return BAD("%s: not an object", path);
 	if (mean && (!json_is_number(mean) || !isfinite(json_number_value(mean))))
 		return BAD("%s.mean: not a number", path);
-	if (sd && (!json_is_number(sd) || !(json_number_value(sd) >= 0)))
+	if (sd && (!json_is_number(sd) || !(json_number_value(sd) >= 0) ||
+		   !isfinite(json_number_value(sd))))
 		return BAD("%s.stddev: not a non-negative number", path);
 	if (u && !json_is_string(u))
 		return BAD("%s.unit: not a string", path);
@@ -52,6 +53,28 @@ static int check_metric(const json_t *m, const char *path, char *err, size_t err
 	}
 	if (!mean && json_array_size(s) == 0)
 		return BAD("%s.mean: missing (and no samples)", path);
+	if (json_array_size(s)) {
+		/* finite samples whose mean or deviation overflow cannot be compared */
+		size_t n = json_array_size(s);
+		double *x = malloc(n * sizeof(*x));
+		struct sb_summary sum;
+		if (!x) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		for (i = 0; i < n; i++)
+			x[i] = json_number_value(json_array_get(s, i));
+		int r = sb_summary_compute(x, n, &sum);
+		free(x);
+		if (r) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		if (!isfinite(sum.mean) || !isfinite(sum.stddev))
+			return BAD("%s.samples: their %s is %g: the values are out of range", path,
+				   isfinite(sum.mean) ? "standard deviation" : "mean",
+				   isfinite(sum.mean) ? sum.stddev : sum.mean);
+	}
 	return 0;
 }
 

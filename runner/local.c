@@ -126,7 +126,14 @@ int sb_local_run(const struct sb_cli *cli, const struct sb_joblist *jobs)
 			break; /* a configuration problem will not go away */
 	}
 
-	json_t *report = agg ? sb_agg_report(agg, label) : NULL;
+	json_t *report = NULL;
+	if (agg) {
+		char aerr[512] = "";
+		if (sb_agg_report_checked(agg, label, &report, aerr, sizeof(aerr))) {
+			fprintf(stderr, "storagebench-runner: no report: %s\n", aerr);
+			status = status ? status : 1;
+		}
+	}
 	if (json) {
 		json_t *doc = single;
 		if (n > 1)
