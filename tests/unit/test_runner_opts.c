@@ -401,9 +401,9 @@ static int test_hostile_jobfiles(void)
 	size_t cap = (SB_JOBFILE_MAX_JOBS + 2) * 4 + 1;
 	char *t = malloc(cap);
 	CHECK(t != NULL);
-	t[0] = '\0';
 	for (int i = 0; i < SB_JOBFILE_MAX_JOBS + 1; i++)
-		strcat(t, "[a]\n");
+		memcpy(t + 4 * i, "[a]\n", 4);
+	t[4 * (SB_JOBFILE_MAX_JOBS + 1)] = '\0';
 	struct sb_job base;
 	struct sb_joblist l = SB_JOBLIST_INIT;
 	struct sb_diag d = {.warn = warn};
