@@ -15,6 +15,7 @@
 #include "labels.h"
 #include "log.h"
 #include "names.h"
+#include "runner/jobfile.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -417,6 +418,11 @@ static int build_report(struct br_controller *c, const struct br_ref *ref, const
 				if (!text)
 					snprintf(err, sizeof(err), "data.%s: missing",
 						 SB_RESULT_KEY);
+				else if (strlen(text) > SB_RESULT_MAX_BYTES)
+					snprintf(err, sizeof(err),
+						 "data.%s: %zu bytes, more than a runner writes "
+						 "(%d)",
+						 SB_RESULT_KEY, strlen(text), SB_RESULT_MAX_BYTES);
 				else if (!doc)
 					snprintf(err, sizeof(err),
 						 "data.%s: not JSON (%s at line %d)", SB_RESULT_KEY,
@@ -425,6 +431,14 @@ static int build_report(struct br_controller *c, const struct br_ref *ref, const
 					snprintf(err, sizeof(err),
 						 "data.%s: jobs: missing or not a list",
 						 SB_RESULT_KEY);
+				else if (json_array_size(json_object_get(doc, "jobs")) >
+					 SB_JOBFILE_MAX_JOBS)
+					snprintf(err, sizeof(err),
+						 "data.%s: jobs: %zu, more than a job file holds "
+						 "(%d)",
+						 SB_RESULT_KEY,
+						 json_array_size(json_object_get(doc, "jobs")),
+						 SB_JOBFILE_MAX_JOBS);
 				size_t j;
 				const json_t *job;
 				json_array_foreach(err[0] ? NULL : json_object_get(doc, "jobs"), j,
