@@ -198,15 +198,16 @@ static int test_many_workloads_capped(void)
 	char err[256] = "", name[32];
 	int r = 0;
 	CHECK(a != NULL);
+	json_t *j = job("w", 10, 1, 1, "[]");
+	CHECK(j != NULL);
 	for (int i = 0; i < SB_AGG_MAX_CELLS + 1 && !r; i++) {
 		snprintf(name, sizeof(name), "w%d", i);
-		json_t *j = job(name, 10, 1, 1, "[]");
-		CHECK(j != NULL);
+		CHECK_INT(json_object_set_new(j, "jobname", json_string(name)), 0);
 		r = sb_agg_add(a, "cls", 1, j, err, sizeof(err));
-		json_decref(j);
 		if (r && i != SB_AGG_MAX_CELLS)
 			fprintf(stderr, "    workload %d: %d %s\n", i, r, err);
 	}
+	json_decref(j);
 	CHECK_INT(r, -E2BIG);
 	CHECK(strstr(err, "more than 4096 target x workload results"));
 	json_t *rep = NULL;
