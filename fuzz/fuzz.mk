@@ -40,4 +40,4 @@ fuzz: fuzz-bins
 
 fuzz_nbsp := $(shell printf '\302\240')
 fuzz_space := $(subst ,, )
-EXTRA_HELP += $(subst $(fuzz_space),$(fuzz_nbsp),fuzz       each libFuzzer harness for FUZZ_SECONDS=60 seconds (fuzz/README.md))
+EXTRA_HELP += $(subst $(fuzz_space),$(fuzz_nbsp),fuzz            each libFuzzer harness for FUZZ_SECONDS=60 seconds (fuzz/README.md))
