@@ -51,6 +51,7 @@ obj = $(patsubst %.c,build/$(1)/%.o,$(2))
 LIB_REL := build/rel/libsb.a
 LIB_ASAN := build/asan/libsb.a
 ALL_CORE_SRCS := $(LIB_SRCS) $(RUNNER_SRCS) $(CONTROLLER_SRCS) $(PLUGIN_SRCS)
+-include fuzz/fuzz.mk
 
 $(LIB_REL): $(call obj,rel,$(ALL_CORE_SRCS))
 	@mkdir -p $(@D)
@@ -125,7 +126,7 @@ deps:
 # The README's test command. Installs what is missing, builds both
 # variants, then runs every suite; the last line is the total.
 test: deps
-	$(MAKE) all asan unit-bins vg-bins
+	$(MAKE) all asan unit-bins vg-bins fuzz-bins
 	bash tests/run-suites.sh
 
 unit: all asan unit-bins

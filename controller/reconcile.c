@@ -15,6 +15,7 @@
 #include "labels.h"
 #include "log.h"
 #include "names.h"
+#include "runner/jobfile.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -379,14 +380,15 @@ static int delete_obj(struct br_controller *c, const struct kube_resource *r, co
  * reference). Malformed results are reported by an event and skipped;
  * the others are kept.
  */
-static json_t *build_report(struct br_controller *c, const struct br_ref *ref,
-			    const struct br_spec *s, const struct observed *ob)
+static int build_report(struct br_controller *c, const struct br_ref *ref, const struct br_spec *s,
+			const struct observed *ob, json_t **report, char *rerr, size_t rerrlen)
 {
 	struct sb_agg *agg = sb_agg_new();
 	char run_label[64];
+	*report = NULL;
 	if (!agg || sb_name_label(run_label, sizeof(run_label), ref->name)) {
 		sb_agg_free(agg);
-		return NULL;
+		return -ENOMEM;
 	}
 	for (size_t i = 0; i < s->nclasses; i++) {
 		char cls_label[64];
@@ -416,6 +418,11 @@ static json_t *build_report(struct br_controller *c, const struct br_ref *ref,
 				if (!text)
 					snprintf(err, sizeof(err), "data.%s: missing",
 						 SB_RESULT_KEY);
+				else if (strlen(text) > SB_RESULT_MAX_BYTES)
+					snprintf(err, sizeof(err),
+						 "data.%s: %zu bytes, more than a runner writes "
+						 "(%d)",
+						 SB_RESULT_KEY, strlen(text), SB_RESULT_MAX_BYTES);
 				else if (!doc)
 					snprintf(err, sizeof(err),
 						 "data.%s: not JSON (%s at line %d)", SB_RESULT_KEY,
@@ -424,6 +431,14 @@ static json_t *build_report(struct br_controller *c, const struct br_ref *ref,
 					snprintf(err, sizeof(err),
 						 "data.%s: jobs: missing or not a list",
 						 SB_RESULT_KEY);
+				else if (json_array_size(json_object_get(doc, "jobs")) >
+					 SB_JOBFILE_MAX_JOBS)
+					snprintf(err, sizeof(err),
+						 "data.%s: jobs: %zu, more than a job file holds "
+						 "(%d)",
+						 SB_RESULT_KEY,
+						 json_array_size(json_object_get(doc, "jobs")),
+						 SB_JOBFILE_MAX_JOBS);
 				size_t j;
 				const json_t *job;
 				json_array_foreach(err[0] ? NULL : json_object_get(doc, "jobs"), j,
@@ -447,9 +462,9 @@ static json_t *build_report(struct br_controller *c, const struct br_ref *ref,
 			}
 		}
 	}
-	json_t *rep = sb_agg_report(agg, ref->name);
+	int r = sb_agg_report_checked(agg, ref->name, report, rerr, rerrlen);
 	sb_agg_free(agg);
-	return rep;
+	return r;
 }
 
 /*
@@ -837,13 +852,23 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 	/* the report, once every class has ended */
 	bool terminal = plan->phase == BR_RUN_SUCCEEDED || plan->phase == BR_RUN_FAILED;
 	char report_name[64] = "", report_err[640] = "";
+	bool report_final = false; /* report_err will not go away by retrying */
 	if (terminal && plan->done > 0) {
-		report = build_report(c, &ref, &s, ob);
-		if (!report || add_provenance(c, &ref, &s, ob, report)) {
+		char agg_err[512] = "";
+		int br = build_report(c, &ref, &s, ob, &report, agg_err, sizeof(agg_err));
+		if (br == -EINVAL) {
+			/* the results cannot make a report (statistics out of range): said
+			 * once, not retried, the run ends without one */
+			snprintf(report_err, sizeof(report_err), "no report: %s", agg_err);
+			report_final = true;
+			if (!prev_message(prev, report_err) &&
+			    first_announcement(c, ref.uid, report_err))
+				emitf(c, &ref, true, "ReportFailed", "%s", report_err);
+		} else if (br || add_provenance(c, &ref, &s, ob, report)) {
 			ret = -ENOMEM;
 			goto out;
 		}
-		if (!ob->obs.report_exists) {
+		if (report && !ob->obs.report_exists) {
 			json_t *cm = br_report_cm_manifest(&ref, report);
 			if (cm && s.baseline[0])
 				compare_with_baseline(c, w, &ref, s.baseline, report, cm);
@@ -877,8 +902,8 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 	char msgbuf[1400];
 	if (report_err[0]) {
 		reason = "ReportFailed";
-		snprintf(msgbuf, sizeof(msgbuf), "every class has ended; %s (retrying)",
-			 report_err);
+		snprintf(msgbuf, sizeof(msgbuf), "every class has ended; %s%s", report_err,
+			 report_final ? "" : " (retrying)");
 		message = msgbuf;
 	} else if (!terminal) {
 		for (size_t i = 0; i < s.nclasses; i++) {

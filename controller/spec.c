@@ -128,6 +128,25 @@ static int base_job(const struct br_spec *s, struct sb_job *base, struct sb_diag
 	return r;
 }
 
+/*
+ * ${VAR} in spec.fioJob: the value spec.runner.env gives the runner (the
+ * only variables a run defines), never the controller's own environment.
+ */
+static const char *run_env_lookup(const char *name, void *ctx)
+{
+	size_t i;
+	const json_t *e;
+	json_array_foreach((const json_t *)ctx, i, e)
+	{
+		const char *n = json_string_value(json_object_get(e, "name"));
+		if (n && !strcmp(n, name)) {
+			const char *v = json_string_value(json_object_get(e, "value"));
+			return v ? v : "";
+		}
+	}
+	return NULL;
+}
+
 /* Validates the job list the runner would build. */
 static int validate_jobs(const struct sb_joblist *l, const char *path, char *err, size_t errlen)
 {
@@ -140,6 +159,18 @@ static int validate_jobs(const struct sb_joblist *l, const char *path, char *err
 	if (l->n == 0)
 		return fail(err, errlen, "%s: no workloads", path);
 	return 0;
+}
+
+/* A workload name: the CRD's pattern ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$, at most 63 characters. */
+static bool workload_name(const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n > 63 || !isalnum((unsigned char)s[0]) || !isalnum((unsigned char)s[n - 1]))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!(islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]) || s[i] == '-'))
+			return false;
+	return true;
 }
 
 /* Appends "key=value\n" to a growing job file text. */
@@ -161,6 +192,11 @@ static int put_checked(char **text, size_t *len, const char *field, const char *
 {
 	struct sb_job_opts scratch;
 	char e[512];
+	/* a value is one line of the job file: no line breaks or other control characters */
+	for (const char *c = val; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return fail(err, errlen, "%s: contains a control character (0x%02x)", field,
+				    (unsigned)(unsigned char)*c);
 	sb_job_opts_init(&scratch);
 	enum sb_opt_status st = sb_job_opts_set(&scratch, fio, val, e, sizeof(e));
 	sb_job_opts_release(&scratch);
@@ -252,6 +288,17 @@ static int workloads_to_jobfile(const json_t *wls, char **out, char *err, size_t
 		free(text);
 		return fail(err, errlen, "spec.workloads: must be a list");
 	}
+	if (json_array_size(wls) > SB_SPEC_MAX_WORKLOADS) {
+		free(text);
+		return fail(err, errlen, "spec.workloads: %zu workloads, at most %d",
+			    json_array_size(wls), SB_SPEC_MAX_WORKLOADS);
+	}
+	/* names seen, hashed (jansson's object is a hash table) */
+	json_t *seen = json_object();
+	if (!seen) {
+		free(text);
+		return -ENOMEM;
+	}
 	json_array_foreach(wls, i, w)
 	{
 		char path[64], sect[128];
@@ -267,14 +314,23 @@ static int workloads_to_jobfile(const json_t *wls, char **out, char *err, size_t
 			r = fail(err, errlen, "%s.name: required", path);
 			break;
 		}
-		for (size_t k = 0; k < i; k++)
-			if (!strcmp(json_string_value(
-					    json_object_get(json_array_get(wls, k), "name")),
-				    json_string_value(name))) {
-				r = fail(err, errlen, "%s.name: '%s' is used twice", path,
-					 json_string_value(name));
-				goto out;
-			}
+		if (!workload_name(json_string_value(name))) {
+			r = fail(
+				err, errlen,
+				"%s.name: not a workload name (lower case letters, digits and '-', "
+				"starting and ending with a letter or digit, at most 63)",
+				path);
+			break;
+		}
+		if (json_object_get(seen, json_string_value(name))) {
+			r = fail(err, errlen, "%s.name: '%s' is used twice", path,
+				 json_string_value(name));
+			break;
+		}
+		if (json_object_set(seen, json_string_value(name), json_true())) {
+			r = -ENOMEM;
+			break;
+		}
 		if (!json_object_get(w, "rw")) {
 			r = fail(err, errlen, "%s.rw: required", path);
 			break;
@@ -311,7 +367,11 @@ static int workloads_to_jobfile(const json_t *wls, char **out, char *err, size_t
 				break;
 			}
 			char val[128];
-			if (json_is_string(v))
+			if (json_is_string(v) && strlen(json_string_value(v)) >= sizeof(val)) {
+				r = fail(err, errlen, "%s.%s: longer than %zu characters", path,
+					 key, sizeof(val) - 1);
+				break;
+			} else if (json_is_string(v))
 				snprintf(val, sizeof(val), "%s", json_string_value(v));
 			else if (json_is_integer(v))
 				snprintf(val, sizeof(val), "%lld",
@@ -330,7 +390,7 @@ static int workloads_to_jobfile(const json_t *wls, char **out, char *err, size_t
 				break;
 		}
 	}
-out:
+	json_decref(seen);
 	if (r) {
 		free(text);
 		return r;
@@ -934,12 +994,19 @@ int br_spec_parse(const json_t *spec, const char *default_image, const char *def
 			r = workloads_to_jobfile(wls, &s->jobfile, err, errlen);
 		} else if (!json_is_string(fio) || !json_string_value(fio)[0]) {
 			r = fail(err, errlen, "spec.fioJob: must be the text of a fio job file");
+		} else if (json_string_length(fio) > SB_SPEC_MAX_FIOJOB) {
+			r = fail(err, errlen, "spec.fioJob: %zu bytes, at most %d",
+				 json_string_length(fio), SB_SPEC_MAX_FIOJOB);
+		} else if (strlen(json_string_value(fio)) != json_string_length(fio)) {
+			r = fail(err, errlen, "spec.fioJob: contains a NUL character");
 		} else if (!(s->jobfile = strdup(json_string_value(fio)))) {
 			r = -ENOMEM;
 		}
 		if (!r) {
-			r = sb_jobfile_parse(s->jobfile, wls ? "spec.workloads" : "spec.fioJob",
-					     &base, &l, &d);
+			const json_t *env = json_object_get(json_object_get(spec, "runner"), "env");
+			r = sb_jobfile_parse_vars(
+				s->jobfile, wls ? "spec.workloads" : "spec.fioJob", &base,
+				run_env_lookup, (void *)env, "spec.runner.env", &l, &d);
 			if (r)
 				r = fail(err, errlen, "%s", d.msg);
 		}

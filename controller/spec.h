@@ -14,6 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The CRD's limits, enforced by the controller too (an API server may not check them). */
+#define SB_SPEC_MAX_WORKLOADS 64
+#define SB_SPEC_MAX_FIOJOB    65536
+
 enum br_cleanup { BR_CLEANUP_ALWAYS, BR_CLEANUP_ON_SUCCESS, BR_CLEANUP_NEVER };
 
 struct br_spec {

@@ -54,6 +54,7 @@ struct dvec {
 struct cell {
 	char *target;
 	char *workload;
+	size_t ti, wi; /* indexes of target and workload in struct sb_agg's lists */
 	char rw[16];
 	char bs[32];
 	char engine[32];
@@ -74,6 +75,7 @@ struct sb_agg {
 	size_t ntargets;
 	char **workloads;
 	size_t nworkloads;
+	json_t *index; /* cell_key -> index in cells */
 };
 
 static int dvec_push(struct dvec *d, double x)
@@ -121,34 +123,56 @@ void sb_agg_free(struct sb_agg *a)
 		free(a->targets[i]);
 	for (size_t i = 0; i < a->nworkloads; i++)
 		free(a->workloads[i]);
+	json_decref(a->index);
 	free(a->cells);
 	free(a->targets);
 	free(a->workloads);
 	free(a);
 }
 
-/* Adds s to a list of names unless present. 0 or -ENOMEM. */
-static int name_add(char ***list, size_t *n, const char *s)
+/* Adds s to a list of names unless present; *at is its index. 0 or -ENOMEM. */
+static int name_add(char ***list, size_t *n, const char *s, size_t *at)
 {
 	for (size_t i = 0; i < *n; i++)
-		if (!strcmp((*list)[i], s))
+		if (!strcmp((*list)[i], s)) {
+			*at = i;
 			return 0;
+		}
 	char **l = realloc(*list, (*n + 1) * sizeof(*l));
 	if (!l)
 		return -ENOMEM;
 	*list = l;
 	if (!(l[*n] = strdup(s)))
 		return -ENOMEM;
-	(*n)++;
+	*at = (*n)++;
 	return 0;
+}
+
+/* The hash key of a cell: "<len of target>:<target><workload>", unambiguous. NULL on ENOMEM. */
+static char *cell_key(const char *target, const char *workload)
+{
+	char *k = NULL;
+	if (asprintf(&k, "%zu:%s%s", strlen(target), target, workload) < 0)
+		return NULL;
+	return k;
+}
+
+/* The cell of target x workload, or NULL; a hashed look-up (many workloads stay linear). */
+static struct cell *cell_find(const struct sb_agg *a, const char *target, const char *workload)
+{
+	char *k = cell_key(target, workload);
+	const json_t *v = k && a->index ? json_object_get(a->index, k) : NULL;
+	free(k);
+	return v ? a->cells[json_integer_value(v)] : NULL;
 }
 
 static struct cell *cell_get(struct sb_agg *a, const char *target, const char *workload)
 {
-	for (size_t i = 0; i < a->n; i++)
-		if (!strcmp(a->cells[i]->target, target) &&
-		    !strcmp(a->cells[i]->workload, workload))
-			return a->cells[i];
+	struct cell *found = cell_find(a, target, workload);
+	if (found)
+		return found;
+	if (!a->index && !(a->index = json_object()))
+		return NULL;
 	if (a->n == a->cap) {
 		size_t cap = a->cap ? a->cap * 2 : 16;
 		struct cell **c = realloc(a->cells, cap * sizeof(*c));
@@ -159,11 +183,18 @@ static struct cell *cell_get(struct sb_agg *a, const char *target, const char *w
 	}
 	struct cell *c = calloc(1, sizeof(*c));
 	if (!c || !(c->target = strdup(target)) || !(c->workload = strdup(workload)) ||
-	    name_add(&a->targets, &a->ntargets, target) ||
-	    name_add(&a->workloads, &a->nworkloads, workload)) {
+	    name_add(&a->targets, &a->ntargets, target, &c->ti) ||
+	    name_add(&a->workloads, &a->nworkloads, workload, &c->wi)) {
 		cell_free(c);
 		return NULL;
 	}
+	char *k = cell_key(target, workload);
+	if (!k || json_object_set_new(a->index, k, json_integer((json_int_t)a->n))) {
+		free(k);
+		cell_free(c);
+		return NULL;
+	}
+	free(k);
 	a->cells[a->n++] = c;
 	return c;
 }
@@ -396,7 +427,16 @@ int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const j
 					     dn[d], sers[k], i);
 					goto out;
 				}
-				if (dvec_push(dst, (double)json_integer_value(v) / interval_s)) {
+				double rate = (double)json_integer_value(v) / interval_s;
+				if (!isfinite(rate)) {
+					fail(err, errlen,
+					     "storagebench.%s.%s[%zu]: %lld per %g ms is not a "
+					     "finite rate (storagebench.interval_ms out of range)",
+					     dn[d], sers[k], i, (long long)json_integer_value(v),
+					     interval_s * 1000.0);
+					goto out;
+				}
+				if (dvec_push(dst, rate)) {
 					ret = -ENOMEM;
 					goto out;
 				}
@@ -406,6 +446,13 @@ int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const j
 
 	if (steady_from_json(job, vals, have, err, errlen))
 		goto out;
+	if (a->n >= SB_AGG_MAX_CELLS && !cell_find(a, target, wl)) {
+		fail(err, errlen,
+		     "jobname '%.64s': more than %d target x workload results in one report", wl,
+		     SB_AGG_MAX_CELLS);
+		ret = -E2BIG;
+		goto out;
+	}
 	struct cell *c = cell_get(a, target, wl);
 	if (!c) {
 		ret = -ENOMEM;
@@ -511,6 +558,66 @@ static json_t *headline(const struct cell *c)
 	return h;
 }
 
+/* 0, or -EINVAL naming the statistic when s has a value that is not finite. */
+static int summary_finite(const struct sb_summary *s, const char *target, const char *workload,
+			  const char *metric, char *err, size_t errlen)
+{
+	const double v[] = {s->mean, s->stddev, s->min, s->max, s->median, s->cv};
+	static const char *const names[] = {"mean", "stddev", "min", "max", "median", "cv"};
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		if (!isfinite(v[i]))
+			return fail(err, errlen,
+				    "%s/%s: %s: the %s is %g: the results' values are out of "
+				    "range",
+				    target, workload, metric, names[i], v[i]);
+	return 0;
+}
+
+int sb_agg_report_checked(const struct sb_agg *a, const char *name, json_t **out, char *err,
+			  size_t errlen)
+{
+	*out = NULL;
+	for (size_t i = 0; i < a->n; i++) {
+		const struct cell *c = a->cells[i];
+		struct sb_summary s;
+		for (int m = 0; m < M_COUNT; m++) {
+			if (!c->m[m].n)
+				continue;
+			if (sb_summary_compute(c->m[m].v, c->m[m].n, &s))
+				return -ENOMEM;
+			if (summary_finite(&s, c->target, c->workload, metric_info[m].name, err,
+					   errlen))
+				return -EINVAL;
+		}
+		static const char *const sn[2][2] = {
+			{"read per second", "write per second"},
+			{"read bytes per second", "write bytes per second"}};
+		for (int d = 0; d < 2; d++) {
+			if (!sb_summary_compute(c->secs[d].v, c->secs[d].n, &s) &&
+			    summary_finite(&s, c->target, c->workload, sn[0][d], err, errlen))
+				return -EINVAL;
+			if (!sb_summary_compute(c->secs_bw[d].v, c->secs_bw[d].n, &s) &&
+			    summary_finite(&s, c->target, c->workload, sn[1][d], err, errlen))
+				return -EINVAL;
+		}
+	}
+	*out = sb_agg_report(a, name);
+	if (!*out) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* qsort: target by target, workloads in first-seen order */
+static int cell_order(const void *x, const void *y)
+{
+	const struct cell *a = *(const struct cell *const *)x, *b = *(const struct cell *const *)y;
+	if (a->ti != b->ti)
+		return a->ti < b->ti ? -1 : 1;
+	return a->wi < b->wi ? -1 : a->wi > b->wi;
+}
+
 json_t *sb_agg_report(const struct sb_agg *a, const char *name)
 {
 	json_t *rep = json_object(), *targets = json_array(), *wls = json_array(),
@@ -522,15 +629,15 @@ json_t *sb_agg_report(const struct sb_agg *a, const char *name)
 	for (size_t i = 0; ok && i < a->nworkloads; i++)
 		ok = json_array_append_new(wls, json_string(a->workloads[i])) == 0;
 	/* order: target by target, workloads in first-seen order */
-	for (size_t t = 0; ok && t < a->ntargets; t++) {
-		for (size_t w = 0; ok && w < a->nworkloads; w++) {
-			const struct cell *c = NULL;
-			for (size_t i = 0; i < a->n; i++)
-				if (!strcmp(a->cells[i]->target, a->targets[t]) &&
-				    !strcmp(a->cells[i]->workload, a->workloads[w]))
-					c = a->cells[i];
-			if (!c)
-				continue;
+	const struct cell **order = a->n ? malloc(a->n * sizeof(*order)) : NULL;
+	ok = ok && (order || !a->n);
+	for (size_t i = 0; ok && i < a->n; i++)
+		order[i] = a->cells[i];
+	if (ok && a->n)
+		qsort(order, a->n, sizeof(*order), cell_order);
+	for (size_t t = 0; ok && t < a->n; t++) {
+		{
+			const struct cell *c = order[t];
 			json_t *metrics = json_object(), *merged = json_object(),
 			       *secs = json_object();
 			ok = metrics && merged && secs;
@@ -587,6 +694,7 @@ json_t *sb_agg_report(const struct sb_agg *a, const char *name)
 			ok = r && json_array_append_new(results, r) == 0;
 		}
 	}
+	free(order);
 	ok = ok && json_object_set_new(rep, "kind", json_string("StoragebenchReport")) == 0 &&
 	     json_object_set_new(rep, "version", json_integer(1)) == 0 &&
 	     json_object_set_new(rep, "name", json_string(name ? name : "")) == 0 &&

@@ -25,6 +25,9 @@ struct sb_agg;
 struct sb_agg *sb_agg_new(void);
 void sb_agg_free(struct sb_agg *a);
 
+/* At most this many target x workload results in one aggregation (-E2BIG beyond). */
+#define SB_AGG_MAX_CELLS 4096
+
 /*
  * Adds one iteration of one workload on one target, from a runner job
  * object (borrowed; not kept). The workload name is the job's "jobname".
@@ -51,5 +54,13 @@ int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const j
  * sync-lat-mean, sync-lat-p99; units "IOPS", "B/s", "ns".
  */
 json_t *sb_agg_report(const struct sb_agg *a, const char *name);
+
+/*
+ * As sb_agg_report, with a reason: 0 and *out a new reference; -EINVAL when
+ * a statistic is not finite (values whose mean or deviation overflow), err
+ * naming the target, workload and metric; -ENOMEM.
+ */
+int sb_agg_report_checked(const struct sb_agg *a, const char *name, json_t **out, char *err,
+			  size_t errlen);
 
 #endif

@@ -39,7 +39,8 @@ static int check_metric(const json_t *m, const char *path, char *err, size_t err
 		return BAD("%s: not an object", path);
 	if (mean && (!json_is_number(mean) || !isfinite(json_number_value(mean))))
 		return BAD("%s.mean: not a number", path);
-	if (sd && (!json_is_number(sd) || !(json_number_value(sd) >= 0)))
+	if (sd && (!json_is_number(sd) || !(json_number_value(sd) >= 0) ||
+		   !isfinite(json_number_value(sd))))
 		return BAD("%s.stddev: not a non-negative number", path);
 	if (u && !json_is_string(u))
 		return BAD("%s.unit: not a string", path);
@@ -52,10 +53,66 @@ static int check_metric(const json_t *m, const char *path, char *err, size_t err
 	}
 	if (!mean && json_array_size(s) == 0)
 		return BAD("%s.mean: missing (and no samples)", path);
+	if (json_array_size(s)) {
+		/* finite samples whose mean or deviation overflow cannot be compared */
+		size_t n = json_array_size(s);
+		double *x = malloc(n * sizeof(*x));
+		struct sb_summary sum;
+		if (!x) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		for (i = 0; i < n; i++)
+			x[i] = json_number_value(json_array_get(s, i));
+		int r = sb_summary_compute(x, n, &sum);
+		free(x);
+		if (r) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		if (!isfinite(sum.mean) || !isfinite(sum.stddev))
+			return BAD("%s.samples: their %s is %g: the values are out of range", path,
+				   isfinite(sum.mean) ? "standard deviation" : "mean",
+				   isfinite(sum.mean) ? sum.stddev : sum.mean);
+	}
 	return 0;
 }
 
-static int check_report(const json_t *rep, const char *side, char *err, size_t errlen)
+/* The hash key of a result: "<len of target>:<target><workload>". NULL on ENOMEM. */
+static char *result_key(const char *target, const char *workload)
+{
+	char *k = NULL;
+	if (asprintf(&k, "%zu:%s%s", strlen(target), target, workload) < 0)
+		return NULL;
+	return k;
+}
+
+/*
+ * Checks the types of a report and that no target x workload is there twice
+ * (hashed: a report of many results stays linear). *index (new reference)
+ * maps result_key to the result's position.
+ */
+static int check_report_idx(const json_t *rep, const char *side, json_t **index, char *err,
+			    size_t errlen);
+
+static int check_report(const json_t *rep, const char *side, json_t **index, char *err,
+			size_t errlen)
+{
+	*index = json_object();
+	if (!*index) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	int r = check_report_idx(rep, side, index, err, errlen);
+	if (r) {
+		json_decref(*index);
+		*index = NULL;
+	}
+	return r;
+}
+
+static int check_report_idx(const json_t *rep, const char *side, json_t **index, char *err,
+			    size_t errlen)
 {
 	const json_t *results = json_object_get(rep, "results"), *r;
 	size_t i;
@@ -93,31 +150,36 @@ static int check_report(const json_t *rep, const char *side, char *err, size_t e
 			if (check_metric(m, path, err, errlen))
 				return -EINVAL;
 		}
-		for (size_t k = 0; k < i; k++) {
-			const json_t *o = json_array_get(results, k);
-			if (!strcmp(json_string_value(json_object_get(o, "target")),
-				    json_string_value(t)) &&
-			    !strcmp(json_string_value(json_object_get(o, "workload")),
-				    json_string_value(w)))
-				return BAD("%s: results[%zu]: a second result for target '%s' "
-					   "workload '%s'",
-					   side, i, json_string_value(t), json_string_value(w));
+		char *key2 = result_key(json_string_value(t), json_string_value(w));
+		if (!key2) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		bool twice = json_object_get(*index, key2) != NULL;
+		int set =
+			twice ? 0 : json_object_set_new(*index, key2, json_integer((json_int_t)i));
+		free(key2);
+		if (twice)
+			return BAD("%s: results[%zu]: a second result for target '%s' "
+				   "workload '%s'",
+				   side, i, json_string_value(t), json_string_value(w));
+		if (set) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
 		}
 	}
 	return 0;
 }
 
-static const json_t *find_result(const json_t *rep, const char *target, const char *workload)
+/* The result of target x workload in rep (index from check_report), or NULL. */
+static const json_t *find_result(const json_t *rep, const json_t *index, const char *target,
+				 const char *workload)
 {
-	const json_t *results = json_object_get(rep, "results"), *r;
-	size_t i;
-	json_array_foreach(results, i, r)
-	{
-		if (!strcmp(json_string_value(json_object_get(r, "target")), target) &&
-		    !strcmp(json_string_value(json_object_get(r, "workload")), workload))
-			return r;
-	}
-	return NULL;
+	char *k = result_key(target, workload);
+	const json_t *at = k ? json_object_get(index, k) : NULL;
+	free(k);
+	return at ? json_array_get(json_object_get(rep, "results"), (size_t)json_integer_value(at))
+		  : NULL;
 }
 
 /* ---- One metric ---- */
@@ -297,7 +359,7 @@ out:
 }
 
 /* Appends {"target", "workload"} of every result of a missing from b. */
-static int only_in(const json_t *a, const json_t *b, json_t *list)
+static int only_in(const json_t *a, const json_t *b, const json_t *bindex, json_t *list)
 {
 	const json_t *r;
 	size_t i;
@@ -305,7 +367,7 @@ static int only_in(const json_t *a, const json_t *b, json_t *list)
 	{
 		const char *t = json_string_value(json_object_get(r, "target"));
 		const char *w = json_string_value(json_object_get(r, "workload"));
-		if (find_result(b, t, w))
+		if (find_result(b, bindex, t, w))
 			continue;
 		if (json_array_append_new(list, json_pack("{s:s,s:s}", "target", t, "workload", w)))
 			return -ENOMEM;
@@ -321,10 +383,13 @@ int sb_compare(const json_t *baseline, const json_t *current, json_t **out, char
 	size_t i;
 	int ret;
 
+	json_t *bidx = NULL, *cidx = NULL;
 	*out = NULL;
-	if ((ret = check_report(baseline, "baseline", err, errlen)) ||
-	    (ret = check_report(current, "current", err, errlen)))
+	if ((ret = check_report(baseline, "baseline", &bidx, err, errlen)) ||
+	    (ret = check_report(current, "current", &cidx, err, errlen))) {
+		json_decref(bidx);
 		return ret;
+	}
 	ret = -ENOMEM;
 	results = json_array();
 	ob = json_array();
@@ -334,12 +399,12 @@ int sb_compare(const json_t *baseline, const json_t *current, json_t **out, char
 	json_array_foreach(json_object_get(current, "results"), i, r)
 	{
 		const json_t *b =
-			find_result(baseline, json_string_value(json_object_get(r, "target")),
+			find_result(baseline, bidx, json_string_value(json_object_get(r, "target")),
 				    json_string_value(json_object_get(r, "workload")));
 		if (b && compare_result(b, r, results))
 			goto out;
 	}
-	if (only_in(baseline, current, ob) || only_in(current, baseline, oc))
+	if (only_in(baseline, current, cidx, ob) || only_in(current, baseline, bidx, oc))
 		goto out;
 	const char *bn = json_string_value(json_object_get(baseline, "name"));
 	const char *cn = json_string_value(json_object_get(current, "name"));
@@ -354,6 +419,8 @@ int sb_compare(const json_t *baseline, const json_t *current, json_t **out, char
 out:
 	if (ret)
 		snprintf(err, errlen, "out of memory");
+	json_decref(bidx);
+	json_decref(cidx);
 	json_decref(results);
 	json_decref(ob);
 	json_decref(oc);

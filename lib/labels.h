@@ -26,6 +26,9 @@
 
 /* The key of the runner's result in a result ConfigMap. */
 #define SB_RESULT_KEY "result.json"
+/* The most the runner writes there (a ConfigMap holds at most 1 MiB); the controller
+ * refuses a larger result. */
+#define SB_RESULT_MAX_BYTES (900 * 1024)
 
 /* Selects every object a controller manages. */
 #define SB_SELECTOR_MANAGED SB_LABEL_MANAGED_BY "=" SB_MANAGER

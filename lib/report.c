@@ -312,6 +312,153 @@ static void provenance(FILE *f, const json_t *report, bool md)
 #undef S
 }
 
+/*
+ * A report document may have been written or edited by someone else (a
+ * report ConfigMap): every value the renderers read is type-checked here,
+ * once, so they can dereference without checks. The message names the path,
+ * e.g. "results[0].headline[0]: not a string".
+ */
+static int want_strings(const json_t *a, const char *path, bool required, char *err, size_t errlen)
+{
+	size_t k;
+	const json_t *e;
+	if (!a) {
+		if (!required)
+			return 0;
+		snprintf(err, errlen, "%s: missing", path);
+		return -EINVAL;
+	}
+	if (!json_is_array(a)) {
+		snprintf(err, errlen, "%s: not an array", path);
+		return -EINVAL;
+	}
+	json_array_foreach(a, k, e)
+	{
+		if (!json_is_string(e)) {
+			snprintf(err, errlen, "%s[%zu]: not a string", path, k);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int want_type(const json_t *o, const char *key, const char *path, int kind, char *err,
+		     size_t errlen)
+{
+	static const char *const what[] = {"a string", "a number", "an integer", "an object"};
+	const json_t *v = json_object_get(o, key);
+	bool ok;
+	if (!v)
+		return 0;
+	switch (kind) {
+	case 0:
+		ok = json_is_string(v);
+		break;
+	case 1:
+		ok = json_is_number(v);
+		break;
+	case 2:
+		ok = json_is_integer(v);
+		break;
+	default:
+		ok = json_is_object(v);
+		break;
+	}
+	if (ok)
+		return 0;
+	snprintf(err, errlen, "%s.%s: not %s", path, key, what[kind]);
+	return -EINVAL;
+}
+
+enum { T_STR, T_NUM, T_INT, T_OBJ };
+
+int sb_report_validate(const json_t *report, char *err, size_t errlen)
+{
+	const json_t *results, *r;
+	size_t i;
+	char path[96];
+
+	if (!json_is_object(report)) {
+		snprintf(err, errlen, "report: not an object");
+		return -EINVAL;
+	}
+	results = json_object_get(report, "results");
+	if (!json_is_array(results)) {
+		snprintf(err, errlen, "results: missing or not an array");
+		return -EINVAL;
+	}
+	if (want_type(report, "name", "report", T_STR, err, errlen) ||
+	    want_strings(json_object_get(report, "targets"), "targets", false, err, errlen) ||
+	    want_strings(json_object_get(report, "workloads"), "workloads", false, err, errlen))
+		return -EINVAL;
+	json_array_foreach(results, i, r)
+	{
+		const char *key;
+		const json_t *m;
+		snprintf(path, sizeof(path), "results[%zu]", i);
+		if (!json_is_object(r)) {
+			snprintf(err, errlen, "%s: not an object", path);
+			return -EINVAL;
+		}
+		static const char *const strs[] = {"target", "workload"};
+		for (size_t k = 0; k < 2; k++)
+			if (!json_is_string(json_object_get(r, strs[k]))) {
+				snprintf(err, errlen, "%s.%s: %s", path, strs[k],
+					 json_object_get(r, strs[k]) ? "not a string" : "missing");
+				return -EINVAL;
+			}
+		if (!json_is_object(json_object_get(r, "metrics"))) {
+			snprintf(err, errlen, "%s.metrics: missing or not an object", path);
+			return -EINVAL;
+		}
+		char hp[128];
+		snprintf(hp, sizeof(hp), "%s.headline", path);
+		if (want_strings(json_object_get(r, "headline"), hp, true, err, errlen) ||
+		    want_type(r, "iterations", path, T_INT, err, errlen) ||
+		    want_type(r, "engine", path, T_STR, err, errlen) ||
+		    want_type(r, "seconds", path, T_OBJ, err, errlen) ||
+		    want_type(r, "merged", path, T_OBJ, err, errlen))
+			return -EINVAL;
+		json_object_foreach((json_t *)json_object_get(r, "metrics"), key, m)
+		{
+			static const char *const nums[] = {"mean", "stddev", "min",
+							   "max",  "median", "cv"};
+			char mp[224];
+			snprintf(mp, sizeof(mp), "%s.metrics.%.64s", path, key);
+			if (!json_is_object(m)) {
+				snprintf(err, errlen, "%s: not an object", mp);
+				return -EINVAL;
+			}
+			if (!json_is_string(json_object_get(m, "unit"))) {
+				snprintf(err, errlen, "%s.unit: %s", mp,
+					 json_object_get(m, "unit") ? "not a string" : "missing");
+				return -EINVAL;
+			}
+			if (want_type(m, "n", mp, T_INT, err, errlen))
+				return -EINVAL;
+			for (size_t k = 0; k < sizeof(nums) / sizeof(nums[0]); k++)
+				if (want_type(m, nums[k], mp, T_NUM, err, errlen))
+					return -EINVAL;
+		}
+		json_object_foreach((json_t *)json_object_get(r, "seconds"), key, m)
+		{
+			if (!json_is_object(m)) {
+				snprintf(err, errlen, "%s.seconds.%.64s: not an object", path, key);
+				return -EINVAL;
+			}
+		}
+		const json_t *mg = json_object_get(r, "merged");
+		json_object_foreach((json_t *)mg, key, m)
+		{
+			if (!json_is_object(m)) {
+				snprintf(err, errlen, "%s.merged.%.64s: not an object", path, key);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
 static int render_text(FILE *f, const json_t *report, bool md, char *err, size_t errlen)
 {
 	const json_t *results = json_object_get(report, "results");
@@ -436,6 +583,10 @@ char *sb_report_render(const json_t *report, const char *format, char *err, size
 	}
 	if (!strcmp(format, "svg"))
 		return sb_report_svg_render(report, err, errlen);
+	if (!strcmp(format, "txt") || !strcmp(format, "md") || !strcmp(format, "csv")) {
+		if (sb_report_validate(report, err, errlen))
+			return NULL;
+	}
 	FILE *f = open_memstream(&buf, &len);
 	if (!f) {
 		snprintf(err, errlen, "out of memory");

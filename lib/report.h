@@ -18,6 +18,13 @@
  */
 char *sb_report_render(const json_t *report, const char *format, char *err, size_t errlen);
 
+/*
+ * Type-checks every value the txt/md/csv renderers read (sb_report_render
+ * calls it first): 0, or -EINVAL with err naming the path and the problem,
+ * e.g. "results[0].headline[0]: not a string".
+ */
+int sb_report_validate(const json_t *report, char *err, size_t errlen);
+
 /* Formats a metric value with its unit ("22748 IOPS", "2.13 GiB/s", "587us"). */
 char *sb_report_fmt_value(double v, const char *unit, char *buf, size_t len);
 

@@ -67,7 +67,8 @@ double sb_median(const double *v, size_t n)
 		return NAN;
 	memcpy(c, v, n * sizeof(*c));
 	qsort(c, n, sizeof(*c), cmp_double);
-	double m = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2.0;
+	/* halves first: the same value, and no overflow for two huge finite values */
+	double m = n % 2 ? c[n / 2] : c[n / 2 - 1] / 2.0 + c[n / 2] / 2.0;
 	free(c);
 	return m;
 }

@@ -83,7 +83,8 @@ int sb_parse_size(const char *s, unsigned kb_base, uint64_t *out)
 	if (!only_space(p))
 		return -EINVAL;
 	double r = v * mult;
-	if (r >= 18446744073709551616.0)
+	/* llround's long long ends at 2^63: beyond it, an error (not 2^63 exactly) */
+	if (!(r < 9223372036854775808.0))
 		return -ERANGE;
 	*out = (uint64_t)llround(r);
 	return 0;

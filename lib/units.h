@@ -15,7 +15,7 @@
  * suffix k, m, g, t, p (any case), optionally followed by "i" and/or "b":
  * "4k", "1M", "1.5g", "64KiB", "4096". With kb_base 1024 (fio's default)
  * "k" and "KiB" mean 1024 and "kB" too; with kb_base 1000, "k"/"kB" mean
- * 1000 and "KiB" 1024. Returns 0, -EINVAL (not a size), -ERANGE.
+ * 1000 and "KiB" 1024. Returns 0, -EINVAL (not a size), -ERANGE (2^63 or more).
  */
 int sb_parse_size(const char *s, unsigned kb_base, uint64_t *out);
 

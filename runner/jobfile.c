@@ -17,8 +17,15 @@ static char *trim(char *s)
 	return s;
 }
 
-/* Expands ${VAR} into out. Returns 0, -EINVAL (unset or unterminated). */
-static int expand_env(const char *in, char *out, size_t cap, char *bad, size_t badlen)
+static const char *lookup_environ(const char *name, void *ctx)
+{
+	(void)ctx;
+	return getenv(name);
+}
+
+/* Expands ${VAR} into out from lookup. Returns 0, -EINVAL (unset or unterminated). */
+static int expand_env(const char *in, char *out, size_t cap, sb_jobfile_lookup_fn lookup, void *ctx,
+		      const char *unset_where, char *bad, size_t badlen)
 {
 	size_t o = 0;
 	for (const char *p = in; *p;) {
@@ -36,9 +43,14 @@ static int expand_env(const char *in, char *out, size_t cap, char *bad, size_t b
 			}
 			memcpy(name, p + 2, n);
 			name[n] = '\0';
-			const char *v = getenv(name);
+			const char *v = lookup(name, ctx);
 			if (!v) {
-				snprintf(bad, badlen, "environment variable '%s' is not set", name);
+				if (unset_where)
+					snprintf(bad, badlen, "variable '%s' is not set in %s",
+						 name, unset_where);
+				else
+					snprintf(bad, badlen,
+						 "environment variable '%s' is not set", name);
 				return -EINVAL;
 			}
 			size_t vl = strlen(v);
@@ -64,7 +76,15 @@ static int expand_env(const char *in, char *out, size_t cap, char *bad, size_t b
 int sb_jobfile_parse(const char *text, const char *path, const struct sb_job *base,
 		     struct sb_joblist *out, struct sb_diag *d)
 {
+	return sb_jobfile_parse_vars(text, path, base, lookup_environ, NULL, NULL, out, d);
+}
+
+int sb_jobfile_parse_vars(const char *text, const char *path, const struct sb_job *base,
+			  sb_jobfile_lookup_fn lookup, void *ctx, const char *vars_where,
+			  struct sb_joblist *out, struct sb_diag *d)
+{
 	struct sb_job global, cur;
+	size_t njobs = 0;
 	bool in_job = false, in_global = false, any_section = false;
 	unsigned lineno = 0;
 	int ret = 0;
@@ -105,7 +125,7 @@ int sb_jobfile_parse(const char *text, const char *path, const struct sb_job *ba
 			     k--)
 				s[k - 1] = '\0';
 		}
-		if (expand_env(s, line, sizeof(line), bad, sizeof(bad))) {
+		if (expand_env(s, line, sizeof(line), lookup, ctx, vars_where, bad, sizeof(bad))) {
 			snprintf(d->msg, sizeof(d->msg), "%s: %s", where, bad);
 			ret = -EINVAL;
 			goto out;
@@ -138,6 +158,13 @@ int sb_jobfile_parse(const char *text, const char *path, const struct sb_job *ba
 				continue;
 			}
 			in_global = false;
+			if (++njobs > SB_JOBFILE_MAX_JOBS) {
+				snprintf(d->msg, sizeof(d->msg),
+					 "%s: more than %d jobs in one job file", where,
+					 SB_JOBFILE_MAX_JOBS);
+				ret = -E2BIG;
+				goto out;
+			}
 			ret = sb_job_copy(&cur, &global);
 			if (ret)
 				goto out;

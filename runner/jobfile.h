@@ -20,6 +20,21 @@
 int sb_jobfile_parse(const char *text, const char *path, const struct sb_job *base,
 		     struct sb_joblist *out, struct sb_diag *d);
 
+/* At most this many [job] sections in one job file (-E2BIG beyond). */
+#define SB_JOBFILE_MAX_JOBS 4096
+
+/* The value of ${name}, or NULL when the name is not defined. */
+typedef const char *(*sb_jobfile_lookup_fn)(const char *name, void *ctx);
+
+/*
+ * As sb_jobfile_parse, but ${VAR} expands only through lookup (the
+ * controller passes the run's spec.runner.env, never its own environment);
+ * an undefined name is "variable 'X' is not set in <vars_where>".
+ */
+int sb_jobfile_parse_vars(const char *text, const char *path, const struct sb_job *base,
+			  sb_jobfile_lookup_fn lookup, void *ctx, const char *vars_where,
+			  struct sb_joblist *out, struct sb_diag *d);
+
 /* Reads and parses a job file. Errors as above, plus -errno of reading. */
 int sb_jobfile_load(const char *path, const struct sb_job *base, struct sb_joblist *out,
 		    struct sb_diag *d);

@@ -112,9 +112,14 @@ int sb_local_run(const struct sb_cli *cli, const struct sb_joblist *jobs)
 			sb_out_text(out, &res);
 		} else {
 			json_t *doc = sb_out_json_doc(&res, plus);
-			if (!doc)
+			if (!doc) {
+				/* not silently: an empty output would look like a result lost */
+				fprintf(stderr,
+					"storagebench-runner: iteration %u: cannot build the JSON "
+					"output (a text that is not UTF-8, or out of memory)\n",
+					it);
 				status = 1;
-			else if (n == 1)
+			} else if (n == 1)
 				single = doc;
 			else if (json_array_append_new(docs, doc))
 				status = 1;
@@ -126,7 +131,14 @@ int sb_local_run(const struct sb_cli *cli, const struct sb_joblist *jobs)
 			break; /* a configuration problem will not go away */
 	}
 
-	json_t *report = agg ? sb_agg_report(agg, label) : NULL;
+	json_t *report = NULL;
+	if (agg) {
+		char aerr[512] = "";
+		if (sb_agg_report_checked(agg, label, &report, aerr, sizeof(aerr))) {
+			fprintf(stderr, "storagebench-runner: no report: %s\n", aerr);
+			status = status ? status : 1;
+		}
+	}
 	if (json) {
 		json_t *doc = single;
 		if (n > 1)

@@ -935,6 +935,48 @@ static enum sb_opt_status parse_pctlist(struct sb_job_opts *o, const char *key, 
 	return SB_OPT_OK;
 }
 
+/*
+ * The offset of the first byte that is not part of well-formed UTF-8 (no
+ * overlong forms, surrogates or code points past U+10FFFF), or -1. Every
+ * value ends up in JSON output, which must be UTF-8.
+ */
+static long utf8_bad_at(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	for (size_t i = 0; p[i];) {
+		unsigned c = p[i];
+		size_t n;
+		unsigned lo = 0x80, hi = 0xbf;
+		if (c < 0x80) {
+			i++;
+			continue;
+		} else if (c >= 0xc2 && c <= 0xdf) {
+			n = 1;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			n = 2;
+			if (c == 0xe0)
+				lo = 0xa0;
+			else if (c == 0xed)
+				hi = 0x9f;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			n = 3;
+			if (c == 0xf0)
+				lo = 0x90;
+			else if (c == 0xf4)
+				hi = 0x8f;
+		} else {
+			return (long)i;
+		}
+		for (size_t k = 1; k <= n; k++) {
+			unsigned t = p[i + k];
+			if (t < (k == 1 ? lo : 0x80) || t > (k == 1 ? hi : 0xbf))
+				return (long)i;
+		}
+		i += n + 1;
+	}
+	return -1;
+}
+
 enum sb_opt_status sb_job_opts_set(struct sb_job_opts *o, const char *key, const char *value,
 				   char *err, size_t errlen)
 {
@@ -949,6 +991,10 @@ enum sb_opt_status sb_job_opts_set(struct sb_job_opts *o, const char *key, const
 		return SB_OPT_UNKNOWN;
 	}
 	field = (char *)o + d->off;
+	long bad_at = value ? utf8_bad_at(value) : -1;
+	if (bad_at >= 0)
+		return bad(err, errlen, "%s: not valid UTF-8 text (byte %ld of the value)", key,
+			   bad_at + 1);
 	if (d->type == T_REFUSED) {
 		snprintf(err, errlen, "option '%s' is not supported: %s", key, d->help);
 		return SB_OPT_REFUSED;

@@ -35,8 +35,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAX_RESULT_BYTES (900 * 1024) /* ConfigMaps hold at most 1 MiB */
-#define MAX_LOG_BYTES	 (256 * 1024) /* fio log files kept in one result */
+#define MAX_RESULT_BYTES SB_RESULT_MAX_BYTES /* lib/labels.h */
+#define MAX_LOG_BYTES	 (256 * 1024)	     /* fio log files kept in one result */
 
 struct pod_env {
 	const char *run, *uid, *cls, *ns, *pod;

@@ -91,9 +91,13 @@ static bool is_null_scalar(const yaml_node_t *n)
 	       strcmp(v, "NULL") == 0;
 }
 
-/* The value of key in mapping m, or NULL (also for an explicit null). */
+/*
+ * The value of key in mapping m, or NULL (also for an explicit null). A key
+ * given twice: the last one wins, as kubectl (its YAML decoder) reads it.
+ */
 static yaml_node_t *map_get(struct kc *k, yaml_node_t *m, const char *key)
 {
+	yaml_node_t *found = NULL;
 	if (!m || m->type != YAML_MAPPING_NODE)
 		return NULL;
 	for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top;
@@ -102,10 +106,10 @@ static yaml_node_t *map_get(struct kc *k, yaml_node_t *m, const char *key)
 		if (kn && kn->type == YAML_SCALAR_NODE &&
 		    strcmp((const char *)kn->data.scalar.value, key) == 0) {
 			yaml_node_t *v = node(k, p->value);
-			return v && !is_null_scalar(v) ? v : NULL;
+			found = v && !is_null_scalar(v) ? v : NULL;
 		}
 	}
-	return NULL;
+	return found;
 }
 
 /* *out = the string at key (borrowed from the document) or NULL if absent. */
@@ -118,6 +122,9 @@ static int get_str(struct kc *k, yaml_node_t *m, const char *prefix, const char 
 		return 0;
 	if (v->type != YAML_SCALAR_NODE)
 		return kc_fail(k, -EINVAL, NULL, "%s%s: expected a string", prefix, key);
+	/* "\0" in a quoted scalar: refused rather than cut there */
+	if (strlen((const char *)v->data.scalar.value) != v->data.scalar.length)
+		return kc_fail(k, -EINVAL, NULL, "%s%s: contains a NUL character", prefix, key);
 	*out = (const char *)v->data.scalar.value;
 	return 0;
 }
@@ -543,6 +550,133 @@ static int parse_kubeconfig(struct kc *ks, size_t n, const char *source, const c
 	return 0;
 }
 
+/*
+ * A first pass over the YAML events, before the document is built: at most
+ * KC_MAX_DEPTH nested collections, KC_MAX_ALIASES aliases, and no more than
+ * KC_MAX_ALIAS_BYTES of content re-used through them in all (an alias counts
+ * the bytes of scalars its anchor holds once expanded, aliases in it
+ * included: the "billion laughs" grow exponentially there and stop at the
+ * budget), so a hostile file costs little.
+ */
+#define KC_MAX_DEPTH	   64
+#define KC_MAX_ALIASES	   1024
+#define KC_MAX_ANCHORS	   1024
+#define KC_MAX_ALIAS_BYTES (1u << 20)
+
+static int kc_prescan(struct kc *k, const char *text, size_t len, struct kube_error *err)
+{
+	yaml_parser_t parser;
+	yaml_event_t ev;
+	struct {
+		char *name;
+		size_t size; /* expanded bytes; SIZE_MAX while the anchor is still open */
+	} anchors[KC_MAX_ANCHORS];
+	size_t nanchors = 0, depth = 0, naliases = 0, alias_bytes = 0;
+	size_t acc[KC_MAX_DEPTH + 1] = {0}; /* expanded bytes of each open collection */
+	int open_anchor[KC_MAX_DEPTH + 1];
+	int ret = 0;
+	bool done = false;
+
+	if (!yaml_parser_initialize(&parser))
+		return -ENOMEM;
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	while (!done && !ret) {
+		if (!yaml_parser_parse(&parser, &ev)) {
+			ret = kube_errorf(err, -EINVAL, "kubeconfig '%s': line %zu column %zu: %s",
+					  k->file, parser.problem_mark.line + 1,
+					  parser.problem_mark.column + 1,
+					  parser.problem ? parser.problem : "YAML error");
+			break;
+		}
+		const char *anchor = NULL;
+		switch (ev.type) {
+		case YAML_STREAM_END_EVENT:
+			done = true;
+			break;
+		case YAML_SEQUENCE_START_EVENT:
+		case YAML_MAPPING_START_EVENT:
+			anchor = (const char *)(ev.type == YAML_SEQUENCE_START_EVENT
+							? ev.data.sequence_start.anchor
+							: ev.data.mapping_start.anchor);
+			if (depth == KC_MAX_DEPTH) {
+				ret = kube_errorf(
+					err, -EINVAL,
+					"kubeconfig '%s': line %zu: nested deeper than %d "
+					"levels",
+					k->file, ev.start_mark.line + 1, KC_MAX_DEPTH);
+				break;
+			}
+			open_anchor[depth] = -1;
+			depth++;
+			acc[depth] = 0;
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT:
+			if (depth) {
+				depth--;
+				if (open_anchor[depth] >= 0)
+					anchors[open_anchor[depth]].size = acc[depth + 1];
+				acc[depth] += acc[depth + 1] + 1;
+			}
+			break;
+		case YAML_SCALAR_EVENT:
+			anchor = (const char *)ev.data.scalar.anchor;
+			acc[depth] += ev.data.scalar.length + 1;
+			break;
+		case YAML_ALIAS_EVENT: {
+			const char *a = (const char *)ev.data.alias.anchor;
+			size_t size = 0;
+			for (size_t i = nanchors; i-- > 0;)
+				if (!strcmp(anchors[i].name, a)) {
+					size = anchors[i].size;
+					break;
+				}
+			if (size == SIZE_MAX)
+				ret = kube_errorf(err, -EINVAL,
+						  "kubeconfig '%s': line %zu: alias *%s inside its "
+						  "own anchor",
+						  k->file, ev.start_mark.line + 1, a);
+			else if (++naliases > KC_MAX_ALIASES)
+				ret = kube_errorf(err, -EINVAL,
+						  "kubeconfig '%s': line %zu: more than %d aliases",
+						  k->file, ev.start_mark.line + 1, KC_MAX_ALIASES);
+			else if (size > KC_MAX_ALIAS_BYTES ||
+				 (alias_bytes += size + 1) > KC_MAX_ALIAS_BYTES)
+				ret = kube_errorf(
+					err, -EINVAL,
+					"kubeconfig '%s': line %zu: aliases expand to more "
+					"than %u bytes",
+					k->file, ev.start_mark.line + 1, KC_MAX_ALIAS_BYTES);
+			acc[depth] += size + 1;
+			break;
+		}
+		default:
+			break;
+		}
+		if (anchor && !ret) {
+			if (nanchors == KC_MAX_ANCHORS) {
+				ret = kube_errorf(err, -EINVAL,
+						  "kubeconfig '%s': line %zu: more than %d anchors",
+						  k->file, ev.start_mark.line + 1, KC_MAX_ANCHORS);
+			} else if (!(anchors[nanchors].name = strdup(anchor))) {
+				ret = -ENOMEM;
+			} else {
+				anchors[nanchors].size = ev.type == YAML_SCALAR_EVENT
+								 ? ev.data.scalar.length
+								 : SIZE_MAX;
+				if (ev.type != YAML_SCALAR_EVENT)
+					open_anchor[depth - 1] = (int)nanchors;
+				nanchors++;
+			}
+		}
+		yaml_event_delete(&ev);
+	}
+	for (size_t i = 0; i < nanchors; i++)
+		free(anchors[i].name);
+	yaml_parser_delete(&parser);
+	return ret;
+}
+
 /* Reads and parses the YAML of the file k->file into k->doc. */
 static int kc_open(struct kc *k, struct kube_error *err)
 {
@@ -557,6 +691,10 @@ static int kc_open(struct kc *k, struct kube_error *err)
 	(void)snprintf(tmp, sizeof(tmp), "%s", k->file);
 	if (strchr(tmp, '/'))
 		(void)snprintf(k->dir, sizeof(k->dir), "%s", dirname(tmp));
+	if ((ret = kc_prescan(k, text, len, err))) {
+		free_secret_buf(text, len);
+		return ret;
+	}
 	if (!yaml_parser_initialize(&parser)) {
 		free_secret_buf(text, len);
 		return -ENOMEM;

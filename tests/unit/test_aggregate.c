@@ -141,8 +141,91 @@ static int test_bad_results_name_the_field(void)
 	return T_PASS;
 }
 
+/* Issue 15 bug 8: statistics that overflow name the result and metric, not -ENOMEM. */
+static int test_overflow_names_the_metric(void)
+{
+	struct sb_agg *a = sb_agg_new();
+	char err[512] = "";
+	json_t *rep = (json_t *)1;
+	CHECK(a != NULL);
+	for (unsigned it = 1; it <= 2; it++) {
+		json_t *j = job("big", 1e308, 1, 1, "[]");
+		CHECK(j != NULL);
+		CHECK_INT(sb_agg_add(a, "cls", it, j, err, sizeof(err)), 0);
+		json_decref(j);
+	}
+	/* two iterations of 1e308: the median does not overflow, the report is written */
+	CHECK_INT(sb_agg_report_checked(a, "r", &rep, err, sizeof(err)), 0);
+	CHECK_NEAR(json_number_value(
+			   json_object_get(metric(rep, "cls", "big", "read-iops"), "median")),
+		   1e308, 1e295);
+	json_decref(rep);
+	rep = (json_t *)1;
+	sb_agg_free(a);
+
+	/* an interval of 1e-300 ms makes every per-second rate infinite: refused at add */
+	a = sb_agg_new();
+	CHECK(a != NULL);
+	json_t *j =
+		json_loads("{\"jobname\":\"x\",\"read\":{\"total_ios\":5,\"iops\":1,\"bw_bytes\":1,"
+			   "\"lat_ns\":{\"mean\":1}},\"write\":{\"total_ios\":0},\"storagebench\":{"
+			   "\"interval_ms\":1e-300,\"read\":{\"ios_series\":[1000000]}}}",
+			   0, NULL);
+	CHECK(j != NULL);
+	int r = sb_agg_add(a, "cls", 1, j, err, sizeof(err));
+	json_decref(j);
+	CHECK_INT(r, -EINVAL);
+	CHECK(strstr(
+		err,
+		"storagebench.read.ios_series[0]: 1000000 per 1e-300 ms is not a finite rate"));
+	/* 1.7e308 and 0: the deviation overflows */
+	for (unsigned it = 1; it <= 2; it++) {
+		j = job("w", it == 1 ? 1.7e308 : 0, 1, 1, "[]");
+		CHECK(j != NULL);
+		CHECK_INT(sb_agg_add(a, "cls", it, j, err, sizeof(err)), 0);
+		json_decref(j);
+	}
+	CHECK_INT(sb_agg_report_checked(a, "r", &rep, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "cls/w: read-iops: the stddev is inf") != NULL);
+	sb_agg_free(a);
+	return T_PASS;
+}
+
+/* Issue 15 bug 9: many workloads aggregate in about linear time, and are capped. */
+static int test_many_workloads_capped(void)
+{
+	struct sb_agg *a = sb_agg_new();
+	char err[256] = "", name[32];
+	int r = 0;
+	CHECK(a != NULL);
+	json_t *j = job("w", 10, 1, 1, "[]");
+	CHECK(j != NULL);
+	for (int i = 0; i < SB_AGG_MAX_CELLS + 1 && !r; i++) {
+		snprintf(name, sizeof(name), "w%d", i);
+		CHECK_INT(json_object_set_new(j, "jobname", json_string(name)), 0);
+		r = sb_agg_add(a, "cls", 1, j, err, sizeof(err));
+		if (r && i != SB_AGG_MAX_CELLS)
+			fprintf(stderr, "    workload %d: %d %s\n", i, r, err);
+	}
+	json_decref(j);
+	CHECK_INT(r, -E2BIG);
+	CHECK(strstr(err, "more than 4096 target x workload results"));
+	json_t *rep = NULL;
+	CHECK_INT(sb_agg_report_checked(a, "r", &rep, err, sizeof(err)), 0);
+	CHECK_INT(json_array_size(json_object_get(rep, "results")), SB_AGG_MAX_CELLS);
+	/* the report keeps first-seen order */
+	CHECK_STR(json_string_value(json_object_get(
+			  json_array_get(json_object_get(rep, "results"), 4095), "workload")),
+		  "w4095");
+	json_decref(rep);
+	sb_agg_free(a);
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
 	{"aggregate/mean-stddev-hand-computed", test_mean_stddev_hand_computed},
 	{"aggregate/bad-results-name-the-field", test_bad_results_name_the_field},
+	{"aggregate/overflow-names-the-metric", test_overflow_names_the_metric},
+	{"aggregate/many-workloads-capped", test_many_workloads_capped},
 };
 TEST_MAIN(cases)

@@ -417,6 +417,15 @@ static int test_malformed(void)
 		 "{\"results\": [{\"target\": \"t\", \"workload\": \"w\", \"metrics\": {}, "
 		 "\"headline\": [1]}]}",
 		 "current: results[0].headline[0]: not a string"},
+		/* issue 15 bug 8: finite samples whose statistics overflow */
+		{"{\"results\": [{\"target\": \"t\", \"workload\": \"w\", \"metrics\": "
+		 "{\"read-iops\": {\"samples\": [1.7e308, 0]}}}]}",
+		 "{\"results\": []}",
+		 "baseline: results[0].metrics.read-iops.samples: their standard deviation is inf"},
+		{"{\"results\": []}",
+		 "{\"results\": [{\"target\": \"t\", \"workload\": \"w\", \"metrics\": "
+		 "{\"read-iops\": {\"samples\": [1.7e308, -1.7e308]}}}]}",
+		 "current: results[0].metrics.read-iops.samples: their mean is -inf"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		json_t *b = json_loads(cases[i].base, 0, NULL),

@@ -708,11 +708,100 @@ static int test_provenance(void)
 	return T_PASS;
 }
 
+/* Issue 15 bug 6: a workload name cannot inject a second job into the job file. */
+static int test_hostile_workloads(void)
+{
+	static const struct {
+		const char *spec, *want;
+	} c[] = {
+		{"{\"storageClasses\":[\"a\"],\"workloads\":[{\"name\":\"x]\\nfilename=/dev/"
+		 "sda\\nrw="
+		 "write\\n[y\",\"rw\":\"read\"}]}",
+		 "spec.workloads[0].name: not a workload name"},
+		{"{\"storageClasses\":[\"a\"],\"workloads\":[{\"name\":\"Upper\",\"rw\":\"read\"}]"
+		 "}",
+		 "spec.workloads[0].name: not a workload name"},
+		{"{\"storageClasses\":[\"a\"],\"workloads\":[{\"name\":"
+		 "\"a234567890123456789012345678"
+		 "9012345678901234567890123456789012345\",\"rw\":\"read\"}]}",
+		 "spec.workloads[0].name: not a workload name"},
+		{"{\"storageClasses\":[\"a\"],\"workloads\":[{\"name\":\"w\",\"rw\":\"read\","
+		 "\"bs\":\"4k\\nfilename=/dev/sda\"}]}",
+		 "spec.workloads[0].bs: contains a control character (0x0a)"},
+		{"{\"storageClasses\":[\"a\"],\"workloads\":[{\"name\":\"w\",\"rw\":\"read\","
+		 "\"bs\":\"4k                                                                     "
+		 "                                                                       junk\"}]}",
+		 "spec.workloads[0].bs: longer than 127 characters"},
+		{"{\"storageClasses\":[\"a\"],\"workloads\":[{\"name\":\"w\",\"rw\":\"read\","
+		 "\"steadyState\":{\"criterion\":\"iops:5%\\n[z]\",\"window\":\"10s\","
+		 "\"maxRuntime\":\"60s\"}}]}",
+		 "spec.workloads[0].steadyState.criterion: contains a control character"},
+		{"{\"storageClasses\":[\"a\"],\"workloads\":[{\"name\":\"w\",\"rw\":\"read\"},"
+		 "{\"name\":\"v\",\"rw\":\"read\"},{\"name\":\"w\",\"rw\":\"read\"}]}",
+		 "spec.workloads[2].name: 'w' is used twice"},
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		if (expect_invalid(c[i].spec, c[i].want))
+			return T_FAIL;
+	return T_PASS;
+}
+
+/* 64 workloads at most (the CRD's maxItems), checked before anything per workload. */
+static int test_workload_count_limit(void)
+{
+	size_t cap = 80000;
+	char *t = malloc(cap);
+	CHECK(t != NULL);
+	size_t n = (size_t)snprintf(t, cap, "{\"storageClasses\":[\"a\"],\"workloads\":[");
+	for (int i = 0; i < 2000; i++)
+		n += (size_t)snprintf(t + n, cap - n, "%s{\"name\":\"w%d\",\"rw\":\"read\"}",
+				      i ? "," : "", i);
+	snprintf(t + n, cap - n, "]}");
+	int r = expect_invalid(t, "spec.workloads: 2000 workloads, at most 64");
+	free(t);
+	CHECK_INT(r, T_PASS);
+	return T_PASS;
+}
+
+/* Issue 15 bug 7: ${VAR} in fioJob expands spec.runner.env only, never the controller's env. */
+static int test_fiojob_vars_are_the_runs(void)
+{
+	struct br_spec s;
+	char err[1024] = "";
+	CHECK_INT(setenv("SB_TEST_CONTROLLER_SECRET", "10.96.0.1", 1), 0);
+	int r = parse("{\"storageClasses\":[\"a\"],\"fioJob\":\"[x]\\nrw=read\\n"
+		      "bs=${SB_TEST_CONTROLLER_SECRET}\\n\"}",
+		      &s, err, sizeof(err));
+	br_spec_release(&s);
+	unsetenv("SB_TEST_CONTROLLER_SECRET");
+	CHECK_INT(r, -EINVAL);
+	CHECK(strstr(err, "variable 'SB_TEST_CONTROLLER_SECRET' is not set in spec.runner.env"));
+	CHECK(!strstr(err, "10.96.0.1"));
+	/* a variable the run defines expands */
+	r = parse("{\"storageClasses\":[\"a\"],\"fioJob\":\"[x]\\nrw=read\\nbs=${BS}\\n\","
+		  "\"runner\":{\"env\":[{\"name\":\"BS\",\"value\":\"64k\"}]}}",
+		  &s, err, sizeof(err));
+	if (r)
+		fprintf(stderr, "    %s\n", err);
+	br_spec_release(&s);
+	CHECK_INT(r, 0);
+	/* and a bad value from it is still reported */
+	CHECK_INT(expect_invalid("{\"storageClasses\":[\"a\"],\"fioJob\":\"[x]\\nrw=read\\n"
+				 "bs=${BS}\\n\",\"runner\":{\"env\":[{\"name\":\"BS\",\"value\":"
+				 "\"huge\"}]}}",
+				 "bs: 'huge'"),
+		  T_PASS);
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
 	{"manifests/report-configmap-with-charts", test_report_cm},
 	{"spec/defaults", test_defaults},
 	{"spec/every-rule-names-the-field", test_every_rule_names_the_field},
 	{"spec/workloads-become-jobfile", test_workloads_become_jobfile},
+	{"spec/hostile-workloads-refused", test_hostile_workloads},
+	{"spec/workload-count-limit", test_workload_count_limit},
+	{"spec/fiojob-vars-are-the-runs", test_fiojob_vars_are_the_runs},
 	{"spec/profile-args-and-block", test_profile_args_and_block},
 	{"manifests/pod-pvc-spec-cm", test_pod_manifest},
 	{"manifests/times-and-durations", test_times},

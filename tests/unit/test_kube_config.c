@@ -690,7 +690,77 @@ static int test_client_new(void)
 	return T_PASS;
 }
 
+/* Writes text of n bytes to name; 0 or -1. */
+static int write_big(const char *name, const char *text, size_t n)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	size_t w = fwrite(text, 1, n, f);
+	return fclose(f) || w != n ? -1 : 0;
+}
+
+/*
+ * Issue 15 bugs 9 and 10: hostile kubeconfigs are refused early with a
+ * message (deep nesting, alias bombs, NUL in a token); a key given twice is
+ * read as kubectl reads it (the last one).
+ */
+static int test_hostile_kubeconfigs(void)
+{
+	char path[256];
+	struct kube_config cfg;
+	struct kube_error err;
+	CHECK_INT(make_material(), 0);
+	path_of("kc-hostile", path, sizeof(path));
+
+	/* 1 MB of '[': refused at the 65th level, in no time */
+	size_t n = 1 << 20;
+	char *t = malloc(n);
+	CHECK(t != NULL);
+	memset(t, '[', n);
+	int w = write_big("kc-hostile", t, n);
+	free(t);
+	CHECK_INT(w, 0);
+	CHECK_INT(kube_config_load_file(&cfg, path, &err), -EINVAL);
+	CHECK(strstr(err.message, "line 1: nested deeper than 64 levels") != NULL);
+
+	/* a billion-laughs style alias bomb: each level doubles the one before */
+	char bomb[8192];
+	size_t bl = (size_t)snprintf(bomb, sizeof(bomb), "a0: &a0 \"%0200d\"\n", 0);
+	for (int i = 1; i < 20; i++)
+		bl += (size_t)snprintf(bomb + bl, sizeof(bomb) - bl,
+				       "a%d: &a%d [*a%d, *a%d, *a%d, *a%d]\n", i, i, i - 1, i - 1,
+				       i - 1, i - 1);
+	CHECK_INT(write_big("kc-hostile", bomb, bl), 0);
+	CHECK_INT(kube_config_load_file(&cfg, path, &err), -EINVAL);
+	CHECK(strstr(err.message, "aliases expand to more than 1048576 bytes") != NULL);
+
+	/* a few small aliases are fine (the file then fails for what it lacks) */
+	CHECK_INT(write_file("kc-hostile", "x: &s hello\ny: *s\n"), 0);
+	CHECK_INT(kube_config_load_file(&cfg, path, &err), -EINVAL);
+	CHECK(strstr(err.message, "current-context: not set") != NULL);
+
+	/* "\0" in a token: refused, not cut */
+	CHECK_INT(write_kubeconfig("kc-hostile", "    server: https://127.0.2.1:443\n",
+				   "    token: \"abc\\0def\"\n", NULL),
+		  0);
+	CHECK_INT(kube_config_load_file(&cfg, path, &err), -EINVAL);
+	CHECK(strstr(err.message, "token: contains a NUL character") != NULL);
+
+	/* a duplicate key: the last wins, as kubectl */
+	CHECK_INT(write_kubeconfig("kc-hostile", "    server: https://127.0.2.1:443\n",
+				   "    token: first\n    token: second\n", NULL),
+		  0);
+	CHECK_INT(kube_config_load_file(&cfg, path, &err), 0);
+	CHECK_STR(cfg.token, "second");
+	kube_config_release(&cfg);
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
+	{"config/hostile-kubeconfigs", test_hostile_kubeconfigs},
 	{"kube-config/token-and-ca-data", test_token_and_ca_data},
 	{"kube-config/client-cert-data", test_client_cert_data},
 	{"kube-config/cert-files-token-file-insecure", test_cert_files_token_file_insecure},

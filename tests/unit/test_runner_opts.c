@@ -369,7 +369,57 @@ static int test_issue21_validate(void)
 	return T_PASS;
 }
 
+/* Issue 15 bugs 9 and 10: hostile job files are refused with a message, nothing cut. */
+static int test_hostile_jobfiles(void)
+{
+	CHECK_INT(expect_error("[j]\nrw=read\nsize=9000p\n", "bad.fio:3: size: '9000p'"), T_PASS);
+	CHECK_INT(expect_error("[j]\nrw=read\nbs=4k                                        "
+			       "                            junk\n",
+			       "bad.fio:3: bs: '4k "),
+		  T_PASS);
+	CHECK_INT(expect_error("[j\xff]\nrw=read\n",
+			       "bad.fio:1: name: not valid UTF-8 text (byte 2 of the value)"),
+		  T_PASS);
+	CHECK_INT(
+		expect_error("[j]\nrw=read\ndescription=ok \xc3\xa9 \xed\xa0\x80\n",
+			     "bad.fio:3: description: not valid UTF-8 text (byte 7 of the value)"),
+		T_PASS);
+	CHECK_INT(expect_error("[j]\ndescription=\xc0\xaf\n", "description: not valid UTF-8"),
+		  T_PASS);
+	/* well-formed UTF-8 is fine */
+	struct sb_job_opts o;
+	char err[256];
+	sb_job_opts_init(&o);
+	CHECK_INT(sb_job_opts_set(&o, "description",
+				  "d\xc3\xa9"
+				  "bit \xf0\x9f\x92\xbe",
+				  err, sizeof(err)),
+		  SB_OPT_OK);
+	sb_job_opts_release(&o);
+
+	/* more than SB_JOBFILE_MAX_JOBS jobs: refused before they are all built */
+	size_t cap = (SB_JOBFILE_MAX_JOBS + 2) * 4 + 1;
+	char *t = malloc(cap);
+	CHECK(t != NULL);
+	for (int i = 0; i < SB_JOBFILE_MAX_JOBS + 1; i++)
+		memcpy(t + 4 * i, "[a]\n", 4);
+	t[4 * (SB_JOBFILE_MAX_JOBS + 1)] = '\0';
+	struct sb_job base;
+	struct sb_joblist l = SB_JOBLIST_INIT;
+	struct sb_diag d = {.warn = warn};
+	memset(&base, 0, sizeof(base));
+	sb_job_opts_init(&base.o);
+	int r = sb_jobfile_parse(t, "many.fio", &base, &l, &d);
+	free(t);
+	sb_joblist_release(&l);
+	sb_job_release(&base);
+	CHECK_INT(r, -E2BIG);
+	CHECK_STR(d.msg, "many.fio:4097: more than 4096 jobs in one job file");
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
+	{"jobfile/hostile-input-refused", test_hostile_jobfiles},
 	{"runner-opts/set-basic", test_set_basic},
 	{"runner-opts/engines-map-and-refuse", test_engines},
 	{"runner-opts/bad-values-name-the-option", test_bad_values_name_the_option},

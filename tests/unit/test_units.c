@@ -44,6 +44,11 @@ static int test_bad_sizes(void)
 	CHECK_INT(sb_parse_size("-4k", 1024, &v), -EINVAL);
 	CHECK_INT(sb_parse_size("4kk", 1024, &v), -EINVAL);
 	CHECK_INT(sb_parse_size("99999999999999p", 1024, &v), -ERANGE);
+	/* issue 15 bug 10: 9000p is past 2^63, an error rather than exactly 2^63 */
+	CHECK_INT(sb_parse_size("9000p", 1024, &v), -ERANGE);
+	CHECK_INT(sb_parse_size("8192p", 1024, &v), -ERANGE);
+	CHECK_INT(sb_parse_size("8191p", 1024, &v), 0);
+	CHECK(v == 8191ull << 50);
 	CHECK_INT(sb_parse_size_or_percent("50%", 1024, &v, &pct), 0);
 	CHECK_INT(pct, 50);
 	CHECK_INT(sb_parse_size_or_percent("1g", 1024, &v, &pct), 0);

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A result document (the runner's JSON output, as a result ConfigMap holds
+ * it) into the aggregation (lib/aggregate.c), as two iterations on two
+ * targets, then the report rendered.
+ */
+#include "fuzz/fuzz.h"
+#include "aggregate.h"
+#include "report.h"
+
+#include <jansson.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	json_t *doc = json_loadb((const char *)data, size, 0, NULL);
+	if (!doc)
+		return 0;
+	struct sb_agg *a = sb_agg_new();
+	const json_t *jobs = json_object_get(doc, "jobs"), *job;
+	size_t i;
+	char err[512];
+	if (!a)
+		goto out;
+	for (unsigned it = 1; it <= 2; it++)
+		json_array_foreach(jobs, i, job)
+		{
+			(void)sb_agg_add(a, "fast", it, job, err, sizeof(err));
+			(void)sb_agg_add(a, it == 1 ? "slow" : "fast", it + 2, job, err,
+					 sizeof(err));
+		}
+	json_t *rep = NULL;
+	if (sb_agg_report_checked(a, "fuzz", &rep, err, sizeof(err)) == 0) {
+		static const char *const fmts[] = {"txt", "csv", "svg"};
+		for (size_t f = 0; f < 3; f++) {
+			char *s = sb_report_render(rep, fmts[f], err, sizeof(err));
+			free(s);
+		}
+		json_decref(rep);
+	}
+out:
+	sb_agg_free(a);
+	json_decref(doc);
+	return 0;
+}
