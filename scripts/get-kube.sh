@@ -224,7 +224,7 @@ build_missing() {
 }
 
 build() {
-	local b
+	local b tree="$CACHE/gopath/src/k8s.io/kubernetes"
 	mkdir -p "$CACHE/bin.new"
 	for b in "${BINS[@]}"; do
 		step "go build $b (the first one takes most of the time)"
