@@ -282,9 +282,13 @@ for p in "${pids[@]}"; do wait "$p" || sb_die "containerd or the image import fa
 check_alive "${SB_LETTERS[@]/#/containerd-}"
 sb_step "containerd up on every node, images imported ($(sb_ctr images ls -q | grep -c '^localhost/') each)"
 
+# SB_CEPH=1: the ceph-fuse the kubelets' cephfs plugin starts reads the
+# cluster's Ceph config (logs, sockets under its state; trimmed caches)
+kenv=()
+[ "${SB_CEPH:-0}" = 1 ] && kenv=(env "CEPH_CONF=$SB_STATE/ceph/ceph.conf")
 for l in "${SB_LETTERS[@]}"; do
 	ns_=$(sb_node_state "$l")
-	sb_launch "kubelet-$l" "$SB_KBIN/kubelet" --config="$ns_/kubelet.yaml" \
+	sb_launch "kubelet-$l" "${kenv[@]}" "$SB_KBIN/kubelet" --config="$ns_/kubelet.yaml" \
 		--kubeconfig="$ns_/kubelet.kubeconfig" --root-dir="$ns_/kubelet" \
 		--cert-dir="$ns_/kubelet/pki" --hostname-override="$(sb_node_name "$l")" --node-ip="$(sb_node_ip "$l")" \
 		--node-labels="topology.kubernetes.io/zone=$l" \
@@ -295,7 +299,7 @@ done
 
 sb_launch provisioner /usr/bin/python3 -u "$here/provisioner.py" --server "$SB_API_URL" \
 	--ca "$SB_PKI/ca.crt" --cert "$SB_PKI/provisioner.crt" --key "$SB_PKI/provisioner.key" \
-	--allowed-root "$SB_SHM" --allowed-root "$SB_VARTMP"
+	--allowed-root "$SB_SHM" --allowed-root "$SB_VARTMP" --ceph-state "$SB_STATE/ceph"
 sb_launch faultproxy /usr/bin/python3 -u "$here/faultproxy.py" --listen 127.0.0.1:16444 \
 	--control 127.0.0.1:16445 --cert "$SB_PKI/faultproxy.crt" --key "$SB_PKI/faultproxy.key" \
 	--upstream "$SB_API_URL" --ca "$SB_PKI/ca.crt"
@@ -354,6 +358,12 @@ export SB_STATE=$SB_STATE
 export SB_CLUSTER_STATE=$SB_STATE
 export SB_CTR="ctr -a $SB_SOCK -n k8s.io"
 ENV
+# SB_CEPH=1: a real Ceph (tests/cluster/ceph), its classes and S3 endpoint
+if [ "${SB_CEPH:-0}" = 1 ]; then
+	SB_T0=$SB_T0 bash "$here/ceph/up.sh"
+	echo 'export SB_STORAGE_CLASSES="fast disk disk-immediate ssd bulk cephfs"' >>"$SB_OUT/env"
+	echo "export SB_CEPH_ENV=$SB_OUT/ceph.env" >>"$SB_OUT/env"
+fi
 date +%s >"$SB_STATE/run/up"
 failed=0
 sb_step "cluster up: . $SB_OUT/env; tests/cluster/in-netns.sh kubectl get nodes"
