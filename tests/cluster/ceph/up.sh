@@ -219,9 +219,10 @@ if ! WAIT_ALIVE="${SB_CEPH_COMPONENTS[*]}" wait_for HEALTH_OK 120 healthy; then
 fi
 t1=$(date +%s%N)
 
-# --- the provisioner's CephFS mount (subdirectories per PV, quotas)
+# --- the provisioner's CephFS mount (subdirectories per PV, quotas); ceph-fuse
+# stays behind as a daemon: fd 8 (the cluster lock) must not go with it
 mountpoint -q "$S/mnt/cephfs" ||
-	(cd / && sb_ns ceph-fuse -c "$C" --id admin -r / "$S/mnt/cephfs" >>"$SB_STATE/logs/ceph-fuse-admin.log" 2>&1) ||
+	(cd / && sb_ns ceph-fuse -c "$C" --id admin -r / "$S/mnt/cephfs" >>"$SB_STATE/logs/ceph-fuse-admin.log" 2>&1 8>&-) ||
 	sb_die "ceph: ceph-fuse admin mount failed (see $SB_STATE/logs/ceph-fuse-admin.log)"
 mkdir -p "$S/mnt/cephfs/volumes"
 
