@@ -249,6 +249,10 @@ date +%s >"$S/up"
 rss=0
 for c in "${SB_CEPH_COMPONENTS[@]}"; do
 	p=$(cat "$SB_STATE/run/$c.pid")
+	# (the traced process when run under strace)
+	if [ "$(cat /proc/"$p"/comm 2>/dev/null)" = strace ]; then
+		p=$(cat /proc/"$p"/task/*/children 2>/dev/null | awk '{print $1}')
+	fi
 	r=$(awk '/^VmRSS:/ {print $2}' /proc/"$p"/status 2>/dev/null || echo 0)
 	rss=$((rss + ${r:-0}))
 done
