@@ -56,7 +56,12 @@ for i in pause test; do
 done
 
 failed=1
+ceph_job=
 on_exit() {
+	if [ -n "$ceph_job" ]; then
+		kill "$ceph_job" 2>/dev/null
+		wait "$ceph_job" 2>/dev/null
+	fi
 	if [ $failed = 1 ]; then
 		sb_step "cluster-up failed; logs in $SB_STATE/logs (copied to $SB_OUT/logs)"
 		if [ "${SB_CLUSTER_VERBOSE:-0}" = 1 ]; then
@@ -154,6 +159,13 @@ for h in /sys/fs/cgroup/*/; do
 		fi
 	done
 done
+
+# SB_CEPH=1: the Ceph daemons need only the namespace: they start beside
+# Kubernetes (tests/cluster/ceph/up.sh daemons), their Kubernetes side at the end
+if [ "${SB_CEPH:-0}" = 1 ]; then
+	SB_T0=$SB_T0 bash "$here/ceph/up.sh" daemons &
+	ceph_job=$!
+fi
 
 # --- configuration files
 # subst FILE [X]: FILE with the @...@ placeholders filled (node X's values)
@@ -358,9 +370,11 @@ export SB_STATE=$SB_STATE
 export SB_CLUSTER_STATE=$SB_STATE
 export SB_CTR="ctr -a $SB_SOCK -n k8s.io"
 ENV
-# SB_CEPH=1: a real Ceph (tests/cluster/ceph), its classes and S3 endpoint
-if [ "${SB_CEPH:-0}" = 1 ]; then
-	SB_T0=$SB_T0 bash "$here/ceph/up.sh"
+# SB_CEPH=1: the Ceph daemons (started above) and their Kubernetes side
+if [ -n "$ceph_job" ]; then
+	wait "$ceph_job" || { ceph_job=; sb_die "starting Ceph failed (logs in $SB_STATE/logs, $SB_STATE/ceph/log)"; }
+	ceph_job=
+	SB_T0=$SB_T0 bash "$here/ceph/up.sh" kube
 	echo 'export SB_STORAGE_CLASSES="fast disk disk-immediate ssd bulk cephfs"' >>"$SB_OUT/env"
 	echo "export SB_CEPH_ENV=$SB_OUT/ceph.env" >>"$SB_OUT/env"
 fi

@@ -8,6 +8,13 @@
 # storagebench.io/ceph, tests/cluster/provisioner.py), the CephFS client
 # Secret the kubelets' cephfs plugin reads, and the S3 user's Secret
 # default/ceph-s3. Writes $SB_OUT/ceph.env. Prints the time to HEALTH_OK.
+#
+#   ceph/up.sh daemons   the daemons, to HEALTH_OK, and the provisioner's
+#                        CephFS mount: needs only the namespace, so ../up.sh
+#                        runs it while Kubernetes starts
+#   ceph/up.sh kube      the Kubernetes side, $SB_OUT/ceph.env (needs the
+#                        API server and the daemons)
+#   ceph/up.sh           both
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/cluster/lib.sh
@@ -19,6 +26,44 @@ here=$(cd "$(dirname "$0")" && pwd)
 [ -e "$SB_NETNS_PATH" ] || sb_die "ceph: network namespace $SB_NETNS missing (start the cluster first)"
 S=$SB_CEPH_STATE
 C=$SB_CEPH_CONF
+phase=${1:-all}
+case "$phase" in
+daemons | kube | all) ;;
+*) sb_die "usage: ceph/up.sh [daemons|kube]" ;;
+esac
+
+# kube_side: the Kubernetes side (classes, Secrets, the S3 endpoint as a
+# Service) and $SB_OUT/ceph.env
+kube_side() {
+	local fskey ak sk
+	[ -f "$S/daemons-up" ] || sb_die "ceph: the daemons are not up (ceph/up.sh daemons)"
+	fskey=$(sed -n 's/^[[:space:]]*key = //p' "$S/keys/ceph.client.k8sfs.keyring")
+	read -r ak sk <"$S/keys/s3-bench"
+	sed -e "s|@CEPH_MON@|$SB_CEPH_MON|g" -e "s|@FSKEY@|$fskey|g" -e "s|@AK@|$ak|g" -e "s|@SK@|$sk|g" \
+		-e "s|@S3@|$SB_CEPH_S3|g" -e "s|@CEPH_IP@|$SB_CEPH_IP|g" -e "s|@RGW_PORT@|$SB_CEPH_RGW_PORT|g" \
+		"$here/ceph.yaml" | sb_kubectl apply -f - >>"$SB_STATE/logs/bootstrap.log"
+
+	cat >"$SB_OUT/ceph.env" <<ENV
+# The test cluster's Ceph: . $SB_OUT/ceph.env. Every Ceph command runs
+# inside the namespace with the config: \$NSENTER ceph -c \$CEPH_CONF ...
+export SB_CEPH=1
+export CEPH_CONF=$C
+export CEPH_STATE=$S
+export CEPH_MON=$SB_CEPH_MON
+export CEPH_OSD_SSD=$(cat "$S/osd-ssd.id")
+export CEPH_OSD_BULK=$(cat "$S/osd-bulk.id")
+export S3_ENDPOINT=$SB_CEPH_S3
+export AWS_ACCESS_KEY_ID=$ak
+export AWS_SECRET_ACCESS_KEY=$sk
+ENV
+	chmod 600 "$SB_OUT/ceph.env"
+	date +%s >"$S/up"
+	sb_step "ceph: classes ssd bulk cephfs, S3 $SB_CEPH_S3 (Secret default/ceph-s3); . $SB_OUT/ceph.env"
+}
+if [ "$phase" = kube ]; then
+	kube_side
+	exit 0
+fi
 [ -e "$C" ] && sb_die "ceph: $S already holds a cluster (cluster-down first)"
 
 # --- packages (scripts/deps/optional/ceph.list)
@@ -210,7 +255,8 @@ ceph_ auth get-or-create client.k8srbd mon 'profile rbd' osd 'profile rbd pool=r
 ak=$(head -c 10 /dev/urandom | od -An -tx1 | tr -d ' \n' | tr a-f A-F)
 sk=$(head -c 20 /dev/urandom | od -An -tx1 | tr -d ' \n')
 quiet sb_ceph radosgw-admin user create --uid=bench --display-name=bench --access-key="$ak" --secret-key="$sk"
-fskey=$(sed -n 's/^[[:space:]]*key = //p' "$S/keys/ceph.client.k8sfs.keyring")
+printf '%s %s\n' "$ak" "$sk" >"$S/keys/s3-bench"
+chmod 600 "$S/keys/s3-bench"
 
 healthy() { [ "$(ceph_ health)" = HEALTH_OK ]; }
 if ! WAIT_ALIVE="${SB_CEPH_COMPONENTS[*]}" wait_for HEALTH_OK 120 healthy; then
@@ -225,27 +271,6 @@ mountpoint -q "$S/mnt/cephfs" ||
 	(cd / && sb_ns ceph-fuse -c "$C" --id admin -r / "$S/mnt/cephfs" >>"$SB_STATE/logs/ceph-fuse-admin.log" 2>&1 8>&-) ||
 	sb_die "ceph: ceph-fuse admin mount failed (see $SB_STATE/logs/ceph-fuse-admin.log)"
 mkdir -p "$S/mnt/cephfs/volumes"
-
-# --- Kubernetes: classes, Secrets, the S3 endpoint as a Service
-sed -e "s|@CEPH_MON@|$SB_CEPH_MON|g" -e "s|@FSKEY@|$fskey|g" -e "s|@AK@|$ak|g" -e "s|@SK@|$sk|g" \
-	-e "s|@S3@|$SB_CEPH_S3|g" -e "s|@CEPH_IP@|$SB_CEPH_IP|g" -e "s|@RGW_PORT@|$SB_CEPH_RGW_PORT|g" \
-	"$here/ceph.yaml" | sb_kubectl apply -f - >>"$SB_STATE/logs/bootstrap.log"
-
-cat >"$SB_OUT/ceph.env" <<ENV
-# The test cluster's Ceph: . $SB_OUT/ceph.env. Every Ceph command runs
-# inside the namespace with the config: \$NSENTER ceph -c \$CEPH_CONF ...
-export SB_CEPH=1
-export CEPH_CONF=$C
-export CEPH_STATE=$S
-export CEPH_MON=$SB_CEPH_MON
-export CEPH_OSD_SSD=$(cat "$S/osd-ssd.id")
-export CEPH_OSD_BULK=$(cat "$S/osd-bulk.id")
-export S3_ENDPOINT=$SB_CEPH_S3
-export AWS_ACCESS_KEY_ID=$ak
-export AWS_SECRET_ACCESS_KEY=$sk
-ENV
-chmod 600 "$SB_OUT/ceph.env"
-date +%s >"$S/up"
 rss=0
 for c in "${SB_CEPH_COMPONENTS[@]}"; do
 	p=$(cat "$SB_STATE/run/$c.pid")
@@ -256,4 +281,7 @@ for c in "${SB_CEPH_COMPONENTS[@]}"; do
 	r=$(awk '/^VmRSS:/ {print $2}' /proc/"$p"/status 2>/dev/null || echo 0)
 	rss=$((rss + ${r:-0}))
 done
-sb_step "ceph: HEALTH_OK in $(((t1 - t0) / 1000000)) ms; daemons $((rss / 1024)) MiB resident; classes ssd bulk cephfs, S3 $SB_CEPH_S3 (Secret default/ceph-s3)"
+sb_step "ceph: HEALTH_OK in $(((t1 - t0) / 1000000)) ms; daemons $((rss / 1024)) MiB resident"
+touch "$S/daemons-up"
+[ "$phase" = daemons ] && exit 0
+kube_side
