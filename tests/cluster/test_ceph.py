@@ -3,7 +3,7 @@ and bulk (RBD images through rbd-fuse and a loop device, local PVs) and
 cephfs (a CephFS directory per PV, ReadWriteMany, the kubelets' cephfs
 plugin with ceph-fuse) provision, bind, mount, keep data across pods and
 nodes and are deleted with their PVs; a full RBD volume gives the runner
-ENOSPC; radosgw answers pods; the fault helpers stop and start the OSDs,
+ENOSPC, a CephFS volume's quota EDQUOT; radosgw answers pods; the fault helpers stop and start the OSDs,
 the MDS and radosgw; the Ceph daemons talk only inside the sealed network.
 
 Skipped when the cluster runs without Ceph; with SB_CEPH=1 in the
@@ -74,6 +74,22 @@ def as_user(pod):
     return pod
 
 
+def runner_json(pod):
+    """The runner's JSON document (its stdout) of a finished pod, read from
+    the kubelet's CRI log file, where each line is tagged with its stream:
+    `kubectl logs` interleaves the stderr lines with it."""
+    md = pod["metadata"]
+    path = os.path.join(sb.STATE, "nodes", sb.letter(pod["spec"]["nodeName"]), "var-log-pods",
+                        f"{md['namespace']}_{md['name']}_{md['uid']}", "c", "0.log")
+    out = []
+    with open(path) as f:
+        for line in f:
+            _, stream, tag, text = line.rstrip("\n").split(" ", 3) if line.count(" ") >= 3 else (0, "", "", "")
+            if stream == "stdout":
+                out.append(text + ("\n" if tag == "F" else ""))
+    return json.loads("".join(out))
+
+
 def runner_pod(name, claim, args):
     return as_user(sb.simple_pod(name, args, image=sb.IMAGE, command=["/usr/local/bin/storagebench-runner"],
                                  volumes=[vol(claim)], mounts=MNT))
@@ -89,6 +105,7 @@ def vols(ceph):
             sb.pvc_manifest("block", "ssd", size=SIZE, mode="Block"),
             sb.pvc_manifest("shared", "cephfs", size=SIZE, access=("ReadWriteMany",)),
             sb.pvc_manifest("full", "ssd", size=SIZE),
+            sb.pvc_manifest("qfull", "cephfs", size=SIZE, access=("ReadWriteMany",)),
         ]
         for c in ("ssd", "bulk"):
             objs.append(as_user(sb.simple_pod(f"w-{c}", ["write", "/data/hello", f"hello {c}"], volumes=[vol(c)],
@@ -100,6 +117,9 @@ def vols(ceph):
         # 128 MiB into a 64 MiB volume
         objs.append(runner_pod("fill", "full", ["--name=fill", "--rw=write", "--bs=1M", "--size=128M",
                                                 "--directory=/data", "--output-format=json"]))
+        # 128 MiB into a CephFS directory with a 64 MiB quota
+        objs.append(runner_pod("qfill", "qfull", ["--name=fill", "--rw=write", "--bs=1M", "--size=128M",
+                                                  "--directory=/data", "--output-format=json"]))
         sb.apply(objs, namespace=ns)
         yield ns
 
@@ -183,10 +203,21 @@ def test_full_rbd_volume_gives_enospc_in_the_runner(vols):
     p = sb.wait_pod_done("fill", vols, timeout=240)
     out = sb.logs("fill", vols)
     assert p["status"]["phase"] == "Failed" and sb.exit_code(p) == 1, out[-2000:]
-    job = json.loads(out[out.index("{"):])["jobs"][0]
+    job = runner_json(p)["jobs"][0]
     assert job["error"] == 28, job.get("storagebench", {}).get("errors")
     errs = job["storagebench"]["errors"]
     assert errs["enospc"] >= 1 and "No space left on device" in errs["message"]
+
+
+def test_cephfs_quota_is_the_claims_size(vols):
+    """ceph-fuse enforces the directory's quota: a 128 MiB file does not
+    fit a 64 MiB claim (EDQUOT, reported by the runner)."""
+    p = sb.wait_pod_done("qfill", vols, timeout=240)
+    out = sb.logs("qfill", vols)
+    assert p["status"]["phase"] == "Failed" and sb.exit_code(p) == 1, out[-2000:]
+    job = runner_json(p)["jobs"][0]
+    assert job["error"] == 122, job.get("storagebench", {}).get("errors")
+    assert "Disk quota exceeded" in job["storagebench"]["errors"]["message"]
 
 
 def test_deleted_claims_remove_image_loop_and_directory(ceph):
