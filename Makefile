@@ -34,7 +34,7 @@ PLUGIN_MAIN :=
 PLUGIN_SRCS :=
 BINS :=
 
-.PHONY: all test check lint fmt fmt-check bench demo install clean help deps valgrind unit vg-bins unit-bins asan test-repeat
+.PHONY: all test check lint fmt fmt-check bench demo demo-ceph install clean help deps valgrind unit vg-bins unit-bins asan test-repeat
 all:
 
 -include lib/lib.mk
@@ -169,6 +169,11 @@ demo: deps
 	$(MAKE) all
 	bash scripts/demo.sh
 
+# the reference page's storage cluster on the test cluster's real Ceph (SB_CEPH=1)
+demo-ceph: deps
+	$(MAKE) all
+	SB_DEMO=ceph bash scripts/demo.sh
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
@@ -189,6 +194,7 @@ help:
 	$(info $()  test-repeat  the timing-sensitive tests N times (N=5), flaky cases counted)
 	$(info $()  bench      our runner against fio on the same jobs, alternating; the client's figures)
 	$(info $()  demo       the end-to-end demo on the test cluster)
+	$(info $()  demo-ceph  the storage-cluster profile on the test cluster's Ceph (ssd, bulk, cephfs))
 	$(info $()  install    install the binaries (PREFIX=$(PREFIX), DESTDIR=))
 	$(info $()  clean      remove build/ and bin/)
 	$(foreach h,$(EXTRA_HELP),$(info $()  $(h)))

@@ -14,11 +14,25 @@
 #     2 s per workload) with kubectl, waits for it, prints `kubectl get br`
 #     and the report
 #  5. stops everything (SB_KEEP_CLUSTER=1 keeps the cluster up)
+#
+# make demo-ceph (SB_DEMO=ceph): the same with the test cluster's real Ceph
+# (SB_CEPH=1, tests/cluster/ceph) and manifests/examples/ceph.yaml: profile
+# storage-cluster on the classes ssd, bulk (RBD) and cephfs, as on the
+# reference page.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 t0=$(date +%s)
 say() { printf '\n=== [%4ds] %s\n' $(($(date +%s) - t0)) "$*"; }
+run=${SB_DEMO:-demo}
+case "$run" in
+demo) what="3 iterations x 6 workloads x 2 classes" out=build/demo ;;
+ceph)
+	export SB_CEPH=1
+	what="3 iterations x 10 workloads x 3 classes, one class at a time" out=build/demo-ceph
+	;;
+*) echo "demo: SB_DEMO=$run: must be demo or ceph" >&2 && exit 2 ;;
+esac
 
 say "starting the test cluster (make cluster-up)"
 SB_NODES=3 make --no-print-directory cluster-up
@@ -28,6 +42,10 @@ envf=build/cluster/env
 # shellcheck disable=SC1090
 . "$envf"
 k() { tests/cluster/in-netns.sh kubectl "$@"; }
+if [ "$run" = ceph ] && [ ! -f "$(dirname "$envf")/ceph.env" ]; then
+	echo "demo: the test cluster is up without Ceph: make cluster-down, then make demo-ceph" >&2
+	exit 1
+fi
 
 cleanup() {
 	local rc=$?
@@ -62,22 +80,22 @@ k -n storagebench-system rollout status deployment -l app.kubernetes.io/name=sto
 	k -n storagebench-system wait --for=condition=Available deployment --all --timeout=120s
 k -n storagebench-system get pods -o wide | cut -c1-100
 
-say "kubectl apply -f manifests/examples/demo.yaml"
-k -n default delete benchmarkrun demo --ignore-not-found --wait=true >/dev/null
-k -n default apply -f manifests/examples/demo.yaml
-say "kubectl wait --for=condition=Succeeded br/demo (3 iterations x 6 workloads x 2 classes)"
-if ! k -n default wait --for=condition=Succeeded br/demo --timeout=900s; then
-	k -n default describe br demo | tail -40
-	echo "demo: the run did not succeed" >&2
+say "kubectl apply -f manifests/examples/$run.yaml"
+k -n default delete benchmarkrun "$run" --ignore-not-found --wait=true >/dev/null
+k -n default apply -f "manifests/examples/$run.yaml"
+say "kubectl wait --for=condition=Succeeded br/$run ($what)"
+if ! k -n default wait --for=condition=Succeeded br/"$run" --timeout=1800s; then
+	k -n default describe br "$run" | tail -40
+	echo "demo: the run $run did not succeed" >&2
 	exit 1
 fi
 
 say "kubectl get br"
-k -n default get br demo
-say "kubectl get cm demo-report -o jsonpath='{.data.report\\.txt}'"
-k -n default get cm demo-report -o jsonpath='{.data.report\.txt}'
+k -n default get br "$run"
+say "kubectl get cm $run-report -o jsonpath='{.data.report\\.txt}'"
+k -n default get cm "$run-report" -o jsonpath='{.data.report\.txt}'
 echo
-mkdir -p build/demo
-k -n default get cm demo-report -o jsonpath='{.data.report\.svg}' >build/demo/report.svg
-k -n default get cm demo-report -o jsonpath='{.data.report\.md}' >build/demo/report.md
-say "done: charts in $root/build/demo/report.svg, Markdown in build/demo/report.md"
+mkdir -p "$out"
+k -n default get cm "$run-report" -o jsonpath='{.data.report\.svg}' >"$out"/report.svg
+k -n default get cm "$run-report" -o jsonpath='{.data.report\.md}' >"$out"/report.md
+say "done: charts in $root/$out/report.svg, Markdown in $out/report.md"

@@ -79,6 +79,8 @@ if [ -n "$shims" ]; then
 	_sb_wait_gone 5 $shims
 fi
 for l in "${SB_LETTERS[@]}"; do sb_stop "node-$l"; done
+# SB_CEPH=1's Ceph (tests/cluster/ceph), once nothing on the nodes uses it
+bash "$here/ceph/down.sh"
 sb_stop kube-scheduler
 sb_stop kube-controller-manager
 sb_stop kube-apiserver

@@ -20,11 +20,17 @@
 #
 # NAME: etcd, kube-apiserver, kube-controller-manager, kube-scheduler,
 # provisioner, faultproxy, or per node X (a, b, c): containerd-X,
-# kubelet-X, kube-proxy-X.
+# kubelet-X, kube-proxy-X; with the cluster's Ceph (SB_CEPH=1,
+# tests/cluster/ceph): ceph-mon, ceph-mgr, ceph-osd-ssd, ceph-osd-bulk
+# (stop: the OSD is down in the OSD map when it returns; start: up again),
+# ceph-mds (start: the file system has an active MDS again), radosgw
+# (start: S3 answers again).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/cluster/lib.sh
 . "$here/lib.sh"
+# shellcheck source=tests/cluster/ceph/lib.sh
+. "$here/ceph/lib.sh"
 
 usage() {
 	sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//' >&2
@@ -35,15 +41,16 @@ usage() {
 [ -f "$SB_STATE/run/up" ] || sb_die "the cluster ($SB_STATE) is not up"
 
 known() {
-	local c
-	for c in "${SB_COMPONENTS[@]}"; do
+	local c more=()
+	[ -f "$SB_CEPH_STATE/up" ] && more=("${SB_CEPH_COMPONENTS[@]}")
+	for c in "${SB_COMPONENTS[@]}" "${more[@]}"; do
 		[ "$c" = "$1" ] && case "$1" in node-?) return 1 ;; *) return 0 ;; esac
 	done
 	return 1
 }
 need_name() {
 	[ -n "${1:-}" ] || usage
-	known "$1" || sb_die "unknown component '$1' (one of: $(printf '%s ' "${SB_COMPONENTS[@]}" | sed 's/node-[a-c] //g'))"
+	known "$1" || sb_die "unknown component '$1' (one of: $(printf '%s ' "${SB_COMPONENTS[@]}" | sed 's/node-[a-c] //g')$([ -f "$SB_CEPH_STATE/up" ] && printf '%s ' "${SB_CEPH_COMPONENTS[@]}"))"
 }
 need_node() {
 	[ -n "${1:-}" ] || usage
@@ -71,7 +78,29 @@ answers() {
 		l=${n: -1}
 		sb_ns bash -c "exec 3<>/dev/tcp/$(sb_node_ip "$l")/10256" 2>/dev/null
 		;;
+	ceph-mon) sb_ceph ceph --connect-timeout 5 mon stat >/dev/null 2>&1 ;;
+	ceph-osd-ssd | ceph-osd-bulk) [ "$(osd_state "$(cat "$SB_CEPH_STATE/osd-${n#ceph-osd-}.id")")" = up ] ;;
+	ceph-mds) sb_ceph ceph --connect-timeout 5 mds stat 2>/dev/null | grep -q "up:active" ;;
+	radosgw) [ "$(sb_ns curl -s -m 5 -o /dev/null -w '%{http_code}' "$SB_CEPH_S3/")" = 200 ] ;;
 	*) sb_alive "$n" ;;
+	esac
+}
+# osd_state ID: up or down, as the OSD map has it
+osd_state() {
+	sb_ceph ceph --connect-timeout 5 osd dump -f json 2>/dev/null |
+		python3 -c 'import json,sys; o=[o for o in json.load(sys.stdin)["osds"] if o["osd"]==int(sys.argv[1])]; print("up" if o and o[0]["up"] else "down")' "$1"
+}
+# stopped NAME: after sb_stop, wait until Ceph sees it (an OSD down in the map)
+stopped() {
+	local n=$1 i
+	case "$n" in
+	ceph-osd-ssd | ceph-osd-bulk)
+		for ((i = 0; i < 300; i++)); do
+			[ "$(osd_state "$(cat "$SB_CEPH_STATE/osd-${n#ceph-osd-}.id")")" = down ] && return 0
+			sleep 0.2
+		done
+		sb_die "$n stopped but still up in the OSD map after 60 s"
+		;;
 	esac
 }
 start() {
@@ -102,6 +131,7 @@ case "$cmd" in
 stop)
 	need_name "${1:-}"
 	sb_stop "$1"
+	stopped "$1"
 	;;
 kill)
 	need_name "${1:-}"

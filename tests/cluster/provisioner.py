@@ -23,6 +23,30 @@ one of the --allowed-root directories) gets:
   directory (or loop device and file) removed, then the PV deleted.
   Retain: left alone.
 
+With --ceph-state (the test cluster's Ceph, SB_CEPH=1, tests/cluster/ceph),
+it also serves classes with `provisioner: storagebench.io/ceph`, the way a
+CSI driver would (no Ceph CSI driver is packaged; the kernel has no rbd,
+nbd or ceph module, so everything goes through FUSE):
+
+- parameter `type: rbd`, `pool: P`: an RBD image pvc-<uid> of the claim's
+  size in pool P (client.k8srbd), exposed on the node the scheduler picked
+  (WaitForFirstConsumer) by rbd-fuse (a directory under
+  CEPH_STATE/mnt/rbd/) and a loop device (--direct-io=on, so the FUSE file
+  has no second page cache); the PV is a `local` volume on that device
+  (Filesystem: fsType ext4, the kubelet formats and mounts it; Block: the
+  device) pinned to the node. Reclaim: loop device detached, rbd-fuse
+  unmounted, image removed.
+- parameter `type: cephfs` (`monitors`, `user`, `secretName`,
+  `secretNamespace`): a directory /volumes/pvc-<uid> made through the
+  provisioner's own ceph-fuse mount (CEPH_STATE/mnt/cephfs), mode 0777,
+  with a quota (ceph.quota.max_bytes, honoured by ceph-fuse) of the
+  claim's size; the PV is an in-tree `cephfs` volume (any node, the
+  claim's access modes, ReadWriteMany included) that the kubelet mounts
+  with ceph-fuse. Reclaim: the directory removed.
+
+Every Ceph command runs here, inside the control plane's network
+namespace, with the cluster's config (-c): never without one.
+
 It lists and watches PVCs and PVs (a change triggers a pass over
 everything; a full pass also runs every 5 s), so a claim binds within a
 second or so. Talks to the API server with urllib + ssl and its own client
@@ -48,6 +72,10 @@ ANN_SELECTED_NODE = "volume.kubernetes.io/selected-node"
 ANN_PROVISIONED_BY = "pv.kubernetes.io/provisioned-by"
 ANN_LOOP = "storagebench.io/loop-device"
 ANN_BACKING = "storagebench.io/backing-path"
+CEPH_NAME = "storagebench.io/ceph"
+ANN_RBD_IMAGE = "storagebench.io/rbd-image"
+ANN_RBD_MOUNT = "storagebench.io/rbd-fuse-dir"
+ANN_CEPHFS_DIR = "storagebench.io/cephfs-dir"
 
 
 def log(msg, **kv):
@@ -116,8 +144,9 @@ class Api:
 
 
 class Provisioner:
-    def __init__(self, api, allowed_roots):
+    def __init__(self, api, allowed_roots, ceph_state=None):
         self.api = api
+        self.ceph_state = os.path.realpath(ceph_state) if ceph_state else None
         self.roots = [os.path.realpath(r) for r in allowed_roots]
         self.kick = threading.Event()
         self.warned = set()
@@ -245,6 +274,170 @@ class Provisioner:
         log("provisioned", claim=key, pv=name, node=node, mode=mode, path=path, size=size)
         self.event(pvc, "Normal", "ProvisioningSucceeded", f"Successfully provisioned volume {name} at {path}")
 
+    # --- Ceph (storagebench.io/ceph)
+    def ceph(self, *args, user="k8srbd", extra_env=None):
+        """Run a Ceph client command with the cluster's config; raises on failure."""
+        conf = os.path.join(self.ceph_state, "ceph.conf")
+        if not os.path.isfile(conf):
+            raise RuntimeError(f"no Ceph config {conf}: is the cluster's Ceph up (SB_CEPH=1)?")
+        env = dict(os.environ)
+        env["CEPH_ARGS"] = f"--id {user}"
+        env.update(extra_env or {})
+        cmd = [args[0], "-c", conf] + list(args[1:])
+        if args[0] == "rbd-fuse":
+            # it daemonises: no pipe may stay open behind it
+            with open(os.path.join(self.ceph_state, "log", "rbd-fuse.log"), "ab") as logf:
+                rc = subprocess.run(cmd, cwd="/", env=env, stdin=subprocess.DEVNULL, stdout=logf, stderr=logf,
+                                    timeout=120).returncode
+            if rc != 0:
+                raise RuntimeError(f"{' '.join(cmd)}: exit {rc} (see {self.ceph_state}/log/rbd-fuse.log)")
+            return ""
+        r = subprocess.run(cmd, cwd="/", env=env, capture_output=True, text=True, timeout=120)
+        if r.returncode != 0:
+            raise RuntimeError(f"{' '.join(cmd)}: exit {r.returncode}: {(r.stderr or r.stdout).strip()[-300:]}")
+        return r.stdout
+
+    def provision_ceph(self, pvc, sc, node):
+        md, spec = pvc["metadata"], pvc["spec"]
+        key = f"{md['namespace']}/{md['name']}"
+        params = sc.get("parameters") or {}
+        kind = params.get("type", "")
+        name = "pvc-" + md["uid"]
+        mode = spec.get("volumeMode") or "Filesystem"
+        try:
+            if not self.ceph_state:
+                raise RuntimeError("the provisioner was started without --ceph-state")
+            size = quantity_bytes(spec["resources"]["requests"]["storage"])
+            if kind == "rbd":
+                if mode not in ("Filesystem", "Block"):
+                    raise ValueError(f"volumeMode '{mode}' is not Filesystem or Block")
+                ann, source = self.make_rbd(params.get("pool", ""), name, size)
+                ann[ANN_PROVISIONED_BY] = CEPH_NAME
+                if mode == "Filesystem":
+                    source["fsType"] = "ext4"
+                extra = {"local": source, "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+                    {"key": "kubernetes.io/hostname", "operator": "In", "values": [node]}]}]}}}
+            elif kind == "cephfs":
+                if mode != "Filesystem":
+                    raise ValueError(f"volumeMode '{mode}': class type cephfs gives Filesystem volumes only")
+                for p in ("monitors", "user", "secretName", "secretNamespace"):
+                    if not params.get(p):
+                        raise ValueError(f"class {sc['metadata']['name']}: parameter '{p}' is missing")
+                d = os.path.join(self.ceph_state, "mnt", "cephfs", "volumes", name)
+                if not os.path.ismount(os.path.join(self.ceph_state, "mnt", "cephfs")):
+                    raise RuntimeError("the provisioner's CephFS mount is not there")
+                os.makedirs(d, exist_ok=True)
+                os.chmod(d, 0o777)
+                os.setxattr(d, "ceph.quota.max_bytes", str(size).encode())
+                ann = {ANN_PROVISIONED_BY: CEPH_NAME, ANN_CEPHFS_DIR: d}
+                extra = {"cephfs": {"monitors": params["monitors"].split(","), "path": "/volumes/" + name,
+                                    "user": params["user"],
+                                    "secretRef": {"name": params["secretName"],
+                                                  "namespace": params["secretNamespace"]}}}
+            else:
+                raise ValueError(f"class {sc['metadata']['name']}: parameter type '{kind}' is not rbd or cephfs")
+        except (KeyError, ValueError, RuntimeError, OSError, subprocess.SubprocessError) as e:
+            if key not in self.warned:
+                self.warned.add(key)
+                log("refused", claim=key, reason=str(e))
+                self.event(pvc, "Warning", "ProvisioningFailed", str(e)[:500])
+            return
+        pv = {
+            "apiVersion": "v1", "kind": "PersistentVolume",
+            "metadata": {"name": name, "annotations": ann, "labels": {"storagebench.io/ceph": "true"}},
+            "spec": {
+                "capacity": {"storage": spec["resources"]["requests"]["storage"]},
+                "accessModes": spec.get("accessModes") or ["ReadWriteOnce"],
+                "persistentVolumeReclaimPolicy": sc.get("reclaimPolicy") or "Delete",
+                "storageClassName": sc["metadata"]["name"],
+                "volumeMode": mode,
+                "claimRef": {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "namespace": md["namespace"],
+                             "name": md["name"], "uid": md["uid"]},
+                **extra,
+            },
+        }
+        if sc.get("mountOptions"):
+            pv["spec"]["mountOptions"] = sc["mountOptions"]
+        code, obj = self.api.call("POST", "/api/v1/persistentvolumes", pv)
+        if code == 409:
+            return
+        if code != 201:
+            log("creating PV failed", claim=key, pv=name, code=code, message=obj.get("message", ""))
+            self.release_ceph(ann)
+            self.event(pvc, "Warning", "ProvisioningFailed", f"creating PV {name}: {obj.get('message', code)}")
+            return
+        log("provisioned", claim=key, pv=name, node=node or "-", type=kind, mode=mode, size=size)
+        self.event(pvc, "Normal", "ProvisioningSucceeded", f"Successfully provisioned {kind} volume {name}")
+
+    def make_rbd(self, pool, name, size):
+        """An image of SIZE bytes (whole MiB, rounded up) in POOL on a loop
+        device; returns (annotations, local volume source)."""
+        if pool not in ("rbd-ssd", "rbd-bulk"):
+            raise ValueError(f"parameter pool '{pool}' is not rbd-ssd or rbd-bulk")
+        mib = max(1, (size + 2**20 - 1) // 2**20)
+        image = f"{pool}/{name}"
+        ann = {ANN_RBD_IMAGE: image}
+        self.ceph("rbd", "create", image, "--size", f"{mib}M", "--image-feature", "layering")
+        try:
+            d = os.path.join(self.ceph_state, "mnt", "rbd", name)
+            os.makedirs(d, exist_ok=True)
+            ann[ANN_RBD_MOUNT] = d
+            # rbd-fuse has no --id: CEPH_ARGS; it daemonises once mounted
+            self.ceph("rbd-fuse", "-p", pool, "-r", name, d, extra_env={"CEPH_ARGS": "--id k8srbd --rbd_cache=false"})
+            f = os.path.join(d, name)
+            for _ in range(100):
+                if os.path.exists(f):
+                    break
+                time.sleep(0.1)
+            else:
+                raise RuntimeError(f"rbd-fuse: {f} did not appear")
+            r = subprocess.run(["losetup", "--find", "--show", "--direct-io=on", f], capture_output=True, text=True)
+            if r.returncode != 0:
+                raise RuntimeError(f"losetup {f}: {r.stderr.strip()}")
+            ann[ANN_LOOP] = r.stdout.strip()
+            ann[ANN_BACKING] = f
+            return ann, {"path": ann[ANN_LOOP]}
+        except Exception:
+            self.release_ceph(ann)
+            raise
+
+    def release_ceph(self, ann):
+        """Undo make_rbd / the CephFS directory; True when all of it is gone."""
+        ok = True
+        dev, backing, d = ann.get(ANN_LOOP, ""), ann.get(ANN_BACKING, ""), ann.get(ANN_RBD_MOUNT, "")
+        under = (lambda p: p.startswith(self.ceph_state + "/")) if self.ceph_state else (lambda p: False)
+        if dev and backing:
+            out = subprocess.run(["losetup", "-n", "-O", "BACK-FILE", dev], capture_output=True, text=True).stdout
+            if out.strip() == backing:
+                if subprocess.run(["losetup", "-d", dev], capture_output=True).returncode != 0:
+                    ok = False
+        if d and under(d):
+            if os.path.ismount(d) and subprocess.run(["umount", d], capture_output=True).returncode != 0:
+                ok = False
+            else:
+                try:
+                    os.rmdir(d)
+                except OSError:
+                    pass
+        image = ann.get(ANN_RBD_IMAGE, "")
+        if image and ok:
+            for _ in range(20):
+                try:
+                    self.ceph("rbd", "rm", "--no-progress", image)
+                    break
+                except RuntimeError as e:
+                    if "No such file" in str(e) or "(2)" in str(e):
+                        break
+                    # the rbd-fuse that had it open may still hold its watch
+                    time.sleep(0.5)
+            else:
+                ok = False
+        cdir = ann.get(ANN_CEPHFS_DIR, "")
+        if cdir and under(cdir) and "/mnt/cephfs/volumes/" in cdir:
+            shutil.rmtree(cdir, ignore_errors=True)
+            ok = ok and not os.path.exists(cdir)
+        return ok
+
     def release_backing(self, ann):
         backing, dev = ann.get(ANN_BACKING, ""), ann.get(ANN_LOOP, "")
         if not backing or not self.allowed(backing):
@@ -264,7 +457,12 @@ class Provisioner:
         ann = md.get("annotations") or {}
         if pv["spec"].get("persistentVolumeReclaimPolicy") != "Delete":
             return
-        self.release_backing(ann)
+        if ann.get(ANN_PROVISIONED_BY) == CEPH_NAME:
+            if not self.release_ceph(ann):
+                log("releasing failed, retrying next pass", pv=md["name"])
+                return
+        else:
+            self.release_backing(ann)
         code, obj = self.api.call("DELETE", f"/api/v1/persistentvolumes/{md['name']}")
         if code in (200, 202, 404):
             log("deleted", pv=md["name"], path=ann.get(ANN_BACKING, ""))
@@ -274,7 +472,7 @@ class Provisioner:
     # --- the level-triggered pass
     def reconcile(self):
         scs = {sc["metadata"]["name"]: sc for sc in self.api.list("/apis/storage.k8s.io/v1/storageclasses")["items"]
-               if sc.get("provisioner") == NAME}
+               if sc.get("provisioner") in (NAME, CEPH_NAME)}
         pvs = self.api.list("/api/v1/persistentvolumes")["items"]
         pvnames = {pv["metadata"]["name"] for pv in pvs}
         nodes = None
@@ -289,6 +487,9 @@ class Provisioner:
             sc = scs.get(cls)
             if not sc or "pvc-" + md["uid"] in pvnames:
                 continue
+            if sc.get("provisioner") == CEPH_NAME and (sc.get("parameters") or {}).get("type") == "cephfs":
+                self.provision_ceph(pvc, sc, None)
+                continue
             if nodes is None:
                 nodes = self.api.list("/api/v1/nodes")["items"]
             if sc.get("volumeBindingMode") == "WaitForFirstConsumer":
@@ -299,12 +500,15 @@ class Provisioner:
                 node = self.pick_node(nodes, pvs)
                 if node is None:
                     continue
-            self.provision(pvc, sc, node)
+            if sc.get("provisioner") == CEPH_NAME:
+                self.provision_ceph(pvc, sc, node)
+            else:
+                self.provision(pvc, sc, node)
             # the next claim's pick sees this one (the PV list is re-read next pass)
             pvs = self.api.list("/api/v1/persistentvolumes")["items"]
         for pv in pvs:
             ann = pv["metadata"].get("annotations") or {}
-            if ann.get(ANN_PROVISIONED_BY) != NAME or pv["metadata"].get("deletionTimestamp"):
+            if ann.get(ANN_PROVISIONED_BY) not in (NAME, CEPH_NAME) or pv["metadata"].get("deletionTimestamp"):
                 continue
             if (pv.get("status") or {}).get("phase") in ("Released", "Failed"):
                 self.reclaim(pv)
@@ -345,9 +549,11 @@ def main():
     ap.add_argument("--key", required=True)
     ap.add_argument("--allowed-root", action="append",
                     default=None, help="directories class paths must be under (repeatable)")
+    ap.add_argument("--ceph-state", default=None,
+                    help="the test cluster's Ceph state directory (ceph.conf, mnt/): serve storagebench.io/ceph")
     a = ap.parse_args()
     roots = a.allowed_root or ["/dev/shm/storagebench-cluster", "/var/tmp/storagebench-cluster"]
-    Provisioner(Api(a.server, a.ca, a.cert, a.key), roots).run()
+    Provisioner(Api(a.server, a.ca, a.cert, a.key), roots, a.ceph_state).run()
 
 
 if __name__ == "__main__":

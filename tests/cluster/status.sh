@@ -4,10 +4,14 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/cluster/lib.sh
 . "$here/lib.sh"
+# shellcheck source=tests/cluster/ceph/lib.sh
+. "$here/ceph/lib.sh"
 state=$(sb_up_state)
+more=()
+[ -d "$SB_CEPH_STATE" ] && more=("${SB_CEPH_COMPONENTS[@]}")
 echo "test cluster: $state (state $SB_STATE, netns $SB_NETNS)"
 total=0
-for c in "${SB_COMPONENTS[@]}"; do
+for c in "${SB_COMPONENTS[@]}" "${more[@]}"; do
 	f=$SB_STATE/run/$c.pid
 	if sb_alive "$c"; then
 		p=$(cat "$f")

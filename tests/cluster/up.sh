@@ -56,7 +56,12 @@ for i in pause test; do
 done
 
 failed=1
+ceph_job=
 on_exit() {
+	if [ -n "$ceph_job" ]; then
+		kill "$ceph_job" 2>/dev/null
+		wait "$ceph_job" 2>/dev/null
+	fi
 	if [ $failed = 1 ]; then
 		sb_step "cluster-up failed; logs in $SB_STATE/logs (copied to $SB_OUT/logs)"
 		if [ "${SB_CLUSTER_VERBOSE:-0}" = 1 ]; then
@@ -154,6 +159,13 @@ for h in /sys/fs/cgroup/*/; do
 		fi
 	done
 done
+
+# SB_CEPH=1: the Ceph daemons need only the namespace: they start beside
+# Kubernetes (tests/cluster/ceph/up.sh daemons), their Kubernetes side at the end
+if [ "${SB_CEPH:-0}" = 1 ]; then
+	SB_T0=$SB_T0 bash "$here/ceph/up.sh" daemons &
+	ceph_job=$!
+fi
 
 # --- configuration files
 # subst FILE [X]: FILE with the @...@ placeholders filled (node X's values)
@@ -282,9 +294,13 @@ for p in "${pids[@]}"; do wait "$p" || sb_die "containerd or the image import fa
 check_alive "${SB_LETTERS[@]/#/containerd-}"
 sb_step "containerd up on every node, images imported ($(sb_ctr images ls -q | grep -c '^localhost/') each)"
 
+# SB_CEPH=1: the ceph-fuse the kubelets' cephfs plugin starts reads the
+# cluster's Ceph config (logs, sockets under its state; trimmed caches)
+kenv=()
+[ "${SB_CEPH:-0}" = 1 ] && kenv=(env "CEPH_CONF=$SB_STATE/ceph/ceph.conf")
 for l in "${SB_LETTERS[@]}"; do
 	ns_=$(sb_node_state "$l")
-	sb_launch "kubelet-$l" "$SB_KBIN/kubelet" --config="$ns_/kubelet.yaml" \
+	sb_launch "kubelet-$l" "${kenv[@]}" "$SB_KBIN/kubelet" --config="$ns_/kubelet.yaml" \
 		--kubeconfig="$ns_/kubelet.kubeconfig" --root-dir="$ns_/kubelet" \
 		--cert-dir="$ns_/kubelet/pki" --hostname-override="$(sb_node_name "$l")" --node-ip="$(sb_node_ip "$l")" \
 		--node-labels="topology.kubernetes.io/zone=$l" \
@@ -295,7 +311,7 @@ done
 
 sb_launch provisioner /usr/bin/python3 -u "$here/provisioner.py" --server "$SB_API_URL" \
 	--ca "$SB_PKI/ca.crt" --cert "$SB_PKI/provisioner.crt" --key "$SB_PKI/provisioner.key" \
-	--allowed-root "$SB_SHM" --allowed-root "$SB_VARTMP"
+	--allowed-root "$SB_SHM" --allowed-root "$SB_VARTMP" --ceph-state "$SB_STATE/ceph"
 sb_launch faultproxy /usr/bin/python3 -u "$here/faultproxy.py" --listen 127.0.0.1:16444 \
 	--control 127.0.0.1:16445 --cert "$SB_PKI/faultproxy.crt" --key "$SB_PKI/faultproxy.key" \
 	--upstream "$SB_API_URL" --ca "$SB_PKI/ca.crt"
@@ -354,6 +370,14 @@ export SB_STATE=$SB_STATE
 export SB_CLUSTER_STATE=$SB_STATE
 export SB_CTR="ctr -a $SB_SOCK -n k8s.io"
 ENV
+# SB_CEPH=1: the Ceph daemons (started above) and their Kubernetes side
+if [ -n "$ceph_job" ]; then
+	wait "$ceph_job" || { ceph_job=; sb_die "starting Ceph failed (logs in $SB_STATE/logs, $SB_STATE/ceph/log)"; }
+	ceph_job=
+	SB_T0=$SB_T0 bash "$here/ceph/up.sh" kube
+	echo 'export SB_STORAGE_CLASSES="fast disk disk-immediate ssd bulk cephfs"' >>"$SB_OUT/env"
+	echo "export SB_CEPH_ENV=$SB_OUT/ceph.env" >>"$SB_OUT/env"
+fi
 date +%s >"$SB_STATE/run/up"
 failed=0
 sb_step "cluster up: . $SB_OUT/env; tests/cluster/in-netns.sh kubectl get nodes"

@@ -15,7 +15,8 @@
  *                            "io_uring: errno N (text)", then the Seccomp line
  *   sbtest serve PORT        TCP server on every IPv4 address: to each client
  *                            "hello from HOSTNAME\n", then close; forever
- *   sbtest get IPV4 PORT     connect (5 s timeout), print what the server
+ *   sbtest get IPV4 PORT [PATH]  connect (5 s timeout), with PATH send
+ *                            "GET PATH HTTP/1.0"; print what the server
  *                            sends; on failure "connect: errno N (text)"
  *
  * Exit status 0 on success, 1 on a failed command, 2 on a usage error.
@@ -181,7 +182,7 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: sbtest exit N | echo WORD... | cat FILE... | sleep SECONDS | id |\n"
 			"       stat PATH | write FILE TEXT | blkrw DEV | iouring | serve PORT |\n"
-			"       get IPV4 PORT\n");
+			"       get IPV4 PORT [PATH]\n");
 	return 2;
 }
 
@@ -210,7 +211,7 @@ static int cmd_serve(const char *port)
 	}
 }
 
-static int cmd_get(const char *ip, const char *port)
+static int cmd_get(const char *ip, const char *port, const char *path)
 {
 	struct sockaddr_in a = {.sin_family = AF_INET,
 				.sin_port = htons((uint16_t)strtol(port, NULL, 10))};
@@ -238,6 +239,14 @@ static int cmd_get(const char *ip, const char *port)
 		return 1;
 	}
 	fcntl(s, F_SETFL, 0);
+	if (path) {
+		int n = snprintf(buf, sizeof(buf), "GET %s HTTP/1.0\r\nHost: %s\r\n\r\n", path, ip);
+		if (n < 0 || (size_t)n >= sizeof(buf) || write(s, buf, (size_t)n) != n) {
+			printf("get: cannot send the request\n");
+			close(s);
+			return 1;
+		}
+	}
 	while ((r = read(s, buf, sizeof(buf))) > 0)
 		fwrite(buf, 1, (size_t)r, stdout);
 	close(s);
@@ -284,7 +293,7 @@ int main(int argc, char **argv)
 		return cmd_iouring();
 	if (strcmp(cmd, "serve") == 0 && argc == 3)
 		return cmd_serve(argv[2]);
-	if (strcmp(cmd, "get") == 0 && argc == 4)
-		return cmd_get(argv[2], argv[3]);
+	if (strcmp(cmd, "get") == 0 && (argc == 4 || argc == 5))
+		return cmd_get(argv[2], argv[3], argc == 5 ? argv[4] : NULL);
 	return usage();
 }
