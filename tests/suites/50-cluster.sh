@@ -21,8 +21,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 root=$PWD
-# the suite runs the three-node cluster whatever SB_NODES the caller has
-export SB_NODES=3
+# the suite runs the three-node cluster with its Ceph (tests/cluster/ceph:
+# classes ssd, bulk, cephfs and S3), whatever SB_NODES/SB_CEPH the caller has
+export SB_NODES=3 SB_CEPH=1
 
 # pytest directories run against the cluster (those that exist).
 PYTEST_DIRS=(tests/cluster tests/kube tests/controller tests/e2e tests/chart tests/plugin)
@@ -202,7 +203,7 @@ else
 		if [ -z "$left" ] && [ ! -e /var/run/netns/storagebench ] && ! ls -d /var/run/netns/storagebench-? >/dev/null 2>&1 &&
 			! grep -q /var/lib/storagebench /proc/mounts &&
 			! ls -d /sys/fs/cgroup/*/storagebench >/dev/null 2>&1 && [ "$paths_before" = "$paths_after" ] &&
-			[ ! -e /var/lib/storagebench/cluster ] && ! losetup -l -n -O BACK-FILE | grep -q storagebench-cluster; then
+			[ ! -e /var/lib/storagebench/cluster ] && ! losetup -l -n -O BACK-FILE | grep -qE 'storagebench-cluster|/var/lib/storagebench/'; then
 			echo "ok cluster/down-leaves-nothing"
 			p=$((p + 1))
 		else
