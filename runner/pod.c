@@ -225,9 +225,12 @@ int sb_pod_main(int argc, char **argv)
 		sb_info("Started iteration", "iteration=%u of=%u", it, e.iterations);
 		struct sb_results res = SB_RESULTS_INIT;
 		r = sb_run_jobs(&jobs, &res);
-		printf("=== %s, iteration %u of %u\n", e.cls, it, e.iterations);
-		sb_out_text(stdout, &res);
-		fflush(stdout);
+		/* on stderr, the log lines' stream: one pipe keeps the order in the
+		 * container log (containerd reads stdout and stderr separately, so
+		 * a block on stdout could land after the next "Started iteration") */
+		fprintf(stderr, "=== %s, iteration %u of %u\n", e.cls, it, e.iterations);
+		sb_out_text(stderr, &res);
+		fflush(stderr);
 		const char *why = NULL;
 		for (size_t i = 0; i < res.n && !why; i++)
 			if (res.v[i]->error)
