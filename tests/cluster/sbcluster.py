@@ -54,16 +54,26 @@ import uuid
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 OUT = os.environ.get("SB_OUT") or os.path.join(ROOT, "build", "cluster")
-_ENV0 = {}
-try:
-    with open(os.path.join(OUT, "env")) as _f:
-        for _line in _f:
-            _line = _line.strip()
-            if _line.startswith("export ") and "=" in _line:
-                _k, _v = _line[7:].split("=", 1)
-                _ENV0[_k] = shlex.split(_v)[0] if _v else ""
-except FileNotFoundError:
-    pass
+
+
+def read_env(path, missing_ok=True):
+    """A shell env file of `export K=V` lines (build/cluster/env, ceph.env)
+    as a dict; {} when it is missing and missing_ok."""
+    out = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                line = line.strip()
+                if line.startswith("export ") and "=" in line:
+                    k, v = line[7:].split("=", 1)
+                    out[k] = shlex.split(v)[0] if v else ""
+    except FileNotFoundError:
+        if not missing_ok:
+            raise
+    return out
+
+
+_ENV0 = read_env(os.path.join(OUT, "env"))
 KUBECONFIG = os.path.join(OUT, "kubeconfig")
 KUBECONFIG_CERT = os.path.join(OUT, "kubeconfig-cert")
 KUBECONFIG_PROXY = os.path.join(OUT, "kubeconfig-proxy")
@@ -116,17 +126,7 @@ class ClusterError(Exception):
 
 def env():
     """build/cluster/env as a dict ({} when the cluster is not up)."""
-    out = {}
-    try:
-        with open(ENV_FILE) as f:
-            for line in f:
-                line = line.strip()
-                if line.startswith("export ") and "=" in line:
-                    k, v = line[7:].split("=", 1)
-                    out[k] = shlex.split(v)[0] if v else ""
-    except FileNotFoundError:
-        pass
-    return out
+    return read_env(ENV_FILE)
 
 
 def in_netns():

@@ -13,7 +13,6 @@ import ipaddress
 import json
 import os
 import re
-import shlex
 import subprocess
 
 import pytest
@@ -27,14 +26,7 @@ COMPONENTS = ("ceph-mon", "ceph-mgr", "ceph-osd-ssd", "ceph-osd-bulk", "ceph-mds
 
 
 def ceph_env():
-    out = {}
-    with open(CEPH_ENV) as f:
-        for line in f:
-            line = line.strip()
-            if line.startswith("export ") and "=" in line:
-                k, v = line[7:].split("=", 1)
-                out[k] = shlex.split(v)[0] if v else ""
-    return out
+    return sb.read_env(CEPH_ENV, missing_ok=False)
 
 
 @pytest.fixture(scope="module")
