@@ -103,8 +103,17 @@ stopped() {
 		;;
 	esac
 }
+# ready_beat X: the lastHeartbeatTime and status of node X's Ready condition
+ready_beat() {
+	sb_kubectl get node "$(sb_node_name "$1")" \
+		-o 'jsonpath={.status.conditions[?(@.type=="Ready")].lastHeartbeatTime} {.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null
+}
 start() {
-	local n=$1 i
+	local n=$1 i before="" now
+	# a restarted kubelet first posts Ready=False (its runtime check has
+	# not run yet), so the Ready=True left by the previous kubelet is no
+	# answer: wait for a Ready=True that the new kubelet posted
+	case "$n" in kubelet-?) before=$(ready_beat "${n: -1}" | cut -d' ' -f1) ;; esac
 	sb_relaunch "$n"
 	for ((i = 0; i < 300; i++)); do
 		sb_alive "$n" || sb_die "$n exited after its start; last lines of its log:
@@ -116,8 +125,8 @@ $(tail -n 20 "$SB_STATE/logs/$n.log")"
 	case "$n" in
 	kubelet-?)
 		for ((i = 0; i < 300; i++)); do
-			[ "$(sb_kubectl get node "$(sb_node_name "${n: -1}")" \
-				-o 'jsonpath={.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null)" = True ] && return 0
+			now=$(ready_beat "${n: -1}")
+			[ "${now#* }" = True ] && [ "${now%% *}" != "$before" ] && return 0
 			sleep 0.2
 		done
 		sb_die "node $(sb_node_name "${n: -1}") not Ready 60 s after its kubelet started"
