@@ -746,6 +746,23 @@ static int container_security_context(const json_t *in, json_t **out, char *err,
 	return 0;
 }
 
+/* spec.runner.startTimeout: how long a runner pod may take to be Running. */
+static int parse_start_timeout(const json_t *run, struct br_spec *s, char *err, size_t errlen)
+{
+	char buf[32] = "";
+	int r = opt_string(run, "startTimeout", RUN, buf, sizeof(buf), err, errlen);
+	if (r || !buf[0])
+		return r;
+	long sec = br_parse_duration_s(buf);
+	if (sec < 10 || sec > 24 * 3600)
+		return fail(err, errlen,
+			    RUN ".startTimeout: '%s' is not a duration from 10s to 24h (e.g. 90s, "
+				"5m)",
+			    buf);
+	s->start_s = sec;
+	return 0;
+}
+
 static int parse_runner(const json_t *run, struct br_spec *s, char *err, size_t errlen)
 {
 	static const char *const pull[] = {"Always", "IfNotPresent", "Never"};
@@ -755,6 +772,8 @@ static int parse_runner(const json_t *run, struct br_spec *s, char *err, size_t 
 
 	if (run && !json_is_object(run))
 		return fail(err, errlen, RUN ": must be an object");
+	if ((r = parse_start_timeout(run, s, err, errlen)))
+		return r;
 	if ((r = opt_string(run, "image", RUN, s->image, sizeof(s->image), err, errlen)) ||
 	    (r = opt_string(run, "imagePullPolicy", RUN, s->pull_policy, sizeof(s->pull_policy),
 			    err, errlen)) ||
@@ -883,6 +902,7 @@ int br_spec_parse(const json_t *spec, const char *default_image, const char *def
 	s->pvc_bind_s = 300;
 	s->iteration_s = 3600;
 	s->run_s = 48 * 3600;
+	s->start_s = 300;
 	snprintf(s->image, sizeof(s->image), "%s", default_image ? default_image : "");
 	snprintf(s->service_account, sizeof(s->service_account), "%s",
 		 default_sa && *default_sa ? default_sa : "storagebench-runner");

@@ -21,6 +21,7 @@
 #include "labels.h"
 #include "log.h"
 #include "names.h"
+#include "owner.h"
 #include "runner/cmdline.h"
 #include "runner/iolog.h"
 #include "runner/out_json.h"
@@ -29,6 +30,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +116,58 @@ static json_t *result_cm(const struct pod_env *e, unsigned it, const char *name,
 			 SB_RESULT_KEY, text);
 }
 
+/*
+ * The name of iteration it's result: <run>-<class>-<it>, or, when
+ * attempt > 0, <run>-<class>-<it>-a<attempt>: the name attempt uses when
+ * a ConfigMap that is not this run's result holds the first one (the
+ * controller finds results by their labels, not their names).
+ */
+static int result_name(const struct pod_env *e, unsigned it, unsigned attempt, char *out,
+		       size_t len)
+{
+	char itb[16], ab[16];
+	if (!attempt)
+		return sb_name_result(out, len, e->run, e->cls, it);
+	snprintf(itb, sizeof(itb), "%u", it);
+	snprintf(ab, sizeof(ab), "a%u", attempt);
+	const char *parts[] = {e->run, e->cls, itb, ab};
+	return sb_name_join(out, len, 63, parts, 4);
+}
+
+/*
+ * Looks at ConfigMap name: 0 with *valid telling whether it is this run's
+ * valid result of iteration it (lib/owner.h, the controller's rule), or
+ * -ENOENT, or another -errno from the API (kerr says). One that is not is
+ * logged and its name added to foreign.
+ */
+static int look(struct kube_client *kc, const struct pod_env *e, unsigned it, const char *name,
+		bool *valid, char *foreign, size_t flen, struct kube_error *kerr)
+{
+	json_t *cm = NULL;
+	char why[512];
+	*valid = false;
+	int r = kube_get(kc, &kube_res_configmaps, e->ns, name, &cm, kerr);
+	if (r)
+		return r;
+	struct sb_result_want want = {e->ns, e->run, e->uid, e->cls, it};
+	r = sb_result_check(cm, &want, NULL, why, sizeof(why));
+	json_decref(cm);
+	if (r == -ENOMEM)
+		return r;
+	*valid = r == 0;
+	if (*valid) {
+		sb_info("Skipped iteration already recorded", "iteration=%u configmap=%s", it,
+			name);
+		return 0;
+	}
+	sb_warn("Ignored a configmap that is not this run's result",
+		"iteration=%u configmap=%s reason=\"%s\"", it, name, why);
+	size_t n = strlen(foreign);
+	if (n + strlen(name) + 3 < flen)
+		snprintf(foreign + n, flen - n, "%s%s", n ? ", " : "", name);
+	return 0;
+}
+
 /* Drops the per-second series when a result would not fit in a ConfigMap. */
 static char *dump_fitting(json_t *doc)
 {
@@ -165,7 +219,7 @@ int sb_pod_main(int argc, char **argv)
 	struct kube_config cfg = KUBE_CONFIG_INIT;
 	struct kube_client *kc = NULL;
 	struct kube_error kerr = KUBE_ERROR_INIT;
-	char err[1024], ebuf[1024], logdir[4096] = "";
+	char err[1024], ebuf[1024], logdir[4096] = "", foreign[512] = "";
 	int status = 0;
 	unsigned recorded = 0, skipped = 0;
 
@@ -210,16 +264,33 @@ int sb_pod_main(int argc, char **argv)
 			status = finish(2, "cannot name the result of iteration %u", it);
 			goto out;
 		}
-		int r = kube_get(kc, &kube_res_configmaps, e.ns, name, NULL, &kerr);
-		if (r == 0) {
-			sb_info("Skipped iteration already recorded", "iteration=%u configmap=%s",
-				it, name);
+		/* recorded already, by the controller's rule? a ConfigMap of the name
+		 * that is not this run's result is named, left alone, and this
+		 * attempt writes under its own name */
+		bool valid = false, taken = false;
+		char cand[64];
+		int r = look(kc, &e, it, name, &valid, foreign, sizeof(foreign), &kerr);
+		taken = r == 0 && !valid;
+		for (unsigned a = 1; taken && !valid && (r == 0 || r == -ENOENT) && a <= e.attempt;
+		     a++) {
+			if (result_name(&e, it, a, cand, sizeof(cand))) {
+				status = finish(2, "cannot name the result of iteration %u", it);
+				goto out;
+			}
+			r = look(kc, &e, it, cand, &valid, foreign, sizeof(foreign), &kerr);
+		}
+		if (valid) {
 			skipped++;
 			continue;
 		}
-		if (r != -ENOENT) {
+		if (r && r != -ENOENT) {
 			status = finish(1, "iteration %u: cannot check for configmap %s: %s", it,
-					name, kube_error_str(&kerr, ebuf, sizeof(ebuf)));
+					taken ? cand : name,
+					kube_error_str(&kerr, ebuf, sizeof(ebuf)));
+			goto out;
+		}
+		if (taken && result_name(&e, it, e.attempt, name, sizeof(name))) {
+			status = finish(2, "cannot name the result of iteration %u", it);
 			goto out;
 		}
 		sb_info("Started iteration", "iteration=%u of=%u", it, e.iterations);
@@ -283,7 +354,16 @@ int sb_pod_main(int argc, char **argv)
 		r = kube_create(kc, &kube_res_configmaps, e.ns, cm, NULL, &kerr);
 		json_decref(cm);
 		if (r == -EEXIST) {
-			/* another pod recorded it first: never overwrite a result */
+			/* another pod recorded it first: never overwrite a result; unless
+			 * what holds the name is not one */
+			r = look(kc, &e, it, name, &valid, foreign, sizeof(foreign), &kerr);
+			if (r || !valid) {
+				status = finish(1,
+						"iteration %u: configmap %s exists and is not this "
+						"run's result; not recorded%s%s",
+						it, name, foreign[0] ? "; ignored: " : "", foreign);
+				goto out;
+			}
 			sb_warn("Kept the result already recorded", "iteration=%u configmap=%s", it,
 				name);
 			skipped++;
@@ -296,7 +376,8 @@ int sb_pod_main(int argc, char **argv)
 			recorded++;
 		}
 	}
-	status = finish(0, "%u iterations recorded, %u already present", recorded, skipped);
+	status = finish(0, "%u iterations recorded, %u already present%s%s", recorded, skipped,
+			foreign[0] ? "; not this run's results, ignored: " : "", foreign);
 out:
 	if (logdir[0])
 		(void)rmdir(logdir);
