@@ -146,10 +146,10 @@ int sb_result_check(const json_t *cm, const struct sb_result_want *w, json_t **d
 	if (!json_is_object(d) || !json_is_array(json_object_get(d, "jobs"))) {
 		say(why, whylen, "data.%s: jobs: missing or not a list", SB_RESULT_KEY);
 		ret = -EINVAL;
-	} else if (ctx && (!json_is_object(ctx) || !jstr(ctx, "run") ||
-			   strcmp(jstr(ctx, "run"), w->run) || !jstr(ctx, "class") ||
-			   strcmp(jstr(ctx, "class"), w->cls) || !json_is_integer(cit) ||
-			   json_integer_value(cit) != (json_int_t)w->iteration)) {
+	} else if (ctx &&
+		   (!json_is_object(ctx) || !jstr(ctx, "run") || strcmp(jstr(ctx, "run"), w->run) ||
+		    !jstr(ctx, "class") || strcmp(jstr(ctx, "class"), w->cls) ||
+		    !json_is_integer(cit) || json_integer_value(cit) != (json_int_t)w->iteration)) {
 		say(why, whylen, "data.%s: context: not run '%s', class '%s', iteration %u",
 		    SB_RESULT_KEY, w->run, w->cls, w->iteration);
 		ret = -EINVAL;

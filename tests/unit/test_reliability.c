@@ -51,8 +51,8 @@ static int test_owner_verdicts(void)
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		enum sb_owner_verdict v = sb_owner_check(c[i].o, "r", UID, why, sizeof(why));
 		if (v != c[i].want || !strstr(why, c[i].needle)) {
-			fprintf(stderr, "    case %zu: verdict %d (%s), wanted %d (%s)\n", i, v, why,
-				c[i].want, c[i].needle);
+			fprintf(stderr, "    case %zu: verdict %d (%s), wanted %d (%s)\n", i, v,
+				why, c[i].want, c[i].needle);
 			ret = T_FAIL;
 		}
 		json_decref(c[i].o);
@@ -75,9 +75,8 @@ static json_t *result(const char *uid, const char *text)
 	return json_pack("{s:{s:s,s:s,s:{s:s,s:s,s:s,s:s},s:[{s:s,s:s,s:s,s:s}]},s:{s:s}}",
 			 "metadata", "name", "r-fast-2", "namespace", "ns", "labels",
 			 SB_LABEL_COMPONENT, "result", SB_LABEL_RUN, "r", SB_LABEL_CLASS, "fast",
-			 SB_LABEL_ITERATION, "2", "ownerReferences", "apiVersion",
-			 SB_API_VERSION, "kind", SB_KIND, "name", "r", "uid", uid, "data",
-			 SB_RESULT_KEY, doc);
+			 SB_LABEL_ITERATION, "2", "ownerReferences", "apiVersion", SB_API_VERSION,
+			 "kind", SB_KIND, "name", "r", "uid", uid, "data", SB_RESULT_KEY, doc);
 }
 
 static int check_result(json_t *cm, int want, const char *needle)
@@ -104,8 +103,7 @@ static int test_result_rule(void)
 	CHECK(check_result(result(UID, "{\"jobs\":{}}"), -EINVAL, "jobs") == T_PASS);
 	CHECK(check_result(result(UID, "[]"), -EINVAL, "jobs") == T_PASS);
 	/* not owned by the run: an old run's, or nobody's */
-	CHECK(check_result(result("old-uid", NULL), -EINVAL, "not a result of this run") ==
-	      T_PASS);
+	CHECK(check_result(result("old-uid", NULL), -EINVAL, "not a result of this run") == T_PASS);
 	json_t *cm = result(UID, NULL);
 	json_object_del(json_object_get(cm, "metadata"), "ownerReferences");
 	CHECK(check_result(cm, -EINVAL, "no ownerReference") == T_PASS);
@@ -244,7 +242,45 @@ static int test_start_timeout_field(void)
 	return T_PASS;
 }
 
+/* Issue 15, bug 4: a workload larger than its volume is refused, the field named. */
+static int test_workload_larger_than_volume(void)
+{
+#define VOL "\"storageClasses\":[\"a\"],\"volume\":{\"size\":\"64Mi\"}"
+	CHECK(expect_invalid("{" VOL ",\"workloads\":[{\"name\":\"ok\",\"rw\":\"read\"},"
+			     "{\"name\":\"big\",\"rw\":\"read\",\"size\":\"1g\"}]}",
+			     "spec.workloads[1].size: the workload needs 1073741824 bytes (size), "
+			     "more than spec.volume.size 64Mi") == T_PASS);
+	CHECK(expect_invalid("{" VOL ",\"fioJob\":\"[x]\\nrw=read\\nfilesize=40m\\n"
+			     "nrfiles=2\\n\"}",
+			     "spec.fioJob: job 'x': the workload needs 83886080 bytes (filesize "
+			     "times nrfiles)") == T_PASS);
+	CHECK(expect_invalid("{" VOL ",\"fioJob\":\"[x]\\nrw=read\\nsize=60m\\n"
+			     "offset=10m\\n\"}",
+			     "past its offset") == T_PASS);
+	/* what fits, percentages and the profiles (their size follows spec.size) pass */
+	static const char *const ok[] = {
+		"{" VOL ",\"workloads\":[{\"name\":\"w\",\"rw\":\"read\",\"size\":\"64m\"}]}",
+		"{" VOL ",\"fioJob\":\"[x]\\nrw=read\\nsize=100%\\n\"}",
+		"{" VOL ",\"fioJob\":\"[x]\\nrw=read\\nfilesize=16m\\nnrfiles=4\\n\"}",
+		"{" VOL ",\"profile\":\"storage-cluster\"}",
+		"{" VOL ",\"profile\":\"nvme\"}",
+	};
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		struct br_spec s;
+		char err[512] = "";
+		int r = parse(ok[i], &s, err, sizeof(err));
+		br_spec_release(&s);
+		if (r) {
+			fprintf(stderr, "    %s: %s\n", ok[i], err);
+			return T_FAIL;
+		}
+	}
+#undef VOL
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
+	{"spec/workload-larger-than-volume", test_workload_larger_than_volume},
 	{"owner/verdicts", test_owner_verdicts},
 	{"owner/result-rule", test_result_rule},
 	{"plan/start-timeout", test_start_timeout},
