@@ -3,6 +3,7 @@
 
 #include "labels.h"
 #include "names.h"
+#include "sign.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -132,6 +133,22 @@ int sb_result_check(const json_t *cm, const struct sb_result_want *w, json_t **d
 		say(why, whylen, "data.%s: %zu bytes, more than a runner writes (%d)",
 		    SB_RESULT_KEY, json_string_length(tv), SB_RESULT_MAX_BYTES);
 		return -EINVAL;
+	}
+	if (w->key) {
+		const json_t *mv = json_object_get(json_object_get(cm, "data"), SB_RESULT_MAC_KEY);
+		int vr = json_is_string(mv)
+				 ? sb_sign_verify(w->key, SB_SIGN_KEY_BYTES, w->uid, w->cls,
+						  w->iteration, json_string_value(tv),
+						  json_string_length(tv), json_string_value(mv))
+				 : -ENOENT;
+		if (vr) {
+			say(why, whylen, "data.%s: %s", SB_RESULT_MAC_KEY,
+			    vr == -ENOENT    ? "missing (not signed by the run's runner)"
+			    : vr == -EBADMSG ? "does not match the result (forged or changed)"
+			    : vr == -EINVAL  ? "not 64 hex digits"
+					     : "cannot be checked");
+			return -EINVAL;
+		}
 	}
 	json_error_t je;
 	json_t *d = json_loadb(json_string_value(tv), json_string_length(tv), 0, &je);

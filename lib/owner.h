@@ -37,6 +37,9 @@ const char *sb_owner_verdict_str(enum sb_owner_verdict v);
 struct sb_result_want {
 	const char *ns, *run, *uid, *cls; /* the run (name, UID), its storage class */
 	unsigned iteration;
+	/* the run's signing key (lib/sign.h), SB_SIGN_KEY_BYTES; NULL: the MAC is not
+	 * checked (a unit test of the other rules) */
+	const unsigned char *key;
 };
 
 /*
@@ -46,7 +49,9 @@ struct sb_result_want {
  * and iteration's label values, data[SB_RESULT_KEY] at most
  * SB_RESULT_MAX_BYTES of JSON with a list "jobs", and, when the document
  * has a "context" (the runner writes one), its run, class and iteration
- * are these. Returns 0 (with *doc the parsed document, a new reference,
+ * are these, and, with a key, data[SB_RESULT_MAC_KEY] is the MAC of the
+ * text under the key (lib/sign.h: signed by the run's runner, not changed
+ * since). Returns 0 (with *doc the parsed document, a new reference,
  * when doc is not NULL), -EINVAL when the ConfigMap is not one (why says
  * which field and what is wrong), -ENOMEM.
  */
