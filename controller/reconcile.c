@@ -11,6 +11,7 @@
 #include "compare.h"
 #include "controller/manifests.h"
 #include "controller/plan.h"
+#include "controller/runkey.h"
 #include "controller/spec.h"
 #include "labels.h"
 #include "log.h"
@@ -196,6 +197,10 @@ static int observe(struct br_controller *c, struct br_watch *w, const json_t *ru
 	memset(ob, 0, sizeof(*ob));
 	if (sb_name_label(run_label, sizeof(run_label), name))
 		return -EINVAL;
+	unsigned char key[SB_SIGN_KEY_BYTES];
+	int kr = br_runkey_derive(uid, key);
+	if (kr)
+		return kr;
 	o->now = time(NULL);
 	o->start = br_time_parse(jstr(status, "startTime"));
 	if (!o->start)
@@ -280,7 +285,7 @@ static int observe(struct br_controller *c, struct br_watch *w, const json_t *ru
 			if (*end || n < 1 || n > s->iterations || seen[n])
 				continue;
 			/* the rule the runner applies too (lib/owner.h) */
-			struct sb_result_want want = {ns, name, uid, co->name, (unsigned)n};
+			struct sb_result_want want = {ns, name, uid, co->name, (unsigned)n, key};
 			if (sb_result_check(cm, &want, NULL, NULL, 0))
 				continue;
 			seen[n] = 1;
@@ -430,6 +435,9 @@ static int create(struct br_controller *c, const struct kube_resource *r, const 
 	snprintf(oname, sizeof(oname), "%s", meta(obj, "name") ? meta(obj, "name") : "");
 	int ret = kube_create(c->kc, r, ref->ns, obj, NULL, &err);
 	json_decref(obj);
+	if (ret == -EEXIST && r == &kube_res_secrets)
+		return 0; /* the run's key Secret: the controller may not read Secrets
+			   * (controller/runkey.h); its name holds the run's UID */
 	if (ret == -EEXIST) {
 		ret = kube_get(c->kc, r, ref->ns, oname, &have, &err);
 		if (ret == -ENOENT) {
@@ -479,7 +487,12 @@ static int build_report(struct br_controller *c, const struct br_ref *ref, const
 {
 	struct sb_agg *agg = sb_agg_new();
 	char run_label[64];
+	unsigned char key[SB_SIGN_KEY_BYTES];
 	*report = NULL;
+	if (br_runkey_derive(ref->uid, key)) {
+		sb_agg_free(agg);
+		return -ENOMEM;
+	}
 	if (!agg || sb_name_label(run_label, sizeof(run_label), ref->name)) {
 		sb_agg_free(agg);
 		return -ENOMEM;
@@ -504,8 +517,8 @@ static int build_report(struct br_controller *c, const struct br_ref *ref, const
 				    strcmp(label(cm, SB_LABEL_CLASS), cls_label) ||
 				    strcmp(meta(cm, "namespace"), ref->ns))
 					continue;
-				struct sb_result_want want = {ref->ns, ref->name, ref->uid,
-							      s->classes[i], it};
+				struct sb_result_want want = {ref->ns,	     ref->name, ref->uid,
+							      s->classes[i], it,	key};
 				json_t *doc = NULL;
 				char err[512] = "";
 				int vr = sb_result_check(cm, &want, &doc, err, sizeof(err));
@@ -887,7 +900,9 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 				      s.access_mode, s.block ? "Block" : "Filesystem");
 			break;
 		case BR_ACT_CREATE_POD:
-			if (s.jobfile)
+			r = create(c, &kube_res_secrets, &ref, br_runkey_secret_manifest(&ref),
+				   "key secret", why, sizeof(why));
+			if (r >= 0 && s.jobfile)
 				r = create(c, &kube_res_configmaps, &ref,
 					   br_spec_cm_manifest(&ref, &s), "spec configmap", why,
 					   sizeof(why));

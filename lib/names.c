@@ -114,12 +114,6 @@ int sb_name_report(char *out, size_t len, const char *run)
 	return sb_name_join(out, len, 63, p, 2);
 }
 
-int sb_name_key(char *out, size_t len, const char *run)
-{
-	const char *p[] = {run, "key"};
-	return sb_name_join(out, len, 63, p, 2);
-}
-
 int sb_name_label(char *out, size_t len, const char *value)
 {
 	/* label values may hold '.', '_' as well, but one rule everywhere is simpler */

@@ -28,8 +28,6 @@ int sb_name_result(char *out, size_t len, const char *run, const char *cls, unsi
 /* "<run>-spec" and "<run>-report". */
 int sb_name_spec(char *out, size_t len, const char *run);
 int sb_name_report(char *out, size_t len, const char *run);
-/* "<run>-key": the Secret with the run's result signing key (lib/sign.h). */
-int sb_name_key(char *out, size_t len, const char *run);
 /* A label value for a class name (at most 63 characters, hash when cut). */
 int sb_name_label(char *out, size_t len, const char *value);
 

@@ -39,7 +39,8 @@ static int mac_raw(const unsigned char *key, size_t keylen, const char *uid, con
 	const char *parts[] = {sign_domain, uid, cls, itb};
 	bool ok = ctx && EVP_MAC_init(ctx, key, keylen, params) == 1;
 	for (size_t i = 0; ok && i < 4; i++)
-		ok = EVP_MAC_update(ctx, (const unsigned char *)parts[i], strlen(parts[i]) + 1) == 1;
+		ok = EVP_MAC_update(ctx, (const unsigned char *)parts[i], strlen(parts[i]) + 1) ==
+		     1;
 	ok = ok && (!len || EVP_MAC_update(ctx, (const unsigned char *)text, len) == 1);
 	size_t outl = 0;
 	ok = ok && EVP_MAC_final(ctx, out, &outl, 32) == 1 && outl == 32;

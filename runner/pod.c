@@ -27,6 +27,7 @@
 #include "runner/out_json.h"
 #include "runner/out_text.h"
 #include "runner/run.h"
+#include "sign.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -43,6 +44,7 @@
 struct pod_env {
 	const char *run, *uid, *cls, *ns, *pod;
 	unsigned iterations, attempt;
+	unsigned char key[SB_SIGN_KEY_BYTES]; /* the run's signing key (lib/sign.h) */
 };
 
 /* Writes the reason the pod ends to the termination message, then logs it. */
@@ -96,16 +98,17 @@ static int read_env(struct pod_env *e, char *err, size_t len)
 	return 0;
 }
 
-/* The result ConfigMap of one iteration (new reference), NULL on ENOMEM. */
+/* The result ConfigMap of one iteration, signed (new reference), NULL on ENOMEM. */
 static json_t *result_cm(const struct pod_env *e, unsigned it, const char *name, const char *text)
 {
-	char cls_label[64], run_label[64], itbuf[16];
+	char cls_label[64], run_label[64], itbuf[16], mac[SB_SIGN_HEX_LEN + 1];
 	if (sb_name_label(cls_label, sizeof(cls_label), e->cls) ||
-	    sb_name_label(run_label, sizeof(run_label), e->run))
+	    sb_name_label(run_label, sizeof(run_label), e->run) ||
+	    sb_sign_result(e->key, sizeof(e->key), e->uid, e->cls, it, text, strlen(text), mac))
 		return NULL;
 	snprintf(itbuf, sizeof(itbuf), "%u", it);
 	return json_pack("{s:s,s:s,s:{s:s,s:s,s:{s:s,s:s,s:s,s:s,s:s,s:s},s:{s:s,s:s},s:[{s:s,s:s,"
-			 "s:s,s:s,s:b,s:b}]},s:{s:s}}",
+			 "s:s,s:s,s:b,s:b}]},s:{s:s,s:s}}",
 			 "apiVersion", "v1", "kind", "ConfigMap", "metadata", "name", name,
 			 "namespace", e->ns, "labels", SB_LABEL_NAME, "storagebench",
 			 SB_LABEL_COMPONENT, "result", SB_LABEL_MANAGED_BY, SB_MANAGER,
@@ -113,7 +116,7 @@ static json_t *result_cm(const struct pod_env *e, unsigned it, const char *name,
 			 itbuf, "annotations", SB_ANNOT_RUN, e->run, SB_ANNOT_CLASS, e->cls,
 			 "ownerReferences", "apiVersion", SB_API_VERSION, "kind", SB_KIND, "name",
 			 e->run, "uid", e->uid, "controller", 1, "blockOwnerDeletion", 1, "data",
-			 SB_RESULT_KEY, text);
+			 SB_RESULT_KEY, text, SB_RESULT_MAC_KEY, mac);
 }
 
 /*
@@ -149,7 +152,7 @@ static int look(struct kube_client *kc, const struct pod_env *e, unsigned it, co
 	int r = kube_get(kc, &kube_res_configmaps, e->ns, name, &cm, kerr);
 	if (r)
 		return r;
-	struct sb_result_want want = {e->ns, e->run, e->uid, e->cls, it};
+	struct sb_result_want want = {e->ns, e->run, e->uid, e->cls, it, e->key};
 	r = sb_result_check(cm, &want, NULL, why, sizeof(why));
 	json_decref(cm);
 	if (r == -ENOMEM)
@@ -226,6 +229,12 @@ int sb_pod_main(int argc, char **argv)
 	memset(&cli, 0, sizeof(cli));
 	if (read_env(&e, err, sizeof(err)))
 		return finish(2, "%s", err);
+	int kr = sb_sign_read_key(SB_SIGN_PATH, e.key);
+	if (kr)
+		return finish(2,
+			      "cannot read the run's signing key %s: %s (the controller mounts the "
+			      "run's Secret)",
+			      SB_SIGN_PATH, kr == -EINVAL ? "not 32 bytes" : strerror(-kr));
 	if (sb_cli_parse(argc, argv, &cli, &diag)) {
 		status = finish(2, "%s", diag.msg);
 		goto out;

@@ -144,6 +144,7 @@ def test_forged_results_are_ignored_and_named(ns, controller):
     ns_ = {m["n"] for r in report["results"] for m in r["metrics"].values()}
     assert ns_ == {3}, ns_
     # the runner named what it ignored, and wrote its results beside them
+    sb.wait_pod_done("forged-fast-1", ns)  # the run ends at its last result, the pod just after
     pod = sb.pod("forged-fast-1", ns)
     msg = pod["status"]["containerStatuses"][0]["state"]["terminated"]["message"]
     assert "3 iterations recorded, 0 already present" in msg, msg
@@ -176,3 +177,50 @@ def test_start_timeout_out_of_range_is_refused_by_the_crd(ns, controller):
     p = sb.kubectl("-n", ns, "apply", "-f", "-", check=False,
                    input=small("badstart", classes=("fast",), extra="    startTimeout: soon"))
     assert p.returncode != 0 and "spec.runner.startTimeout" in p.stderr
+
+
+def test_forged_result_with_the_runs_labels_and_owner_is_rejected_by_name(ns, controller):
+    """Tamper-evident results: anyone who may create ConfigMaps can copy the
+    run's labels and ownerReference (its UID is public); without the run's
+    key the MAC cannot match. The run is held back (a foreign object of its
+    job file's name) until the forgeries are in place, so none races the runner."""
+    sb.apply(_cm("signed-spec"), namespace=ns)
+    sb.apply(small("signed", classes=("fast",), iterations=3, cleanup="Never"), namespace=ns)
+    _class_status(ns, "signed", "ObjectConflict")
+    uid = br(ns, "signed")["metadata"]["uid"]
+    owner = {"apiVersion": "storagebench.io/v1alpha1", "kind": "BenchmarkRun", "name": "signed",
+             "uid": uid, "controller": True}
+    labels = {"app.kubernetes.io/component": "result", "app.kubernetes.io/managed-by":
+              "storagebench-controller", "storagebench.io/run": "signed",
+              "storagebench.io/class": "fast"}
+    doc = {"jobs": [{"jobname": "rr", "read": {"iops": 1e9}}],
+           "context": {"run": "signed", "class": "fast", "iteration": 0}}
+    for it, mac in ((1, "00" * 32), (2, None)):
+        doc["context"]["iteration"] = it
+        data = {"result.json": json.dumps(doc)}
+        if mac:
+            data["result.json.hmac-sha256"] = mac
+        sb.apply(_cm(f"signed-fast-{it}", labels=dict(labels, **{"storagebench.io/iteration": str(it)}),
+                     owner=owner, data=data), namespace=ns)
+    sb.kubectl("-n", ns, "delete", "configmap", "signed-spec")
+    st = wait_phase(ns, "signed", timeout=240)
+    assert st["phase"] == "Succeeded", st
+    assert st["classes"][0]["iterationsDone"] == 3
+    report = json.loads(sb.kubectl_json("-n", ns, "get", "configmap", "signed-report")
+                        ["data"]["report.json"])
+    iops = [r["metrics"]["read-iops"] for r in report["results"] if r["workload"] == "rr"][0]
+    assert iops["n"] == 3 and iops["max"] < 1e9, iops  # the genuine iterations only
+    skipped = [m for r, m in events(ns, "signed") if r == "InvalidResult"]
+    assert any("signed-fast-1" in m and "does not match" in m for m in skipped), skipped
+    assert any("signed-fast-2" in m and "missing (not signed" in m for m in skipped), skipped
+    sb.wait_pod_done("signed-fast-1", ns)
+    msg = sb.pod("signed-fast-1", ns)["status"]["containerStatuses"][0]["state"]["terminated"][
+        "message"]
+    assert "signed-fast-1, signed-fast-2" in msg, msg
+    # the run's key is in a Secret the run owns, mounted into its runner pods only
+    secs = [s for s in sb.kubectl_json("-n", ns, "get", "secrets")["items"]
+            if s["metadata"]["name"] == f"signed-key-{uid[:8]}"]
+    assert secs and secs[0]["metadata"]["ownerReferences"][0]["uid"] == uid
+    vols = sb.pod("signed-fast-1", ns)["spec"]["volumes"]
+    assert {"secretName": f"signed-key-{uid[:8]}", "defaultMode": 0o444} in [
+        v.get("secret") for v in vols]

@@ -7,9 +7,11 @@
 #include "tests/unit/harness.h"
 #include "tests/unit/spec_helpers.h"
 
+#include <openssl/evp.h>
 #include <unistd.h>
 
 #include "controller/plan.h"
+#include "controller/runkey.h"
 #include "labels.h"
 #include "owner.h"
 #include "sign.h"
@@ -391,7 +393,58 @@ static int test_result_rule_signed(void)
 	return T_PASS;
 }
 
+/* A run's key: derived from the master and the UID, written into its Secret, mounted. */
+static int test_run_key(void)
+{
+	unsigned char k1[SB_SIGN_KEY_BYTES], k2[SB_SIGN_KEY_BYTES], k3[SB_SIGN_KEY_BYTES];
+	unsigned char dec[48];
+	CHECK_INT(br_runkey_derive(UID, k1), -EAGAIN); /* no master yet */
+	br_runkey_set_master(KEY);
+	CHECK_INT(br_runkey_derive(UID, k1), 0);
+	CHECK_INT(br_runkey_derive(UID, k2), 0);
+	CHECK_INT(br_runkey_derive("0b7c1e52-1111-4222-8333-944445555667", k3), 0);
+	CHECK(!memcmp(k1, k2, sizeof(k1)));
+	CHECK(memcmp(k1, k3, sizeof(k1)) != 0);
+	CHECK(memcmp(k1, KEY, sizeof(k1)) != 0);
+	struct br_ref ref = {"ns", "r", UID};
+	json_t *sec = br_runkey_secret_manifest(&ref);
+	CHECK(sec);
+	const char *name =
+		json_string_value(json_object_get(json_object_get(sec, "metadata"), "name"));
+	const json_t *own = json_array_get(
+		json_object_get(json_object_get(sec, "metadata"), "ownerReferences"), 0);
+	const char *data = json_string_value(
+		json_object_get(json_object_get(sec, "data"), SB_SIGN_SECRET_KEY));
+	bool name_ok = name && !strcmp(name, "r-key-0b7c1e52");
+	bool own_ok = own && !strcmp(json_string_value(json_object_get(own, "uid")), UID);
+	int n = data ? EVP_DecodeBlock(dec, (const unsigned char *)data, (int)strlen(data)) : -1;
+	bool data_ok = n == 33 && !memcmp(dec, k1, sizeof(k1));
+	json_decref(sec);
+	CHECK(name_ok && own_ok && data_ok);
+	/* the runner pod mounts it read-only at SB_SIGN_DIR */
+	json_t *pod =
+		json_pack("{s:{s:[],s:[{s:[]}]}}", "spec", "volumes", "containers", "volumeMounts");
+	CHECK_INT(br_runkey_add_to_pod(pod, &ref), 0);
+	const json_t *v =
+		json_array_get(json_object_get(json_object_get(pod, "spec"), "volumes"), 0);
+	const json_t *m = json_array_get(
+		json_object_get(
+			json_array_get(json_object_get(json_object_get(pod, "spec"), "containers"),
+				       0),
+			"volumeMounts"),
+		0);
+	bool vol_ok = !strcmp(json_string_value(
+				      json_object_get(json_object_get(v, "secret"), "secretName")),
+			      "r-key-0b7c1e52") &&
+		      !strcmp(json_string_value(json_object_get(m, "mountPath")), SB_SIGN_DIR) &&
+		      json_is_true(json_object_get(m, "readOnly"));
+	json_decref(pod);
+	CHECK(vol_ok);
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
+	{"runkey/derive-secret-mount", test_run_key},
 	{"sign/sign-and-verify", test_sign_and_verify},
 	{"sign/key-file", test_key_file},
 	{"owner/result-rule-signed", test_result_rule_signed},
