@@ -118,8 +118,7 @@ int br_runkey_load(struct kube_client *kc, const char *ns, const char *name, cha
 		json_decref(obj);
 		if (r && r != -EEXIST)
 			break;
-		sb_info("Made the result signing key", "secret=%s/%s created=%d", ns, name,
-			r == 0);
+		sb_info("Made the result signing key", "secret=%s/%s created=%d", ns, name, r == 0);
 	}
 	if (r) {
 		snprintf(err, errlen, "the result signing key, secret %s/%s: %s", ns, name,
@@ -156,13 +155,13 @@ json_t *br_runkey_secret_manifest(const struct br_ref *run)
 	if (br_runkey_secret_name(run, name, sizeof(name)) ||
 	    sb_name_label(run_label, sizeof(run_label), run->name) || br_runkey_derive(run->uid, k))
 		return NULL;
-	json_t *s = secret(
-		run->ns, name, k,
-		json_pack("{s:{s:s,s:s,s:s,s:s},s:[{s:s,s:s,s:s,s:s,s:b,s:b}]}", "labels",
-			  SB_LABEL_NAME, "storagebench", SB_LABEL_COMPONENT, "run-key",
-			  SB_LABEL_MANAGED_BY, SB_MANAGER, SB_LABEL_RUN, run_label,
-			  "ownerReferences", "apiVersion", SB_API_VERSION, "kind", SB_KIND, "name",
-			  run->name, "uid", run->uid, "controller", 1, "blockOwnerDeletion", 1));
+	json_t *s = secret(run->ns, name, k,
+			   json_pack("{s:{s:s,s:s,s:s,s:s},s:[{s:s,s:s,s:s,s:s,s:b,s:b}]}",
+				     "labels", SB_LABEL_NAME, "storagebench", SB_LABEL_COMPONENT,
+				     "run-key", SB_LABEL_MANAGED_BY, SB_MANAGER, SB_LABEL_RUN,
+				     run_label, "ownerReferences", "apiVersion", SB_API_VERSION,
+				     "kind", SB_KIND, "name", run->name, "uid", run->uid,
+				     "controller", 1, "blockOwnerDeletion", 1));
 	OPENSSL_cleanse(k, sizeof(k));
 	return s;
 }
@@ -178,11 +177,10 @@ int br_runkey_add_to_pod(json_t *pod, const struct br_ref *run)
 	    !json_is_array(mounts))
 		return -EINVAL;
 	/* 0444: the runner's user reads it whatever its uid and fsGroup */
-	if (json_array_append_new(vols, json_pack("{s:s,s:{s:s,s:i}}", "name", "run-key",
-						  "secret", "secretName", name, "defaultMode",
-						  0444)) ||
-	    json_array_append_new(mounts, json_pack("{s:s,s:s,s:b}", "name", "run-key",
-						    "mountPath", SB_SIGN_DIR, "readOnly", 1)))
+	if (json_array_append_new(vols, json_pack("{s:s,s:{s:s,s:i}}", "name", "run-key", "secret",
+						  "secretName", name, "defaultMode", 0444)) ||
+	    json_array_append_new(mounts, json_pack("{s:s,s:s,s:b}", "name", "run-key", "mountPath",
+						    SB_SIGN_DIR, "readOnly", 1)))
 		return -ENOMEM;
 	return 0;
 }
