@@ -11,6 +11,7 @@
 #include "controller/controller.h"
 #include "controller/httpd.h"
 #include "controller/metrics.h"
+#include "controller/runkey.h"
 #include "kube/kube.h"
 #include "log.h"
 
@@ -30,6 +31,7 @@ struct args {
 	bool leader_elect;
 	const char *lease_ns;
 	const char *lease_name;
+	const char *signing_secret;
 	const char *identity;
 	const char *metrics_addr;
 	unsigned max_attempts;
@@ -56,6 +58,10 @@ static void usage(FILE *f)
 		"  --runner-allowed-images=R[,R]   more image repositories (reg/path/ or "
 		"reg/path/name, * any)\n"
 		"  --runner-allowed-service-accounts=SA[,SA]  more ServiceAccounts (* any)\n"
+		"  --signing-secret=NAME          Secret of the result signing key, in "
+		"$POD_NAMESPACE\n"
+		"                                 or the context's (default "
+		"storagebench-signing-key)\n"
 		"  --leader-elect                 act only while holding the Lease\n"
 		"  --leader-election-namespace=NS Lease namespace (default: $POD_NAMESPACE or "
 		"the context's)\n"
@@ -77,6 +83,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 	a->policy = (struct br_policy)BR_POLICY_INIT;
 	a->metrics_addr = ":8080";
 	a->lease_name = "storagebench-controller";
+	a->signing_secret = BR_SIGNING_SECRET_DEFAULT;
 	a->runner_image = getenv("SB_IMAGE");
 	a->lease_ns = getenv("POD_NAMESPACE");
 	a->identity = getenv("POD_NAME");
@@ -110,6 +117,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 			a->runner_image = v;
 		} else if (IS("--runner-service-account") && v) {
 			a->runner_sa = v;
+		} else if (IS("--signing-secret") && v) {
+			a->signing_secret = v;
 		} else if (IS("--leader-elect")) {
 			a->leader_elect = !v || !strcmp(v, "true") || !strcmp(v, "1");
 		} else if (IS("--leader-election-namespace") && v) {
@@ -242,6 +251,13 @@ int main(int argc, char **argv)
 		sb_warn("No default runner image (--runner-image or SB_IMAGE): runs must set "
 			"spec.runner.image",
 			NULL);
+	char kerrbuf[640];
+	if (br_runkey_load(kc, a.lease_ns ? a.lease_ns : kube_client_namespace(kc),
+			   a.signing_secret, kerrbuf, sizeof(kerrbuf))) {
+		fprintf(stderr, "storagebench-controller: %s\n", kerrbuf);
+		status = 1;
+		goto out;
+	}
 	m = br_metrics_new();
 	if (!m || br_controller_init(&c, kc, &a.copts, m, &err)) {
 		fprintf(stderr, "storagebench-controller: %s\n",

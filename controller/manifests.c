@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "controller/manifests.h"
 
+#include "controller/runkey.h"
+
 #include "labels.h"
 #include "names.h"
 #include "compare.h"
@@ -231,6 +233,8 @@ json_t *br_pod_manifest(const struct br_ref *run, const struct br_spec *s, const
 		ok = set(ps, "affinity", json_deep_copy(s->affinity));
 	if (ok)
 		ok = set(ps, "securityContext", pod_security_context(s));
+	if (ok) /* the run's result signing key (controller/runkey.h) */
+		ok = br_runkey_add_to_pod(pod, run) == 0;
 	json_decref(md);
 	json_decref(args);
 	json_decref(env);

@@ -154,6 +154,26 @@ static void progress_class(const struct br_obs *o, struct br_plan *p, size_t i, 
 		}
 		need_new = true;
 	} else if (cur->phase == BR_POD_PENDING || cur->phase == BR_POD_RUNNING) {
+		if (cur->phase == BR_POD_PENDING && c->pvc_bound && !cur->deleting &&
+		    o->start_s > 0) {
+			/* a pod that cannot start (image, mount, scheduling) would meet
+			 * the same in a new attempt: the class fails, with the pod's reason */
+			if (o->now - cur->created >= o->start_s) {
+				fail_class(p, c, i, "RunnerStartTimeout",
+					   "runner pod %s did not start within %lds: %s", cur->name,
+					   o->start_s,
+					   cur->message[0] ? cur->message
+							   : "no reason given (still Pending)");
+				return;
+			}
+			deadline(next, o->now, cur->created + o->start_s);
+			if (cur->message[0]) {
+				snprintf(cp->reason, sizeof(cp->reason), "RunnerNotStarted");
+				snprintf(cp->message, sizeof(cp->message),
+					 "runner pod %s is not running yet: %s", cur->name,
+					 cur->message);
+			}
+		}
 		if (c->pvc_bound && !cur->deleting) {
 			time_t since =
 				cur->created > c->last_result ? cur->created : c->last_result;

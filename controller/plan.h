@@ -67,7 +67,9 @@ struct br_obs {
 	unsigned parallelism;
 	unsigned max_attempts;
 	long pvc_bind_s, iteration_s, run_s;
-	int cleanup; /* enum br_cleanup */
+	long start_s; /* a runner pod still Pending this long after its creation fails the
+		       * class with the pod's own reason (0: no limit) */
+	int cleanup;  /* enum br_cleanup */
 	struct br_class_obs classes[BR_MAX_CLASSES];
 	size_t nclasses;
 	bool report_exists;

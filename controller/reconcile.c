@@ -11,10 +11,12 @@
 #include "compare.h"
 #include "controller/manifests.h"
 #include "controller/plan.h"
+#include "controller/runkey.h"
 #include "controller/spec.h"
 #include "labels.h"
 #include "log.h"
 #include "names.h"
+#include "owner.h"
 #include "runner/jobfile.h"
 
 #include <errno.h>
@@ -61,6 +63,44 @@ static bool owned_by(const json_t *obj, const char *uid)
 }
 
 /* --------------------------------------------------------------- observe */
+
+/*
+ * Why a pod has not started when its status does not say (a volume that
+ * cannot be mounted is only an event): the newest Warning event about it,
+ * "<reason>: <message>", into out. Best effort: out is left as it is when
+ * there is none or the API does not answer.
+ */
+static void pod_warning(struct br_controller *c, const char *ns, const char *pod, char *out,
+			size_t len)
+{
+	char fs[400];
+	struct kube_list_opts lo = {0};
+	struct kube_error err = KUBE_ERROR_INIT;
+	json_t *list = NULL;
+	snprintf(fs, sizeof(fs), "involvedObject.kind=Pod,involvedObject.name=%s,type=Warning",
+		 pod);
+	lo.field_selector = fs;
+	if (kube_list(c->kc, &br_res_events, ns, &lo, &list, &err)) {
+		br_metrics_api_error(c->metrics);
+		return;
+	}
+	const json_t *ev, *best = NULL;
+	const char *best_t = "";
+	size_t i;
+	json_array_foreach(json_object_get(list, "items"), i, ev)
+	{
+		const char *t = jstr(ev, "lastTimestamp") ? jstr(ev, "lastTimestamp")
+							  : meta(ev, "creationTimestamp");
+		if (t && strcmp(t, best_t) >= 0 && jstr(ev, "reason")) {
+			best = ev;
+			best_t = t;
+		}
+	}
+	if (best)
+		snprintf(out, len, "%s: %s", jstr(best, "reason"),
+			 jstr(best, "message") ? jstr(best, "message") : "");
+	json_decref(list);
+}
 
 struct observed {
 	struct br_obs obs;
@@ -125,6 +165,15 @@ static void observe_pod(const json_t *pod, struct br_pod_obs *po)
 	if (!po->message[0] && jstr(st, "reason"))
 		snprintf(po->message, sizeof(po->message), "%s: %s", jstr(st, "reason"),
 			 jstr(st, "message") ? jstr(st, "message") : "");
+	/* not scheduled: the scheduler's condition says why */
+	json_array_foreach(json_object_get(st, "conditions"), i, cs)
+	{
+		const char *t = jstr(cs, "type"), *cst = jstr(cs, "status");
+		if (!po->message[0] && t && !strcmp(t, "PodScheduled") && cst &&
+		    !strcmp(cst, "False") && jstr(cs, "reason"))
+			snprintf(po->message, sizeof(po->message), "%s: %s", jstr(cs, "reason"),
+				 jstr(cs, "message") ? jstr(cs, "message") : "");
+	}
 	/* a pod that cannot start (bad image, missing ServiceAccount...) says so in its status */
 	json_array_foreach(json_object_get(st, "containerStatuses"), i, cs)
 	{
@@ -148,6 +197,10 @@ static int observe(struct br_controller *c, struct br_watch *w, const json_t *ru
 	memset(ob, 0, sizeof(*ob));
 	if (sb_name_label(run_label, sizeof(run_label), name))
 		return -EINVAL;
+	unsigned char key[SB_SIGN_KEY_BYTES];
+	int kr = br_runkey_derive(uid, key);
+	if (kr)
+		return kr;
 	o->now = time(NULL);
 	o->start = br_time_parse(jstr(status, "startTime"));
 	if (!o->start)
@@ -160,6 +213,7 @@ static int observe(struct br_controller *c, struct br_watch *w, const json_t *ru
 	o->pvc_bind_s = s->pvc_bind_s;
 	o->iteration_s = s->iteration_s;
 	o->run_s = s->run_s;
+	o->start_s = s->start_s;
 	o->cleanup = (int)s->cleanup;
 	o->nclasses = s->nclasses;
 	o->cleaned_up = true;
@@ -206,6 +260,13 @@ static int observe(struct br_controller *c, struct br_watch *w, const json_t *ru
 			observe_pod(pod, &co->pods[co->npods++]);
 			o->cleaned_up = false;
 		}
+		for (size_t k2 = 0; k2 < co->npods; k2++) {
+			/* at the start timeout, a silent Pending pod: ask its events why */
+			struct br_pod_obs *po = &co->pods[k2];
+			if (po->phase == BR_POD_PENDING && !po->deleting && !po->message[0] &&
+			    s->start_s > 0 && o->now - po->created >= s->start_s)
+				pod_warning(c, ns, po->name, po->message, sizeof(po->message));
+		}
 
 		unsigned char seen[1001];
 		memset(seen, 0, sizeof(seen));
@@ -222,6 +283,10 @@ static int observe(struct br_controller *c, struct br_watch *w, const json_t *ru
 			char *end;
 			unsigned long n = strtoul(it, &end, 10);
 			if (*end || n < 1 || n > s->iterations || seen[n])
+				continue;
+			/* the rule the runner applies too (lib/owner.h) */
+			struct sb_result_want want = {ns, name, uid, co->name, (unsigned)n, key};
+			if (sb_result_check(cm, &want, NULL, NULL, 0))
 				continue;
 			seen[n] = 1;
 			co->done++;
@@ -329,34 +394,6 @@ static void emitf(struct br_controller *c, const struct br_ref *ref, bool warnin
 	emit(c, ref, &e);
 }
 
-/*
- * Creates obj (consumed); AlreadyExists counts as done. Returns 0, 1
- * (created), -errno with the API's answer in why (may be NULL).
- */
-static int create(struct br_controller *c, const struct kube_resource *r, const char *ns,
-		  json_t *obj, const char *what, char *why, size_t whylen)
-{
-	struct kube_error err = KUBE_ERROR_INIT;
-	char eb[512];
-	if (!obj) {
-		if (why)
-			snprintf(why, whylen, "out of memory");
-		return -ENOMEM;
-	}
-	int ret = kube_create(c->kc, r, ns, obj, NULL, &err);
-	if (ret == -EEXIST)
-		return 0;
-	if (ret) {
-		br_metrics_api_error(c->metrics);
-		kube_error_str(&err, eb, sizeof(eb));
-		sb_warn("Failed to create an object", "what=%s ns=%s error=\"%s\"", what, ns, eb);
-		if (why)
-			snprintf(why, whylen, "cannot create the %s: %s", what, eb);
-		return ret;
-	}
-	return 1;
-}
-
 static int delete_obj(struct br_controller *c, const struct kube_resource *r, const char *ns,
 		      const char *name)
 {
@@ -376,6 +413,71 @@ static int delete_obj(struct br_controller *c, const struct kube_resource *r, co
 }
 
 /*
+ * Creates obj (consumed) for the run ref. An object of that name that
+ * already exists counts as done only when it is the run's (lib/owner.h):
+ * one being deleted, or left by an earlier run of the same name (deleted
+ * here: its owner is gone), is waited for; any other is reported.
+ * Returns 1 (created), 0 (exists and is ours), -EINPROGRESS (wait and look
+ * again; why says what for), -EEXIST (a foreign object has the name; why
+ * names it), -errno with the API's answer in why (may be NULL).
+ */
+static int create(struct br_controller *c, const struct kube_resource *r, const struct br_ref *ref,
+		  json_t *obj, const char *what, char *why, size_t whylen)
+{
+	struct kube_error err = KUBE_ERROR_INIT;
+	char eb[512], owner[300], oname[254];
+	json_t *have = NULL;
+	if (!obj) {
+		if (why)
+			snprintf(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
+	snprintf(oname, sizeof(oname), "%s", meta(obj, "name") ? meta(obj, "name") : "");
+	int ret = kube_create(c->kc, r, ref->ns, obj, NULL, &err);
+	json_decref(obj);
+	if (ret == -EEXIST && r == &kube_res_secrets)
+		return 0; /* the run's key Secret: the controller may not read Secrets
+			   * (controller/runkey.h); its name holds the run's UID */
+	if (ret == -EEXIST) {
+		ret = kube_get(c->kc, r, ref->ns, oname, &have, &err);
+		if (ret == -ENOENT) {
+			/* gone since: the next pass creates it */
+			if (why)
+				snprintf(why, whylen, "%s %s was just deleted", what, oname);
+			return -EINPROGRESS;
+		}
+		if (ret)
+			goto api_error;
+		enum sb_owner_verdict v =
+			sb_owner_check(have, ref->name, ref->uid, owner, sizeof(owner));
+		json_decref(have);
+		if (v == SB_OWNER_OURS)
+			return 0;
+		if (v == SB_OWNER_STALE) {
+			/* the collector removes it in its own time; its owner is gone */
+			(void)delete_obj(c, r, ref->ns, oname);
+		}
+		if (why)
+			snprintf(why, whylen, "%s %s exists and is %s (%s)%s", what, oname,
+				 sb_owner_verdict_str(v), owner,
+				 v == SB_OWNER_FOREIGN ? "" : "; waiting until it is gone");
+		sb_info("An object of the run's name is not the run's",
+			"run=%s/%s object=%s verdict=\"%s\"", ref->ns, ref->name, oname,
+			sb_owner_verdict_str(v));
+		return v == SB_OWNER_FOREIGN ? -EEXIST : -EINPROGRESS;
+	}
+	if (ret == 0)
+		return 1;
+api_error:
+	br_metrics_api_error(c->metrics);
+	kube_error_str(&err, eb, sizeof(eb));
+	sb_warn("Failed to create an object", "what=%s ns=%s error=\"%s\"", what, ref->ns, eb);
+	if (why)
+		snprintf(why, whylen, "cannot create the %s: %s", what, eb);
+	return ret;
+}
+
+/*
  * Aggregates every result of the run into a report document (new
  * reference). Malformed results are reported by an event and skipped;
  * the others are kept.
@@ -385,7 +487,12 @@ static int build_report(struct br_controller *c, const struct br_ref *ref, const
 {
 	struct sb_agg *agg = sb_agg_new();
 	char run_label[64];
+	unsigned char key[SB_SIGN_KEY_BYTES];
 	*report = NULL;
+	if (br_runkey_derive(ref->uid, key)) {
+		sb_agg_free(agg);
+		return -ENOMEM;
+	}
 	if (!agg || sb_name_label(run_label, sizeof(run_label), ref->name)) {
 		sb_agg_free(agg);
 		return -ENOMEM;
@@ -408,31 +515,26 @@ static int build_report(struct br_controller *c, const struct br_ref *ref, const
 				    strcmp(label(cm, SB_LABEL_RUN), run_label) ||
 				    !label(cm, SB_LABEL_CLASS) ||
 				    strcmp(label(cm, SB_LABEL_CLASS), cls_label) ||
-				    strcmp(meta(cm, "namespace"), ref->ns) ||
-				    !owned_by(cm, ref->uid))
+				    strcmp(meta(cm, "namespace"), ref->ns))
 					continue;
-				const char *text = jstr(json_object_get(cm, "data"), SB_RESULT_KEY);
-				json_error_t je;
-				json_t *doc = text ? json_loads(text, 0, &je) : NULL;
+				struct sb_result_want want = {ref->ns,	     ref->name, ref->uid,
+							      s->classes[i], it,	key};
+				json_t *doc = NULL;
 				char err[512] = "";
-				if (!text)
-					snprintf(err, sizeof(err), "data.%s: missing",
-						 SB_RESULT_KEY);
-				else if (strlen(text) > SB_RESULT_MAX_BYTES)
-					snprintf(err, sizeof(err),
-						 "data.%s: %zu bytes, more than a runner writes "
-						 "(%d)",
-						 SB_RESULT_KEY, strlen(text), SB_RESULT_MAX_BYTES);
-				else if (!doc)
-					snprintf(err, sizeof(err),
-						 "data.%s: not JSON (%s at line %d)", SB_RESULT_KEY,
-						 je.text, je.line);
-				else if (!json_is_array(json_object_get(doc, "jobs")))
-					snprintf(err, sizeof(err),
-						 "data.%s: jobs: missing or not a list",
-						 SB_RESULT_KEY);
-				else if (json_array_size(json_object_get(doc, "jobs")) >
-					 SB_JOBFILE_MAX_JOBS)
+				int vr = sb_result_check(cm, &want, &doc, err, sizeof(err));
+				if (vr == -ENOMEM) {
+					sb_agg_free(agg);
+					return -ENOMEM;
+				}
+				if (vr) {
+					/* named, and the next one of this iteration is looked at */
+					emitf(c, ref, true, "InvalidResult",
+					      "result %s of %s, iteration %u, was skipped: %s",
+					      meta(cm, "name"), s->classes[i], it, err);
+					continue;
+				}
+				if (json_array_size(json_object_get(doc, "jobs")) >
+				    SB_JOBFILE_MAX_JOBS)
 					snprintf(err, sizeof(err),
 						 "data.%s: jobs: %zu, more than a job file holds "
 						 "(%d)",
@@ -721,6 +823,7 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 	char err[1024], ts[40];
 	char apply_err[BR_MAX_CLASSES][640], apply_reason[BR_MAX_CLASSES][32];
 	int ret = 0, failures = 0;
+	bool waiting = false;
 
 	memset(apply_err, 0, sizeof(apply_err));
 	memset(apply_reason, 0, sizeof(apply_reason));
@@ -789,7 +892,7 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 		int r = 0;
 		switch (a->kind) {
 		case BR_ACT_CREATE_PVC:
-			r = create(c, &kube_res_pvcs, ns, br_pvc_manifest(&ref, &s, cls), "pvc",
+			r = create(c, &kube_res_pvcs, &ref, br_pvc_manifest(&ref, &s, cls), "pvc",
 				   why, sizeof(why));
 			if (r == 1 && !sb_name_pvc(nm, sizeof(nm), name, cls))
 				emitf(c, &ref, false, "CreatedVolume",
@@ -797,12 +900,14 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 				      s.access_mode, s.block ? "Block" : "Filesystem");
 			break;
 		case BR_ACT_CREATE_POD:
-			if (s.jobfile)
-				r = create(c, &kube_res_configmaps, ns,
+			r = create(c, &kube_res_secrets, &ref, br_runkey_secret_manifest(&ref),
+				   "key secret", why, sizeof(why));
+			if (r >= 0 && s.jobfile)
+				r = create(c, &kube_res_configmaps, &ref,
 					   br_spec_cm_manifest(&ref, &s), "spec configmap", why,
 					   sizeof(why));
 			if (r >= 0)
-				r = create(c, &kube_res_pods, ns,
+				r = create(c, &kube_res_pods, &ref,
 					   br_pod_manifest(&ref, &s, cls, a->attempt, s.iterations),
 					   "runner pod", why, sizeof(why));
 			if (r < 0 && plan->classes[a->cls].attempts == a->attempt)
@@ -822,13 +927,17 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 		case BR_ACT_WRITE_REPORT:
 			break; /* below, with the summary */
 		}
-		if (r < 0) {
+		if (r == -EINPROGRESS)
+			waiting = true; /* an old object of the name goes away: not a failure */
+		else if (r < 0)
 			failures++;
-			if (why[0] && !apply_err[a->cls][0]) {
-				snprintf(apply_err[a->cls], sizeof(apply_err[a->cls]), "%s", why);
-				snprintf(apply_reason[a->cls], sizeof(apply_reason[a->cls]), "%s",
-					 r == -EACCES ? "Forbidden" : "CreateFailed");
-			}
+		if (r < 0 && why[0] && !apply_err[a->cls][0]) {
+			snprintf(apply_err[a->cls], sizeof(apply_err[a->cls]), "%s", why);
+			snprintf(apply_reason[a->cls], sizeof(apply_reason[a->cls]), "%s",
+				 r == -EACCES	     ? "Forbidden"
+				 : r == -EEXIST	     ? "ObjectConflict"
+				 : r == -EINPROGRESS ? "WaitingForOldObject"
+						     : "CreateFailed");
 		}
 	}
 	for (size_t i = 0; i < s.nclasses; i++) {
@@ -872,16 +981,21 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 			json_t *cm = br_report_cm_manifest(&ref, report);
 			if (cm && s.baseline[0])
 				compare_with_baseline(c, w, &ref, s.baseline, report, cm);
-			int r = create(c, &kube_res_configmaps, ns, cm, "report configmap",
+			int r = create(c, &kube_res_configmaps, &ref, cm, "report configmap",
 				       report_err, sizeof(report_err));
 			if (r < 0) {
 				/* not ended until the report is written: retried with backoff */
-				failures++;
+				if (r == -EINPROGRESS)
+					waiting = true;
+				else
+					failures++;
 				if (!prev_message(prev, report_err) &&
 				    first_announcement(c, ref.uid, report_err))
 					emitf(c, &ref, true,
-					      r == -EACCES ? "Forbidden" : "ReportFailed", "%s",
-					      report_err);
+					      r == -EACCES   ? "Forbidden"
+					      : r == -EEXIST ? "ObjectConflict"
+							     : "ReportFailed",
+					      "%s", report_err);
 				terminal = false;
 			} else if (r == 1)
 				emitf(c, &ref, false, "ReportWritten",
@@ -993,6 +1107,8 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 		ret = -EAGAIN;
 	if (plan->requeue_s)
 		*requeue_ms = plan->requeue_s * 1000;
+	if (waiting && (!*requeue_ms || *requeue_ms > 1000))
+		*requeue_ms = 1000; /* the old object is deleted soon: look again */
 	if (wr == 1 && (!*requeue_ms || *requeue_ms > 200))
 		*requeue_ms = 200; /* the watch brings the newer run soon; in case it does not */
 out:

@@ -147,6 +147,46 @@ static const char *run_env_lookup(const char *name, void *ctx)
 	return NULL;
 }
 
+/*
+ * Each job's footprint on the volume (size=, or filesize times nrfiles, past
+ * its offset) fits in spec.volume.size: the runner would stop with ENOSPC,
+ * or past a block device's end, after the volume was made. path names the
+ * field (the workload's when the job is one, else the section).
+ */
+static int check_fits_volume(const struct sb_joblist *l, const struct br_spec *s, const json_t *wls,
+			     const char *path, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		const struct sb_job_opts *o = &l->jobs[i].o;
+		uint64_t files = o->filesize && o->nrfiles ? o->filesize * o->nrfiles : 0;
+		bool by_files = files > (o->size_percent ? 0 : o->size) &&
+				(!o->nrfiles || files / o->nrfiles == o->filesize);
+		uint64_t need = by_files ? files : o->size_percent ? 0 : o->size;
+		if (!o->offset_percent && need && o->offset <= UINT64_MAX - need)
+			need += o->offset;
+		if (need <= s->volume_bytes)
+			continue;
+		char field[96];
+		snprintf(field, sizeof(field), "%s: job '%s'", path, o->name);
+		size_t k;
+		const json_t *w;
+		json_array_foreach(wls, k, w)
+		{
+			const char *n = json_string_value(json_object_get(w, "name"));
+			if (n && !strcmp(n, o->name))
+				snprintf(field, sizeof(field), "%s[%zu].size", path, k);
+		}
+		return fail(err, errlen,
+			    "%s: the workload needs %llu bytes (%s%s), more than spec.volume.size "
+			    "%s (%llu bytes)",
+			    field, (unsigned long long)need,
+			    by_files ? "filesize times nrfiles" : "size",
+			    !o->offset_percent && o->offset ? " past its offset" : "",
+			    s->volume_size, (unsigned long long)s->volume_bytes);
+	}
+	return 0;
+}
+
 /* Validates the job list the runner would build. */
 static int validate_jobs(const struct sb_joblist *l, const char *path, char *err, size_t errlen)
 {
@@ -746,6 +786,23 @@ static int container_security_context(const json_t *in, json_t **out, char *err,
 	return 0;
 }
 
+/* spec.runner.startTimeout: how long a runner pod may take to be Running. */
+static int parse_start_timeout(const json_t *run, struct br_spec *s, char *err, size_t errlen)
+{
+	char buf[32] = "";
+	int r = opt_string(run, "startTimeout", RUN, buf, sizeof(buf), err, errlen);
+	if (r || !buf[0])
+		return r;
+	long sec = br_parse_duration_s(buf);
+	if (sec < 10 || sec > 24 * 3600)
+		return fail(err, errlen,
+			    RUN ".startTimeout: '%s' is not a duration from 10s to 24h (e.g. 90s, "
+				"5m)",
+			    buf);
+	s->start_s = sec;
+	return 0;
+}
+
 static int parse_runner(const json_t *run, struct br_spec *s, char *err, size_t errlen)
 {
 	static const char *const pull[] = {"Always", "IfNotPresent", "Never"};
@@ -755,6 +812,8 @@ static int parse_runner(const json_t *run, struct br_spec *s, char *err, size_t 
 
 	if (run && !json_is_object(run))
 		return fail(err, errlen, RUN ": must be an object");
+	if ((r = parse_start_timeout(run, s, err, errlen)))
+		return r;
 	if ((r = opt_string(run, "image", RUN, s->image, sizeof(s->image), err, errlen)) ||
 	    (r = opt_string(run, "imagePullPolicy", RUN, s->pull_policy, sizeof(s->pull_policy),
 			    err, errlen)) ||
@@ -883,6 +942,7 @@ int br_spec_parse(const json_t *spec, const char *default_image, const char *def
 	s->pvc_bind_s = 300;
 	s->iteration_s = 3600;
 	s->run_s = 48 * 3600;
+	s->start_s = 300;
 	snprintf(s->image, sizeof(s->image), "%s", default_image ? default_image : "");
 	snprintf(s->service_account, sizeof(s->service_account), "%s",
 		 default_sa && *default_sa ? default_sa : "storagebench-runner");
@@ -1043,6 +1103,12 @@ int br_spec_parse(const json_t *spec, const char *default_image, const char *def
 				  : wls		? "spec.workloads"
 						: "spec.fioJob",
 				  err, errlen);
+	if (!r)
+		r = check_fits_volume(&l, s, wls,
+				      s->profile[0] ? "spec.profile"
+				      : wls	    ? "spec.workloads"
+						    : "spec.fioJob",
+				      err, errlen);
 	sb_joblist_release(&l);
 	sb_job_release(&base);
 	if (r)

@@ -34,6 +34,7 @@ struct br_spec {
 	char runtime[32], ramp_time[32], test_size[48];
 	enum br_cleanup cleanup;
 	long pvc_bind_s, iteration_s, run_s;
+	long start_s; /* spec.runner.startTimeout: a runner pod not Running by then fails */
 	char baseline[254];
 	/*
 	 * runner pod settings; json values are new references (owned).

@@ -30,6 +30,13 @@
  * refuses a larger result. */
 #define SB_RESULT_MAX_BYTES (900 * 1024)
 
+/* The result's HMAC-SHA256 (lib/sign.h), hex, beside it in the result ConfigMap. */
+#define SB_RESULT_MAC_KEY "result.json.hmac-sha256"
+/* The run's key Secret (<run>-key): its data key, and where runner pods have it. */
+#define SB_SIGN_SECRET_KEY "key"
+#define SB_SIGN_DIR	   "/var/run/secrets/storagebench.io/run-key"
+#define SB_SIGN_PATH	   SB_SIGN_DIR "/" SB_SIGN_SECRET_KEY
+
 /* Selects every object a controller manages. */
 #define SB_SELECTOR_MANAGED SB_LABEL_MANAGED_BY "=" SB_MANAGER
 

@@ -21,14 +21,17 @@
 #include "labels.h"
 #include "log.h"
 #include "names.h"
+#include "owner.h"
 #include "runner/cmdline.h"
 #include "runner/iolog.h"
 #include "runner/out_json.h"
 #include "runner/out_text.h"
 #include "runner/run.h"
+#include "sign.h"
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +44,7 @@
 struct pod_env {
 	const char *run, *uid, *cls, *ns, *pod;
 	unsigned iterations, attempt;
+	unsigned char key[SB_SIGN_KEY_BYTES]; /* the run's signing key (lib/sign.h) */
 };
 
 /* Writes the reason the pod ends to the termination message, then logs it. */
@@ -94,16 +98,17 @@ static int read_env(struct pod_env *e, char *err, size_t len)
 	return 0;
 }
 
-/* The result ConfigMap of one iteration (new reference), NULL on ENOMEM. */
+/* The result ConfigMap of one iteration, signed (new reference), NULL on ENOMEM. */
 static json_t *result_cm(const struct pod_env *e, unsigned it, const char *name, const char *text)
 {
-	char cls_label[64], run_label[64], itbuf[16];
+	char cls_label[64], run_label[64], itbuf[16], mac[SB_SIGN_HEX_LEN + 1];
 	if (sb_name_label(cls_label, sizeof(cls_label), e->cls) ||
-	    sb_name_label(run_label, sizeof(run_label), e->run))
+	    sb_name_label(run_label, sizeof(run_label), e->run) ||
+	    sb_sign_result(e->key, sizeof(e->key), e->uid, e->cls, it, text, strlen(text), mac))
 		return NULL;
 	snprintf(itbuf, sizeof(itbuf), "%u", it);
 	return json_pack("{s:s,s:s,s:{s:s,s:s,s:{s:s,s:s,s:s,s:s,s:s,s:s},s:{s:s,s:s},s:[{s:s,s:s,"
-			 "s:s,s:s,s:b,s:b}]},s:{s:s}}",
+			 "s:s,s:s,s:b,s:b}]},s:{s:s,s:s}}",
 			 "apiVersion", "v1", "kind", "ConfigMap", "metadata", "name", name,
 			 "namespace", e->ns, "labels", SB_LABEL_NAME, "storagebench",
 			 SB_LABEL_COMPONENT, "result", SB_LABEL_MANAGED_BY, SB_MANAGER,
@@ -111,7 +116,59 @@ static json_t *result_cm(const struct pod_env *e, unsigned it, const char *name,
 			 itbuf, "annotations", SB_ANNOT_RUN, e->run, SB_ANNOT_CLASS, e->cls,
 			 "ownerReferences", "apiVersion", SB_API_VERSION, "kind", SB_KIND, "name",
 			 e->run, "uid", e->uid, "controller", 1, "blockOwnerDeletion", 1, "data",
-			 SB_RESULT_KEY, text);
+			 SB_RESULT_KEY, text, SB_RESULT_MAC_KEY, mac);
+}
+
+/*
+ * The name of iteration it's result: <run>-<class>-<it>, or, when
+ * attempt > 0, <run>-<class>-<it>-a<attempt>: the name attempt uses when
+ * a ConfigMap that is not this run's result holds the first one (the
+ * controller finds results by their labels, not their names).
+ */
+static int result_name(const struct pod_env *e, unsigned it, unsigned attempt, char *out,
+		       size_t len)
+{
+	char itb[16], ab[16];
+	if (!attempt)
+		return sb_name_result(out, len, e->run, e->cls, it);
+	snprintf(itb, sizeof(itb), "%u", it);
+	snprintf(ab, sizeof(ab), "a%u", attempt);
+	const char *parts[] = {e->run, e->cls, itb, ab};
+	return sb_name_join(out, len, 63, parts, 4);
+}
+
+/*
+ * Looks at ConfigMap name: 0 with *valid telling whether it is this run's
+ * valid result of iteration it (lib/owner.h, the controller's rule), or
+ * -ENOENT, or another -errno from the API (kerr says). One that is not is
+ * logged and its name added to foreign.
+ */
+static int look(struct kube_client *kc, const struct pod_env *e, unsigned it, const char *name,
+		bool *valid, char *foreign, size_t flen, struct kube_error *kerr)
+{
+	json_t *cm = NULL;
+	char why[512];
+	*valid = false;
+	int r = kube_get(kc, &kube_res_configmaps, e->ns, name, &cm, kerr);
+	if (r)
+		return r;
+	struct sb_result_want want = {e->ns, e->run, e->uid, e->cls, it, e->key};
+	r = sb_result_check(cm, &want, NULL, why, sizeof(why));
+	json_decref(cm);
+	if (r == -ENOMEM)
+		return r;
+	*valid = r == 0;
+	if (*valid) {
+		sb_info("Skipped iteration already recorded", "iteration=%u configmap=%s", it,
+			name);
+		return 0;
+	}
+	sb_warn("Ignored a configmap that is not this run's result",
+		"iteration=%u configmap=%s reason=\"%s\"", it, name, why);
+	size_t n = strlen(foreign);
+	if (n + strlen(name) + 3 < flen)
+		snprintf(foreign + n, flen - n, "%s%s", n ? ", " : "", name);
+	return 0;
 }
 
 /* Drops the per-second series when a result would not fit in a ConfigMap. */
@@ -165,13 +222,19 @@ int sb_pod_main(int argc, char **argv)
 	struct kube_config cfg = KUBE_CONFIG_INIT;
 	struct kube_client *kc = NULL;
 	struct kube_error kerr = KUBE_ERROR_INIT;
-	char err[1024], ebuf[1024], logdir[4096] = "";
+	char err[1024], ebuf[1024], logdir[4096] = "", foreign[512] = "";
 	int status = 0;
 	unsigned recorded = 0, skipped = 0;
 
 	memset(&cli, 0, sizeof(cli));
 	if (read_env(&e, err, sizeof(err)))
 		return finish(2, "%s", err);
+	int kr = sb_sign_read_key(SB_SIGN_PATH, e.key);
+	if (kr)
+		return finish(2,
+			      "cannot read the run's signing key %s: %s (the controller mounts the "
+			      "run's Secret)",
+			      SB_SIGN_PATH, kr == -EINVAL ? "not 32 bytes" : strerror(-kr));
 	if (sb_cli_parse(argc, argv, &cli, &diag)) {
 		status = finish(2, "%s", diag.msg);
 		goto out;
@@ -210,16 +273,33 @@ int sb_pod_main(int argc, char **argv)
 			status = finish(2, "cannot name the result of iteration %u", it);
 			goto out;
 		}
-		int r = kube_get(kc, &kube_res_configmaps, e.ns, name, NULL, &kerr);
-		if (r == 0) {
-			sb_info("Skipped iteration already recorded", "iteration=%u configmap=%s",
-				it, name);
+		/* recorded already, by the controller's rule? a ConfigMap of the name
+		 * that is not this run's result is named, left alone, and this
+		 * attempt writes under its own name */
+		bool valid = false, taken = false;
+		char cand[64];
+		int r = look(kc, &e, it, name, &valid, foreign, sizeof(foreign), &kerr);
+		taken = r == 0 && !valid;
+		for (unsigned a = 1; taken && !valid && (r == 0 || r == -ENOENT) && a <= e.attempt;
+		     a++) {
+			if (result_name(&e, it, a, cand, sizeof(cand))) {
+				status = finish(2, "cannot name the result of iteration %u", it);
+				goto out;
+			}
+			r = look(kc, &e, it, cand, &valid, foreign, sizeof(foreign), &kerr);
+		}
+		if (valid) {
 			skipped++;
 			continue;
 		}
-		if (r != -ENOENT) {
+		if (r && r != -ENOENT) {
 			status = finish(1, "iteration %u: cannot check for configmap %s: %s", it,
-					name, kube_error_str(&kerr, ebuf, sizeof(ebuf)));
+					taken ? cand : name,
+					kube_error_str(&kerr, ebuf, sizeof(ebuf)));
+			goto out;
+		}
+		if (taken && result_name(&e, it, e.attempt, name, sizeof(name))) {
+			status = finish(2, "cannot name the result of iteration %u", it);
 			goto out;
 		}
 		sb_info("Started iteration", "iteration=%u of=%u", it, e.iterations);
@@ -283,7 +363,16 @@ int sb_pod_main(int argc, char **argv)
 		r = kube_create(kc, &kube_res_configmaps, e.ns, cm, NULL, &kerr);
 		json_decref(cm);
 		if (r == -EEXIST) {
-			/* another pod recorded it first: never overwrite a result */
+			/* another pod recorded it first: never overwrite a result; unless
+			 * what holds the name is not one */
+			r = look(kc, &e, it, name, &valid, foreign, sizeof(foreign), &kerr);
+			if (r || !valid) {
+				status = finish(1,
+						"iteration %u: configmap %s exists and is not this "
+						"run's result; not recorded%s%s",
+						it, name, foreign[0] ? "; ignored: " : "", foreign);
+				goto out;
+			}
 			sb_warn("Kept the result already recorded", "iteration=%u configmap=%s", it,
 				name);
 			skipped++;
@@ -296,7 +385,8 @@ int sb_pod_main(int argc, char **argv)
 			recorded++;
 		}
 	}
-	status = finish(0, "%u iterations recorded, %u already present", recorded, skipped);
+	status = finish(0, "%u iterations recorded, %u already present%s%s", recorded, skipped,
+			foreign[0] ? "; not this run's results, ignored: " : "", foreign);
 out:
 	if (logdir[0])
 		(void)rmdir(logdir);

@@ -215,6 +215,8 @@ def test_rbac_is_what_the_chart_grants(rel):
         (ctl, "watch", "benchmarkruns.storagebench.io", rel.run_ns, None),
         (ctl, "patch", "benchmarkruns.storagebench.io", rel.run_ns, "status"),
         (ctl, "create", "configmaps", rel.run_ns, None), (ctl, "create", "events", rel.run_ns, None),
+        (ctl, "create", "secrets", rel.run_ns, None),  # a run's signing key, never read
+        (ctl, "get", f"secrets/{rel.full}-signing-key", rel.ns, None),
         (ctl, "list", "storageclasses.storage.k8s.io", None, None),
         (ctl, "update", f"leases.coordination.k8s.io/{rel.controller}", rel.ns, None),
         (ctl, "create", "leases.coordination.k8s.io", rel.ns, None),
@@ -224,7 +226,8 @@ def test_rbac_is_what_the_chart_grants(rel):
         (ctl, "create", "pods", rel.ns, None), (ctl, "create", "pods", "default", None),
         (ctl, "patch", "benchmarkruns.storagebench.io", rel.run_ns, None),  # spec: never
         (ctl, "delete", "configmaps", rel.run_ns, None), (ctl, "update", "pods", rel.run_ns, None),
-        (ctl, "get", "secrets", rel.run_ns, None),
+        (ctl, "get", "secrets", rel.run_ns, None), (ctl, "list", "secrets", rel.run_ns, None),
+        (ctl, "get", "secrets/someone-elses", rel.ns, None), (ctl, "list", "secrets", rel.ns, None),
         (ctl, "update", "leases.coordination.k8s.io/someone-elses", rel.ns, None),
         (run, "list", "configmaps", rel.run_ns, None), (run, "delete", "configmaps", rel.run_ns, None),
         (run, "create", "configmaps", rel.ns, None), (run, "create", "pods", rel.run_ns, None),
@@ -566,7 +569,7 @@ def test_watching_all_namespaces_grants_cluster_wide():
             cr = kj("get", "clusterrole", r.controller)
             assert {x for rule in cr["rules"] for x in rule["resources"]} == {
                 "storageclasses", "benchmarkruns", "benchmarkruns/status", "persistentvolumeclaims", "pods",
-                "configmaps", "events"}
+                "configmaps", "secrets", "events"}
         finally:
             r.helm("uninstall", name, "--wait", "--timeout", "60s", check=False)
         assert k("get", "clusterrole", r.controller, "--ignore-not-found").strip() == ""

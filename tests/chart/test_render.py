@@ -26,6 +26,7 @@ RUN_RULES = [
     (("storagebench.io",), ("benchmarkruns/status",), ("get", "update", "patch"), ()),
     (("",), ("persistentvolumeclaims", "pods"), ("get", "list", "watch", "create", "delete"), ()),
     (("",), ("configmaps",), ("get", "list", "watch", "create"), ()),
+    (("",), ("secrets",), ("create",), ()),  # each run's signing key, never read
     (("",), ("events",), ("create", "patch"), ()),
 ]
 RUNNER_RULES = [
@@ -37,6 +38,14 @@ def lease_rules(lease):
     return [
         (("coordination.k8s.io",), ("leases",), ("get", "update"), (lease,)),
         (("coordination.k8s.io",), ("leases",), ("create",), ()),
+    ]
+
+
+def signing_rules(secret):
+    """The one Secret the controller reads: the signing master key, by name."""
+    return [
+        (("",), ("secrets",), ("get",), (secret,)),
+        (("",), ("secrets",), ("create",), ()),
     ]
 
 
@@ -116,12 +125,15 @@ def test_rbac_default_watches_all_namespaces():
     # namespace and "default"
     assert roles(objs) == {
         ("sb-system", "sb-storagebench-leader-election"): expect(lease_rules("sb-storagebench-controller")),
+        ("sb-system", "sb-storagebench-signing-key"): expect(signing_rules("sb-storagebench-signing-key")),
         ("sb-system", "sb-storagebench-runner"): expect(RUNNER_RULES),
         ("default", "sb-storagebench-runner"): expect(RUNNER_RULES),
     }
     assert bindings(objs) == {
         ("sb-system", "sb-storagebench-leader-election"):
             ("Role", "sb-storagebench-leader-election", [("sb-system", "sb-storagebench-controller")]),
+        ("sb-system", "sb-storagebench-signing-key"):
+            ("Role", "sb-storagebench-signing-key", [("sb-system", "sb-storagebench-controller")]),
         ("sb-system", "sb-storagebench-runner"):
             ("Role", "sb-storagebench-runner", [("sb-system", "storagebench-runner")]),
         ("default", "sb-storagebench-runner"):
@@ -140,6 +152,7 @@ def test_rbac_single_namespace_uses_roles():
     assert roles(objs) == {
         ("benchmarks", "sb-storagebench-controller"): expect(RUN_RULES),
         ("sb-system", "sb-storagebench-leader-election"): expect(lease_rules("sb-storagebench-controller")),
+        ("sb-system", "sb-storagebench-signing-key"): expect(signing_rules("sb-storagebench-signing-key")),
         ("benchmarks", "sb-storagebench-runner"): expect(RUNNER_RULES),
     }
     b = bindings(objs)
@@ -176,8 +189,13 @@ def test_no_broad_permissions(values):
             for field in ("apiGroups", "resources", "verbs"):
                 assert "*" not in r.get(field, []), (o["metadata"]["name"], r)
             assert not {"escalate", "bind", "impersonate", "deletecollection"} & set(r["verbs"]), r
-            assert not {"secrets", "nodes", "persistentvolumes", "serviceaccounts/token", "roles",
+            assert not {"nodes", "persistentvolumes", "serviceaccounts/token", "roles",
                         "clusterroles", "rolebindings", "clusterrolebindings"} & set(r["resources"]), r
+            if "secrets" in r["resources"]:
+                # the signing keys: create, or get of the one master key by name; never list
+                assert r["resources"] == ["secrets"], r
+                assert r["verbs"] == ["create"] or (
+                    r["verbs"] == ["get"] and len(r.get("resourceNames", [])) == 1), r
 
 
 def test_rbac_create_false_renders_no_rbac():

@@ -38,6 +38,11 @@ never the suffix. Called as (include "storagebench.suffixed" (list . "controller
 {{- include "storagebench.suffixed" (list . "controller") }}
 {{- end }}
 
+{{/* The Secret of the result signing master key (and its Role). */}}
+{{- define "storagebench.signingSecretName" -}}
+{{- include "storagebench.suffixed" (list . "signing-key") }}
+{{- end }}
+
 {{/* The Role and RoleBinding for the leader-election Lease. */}}
 {{- define "storagebench.leaderElectionName" -}}
 {{- include "storagebench.suffixed" (list . "leader-election") }}
@@ -141,6 +146,10 @@ namespace. docs/getting-started.md and tests/chart list the same set.
 - apiGroups: [""]
   resources: [configmaps]
   verbs: [get, list, watch, create]
+# each run's result signing key: create only, never read (docs/security.md)
+- apiGroups: [""]
+  resources: [secrets]
+  verbs: [create]
 # events on the runs
 - apiGroups: [""]
   resources: [events]
