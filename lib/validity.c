@@ -292,10 +292,10 @@ int sb_validity_add(struct sb_validity *v, const char *target, unsigned iteratio
 static bool warn(json_t *out, const char *check, const char *target, const char *workload,
 		 const char *message, const char *evidence, const char *fix)
 {
-	return json_array_append_new(out, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "check", check,
-						    "target", target, "workload", workload,
-						    "message", message, "evidence", evidence,
-						    "fix", fix)) == 0;
+	return json_array_append_new(out,
+				     json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "check", check,
+					       "target", target, "workload", workload, "message",
+					       message, "evidence", evidence, "fix", fix)) == 0;
 }
 
 static const struct facts *facts_find(const struct sb_validity *v, const char *t, const char *w)
@@ -317,11 +317,11 @@ static bool fact_warnings(const struct facts *f, json_t *out)
 		ok = ok && warn(out, SB_VALIDITY_PAGE_CACHE, f->target, f->workload,
 				"buffered I/O on a working set that fits in the node's memory: the "
 				"figures may come from the page cache, not the volume",
-				ev,
-				"set direct=1, or a size larger than the node's memory");
+				ev, "set direct=1, or a size larger than the node's memory");
 	}
 	if (f->unwritten) {
-		snprintf(ev, sizeof(ev), "read-only workload on %s, not written earlier in the iteration",
+		snprintf(ev, sizeof(ev),
+			 "read-only workload on %s, not written earlier in the iteration",
 			 f->device);
 		ok = ok && warn(out, SB_VALIDITY_UNWRITTEN_READ, f->target, f->workload,
 				"a read test on data never written: a fresh or thin-provisioned "
@@ -330,7 +330,8 @@ static bool fact_warnings(const struct facts *f, json_t *out)
 	}
 	if (f->ramp_jump) {
 		snprintf(ev, sizeof(ev),
-			 "ramp_time=0; iteration %u: first second %.0f I/Os, median second %.0f (%+.0f%%)",
+			 "ramp_time=0; iteration %u: first second %.0f I/Os, median second %.0f "
+			 "(%+.0f%%)",
 			 f->jump_iteration, f->first, f->median,
 			 (f->first - f->median) / f->median * 100.0);
 		ok = ok && warn(out, SB_VALIDITY_NO_RAMP, f->target, f->workload,
@@ -341,18 +342,20 @@ static bool fact_warnings(const struct facts *f, json_t *out)
 	if (f->fallback) {
 		snprintf(ev, sizeof(ev), "ioengine %s asked, %s ran%s%s", f->asked, f->ran,
 			 *f->reason ? ": " : "", f->reason);
-		ok = ok && warn(out, SB_VALIDITY_ENGINE_FALLBACK, f->target, f->workload,
-				"the I/O engine fell back: the figures are not those of the engine "
-				"asked for",
-				ev,
-				"allow io_uring in the runner pods' seccomp profile (runner.md), or "
-				"ask for the engine that runs");
+		ok = ok &&
+		     warn(out, SB_VALIDITY_ENGINE_FALLBACK, f->target, f->workload,
+			  "the I/O engine fell back: the figures are not those of the engine "
+			  "asked for",
+			  ev,
+			  "allow io_uring in the runner pods' seccomp profile (runner.md), or "
+			  "ask for the engine that runs");
 	}
 	if (f->gtod_reduce)
-		ok = ok && warn(out, SB_VALIDITY_NO_LATENCY, f->target, f->workload,
-				"latency was not measured (gtod_reduce): latency figures are missing "
-				"or zero",
-				"gtod_reduce=1", "drop gtod_reduce to measure latency");
+		ok = ok &&
+		     warn(out, SB_VALIDITY_NO_LATENCY, f->target, f->workload,
+			  "latency was not measured (gtod_reduce): latency figures are missing "
+			  "or zero",
+			  "gtod_reduce=1", "drop gtod_reduce to measure latency");
 	return ok;
 }
 
@@ -399,21 +402,25 @@ static bool stat_warnings(const struct sb_validity *v, const json_t *report, con
 		sb_report_metric_words(m, words, sizeof(words));
 		if (n >= 1 && (unsigned)n < v->o.min_iterations && !few) {
 			few = true;
-			snprintf(ev, sizeof(ev), "%lld iteration%s", (long long)n, n == 1 ? "" : "s");
+			snprintf(ev, sizeof(ev), "%lld iteration%s", (long long)n,
+				 n == 1 ? "" : "s");
 			char fix[64];
-			snprintf(fix, sizeof(fix), "run %u or more iterations", v->o.min_iterations);
+			snprintf(fix, sizeof(fix), "run %u or more iterations",
+				 v->o.min_iterations);
 			ok = ok && warn(out, SB_VALIDITY_FEW_ITERATIONS, t, w,
 					"too few iterations for a standard deviation: the spread "
 					"shown says little",
 					ev, fix);
 		}
 		if (n >= 2 && cv > v->o.cv_max) {
-			snprintf(ev, sizeof(ev), "%s: CV %.1f%% over %lld iterations (threshold %.0f%%)",
-				 words, cv * 100.0, (long long)n, v->o.cv_max * 100.0);
-			ok = ok && warn(out, SB_VALIDITY_HIGH_CV, t, w,
-					"the iterations disagree: the mean is not a stable figure", ev,
-					"run more iterations, longer runtime or a ramp_time; check "
-					"for noisy neighbours");
+			snprintf(ev, sizeof(ev),
+				 "%s: CV %.1f%% over %lld iterations (threshold %.0f%%)", words,
+				 cv * 100.0, (long long)n, v->o.cv_max * 100.0);
+			ok = ok &&
+			     warn(out, SB_VALIDITY_HIGH_CV, t, w,
+				  "the iterations disagree: the mean is not a stable figure", ev,
+				  "run more iterations, longer runtime or a ramp_time; check "
+				  "for noisy neighbours");
 		}
 		if (v->o.baseline && strcmp(t, v->o.baseline) && unit) {
 			const json_t *br = result_of(report, v->o.baseline, w);
@@ -421,8 +428,8 @@ static bool stat_warnings(const struct sb_validity *v, const json_t *report, con
 			double bmean = json_number_value(json_object_get(bs, "mean"));
 			double x = bs ? faster_by(mean, bmean, unit) : 0;
 			if (x > v->o.max_factor) {
-				snprintf(ev, sizeof(ev), "%s: %s vs %s on baseline '%s' (%.1fx)", words,
-					 sb_report_fmt_value(mean, unit, a, sizeof(a)),
+				snprintf(ev, sizeof(ev), "%s: %s vs %s on baseline '%s' (%.1fx)",
+					 words, sb_report_fmt_value(mean, unit, a, sizeof(a)),
 					 sb_report_fmt_value(bmean, unit, b, sizeof(b)),
 					 v->o.baseline, x);
 				char msg[160];

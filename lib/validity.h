@@ -37,14 +37,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SB_VALIDITY_PAGE_CACHE "page-cache"
-#define SB_VALIDITY_UNWRITTEN_READ "unwritten-read"
-#define SB_VALIDITY_HIGH_CV "high-cv"
-#define SB_VALIDITY_FEW_ITERATIONS "few-iterations"
-#define SB_VALIDITY_NO_RAMP "no-ramp"
+#define SB_VALIDITY_PAGE_CACHE	    "page-cache"
+#define SB_VALIDITY_UNWRITTEN_READ  "unwritten-read"
+#define SB_VALIDITY_HIGH_CV	    "high-cv"
+#define SB_VALIDITY_FEW_ITERATIONS  "few-iterations"
+#define SB_VALIDITY_NO_RAMP	    "no-ramp"
 #define SB_VALIDITY_ENGINE_FALLBACK "engine-fallback"
-#define SB_VALIDITY_NO_LATENCY "no-latency"
-#define SB_VALIDITY_IMPLAUSIBLE "implausible"
+#define SB_VALIDITY_NO_LATENCY	    "no-latency"
+#define SB_VALIDITY_IMPLAUSIBLE	    "implausible"
 
 /* The runner's extra with the node's memory (storagebench.node_mem_bytes). */
 #define SB_VALIDITY_NODE_MEM_KEY "node_mem_bytes"
@@ -57,7 +57,10 @@ struct sb_validity_opts {
 	double max_factor;	 /* implausible above this ratio to the baseline (10) */
 };
 
-#define SB_VALIDITY_OPTS_INIT {0.10, 3, 0.25, NULL, 10.0}
+#define SB_VALIDITY_OPTS_INIT             \
+	{                                 \
+		0.10, 3, 0.25, NULL, 10.0 \
+	}
 
 struct sb_validity;
 

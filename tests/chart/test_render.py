@@ -20,12 +20,14 @@ from conftest import (CHART, ROOT, VALUES_FILES, VERSION, args_of, by_kind, cont
 # rule: (apiGroups, resources, verbs, resourceNames).
 STORAGECLASS_RULES = [
     (("storage.k8s.io",), ("storageclasses",), ("get", "list", "watch"), ()),
+    (("",), ("persistentvolumes",), ("get", "list", "watch"), ()),
 ]
 RUN_RULES = [
     (("storagebench.io",), ("benchmarkruns",), ("get", "list", "watch"), ()),
     (("storagebench.io",), ("benchmarkruns/status",), ("get", "update", "patch"), ()),
     (("",), ("persistentvolumeclaims", "pods"), ("get", "list", "watch", "create", "delete"), ()),
     (("",), ("configmaps",), ("get", "list", "watch", "create"), ()),
+    (("",), ("persistentvolumeclaims",), ("patch",), ()),
     (("",), ("events",), ("create", "patch"), ()),
 ]
 RUNNER_RULES = [

@@ -27,8 +27,8 @@ static json_t *job(const char *name, const char *const *kv, const char *asked, c
 		json_object_set_new(sbx, "read", json_pack("{s:o}", "ios_series", read_series));
 	return json_pack("{s:s,s:o,s:{s:s,s:s,s:s},s:o}", "jobname", name, "job options", opts,
 			 "engine", "asked", asked, "ran", ran, "reason",
-			 strcmp(asked, ran) ? "io_uring_setup: EPERM (seccomp)" : "", "storagebench",
-			 sbx);
+			 strcmp(asked, ran) ? "io_uring_setup: EPERM (seccomp)" : "",
+			 "storagebench", sbx);
 }
 
 /* A report with one result per (target, mean) pair of one workload and metric. */
@@ -41,10 +41,10 @@ static json_t *report(const char *workload, const char *metric, const char *unit
 	for (int i = 0; i < 2; i++) {
 		if (!t[i])
 			continue;
-		json_array_append_new(
-			res, json_pack("{s:s,s:s,s:[s],s:{s:{s:s,s:f,s:f,s:I}}}", "target", t[i],
-				       "workload", workload, "headline", metric, "metrics", metric,
-				       "unit", unit, "mean", m[i], "cv", cv, "n", n));
+		json_array_append_new(res, json_pack("{s:s,s:s,s:[s],s:{s:{s:s,s:f,s:f,s:I}}}",
+						     "target", t[i], "workload", workload,
+						     "headline", metric, "metrics", metric, "unit",
+						     unit, "mean", m[i], "cv", cv, "n", n));
 	}
 	return json_pack("{s:s,s:o}", "name", "r", "results", res);
 }
@@ -115,10 +115,10 @@ static int test_page_cache(void)
 
 static int test_unwritten_read(void)
 {
-	static const char *const rd[] = {"rw", "randread", "filename", "/dev/xvda", "direct", "1",
-					 NULL};
-	static const char *const wr[] = {"rw", "write", "filename", "/dev/xvda", "direct", "1",
-					 NULL};
+	static const char *const rd[] = {"rw",	   "randread", "filename", "/dev/xvda",
+					 "direct", "1",	       NULL};
+	static const char *const wr[] = {"rw",	   "write", "filename", "/dev/xvda",
+					 "direct", "1",	    NULL};
 	static const char *const file[] = {"rw", "read", "direct", "1", NULL};
 	json_t *rep = report("rd", "read-iops", "IOPS", 0.01, 3, "a", 1000, "b", 1000);
 	struct sb_validity *v = sb_validity_new(NULL);
@@ -173,19 +173,21 @@ static int test_high_cv_and_few_iterations(void)
 static int test_no_ramp(void)
 {
 	static const char *const noramp[] = {"rw", "randread", "direct", "1", NULL};
-	static const char *const ramp[] = {"rw", "randread", "direct", "1", "ramp_time", "5s",
-					   NULL};
+	static const char *const ramp[] = {"rw",	"randread", "direct", "1",
+					   "ramp_time", "5s",	    NULL};
 	json_t *rep = report("rr", "read-iops", "IOPS", 0.01, 3, "a", 1000, "b", 1000);
 	struct sb_validity *v = sb_validity_new(NULL);
 	char ev[512] = "";
 	CHECK(v && rep);
 	/* a: the first second at 4x the steady rate, no ramp */
 	CHECK_INT(add(v, "a", 1,
-		      job("rr", noramp, "psync", "psync", 0, json_pack("[i,i,i,i]", 4000, 1000, 1000, 1100))),
+		      job("rr", noramp, "psync", "psync", 0,
+			  json_pack("[i,i,i,i]", 4000, 1000, 1000, 1100))),
 		  0);
 	/* b: the same jump, with a ramp (not counted) */
 	CHECK_INT(add(v, "b", 1,
-		      job("rr", ramp, "psync", "psync", 0, json_pack("[i,i,i,i]", 4000, 1000, 1000, 1100))),
+		      job("rr", ramp, "psync", "psync", 0,
+			  json_pack("[i,i,i,i]", 4000, 1000, 1000, 1100))),
 		  0);
 	CHECK_INT(count(v, rep, SB_VALIDITY_NO_RAMP, "a", ev, sizeof(ev)), 1);
 	CHECK(strstr(ev, "iteration 1") && strstr(ev, "first second 4000"));
@@ -195,7 +197,8 @@ static int test_no_ramp(void)
 	v = sb_validity_new(NULL);
 	CHECK(v);
 	CHECK_INT(add(v, "a", 1,
-		      job("rr", noramp, "psync", "psync", 0, json_pack("[i,i,i,i]", 1050, 1000, 1000, 1100))),
+		      job("rr", noramp, "psync", "psync", 0,
+			  json_pack("[i,i,i,i]", 1050, 1000, 1000, 1100))),
 		  0);
 	CHECK_INT(count(v, rep, SB_VALIDITY_NO_RAMP, NULL, NULL, 0), 0);
 	sb_validity_free(v);
@@ -206,7 +209,8 @@ static int test_no_ramp(void)
 static int test_engine_fallback_and_no_latency(void)
 {
 	static const char *const plain[] = {"rw", "randread", "direct", "1", NULL};
-	static const char *const gtod[] = {"rw", "randread", "direct", "1", "gtod_reduce", "1", NULL};
+	static const char *const gtod[] = {"rw",	  "randread", "direct", "1",
+					   "gtod_reduce", "1",	      NULL};
 	json_t *rep = report("rr", "read-iops", "IOPS", 0.01, 3, "a", 1000, "b", 1000);
 	struct sb_validity *v = sb_validity_new(NULL);
 	char ev[512] = "";
