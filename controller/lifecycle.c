@@ -47,15 +47,14 @@ static int count(const json_t *o, const char *key, unsigned lo, unsigned hi, uns
 	if (!v)
 		return 0;
 	if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
-		return fail(err, errlen, "spec.lifecycle.%s: must be an integer from %u to %u",
-			    key, lo, hi);
+		return fail(err, errlen, "spec.lifecycle.%s: must be an integer from %u to %u", key,
+			    lo, hi);
 	*out = (unsigned)json_integer_value(v);
 	return 0;
 }
 
 int br_lifecycle_spec_parse(const json_t *lc, unsigned default_iterations, const char *default_size,
-			    long timeout_s, struct br_lifecycle_spec *out, char *err,
-			    size_t errlen)
+			    long timeout_s, struct br_lifecycle_spec *out, char *err, size_t errlen)
 {
 	static const char *const known[] = {"iterations", "volumes", "concurrent", "size",
 					    "resize"};
@@ -91,8 +90,9 @@ int br_lifecycle_spec_parse(const json_t *lc, unsigned default_iterations, const
 	    (r = count(lc, "concurrent", 0, BR_LC_MAX_VOLUMES, &out->concurrent, err, errlen)))
 		return r;
 	if (!out->volumes && !out->concurrent)
-		return fail(err, errlen,
-			    "spec.lifecycle: volumes and concurrent are both 0: nothing to measure");
+		return fail(
+			err, errlen,
+			"spec.lifecycle: volumes and concurrent are both 0: nothing to measure");
 	v = json_object_get(lc, "size");
 	if (v) {
 		uint64_t b;
@@ -168,9 +168,9 @@ bool br_lc_observe(struct br_lc_volume *v, size_t n, enum br_lc_kind kind, int t
 				mark(&x->on_node, now, &changed);
 			size_t k;
 			const json_t *cs;
-			json_array_foreach(
-				json_object_get(json_object_get(obj, "status"), "containerStatuses"),
-				k, cs)
+			json_array_foreach(json_object_get(json_object_get(obj, "status"),
+							   "containerStatuses"),
+					   k, cs)
 			{
 				if (json_object_get(json_object_get(cs, "state"), "running"))
 					mark(&x->running, now, &changed);
@@ -307,10 +307,10 @@ static json_t *lc_metadata(const struct br_ref *ref, const char *name, const cha
 			 "s:[{s:s,s:s,s:s,s:s,s:b,s:b}]}",
 			 "name", name, "namespace", ref->ns, "labels", SB_LABEL_NAME,
 			 "storagebench", SB_LABEL_COMPONENT, BR_LC_COMPONENT, SB_LABEL_MANAGED_BY,
-			 SB_MANAGER, SB_LABEL_RUN, run_label, SB_LABEL_ITERATION, it,
-			 "annotations", SB_ANNOT_RUN, ref->name, SB_ANNOT_CLASS, cls,
-			 "ownerReferences", "apiVersion", SB_API_VERSION, "kind", SB_KIND, "name",
-			 ref->name, "uid", ref->uid, "controller", 1, "blockOwnerDeletion", 1);
+			 SB_MANAGER, SB_LABEL_RUN, run_label, SB_LABEL_ITERATION, it, "annotations",
+			 SB_ANNOT_RUN, ref->name, SB_ANNOT_CLASS, cls, "ownerReferences",
+			 "apiVersion", SB_API_VERSION, "kind", SB_KIND, "name", ref->name, "uid",
+			 ref->uid, "controller", 1, "blockOwnerDeletion", 1);
 }
 
 /* "<run>-<class>-lc<iteration>-<k>" within 63 characters (names.c shortens with a hash). */
@@ -332,9 +332,8 @@ int br_lifecycle_cm_name(char *out, size_t len, const char *run, const char *cls
 	return sb_name_join(out, len, 63, parts, 3);
 }
 
-static json_t *pvc_manifest(const struct br_ref *ref, const struct br_lc_volume *v,
-			    const char *cls, const struct br_lifecycle_spec *ls,
-			    unsigned it)
+static json_t *pvc_manifest(const struct br_ref *ref, const struct br_lc_volume *v, const char *cls,
+			    const struct br_lifecycle_spec *ls, unsigned it)
 {
 	json_t *md = lc_metadata(ref, v->pvc, cls, it);
 	if (!md)
@@ -349,8 +348,8 @@ static json_t *pvc_manifest(const struct br_ref *ref, const struct br_lc_volume 
  * The consumer pod: the runner pod template with its container's command
  * replaced by a sleep, its volumes by the claim, its name and labels ours.
  */
-static json_t *pod_manifest(const struct br_ref *ref, const struct br_lc_volume *v,
-			    const char *cls, const json_t *tmpl, unsigned it)
+static json_t *pod_manifest(const struct br_ref *ref, const struct br_lc_volume *v, const char *cls,
+			    const json_t *tmpl, unsigned it)
 {
 	json_t *pod = json_deep_copy(tmpl);
 	json_t *md = lc_metadata(ref, v->pod, cls, it);
@@ -367,9 +366,9 @@ static json_t *pod_manifest(const struct br_ref *ref, const struct br_lc_volume 
 		json_object_set_new(spec, "terminationGracePeriodSeconds", json_integer(0));
 		ok = !json_object_set_new(c, "name", json_string("consumer")) &&
 		     !json_object_set_new(c, "command", json_pack("[s,s]", "sleep", "3600")) &&
-		     !json_object_set_new(c, "volumeMounts",
-					  json_pack("[{s:s,s:s}]", "name", "data", "mountPath",
-						    BR_DATA_DIR)) &&
+		     !json_object_set_new(
+			     c, "volumeMounts",
+			     json_pack("[{s:s,s:s}]", "name", "data", "mountPath", BR_DATA_DIR)) &&
 		     !json_object_set_new(spec, "volumes",
 					  json_pack("[{s:s,s:{s:s}}]", "name", "data",
 						    "persistentVolumeClaim", "claimName", v->pvc));
@@ -467,7 +466,8 @@ static int batch(struct kube_client *kc, const struct br_ref *ref,
 	}
 	if (!ret && (ret = wait_all(run, is_running, ls->timeout_s)))
 		snprintf(err, errlen,
-			 "the volumes were not bound and mounted within %lds (step provision/attach)",
+			 "the volumes were not bound and mounted within %lds (step "
+			 "provision/attach)",
 			 ls->timeout_s);
 	if (!ret && resize) {
 		char q[48];
@@ -489,7 +489,8 @@ static int batch(struct kube_client *kc, const struct br_ref *ref,
 			json_decref(patch);
 		}
 		if (!ret && (ret = wait_all(run, is_resized, ls->timeout_s)))
-			snprintf(err, errlen, "the volumes did not reach their new size within %lds",
+			snprintf(err, errlen,
+				 "the volumes did not reach their new size within %lds",
 				 ls->timeout_s);
 	}
 	/* delete: the pods first (the claim stays in use until they are gone) */
@@ -653,8 +654,9 @@ out:
 		if (skipped && resize_skip[0])
 			json_object_set_new(skipped, "resize", json_string(resize_skip));
 		if (skipped && reclaim && strcmp(reclaim, "Delete"))
-			json_object_set_new(skipped, "delete",
-					    json_string("reclaimPolicy is not Delete: the PV stays"));
+			json_object_set_new(
+				skipped, "delete",
+				json_string("reclaimPolicy is not Delete: the PV stays"));
 		*result = json_pack("{s:s,s:I,s:s,s:O,s:o}", "class", cls, "iteration",
 				    (json_int_t)iteration, "bindingMode",
 				    wffc ? "WaitForFirstConsumer" : "Immediate", "volumes", vols,
@@ -728,8 +730,8 @@ static bool has_target(const json_t *arr, const char *t, const char *phase)
 }
 
 /* Appends the statistics of one target and phase from docs; false on ENOMEM. */
-static bool phase_stats(const json_t *const *docs, size_t n, const char *target,
-			enum br_lc_phase p, json_t *out)
+static bool phase_stats(const json_t *const *docs, size_t n, const char *target, enum br_lc_phase p,
+			json_t *out)
 {
 	char key[32];
 	size_t cap = 0, m = 0;
@@ -768,8 +770,8 @@ static bool phase_stats(const json_t *const *docs, size_t n, const char *target,
 		     !json_array_append_new(
 			     out, json_pack("{s:s,s:s,s:s,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I,s:O}",
 					    "target", target, "phase", phase_names[p], "unit", "ns",
-					    "mean", s.mean, "stddev", s.stddev, "min", s.min,
-					    "max", s.max, "p50", br_lc_percentile(v, m, 50), "p95",
+					    "mean", s.mean, "stddev", s.stddev, "min", s.min, "max",
+					    s.max, "p50", br_lc_percentile(v, m, 50), "p95",
 					    br_lc_percentile(v, m, 95), "p99",
 					    br_lc_percentile(v, m, 99), "n", (json_int_t)m,
 					    "samples", samples));
@@ -784,10 +786,9 @@ static bool phase_stats(const json_t *const *docs, size_t n, const char *target,
 			continue;
 		const char *why = jstr(json_object_get(docs[d], "skipped"), phase_names[p]);
 		if (why)
-			return !json_array_append_new(out, json_pack("{s:s,s:s,s:s}", "target",
-								     target, "phase",
-								     phase_names[p], "skipped",
-								     why));
+			return !json_array_append_new(
+				out, json_pack("{s:s,s:s,s:s}", "target", target, "phase",
+					       phase_names[p], "skipped", why));
 	}
 	return true;
 }
@@ -805,9 +806,9 @@ json_t *br_lifecycle_report(const json_t *const *docs, size_t n)
 			ok = phase_stats(docs, n, t, (enum br_lc_phase)p, out);
 		const char *snap = jstr(json_object_get(docs[d], "skipped"), "snapshot");
 		if (ok && snap)
-			ok = !json_array_append_new(out, json_pack("{s:s,s:s,s:s}", "target", t,
-								   "phase", "snapshot", "skipped",
-								   snap));
+			ok = !json_array_append_new(out,
+						    json_pack("{s:s,s:s,s:s}", "target", t, "phase",
+							      "snapshot", "skipped", snap));
 		for (size_t e = 0; ok && e < n; e++) {
 			const char *msg = jstr(docs[e], "error");
 			const char *te = jstr(docs[e], "class");
@@ -815,8 +816,8 @@ json_t *br_lifecycle_report(const json_t *const *docs, size_t n)
 				ok = !json_array_append_new(
 					out, json_pack("{s:s,s:s,s:I,s:s}", "target", t, "phase",
 						       "error", "iteration",
-						       json_integer_value(
-							       json_object_get(docs[e], "iteration")),
+						       json_integer_value(json_object_get(
+							       docs[e], "iteration")),
 						       "message", msg));
 		}
 	}
@@ -962,7 +963,8 @@ json_t *br_lifecycle_docs(const struct br_ref *ref, const json_t *cms)
 	{
 		const json_t *md = json_object_get(cm, "metadata");
 		const json_t *labels = json_object_get(md, "labels");
-		const char *comp = jstr(labels, SB_LABEL_COMPONENT), *rl = jstr(labels, SB_LABEL_RUN);
+		const char *comp = jstr(labels, SB_LABEL_COMPONENT),
+			   *rl = jstr(labels, SB_LABEL_RUN);
 		const char *ns = jstr(md, "namespace");
 		if (!comp || strcmp(comp, BR_LC_COMPONENT) || !rl || strcmp(rl, run_label) || !ns ||
 		    strcmp(ns, ref->ns) || !owned(cm, ref->uid))

@@ -35,8 +35,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define BR_LC_COMPONENT "lifecycle"
-#define BR_LC_KEY	"lifecycle.json"
+#define BR_LC_COMPONENT	  "lifecycle"
+#define BR_LC_KEY	  "lifecycle.json"
 #define BR_LC_MAX_VOLUMES 20
 
 /* The phases measured, in report order. */
@@ -110,7 +110,6 @@ json_t *br_lifecycle_report(const json_t *const *docs, size_t n);
 
 /* Percentile p (0..100) of v[0..n) by nearest rank on a sorted copy; 0 for n == 0. */
 double br_lc_percentile(const double *v, size_t n, double p);
-
 
 /* ------------------------------------------------------- reconcile hook */
 

@@ -275,8 +275,10 @@ int sb_validity_add(struct sb_validity *v, const char *target, unsigned iteratio
 	const json_t *eng = json_object_get(job, "engine");
 	const char *asked = json_string_value(json_object_get(eng, "asked"));
 	const char *ran = json_string_value(json_object_get(eng, "ran"));
-	if (asked && ran && *asked && *ran && strcmp(asked, ran)) {
-		const char *why = json_string_value(json_object_get(eng, "reason"));
+	const char *why = json_string_value(json_object_get(eng, "reason"));
+	/* "default" and libaio are served by io_uring when it works: only psync is a fallback */
+	if (asked && ran && *asked && !strcmp(ran, "psync") && strcmp(asked, "psync") &&
+	    (strcmp(asked, "default") || (why && strstr(why, "fell back")))) {
 		f->fallback = true;
 		snprintf(f->asked, sizeof(f->asked), "%s", asked);
 		snprintf(f->ran, sizeof(f->ran), "%s", ran);

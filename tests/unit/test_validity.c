@@ -223,6 +223,13 @@ static int test_engine_fallback_and_no_latency(void)
 	CHECK_INT(count(v, rep, SB_VALIDITY_NO_LATENCY, "a", NULL, 0), 1);
 	CHECK_INT(count(v, rep, SB_VALIDITY_NO_LATENCY, "b", NULL, 0), 0);
 	sb_validity_free(v);
+	/* the default engine served by io_uring, and psync asked for: no fallback */
+	v = sb_validity_new(NULL);
+	CHECK(v);
+	CHECK_INT(add(v, "a", 0, job("rr", plain, "default", "io_uring", 0, NULL)), 0);
+	CHECK_INT(add(v, "b", 0, job("rr", plain, "psync", "psync", 0, NULL)), 0);
+	CHECK_INT(count(v, rep, SB_VALIDITY_ENGINE_FALLBACK, NULL, NULL, 0), 0);
+	sb_validity_free(v);
 	json_decref(rep);
 	return T_PASS;
 }
