@@ -172,8 +172,19 @@ bool br_lc_observe(struct br_lc_volume *v, size_t n, enum br_lc_kind kind, int t
 							   "containerStatuses"),
 					   k, cs)
 			{
-				if (json_object_get(json_object_get(cs, "state"), "running"))
+				const json_t *state = json_object_get(cs, "state");
+				const json_t *term = json_object_get(state, "terminated");
+				if (json_object_get(state, "running"))
 					mark(&x->running, now, &changed);
+				else if (term && !x->failed[0]) {
+					snprintf(x->failed, sizeof(x->failed),
+						 "consumer pod %s: %s: %s", x->pod,
+						 jstr(term, "reason") ? jstr(term, "reason")
+								      : "ended",
+						 jstr(term, "message") ? jstr(term, "message")
+								       : "");
+					changed = true;
+				}
 			}
 		} else if (kind == BR_LC_PV && x->pv[0] && !strcmp(name, x->pv) &&
 			   type == KUBE_EVENT_DELETED) {
@@ -256,8 +267,14 @@ static void *watch_main(void *arg)
 	return NULL;
 }
 
-/* Waits until pred holds for every volume or the deadline passes; 0 or -ETIMEDOUT. */
-static int wait_all(struct lc_run *r, bool (*pred)(const struct br_lc_volume *), long timeout_s)
+static bool is_running(const struct br_lc_volume *v);
+
+/*
+ * Waits until pred holds for every volume or the deadline passes; 0,
+ * -ETIMEDOUT, or -EIO when a consumer pod cannot run (why: its message).
+ */
+static int wait_all(struct lc_run *r, bool (*pred)(const struct br_lc_volume *), long timeout_s,
+		    char *why, size_t whylen)
 {
 	struct timespec dl;
 	clock_gettime(CLOCK_REALTIME, &dl);
@@ -266,8 +283,15 @@ static int wait_all(struct lc_run *r, bool (*pred)(const struct br_lc_volume *),
 	pthread_mutex_lock(&r->mu);
 	for (;;) {
 		bool all = true;
-		for (size_t i = 0; i < r->n; i++)
+		for (size_t i = 0; i < r->n; i++) {
 			all = all && pred(&r->v[i]);
+			if (r->v[i].failed[0] && pred == is_running && why) {
+				snprintf(why, whylen, "%s", r->v[i].failed);
+				ret = -EIO;
+			}
+		}
+		if (ret)
+			break;
 		if (all)
 			break;
 		if (pthread_cond_timedwait(&r->cond, &r->mu, &dl) == ETIMEDOUT) {
@@ -358,14 +382,13 @@ static json_t *pod_manifest(const struct br_ref *ref, const struct br_lc_volume 
 	bool ok = pod && md && spec && c && !json_object_set_new(pod, "metadata", md);
 	md = NULL;
 	if (ok) {
-		json_object_del(c, "args");
 		json_object_del(c, "env");
 		json_object_del(c, "volumeDevices");
 		json_object_del(spec, "initContainers");
 		json_object_set_new(spec, "restartPolicy", json_string("Never"));
 		json_object_set_new(spec, "terminationGracePeriodSeconds", json_integer(0));
 		ok = !json_object_set_new(c, "name", json_string("consumer")) &&
-		     !json_object_set_new(c, "command", json_pack("[s,s]", "sleep", "3600")) &&
+		     !json_object_set_new(c, "args", json_pack("[s]", SB_RUNNER_IDLE)) &&
 		     !json_object_set_new(
 			     c, "volumeMounts",
 			     json_pack("[{s:s,s:s}]", "name", "data", "mountPath", BR_DATA_DIR)) &&
@@ -464,7 +487,7 @@ static int batch(struct kube_client *kc, const struct br_ref *ref,
 		json_decref(pvc);
 		json_decref(pod);
 	}
-	if (!ret && (ret = wait_all(run, is_running, ls->timeout_s)))
+	if (!ret && (ret = wait_all(run, is_running, ls->timeout_s, err, errlen)) == -ETIMEDOUT)
 		snprintf(err, errlen,
 			 "the volumes were not bound and mounted within %lds (step "
 			 "provision/attach)",
@@ -488,7 +511,7 @@ static int batch(struct kube_client *kc, const struct br_ref *ref,
 					 kube_error_str(&kerr, eb, sizeof(eb)));
 			json_decref(patch);
 		}
-		if (!ret && (ret = wait_all(run, is_resized, ls->timeout_s)))
+		if (!ret && (ret = wait_all(run, is_resized, ls->timeout_s, NULL, 0)))
 			snprintf(err, errlen,
 				 "the volumes did not reach their new size within %lds",
 				 ls->timeout_s);
@@ -496,7 +519,7 @@ static int batch(struct kube_client *kc, const struct br_ref *ref,
 	/* delete: the pods first (the claim stays in use until they are gone) */
 	for (size_t i = 0; i < run->n; i++)
 		delete_quiet(kc, &kube_res_pods, ref->ns, run->v[i].pod, 0);
-	int r2 = wait_all(run, is_pod_gone, ls->timeout_s);
+	int r2 = wait_all(run, is_pod_gone, ls->timeout_s, NULL, 0);
 	for (size_t i = 0; i < run->n; i++) {
 		pthread_mutex_lock(&run->mu);
 		run->v[i].deleted = now_s();
@@ -504,7 +527,7 @@ static int batch(struct kube_client *kc, const struct br_ref *ref,
 		delete_quiet(kc, &kube_res_pvcs, ref->ns, run->v[i].pvc, -1);
 	}
 	if (!r2)
-		r2 = wait_all(run, is_pv_gone, ls->timeout_s);
+		r2 = wait_all(run, is_pv_gone, ls->timeout_s, NULL, 0);
 	if (!ret && r2) {
 		ret = r2;
 		snprintf(err, errlen, "the volumes' PVs were not gone within %lds (step delete)",

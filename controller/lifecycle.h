@@ -56,6 +56,7 @@ struct br_lc_volume {
 	double resize_asked, resized;
 	unsigned long long resize_bytes; /* the capacity asked for */
 	double deleted, pod_gone, pv_gone;
+	char failed[256]; /* why the consumer pod cannot run ("" when fine) */
 };
 
 enum br_lc_kind { BR_LC_PVC, BR_LC_POD, BR_LC_PV };

@@ -30,6 +30,10 @@
  * refuses a larger result. */
 #define SB_RESULT_MAX_BYTES (900 * 1024)
 
+/* The runner's subcommand that only waits for SIGTERM (the consumer pod of a
+ * lifecycle measurement, controller/lifecycle.c): storagebench-runner idle */
+#define SB_RUNNER_IDLE "idle"
+
 /* Selects every object a controller manages. */
 #define SB_SELECTOR_MANAGED SB_LABEL_MANAGED_BY "=" SB_MANAGER
 

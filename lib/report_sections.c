@@ -29,7 +29,8 @@ static bool num(const json_t *o, const char *k, double *out)
 /* A lifecycle entry with statistics: every number there. */
 static bool lc_stats(const json_t *e, double v[8])
 {
-	static const char *const keys[] = {"mean", "stddev", "p50", "p95", "p99", "min", "max", "n"};
+	static const char *const keys[] = {"mean", "stddev", "p50", "p95",
+					   "p99",  "min",    "max", "n"};
 	for (int i = 0; i < 8; i++)
 		if (!num(e, keys[i], &v[i]))
 			return false;
@@ -52,8 +53,9 @@ void sb_report_warnings_note(FILE *f, const json_t *report, bool md)
 {
 	size_t n = sb_report_warning_count(report);
 	if (n)
-		fprintf(f, "%s%zu validity warning%s: some figures should not be trusted as they "
-			   "are (see Warnings below)%s\n\n",
+		fprintf(f,
+			"%s%zu validity warning%s: some figures should not be trusted as they "
+			"are (see Warnings below)%s\n\n",
 			md ? "**" : "", n, n == 1 ? "" : "s", md ? "**" : "");
 }
 
@@ -81,11 +83,13 @@ static void lifecycle_text(FILE *f, const json_t *report, bool md)
 			for (int k = 0; k < 7; k++)
 				sb_fmt_ns(v[k], b[k], sizeof(b[k]));
 			if (md)
-				fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %.0f |\n", t,
-					p, b[0], b[1], b[2], b[3], b[4], b[5], b[6], v[7]);
+				fprintf(f,
+					"| %s | %s | %s | %s | %s | %s | %s | %s | %s | %.0f |\n",
+					t, p, b[0], b[1], b[2], b[3], b[4], b[5], b[6], v[7]);
 			else
 				fprintf(f,
-					"%s %s: mean %s ± %s, p50 %s, p95 %s, p99 %s, min %s, max %s "
+					"%s %s: mean %s ± %s, p50 %s, p95 %s, p99 %s, min %s, max "
+					"%s "
 					"(n %.0f)\n",
 					t, p, b[0], b[1], b[2], b[3], b[4], b[5], b[6], v[7]);
 		} else if (str(e, "skipped")) {
