@@ -5,6 +5,7 @@
  * same input with the one fact changed.
  */
 #include "tests/unit/harness.h"
+#include "report.h"
 #include "validity.h"
 
 #include <errno.h>
@@ -286,7 +287,45 @@ static int test_annotate_and_bad_job(void)
 	return T_PASS;
 }
 
+/* The sections in txt, md and csv; a malformed entry is left out, not fatal. */
+static int test_rendered(void)
+{
+	json_t *rep = json_loads(
+		"{\"name\":\"r\",\"results\":[],"
+		"\"warnings\":[{\"check\":\"high-cv\",\"target\":\"fast\",\"workload\":\"rr\","
+		"\"message\":\"the iterations disagree\",\"evidence\":\"CV 23%\",\"fix\":\"more\"},"
+		"{\"check\":7}],"
+		"\"lifecycle\":[{\"target\":\"fast\",\"phase\":\"provision\",\"unit\":\"ns\","
+		"\"mean\":5e8,\"stddev\":1e7,\"p50\":5e8,\"p95\":5.2e8,\"p99\":5.3e8,\"min\":4.9e8,"
+		"\"max\":5.3e8,\"n\":8},{\"target\":\"fast\",\"phase\":\"resize\",\"skipped\":"
+		"\"no expansion\"},{\"target\":\"fast\",\"phase\":\"attach\",\"mean\":\"x\"}]}",
+		0, NULL);
+	char err[256] = "";
+	CHECK(rep);
+	char *txt = sb_report_render(rep, "txt", err, sizeof(err));
+	char *md = sb_report_render(rep, "md", err, sizeof(err));
+	char *csv = sb_report_render(rep, "csv", err, sizeof(err));
+	json_decref(rep);
+	int ok =
+		txt && md && csv && strstr(txt, "1 validity warning:") &&
+		strstr(txt, "fast / rr [high-cv]: the iterations disagree\n  evidence: CV 23%\n") &&
+		strstr(txt, "fast provision: mean 500ms") && strstr(txt, "(n 8)") &&
+		strstr(txt, "fast resize: skipped: no expansion") && !strstr(txt, "fast attach") &&
+		strstr(md, "## Volume lifecycle") && strstr(md, "| fast | provision | 500ms |") &&
+		strstr(md, "## Warnings") && strstr(md, "**fast / rr** (`high-cv`)") &&
+		strstr(csv,
+		       "fast,lifecycle,provision,ns,8,5e+08,1e+07,4.9e+08,5.3e+08,5e+08,0.02\n");
+	if (!ok)
+		fprintf(stderr, "%s\n%s\n%s\n", txt ? txt : err, md ? md : "", csv ? csv : "");
+	free(txt);
+	free(md);
+	free(csv);
+	CHECK(ok);
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
+	{"validity/rendered", test_rendered},
 	{"validity/page-cache", test_page_cache},
 	{"validity/unwritten-read", test_unwritten_read},
 	{"validity/high-cv-and-few-iterations", test_high_cv_and_few_iterations},
