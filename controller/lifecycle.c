@@ -142,6 +142,7 @@ bool br_lc_observe(struct br_lc_volume *v, size_t n, enum br_lc_kind kind, int t
 	for (size_t i = 0; i < n; i++) {
 		struct br_lc_volume *x = &v[i];
 		if (kind == BR_LC_PVC && !strcmp(name, x->pvc)) {
+			mark(&x->seen, now, &changed);
 			const json_t *st = json_object_get(obj, "status");
 			const json_t *ann =
 				json_object_get(json_object_get(obj, "metadata"), "annotations");
@@ -307,6 +308,10 @@ static bool is_running(const struct br_lc_volume *v)
 {
 	return v->running > 0 && v->bound > 0;
 }
+static bool is_seen(const struct br_lc_volume *v)
+{
+	return v->seen > 0;
+}
 static bool is_resized(const struct br_lc_volume *v)
 {
 	return v->resized > 0;
@@ -467,11 +472,12 @@ static int batch(struct kube_client *kc, const struct br_ref *ref,
 	uint64_t size = 0;
 	(void)sb_parse_quantity(ls->size, &size);
 
+	/* the claims first; their pods once the claims' watch has shown them, so
+	 * the watch is live before the moments that count (the scheduler's pick) */
 	for (size_t i = 0; i < run->n && !ret; i++) {
 		struct br_lc_volume *v = &run->v[i];
 		json_t *pvc = pvc_manifest(ref, v, cls, ls, it);
-		json_t *pod = pod_manifest(ref, v, cls, tmpl, it);
-		if (!pvc || !pod)
+		if (!pvc)
 			ret = -ENOMEM;
 		else if ((ret = kube_create(kc, &kube_res_pvcs, ref->ns, pvc, NULL, &kerr)))
 			snprintf(err, errlen, "creating PVC %s: %s", v->pvc,
@@ -480,11 +486,20 @@ static int batch(struct kube_client *kc, const struct br_ref *ref,
 			pthread_mutex_lock(&run->mu);
 			v->created = now_s();
 			pthread_mutex_unlock(&run->mu);
-			if ((ret = kube_create(kc, &kube_res_pods, ref->ns, pod, NULL, &kerr)))
-				snprintf(err, errlen, "creating pod %s: %s", v->pod,
-					 kube_error_str(&kerr, eb, sizeof(eb)));
 		}
 		json_decref(pvc);
+	}
+	if (!ret && (ret = wait_all(run, is_seen, ls->timeout_s, NULL, 0)))
+		snprintf(err, errlen, "the watch did not show the new PVCs within %lds",
+			 ls->timeout_s);
+	for (size_t i = 0; i < run->n && !ret; i++) {
+		struct br_lc_volume *v = &run->v[i];
+		json_t *pod = pod_manifest(ref, v, cls, tmpl, it);
+		if (!pod)
+			ret = -ENOMEM;
+		else if ((ret = kube_create(kc, &kube_res_pods, ref->ns, pod, NULL, &kerr)))
+			snprintf(err, errlen, "creating pod %s: %s", v->pod,
+				 kube_error_str(&kerr, eb, sizeof(eb)));
 		json_decref(pod);
 	}
 	if (!ret && (ret = wait_all(run, is_running, ls->timeout_s, err, errlen)) == -ETIMEDOUT)
