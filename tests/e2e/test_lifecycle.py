@@ -42,7 +42,7 @@ def test_lifecycle_timings_of_a_delayed_and_a_plain_class(ns, controller):
     assert slow["provision"]["min"] >= DELAY_NS, slow["provision"]
     assert slow["provision"]["mean"] < DELAY_NS + 4e9, slow["provision"]
     # the undelayed class is faster by about the delay (the rest is common to both)
-    assert fast["provision"]["p50"] < slow["provision"]["p50"] - 0.6 * DELAY_NS, (fast, slow)
+    assert fast["provision"]["p50"] < slow["provision"]["p50"] - 0.4 * DELAY_NS, (fast, slow)
 
     # the status summary carries the timings as metrics
     summ = {(s["class"], s["metric"]): s for s in st["summary"] if s["workload"] == "lifecycle"}
