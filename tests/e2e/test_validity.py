@@ -17,8 +17,10 @@ def warnings(st, check):
 
 
 def test_warnings_in_status_and_report(ns, controller):
-    # buffered (no direct) on a 64Mi volume, 2 iterations, io_uring refused by seccomp
-    manifest = small("suspect", classes=("fast",), iterations=2).rstrip() + "\n" + NO_IOURING + "\n"
+    # buffered (direct: false; the controller's default is direct) on a 64Mi volume,
+    # 2 iterations, io_uring refused by seccomp
+    manifest = small("suspect", classes=("fast",), iterations=2).replace(
+        "timeBased: true}", "timeBased: true, direct: false}").rstrip() + "\n" + NO_IOURING + "\n"
     sb.apply(manifest, namespace=ns)
     st = wait_phase(ns, "suspect", timeout=240)
     assert st["phase"] == "Succeeded", st
@@ -41,7 +43,8 @@ def test_warnings_in_status_and_report(ns, controller):
 
 
 def test_no_warning_without_the_facts(ns, controller):
-    # direct I/O, io_uring allowed, 3 iterations: none of those three checks speaks
+    # direct I/O (said, though it is the default), io_uring allowed, 3 iterations: none of
+    # those checks speaks
     run = small("sound", classes=("fast",), iterations=3).replace("timeBased: true}",
                                                                 "timeBased: true, direct: true}")
     sb.apply(run, namespace=ns)
