@@ -52,7 +52,7 @@ struct br_lc_volume {
 	char pvc[64], pod[64], pv[256];
 	bool wffc;	/* the class waits for the first consumer */
 	double created; /* PVC create call returned */
-	double seen; /* the first event of the claim: its watch is live */
+	double seen;	/* the first event of the claim: its watch is live */
 	double selected, bound, on_node, running;
 	double resize_asked, resized;
 	unsigned long long resize_bytes; /* the capacity asked for */

@@ -156,8 +156,10 @@ static int test_events_wffc(void)
 	/* delete: pod gone, then the PV's DELETED (not another PV's) */
 	CHECK(feed(v, 2, BR_LC_POD, KUBE_EVENT_DELETED, "{\"metadata\":{\"name\":\"a\"}}", 15.0));
 	v[0].deleted = 15.1;
-	CHECK(!feed(v, 2, BR_LC_PV, KUBE_EVENT_DELETED, "{\"metadata\":{\"name\":\"pv-x\"}}", 15.5));
-	CHECK(!feed(v, 2, BR_LC_PV, KUBE_EVENT_MODIFIED, "{\"metadata\":{\"name\":\"pv-a\"}}", 15.6));
+	CHECK(!feed(v, 2, BR_LC_PV, KUBE_EVENT_DELETED, "{\"metadata\":{\"name\":\"pv-x\"}}",
+		    15.5));
+	CHECK(!feed(v, 2, BR_LC_PV, KUBE_EVENT_MODIFIED, "{\"metadata\":{\"name\":\"pv-a\"}}",
+		    15.6));
 	CHECK(feed(v, 2, BR_LC_PV, KUBE_EVENT_DELETED, "{\"metadata\":{\"name\":\"pv-a\"}}", 16.1));
 	CHECK(fabs(br_lc_duration(&v[0], BR_LC_DELETE) - 1.0) < 1e-9);
 	/* the other volume saw nothing */
@@ -201,14 +203,16 @@ static int test_percentile(void)
 
 static int test_report_section(void)
 {
-	json_t *d1 = obj("{\"class\":\"fast\",\"iteration\":1,\"volumes\":["
-			 "{\"name\":\"v1\",\"provision_ns\":100,\"attach_ns\":1000,\"delete_ns\":10},"
-			 "{\"name\":\"v2\",\"provision_ns\":300,\"attach_ns\":3000,\"delete_ns\":30}],"
-			 "\"skipped\":{\"resize\":\"class fast does not allow volume expansion\","
-			 "\"snapshot\":\"the cluster has no snapshot.storage.k8s.io API\"}}");
-	json_t *d2 = obj("{\"class\":\"fast\",\"iteration\":2,\"volumes\":["
-			 "{\"name\":\"v1\",\"provision_ns\":200,\"attach_ns\":2000,\"delete_ns\":20}],"
-			 "\"skipped\":{\"snapshot\":\"x\"},\"error\":\"timed out\"}");
+	json_t *d1 =
+		obj("{\"class\":\"fast\",\"iteration\":1,\"volumes\":["
+		    "{\"name\":\"v1\",\"provision_ns\":100,\"attach_ns\":1000,\"delete_ns\":10},"
+		    "{\"name\":\"v2\",\"provision_ns\":300,\"attach_ns\":3000,\"delete_ns\":30}],"
+		    "\"skipped\":{\"resize\":\"class fast does not allow volume expansion\","
+		    "\"snapshot\":\"the cluster has no snapshot.storage.k8s.io API\"}}");
+	json_t *d2 =
+		obj("{\"class\":\"fast\",\"iteration\":2,\"volumes\":["
+		    "{\"name\":\"v1\",\"provision_ns\":200,\"attach_ns\":2000,\"delete_ns\":20}],"
+		    "\"skipped\":{\"snapshot\":\"x\"},\"error\":\"timed out\"}");
 	json_t *d3 = obj("{\"class\":\"slow\",\"iteration\":1,\"volumes\":[],\"skipped\":{},"
 			 "\"error\":\"storage class not found\"}");
 	CHECK(d1 && d2 && d3);
@@ -242,9 +246,11 @@ static int test_report_section(void)
 	CHECK(json_number_value(json_object_get(prov, "min")) == 100);
 	CHECK_STR(json_string_value(json_object_get(resize, "skipped")),
 		  "class fast does not allow volume expansion");
-	CHECK(strstr(json_string_value(json_object_get(snap, "skipped")), "snapshot.storage.k8s.io"));
+	CHECK(strstr(json_string_value(json_object_get(snap, "skipped")),
+		     "snapshot.storage.k8s.io"));
 	CHECK_INT(json_integer_value(json_object_get(err_fast, "iteration")), 2);
-	CHECK_STR(json_string_value(json_object_get(err_slow, "message")), "storage class not found");
+	CHECK_STR(json_string_value(json_object_get(err_slow, "message")),
+		  "storage class not found");
 	json_decref(r);
 	json_decref(d1);
 	json_decref(d2);
