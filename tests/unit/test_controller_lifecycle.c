@@ -116,8 +116,12 @@ static int test_events_wffc(void)
 	v[0].wffc = v[1].wffc = true;
 	v[0].created = 10.0;
 	/* pending, then the scheduler's pick, then Bound: provision counts from the pick */
-	CHECK(!feed(v, 2, BR_LC_PVC, KUBE_EVENT_ADDED,
-		    "{\"metadata\":{\"name\":\"a\"},\"status\":{\"phase\":\"Pending\"}}", 10.1));
+	/* the first event shows the watch is live; it is no moment of the volume's */
+	CHECK(feed(v, 2, BR_LC_PVC, KUBE_EVENT_ADDED,
+		   "{\"metadata\":{\"name\":\"a\"},\"status\":{\"phase\":\"Pending\"}}", 10.1));
+	CHECK(v[0].seen == 10.1 && v[0].selected == 0 && v[0].bound == 0);
+	CHECK(!feed(v, 2, BR_LC_PVC, KUBE_EVENT_MODIFIED,
+		    "{\"metadata\":{\"name\":\"a\"},\"status\":{\"phase\":\"Pending\"}}", 10.2));
 	CHECK(feed(v, 2, BR_LC_PVC, KUBE_EVENT_MODIFIED,
 		   "{\"metadata\":{\"name\":\"a\",\"annotations\":{\"volume.kubernetes.io/"
 		   "selected-node\":\"n1\"}},\"status\":{\"phase\":\"Pending\"}}",
