@@ -12,7 +12,9 @@
  *   resize     requested size doubled -> new capacity in the claim's status
  *              (only when the class has allowVolumeExpansion; else skipped
  *              with the reason)
- *   delete     PVC deleted (its pod gone) -> PV gone (reclaim Delete only)
+ *   delete     PVC deleted (its pod gone) -> PV gone (reclaim Delete only;
+ *              without the right to read PVs, which the chart does not
+ *              grant, -> the claim gone, and the result says so)
  *   snapshot   skipped with the reason: without snapshot.storage.k8s.io
  *              the cluster has no snapshots; with it, not measured yet
  *
@@ -56,7 +58,8 @@ struct br_lc_volume {
 	double selected, bound, on_node, running;
 	double resize_asked, resized;
 	unsigned long long resize_bytes; /* the capacity asked for */
-	double deleted, pod_gone, pv_gone;
+	double deleted, pod_gone, pv_gone, pvc_gone;
+	bool no_pv;	  /* PVs cannot be read (RBAC): delete ends when the claim is gone */
 	char failed[256]; /* why the consumer pod cannot run ("" when fine) */
 };
 

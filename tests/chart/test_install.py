@@ -565,8 +565,8 @@ def test_watching_all_namespaces_grants_cluster_wide():
             assert not can_i(sa, "create", "pods", all_ns=False, ns="default", sub="exec")
             cr = kj("get", "clusterrole", r.controller)
             assert {x for rule in cr["rules"] for x in rule["resources"]} == {
-                "storageclasses", "persistentvolumes", "benchmarkruns", "benchmarkruns/status",
-                "persistentvolumeclaims", "pods", "configmaps", "events"}
+                "storageclasses", "benchmarkruns", "benchmarkruns/status", "persistentvolumeclaims", "pods",
+                "configmaps", "events"}
         finally:
             r.helm("uninstall", name, "--wait", "--timeout", "60s", check=False)
         assert k("get", "clusterrole", r.controller, "--ignore-not-found").strip() == ""

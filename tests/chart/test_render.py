@@ -20,7 +20,6 @@ from conftest import (CHART, ROOT, VALUES_FILES, VERSION, args_of, by_kind, cont
 # rule: (apiGroups, resources, verbs, resourceNames).
 STORAGECLASS_RULES = [
     (("storage.k8s.io",), ("storageclasses",), ("get", "list", "watch"), ()),
-    (("",), ("persistentvolumes",), ("get", "list", "watch"), ()),
 ]
 RUN_RULES = [
     (("storagebench.io",), ("benchmarkruns",), ("get", "list", "watch"), ()),

@@ -190,6 +190,13 @@ static int test_events_immediate_and_failed_pod(void)
 		   6.0));
 	CHECK(strstr(v.failed, "StartError") && strstr(v.failed, "exec: no such file"));
 	CHECK(v.running == 0);
+	/* without PVs to read, delete ends when the claim is gone */
+	v.no_pv = true;
+	v.deleted = 7.0;
+	CHECK(feed(&v, 1, BR_LC_PVC, KUBE_EVENT_DELETED, "{\"metadata\":{\"name\":\"c\"}}", 7.5));
+	CHECK(fabs(br_lc_duration(&v, BR_LC_DELETE) - 0.5) < 1e-9);
+	v.no_pv = false; /* with them, the PV's deletion counts (not seen yet) */
+	CHECK(br_lc_duration(&v, BR_LC_DELETE) < 0);
 	return T_PASS;
 }
 
