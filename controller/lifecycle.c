@@ -54,7 +54,8 @@ static int count(const json_t *o, const char *key, unsigned lo, unsigned hi, uns
 }
 
 int br_lifecycle_spec_parse(const json_t *lc, unsigned default_iterations, const char *default_size,
-			    long timeout_s, struct br_lifecycle_spec *out, char *err, size_t errlen)
+			    const char *access_mode, long timeout_s, struct br_lifecycle_spec *out,
+			    char *err, size_t errlen)
 {
 	static const char *const known[] = {"iterations", "volumes", "concurrent", "size",
 					    "resize"};
@@ -85,6 +86,8 @@ int br_lifecycle_spec_parse(const json_t *lc, unsigned default_iterations, const
 	out->resize = true;
 	out->timeout_s = timeout_s > 0 ? timeout_s : 300;
 	snprintf(out->size, sizeof(out->size), "%s", default_size ? default_size : "1Gi");
+	snprintf(out->access_mode, sizeof(out->access_mode), "%s",
+		 access_mode && *access_mode ? access_mode : "ReadWriteOnce");
 	if ((r = count(lc, "iterations", 1, 100, &out->iterations, err, errlen)) ||
 	    (r = count(lc, "volumes", 0, BR_LC_MAX_VOLUMES, &out->volumes, err, errlen)) ||
 	    (r = count(lc, "concurrent", 0, BR_LC_MAX_VOLUMES, &out->concurrent, err, errlen)))
@@ -373,7 +376,7 @@ static json_t *pvc_manifest(const struct br_ref *ref, const struct br_lc_volume 
 		return NULL;
 	return json_pack("{s:s,s:s,s:o,s:{s:[s],s:s,s:s,s:{s:{s:s}}}}", "apiVersion", "v1", "kind",
 			 "PersistentVolumeClaim", "metadata", md, "spec", "accessModes",
-			 "ReadWriteOnce", "storageClassName", cls, "volumeMode", "Filesystem",
+			 ls->access_mode, "storageClassName", cls, "volumeMode", "Filesystem",
 			 "resources", "requests", "storage", ls->size);
 }
 

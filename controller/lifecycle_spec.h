@@ -13,7 +13,7 @@
  *    (default 3), concurrent: 0..20 (default 0), size (default
  *    spec.volume.size), resize: bool (default true)}
  * At least one of volumes and concurrent must be > 0. default_* are the
- * run's. Returns 0 or -EINVAL with err naming the field.
+ * run's; the access mode is always the run's (spec.volume.accessMode). Returns 0 or -EINVAL with err naming the field.
  */
 struct br_lifecycle_spec {
 	bool enabled;
@@ -21,11 +21,12 @@ struct br_lifecycle_spec {
 	unsigned volumes;
 	unsigned concurrent;
 	char size[32];
+	char access_mode[32]; /* spec.volume.accessMode */
 	bool resize;
 	long timeout_s; /* per step; the run's pvcBind timeout */
 };
 int br_lifecycle_spec_parse(const json_t *lc, unsigned default_iterations, const char *default_size,
-			    long timeout_s, struct br_lifecycle_spec *out, char *err,
-			    size_t errlen);
+			    const char *access_mode, long timeout_s, struct br_lifecycle_spec *out,
+			    char *err, size_t errlen);
 
 #endif

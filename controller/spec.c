@@ -1115,8 +1115,8 @@ int br_spec_parse(const json_t *spec, const char *default_image, const char *def
 		return r;
 
 	if ((r = br_lifecycle_spec_parse(json_object_get(spec, "lifecycle"), s->iterations,
-					 s->volume_size, s->pvc_bind_s, &s->lifecycle, err,
-					 errlen)) ||
+					 s->volume_size, s->access_mode, s->pvc_bind_s,
+					 &s->lifecycle, err, errlen)) ||
 	    (r = parse_validity(json_object_get(spec, "validity"), s, err, errlen)))
 		return r;
 

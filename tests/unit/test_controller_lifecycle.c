@@ -28,6 +28,7 @@ static int test_spec_defaults_and_values(void)
 	CHECK_INT(s.lifecycle.volumes, 3);
 	CHECK_INT(s.lifecycle.concurrent, 0);
 	CHECK_STR(s.lifecycle.size, "2Gi");
+	CHECK_STR(s.lifecycle.access_mode, "ReadWriteOnce");
 	CHECK(s.lifecycle.resize);
 	br_spec_release(&s);
 	CHECK_INT(parse(BASE "\"lifecycle\":{\"iterations\":2,\"volumes\":0,\"concurrent\":5,"
