@@ -9,6 +9,7 @@
 #include "aggregate.h"
 #include "compare.h"
 #include "compare.h"
+#include "controller/lifecycle.h"
 #include "controller/manifests.h"
 #include "controller/plan.h"
 #include "controller/runkey.h"
@@ -18,6 +19,7 @@
 #include "names.h"
 #include "owner.h"
 #include "runner/jobfile.h"
+#include "validity.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -412,6 +414,18 @@ static int delete_obj(struct br_controller *c, const struct kube_resource *r, co
 	return ret;
 }
 
+/* The validity checker with the run's thresholds (spec.validity); NULL on ENOMEM. */
+static struct sb_validity *validity_new(const struct br_spec *s)
+{
+	struct sb_validity_opts o = SB_VALIDITY_OPTS_INIT;
+	if (s->validity_cv > 0)
+		o.cv_max = s->validity_cv;
+	if (s->validity_factor > 0)
+		o.max_factor = s->validity_factor;
+	o.baseline = s->validity_baseline[0] ? s->validity_baseline : NULL;
+	return sb_validity_new(&o);
+}
+
 /*
  * Creates obj (consumed) for the run ref. An object of that name that
  * already exists counts as done only when it is the run's (lib/owner.h):
@@ -486,15 +500,14 @@ static int build_report(struct br_controller *c, const struct br_ref *ref, const
 			const struct observed *ob, json_t **report, char *rerr, size_t rerrlen)
 {
 	struct sb_agg *agg = sb_agg_new();
+	struct sb_validity *val = validity_new(s);
 	char run_label[64];
 	unsigned char key[SB_SIGN_KEY_BYTES];
 	*report = NULL;
-	if (br_runkey_derive(ref->uid, key)) {
+	if (!agg || !val || br_runkey_derive(ref->uid, key) ||
+	    sb_name_label(run_label, sizeof(run_label), ref->name)) {
 		sb_agg_free(agg);
-		return -ENOMEM;
-	}
-	if (!agg || sb_name_label(run_label, sizeof(run_label), ref->name)) {
-		sb_agg_free(agg);
+		sb_validity_free(val);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < s->nclasses; i++) {
@@ -554,6 +567,9 @@ static int build_report(struct br_controller *c, const struct br_ref *ref, const
 							 SB_RESULT_KEY, j, e2);
 						break;
 					}
+					if (!r)
+						(void)sb_validity_add(val, s->classes[i], it, job,
+								      e2, sizeof(e2));
 				}
 				if (err[0])
 					emitf(c, ref, true, "InvalidResult",
@@ -566,6 +582,11 @@ static int build_report(struct br_controller *c, const struct br_ref *ref, const
 	}
 	int r = sb_agg_report_checked(agg, ref->name, report, rerr, rerrlen);
 	sb_agg_free(agg);
+	json_t *lc = r ? NULL : br_lifecycle_docs(ref, ob->cmlist);
+	if (!r && (!lc || sb_validity_annotate(val, *report) || br_lifecycle_annotate(*report, lc)))
+		r = -ENOMEM;
+	json_decref(lc);
+	sb_validity_free(val);
 	return r;
 }
 
@@ -672,7 +693,45 @@ static json_t *summary_from_report(const json_t *rep)
 			}
 		}
 	}
+	/* lifecycle timings: workload "lifecycle", metric the phase, with percentiles */
+	json_array_foreach(json_object_get(rep, "lifecycle"), i, r)
+	{
+		if (!json_object_get(r, "mean"))
+			continue;
+		json_t *e = json_pack(
+			"{s:s,s:s,s:s,s:s,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O}", "class",
+			jstr(r, "target"), "workload", "lifecycle", "metric", jstr(r, "phase"),
+			"unit", "ns", "mean", json_object_get(r, "mean"), "stddev",
+			json_object_get(r, "stddev"), "min", json_object_get(r, "min"), "max",
+			json_object_get(r, "max"), "p50", json_object_get(r, "p50"), "p95",
+			json_object_get(r, "p95"), "p99", json_object_get(r, "p99"), "n",
+			json_object_get(r, "n"));
+		if (!e || json_array_append_new(sum, e)) {
+			json_decref(sum);
+			return NULL;
+		}
+	}
 	return sum;
+}
+
+/* status.warnings from a report document's validity warnings (target -> class). */
+static json_t *warnings_from_report(const json_t *rep)
+{
+	json_t *out = json_array();
+	size_t i;
+	const json_t *x;
+	json_array_foreach(json_object_get(rep, "warnings"), i, x)
+	{
+		json_t *e = json_pack("{s:s?,s:s?,s:s?,s:s?,s:s?,s:s?}", "check", jstr(x, "check"),
+				      "class", jstr(x, "target"), "workload", jstr(x, "workload"),
+				      "message", jstr(x, "message"), "evidence",
+				      jstr(x, "evidence"), "fix", jstr(x, "fix"));
+		if (!e || json_array_append_new(out, e)) {
+			json_decref(out);
+			return NULL;
+		}
+	}
+	return out;
 }
 
 static json_t *condition(const json_t *prev_status, const char *status, const char *reason,
@@ -876,6 +935,19 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 	}
 	if (s.nclasses > BR_MAX_CLASSES) {
 		ret = fail_invalid(c, &ref, run, "spec.storageClasses: too many", gen);
+		goto out;
+	}
+	/* spec.lifecycle: volume lifecycle timings before the I/O (controller/lifecycle.c) */
+	char lc_event[640];
+	int lr = br_lifecycle_step(c, w, &ref, &s, run, lc_event, sizeof(lc_event), err,
+				   sizeof(err));
+	if (lc_event[0])
+		emitf(c, &ref, false, "LifecycleMeasured", "%s", lc_event);
+	if (lr < 0 && first_announcement(c, ref.uid, err))
+		emitf(c, &ref, true, "LifecycleFailed", "%s (retrying)", err);
+	if (lr) {
+		ret = lr < 0 ? -EAGAIN : 0;
+		*requeue_ms = lr > 0 ? 1 : 0;
 		goto out;
 	}
 	ob = calloc(1, sizeof(*ob));
@@ -1090,6 +1162,8 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 		if (ok && report_name[0])
 			ok = !json_object_set_new(status, "report", json_string(report_name)) &&
 			     !json_object_set_new(status, "summary", summary_from_report(report));
+		if (ok && report_name[0] && json_array_size(json_object_get(report, "warnings")))
+			ok = !json_object_set_new(status, "warnings", warnings_from_report(report));
 	}
 	if (!ok) {
 		ret = -ENOMEM;

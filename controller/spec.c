@@ -925,6 +925,38 @@ static int parse_runner(const json_t *run, struct br_spec *s, char *err, size_t 
 
 #undef RUN
 
+/* spec.validity: {baselineClass, cvPercent (1..1000), maxFactor (2..1e6)} */
+static int parse_validity(const json_t *v, struct br_spec *s, char *err, size_t errlen)
+{
+	int r;
+	if (!v)
+		return 0;
+	if (!json_is_object(v))
+		return fail(err, errlen, "spec.validity: must be an object");
+	if ((r = opt_string(v, "baselineClass", "spec.validity", s->validity_baseline,
+			    sizeof(s->validity_baseline), err, errlen)))
+		return r;
+	bool found = !s->validity_baseline[0];
+	for (size_t i = 0; !found && i < s->nclasses; i++)
+		found = !strcmp(s->classes[i], s->validity_baseline);
+	if (!found)
+		return fail(err, errlen,
+			    "spec.validity.baselineClass: '%s' is not one of spec.storageClasses",
+			    s->validity_baseline);
+	const json_t *cv = json_object_get(v, "cvPercent");
+	if (cv &&
+	    (!json_is_number(cv) || json_number_value(cv) < 1 || json_number_value(cv) > 1000))
+		return fail(err, errlen,
+			    "spec.validity.cvPercent: must be a number from 1 to 1000");
+	s->validity_cv = cv ? json_number_value(cv) / 100.0 : 0;
+	const json_t *mf = json_object_get(v, "maxFactor");
+	if (mf && (!json_is_number(mf) || json_number_value(mf) < 2 || json_number_value(mf) > 1e6))
+		return fail(err, errlen,
+			    "spec.validity.maxFactor: must be a number from 2 to 1000000");
+	s->validity_factor = mf ? json_number_value(mf) : 0;
+	return 0;
+}
+
 int br_spec_parse(const json_t *spec, const char *default_image, const char *default_sa,
 		  struct br_spec *s, char *err, size_t errlen)
 {
@@ -1146,6 +1178,12 @@ int br_spec_parse(const json_t *spec, const char *default_image, const char *def
 	}
 	if ((r = opt_string(spec, "baseline", "spec", s->baseline, sizeof(s->baseline), err,
 			    errlen)))
+		return r;
+
+	if ((r = br_lifecycle_spec_parse(json_object_get(spec, "lifecycle"), s->iterations,
+					 s->volume_size, s->access_mode, s->pvc_bind_s,
+					 &s->lifecycle, err, errlen)) ||
+	    (r = parse_validity(json_object_get(spec, "validity"), s, err, errlen)))
 		return r;
 
 	/* runner pods */

@@ -9,6 +9,8 @@
 #ifndef SB_CONTROLLER_SPEC_H
 #define SB_CONTROLLER_SPEC_H
 
+#include "controller/lifecycle_spec.h"
+
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -50,6 +52,11 @@ struct br_spec {
 	char seccomp_profile[256];
 	json_t *resources, *node_selector, *tolerations, *affinity, *security_context, *env;
 	json_t *container_security_context;
+	/* spec.lifecycle (controller/lifecycle.c) and spec.validity (lib/validity.h) */
+	struct br_lifecycle_spec lifecycle;
+	char validity_baseline[254]; /* a class of the run, or "" */
+	double validity_cv;	     /* 0: the default */
+	double validity_factor;	     /* 0: the default */
 };
 
 /*

@@ -36,6 +36,9 @@
 #define SB_SIGN_SECRET_KEY "key"
 #define SB_SIGN_DIR	   "/var/run/secrets/storagebench.io/run-key"
 #define SB_SIGN_PATH	   SB_SIGN_DIR "/" SB_SIGN_SECRET_KEY
+/* The runner's subcommand that only waits for SIGTERM (the consumer pod of a
+ * lifecycle measurement, controller/lifecycle.c): storagebench-runner idle */
+#define SB_RUNNER_IDLE "idle"
 
 /* Selects every object a controller manages. */
 #define SB_SELECTOR_MANAGED SB_LABEL_MANAGED_BY "=" SB_MANAGER

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "report.h"
+#include "report_sections.h"
 
 #include "report_svg.h"
 #include "units.h"
@@ -480,6 +481,7 @@ static int render_text(FILE *f, const json_t *report, bool md, char *err, size_t
 	fprintf(f, "%sstoragebench report%s%s: %zu results, up to %lld iteration%s each\n\n",
 		md ? "# " : "", name && *name ? " " : "", name ? name : "",
 		json_array_size(results), (long long)iters, iters == 1 ? "" : "s");
+	sb_report_warnings_note(f, report, md);
 	json_array_foreach(results, i, r)
 	{
 		struct rview v;
@@ -527,6 +529,7 @@ static int render_text(FILE *f, const json_t *report, bool md, char *err, size_t
 	}
 	fprintf(f, "\n");
 	table(f, report, results, md);
+	sb_report_sections_text(f, report, md);
 	provenance(f, report, md);
 	return 0;
 }
@@ -562,6 +565,7 @@ static int render_csv(FILE *f, const json_t *report, char *err, size_t errlen)
 				json_number_value(json_object_get(m, "cv")));
 		}
 	}
+	sb_report_sections_csv(f, report);
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #include "runner/out_json.h"
 #include "runner/out_text.h"
 #include "runner/run.h"
+#include "validity.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -29,8 +30,8 @@ static const char *default_label(const struct sb_joblist *jobs)
  * Feeds one iteration into the aggregation: clones of a job (and jobs of
  * one name) are merged, so each workload counts once per iteration.
  */
-static int aggregate_iteration(struct sb_agg *agg, const char *label, unsigned it,
-			       const struct sb_results *res)
+static int aggregate_iteration(struct sb_agg *agg, struct sb_validity *val, const char *label,
+			       unsigned it, const struct sb_results *res)
 {
 	for (size_t i = 0; i < res->n; i++) {
 		bool seen = false;
@@ -54,6 +55,8 @@ static int aggregate_iteration(struct sb_agg *agg, const char *label, unsigned i
 			return -ENOMEM;
 		char err[256];
 		int r = sb_agg_add(agg, label, it, jj, err, sizeof(err));
+		if (!r)
+			r = sb_validity_add(val, label, it, jj, err, sizeof(err));
 		json_decref(jj);
 		if (r) {
 			sb_error("Could not aggregate a result", "workload=%s error=\"%s\"",
@@ -72,6 +75,7 @@ int sb_local_run(const struct sb_cli *cli, const struct sb_joblist *jobs)
 	unsigned n = cli->iterations;
 	const char *label = cli->label ? cli->label : default_label(jobs);
 	struct sb_agg *agg = NULL;
+	struct sb_validity *val = NULL;
 	json_t *docs = NULL, *single = NULL;
 
 	if (cli->output && !(out = fopen(cli->output, "w"))) {
@@ -90,7 +94,8 @@ int sb_local_run(const struct sb_cli *cli, const struct sb_joblist *jobs)
 			*slash = '\0';
 		sb_iolog_set_dir(dir);
 	}
-	if (n > 1 && (!(agg = sb_agg_new()) || !(docs = json_array()))) {
+	if (n > 1 &&
+	    (!(agg = sb_agg_new()) || !(val = sb_validity_new(NULL)) || !(docs = json_array()))) {
 		status = 1;
 		goto out;
 	}
@@ -124,7 +129,7 @@ int sb_local_run(const struct sb_cli *cli, const struct sb_joblist *jobs)
 			else if (json_array_append_new(docs, doc))
 				status = 1;
 		}
-		if (agg && aggregate_iteration(agg, label, it, &res))
+		if (agg && aggregate_iteration(agg, val, label, it, &res))
 			status = status ? status : 1;
 		sb_results_release(&res);
 		if (status == 2)
@@ -136,6 +141,8 @@ int sb_local_run(const struct sb_cli *cli, const struct sb_joblist *jobs)
 		char aerr[512] = "";
 		if (sb_agg_report_checked(agg, label, &report, aerr, sizeof(aerr))) {
 			fprintf(stderr, "storagebench-runner: no report: %s\n", aerr);
+			status = status ? status : 1;
+		} else if (sb_validity_annotate(val, report)) {
 			status = status ? status : 1;
 		}
 	}
@@ -186,6 +193,7 @@ out:
 	json_decref(single);
 	json_decref(docs);
 	sb_agg_free(agg);
+	sb_validity_free(val);
 	if (out != stdout && fclose(out) != 0) {
 		fprintf(stderr, "storagebench-runner: --output: writing '%s' failed\n",
 			cli->output);

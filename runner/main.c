@@ -16,7 +16,10 @@
 #include "runner/profiles.h"
 #include "runner/run.h"
 
+#include "labels.h"
+
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +31,8 @@ static void usage(FILE *f)
 		"       storagebench-runner --name=NAME --rw=randread --bs=4k ... [--name=...]\n"
 		"       storagebench-runner --profile=NAME [--iterations=N] [job options]\n"
 		"       storagebench-runner pod [options]   (in a BenchmarkRun's runner pod)\n"
+		"       storagebench-runner idle            (wait for SIGTERM: a lifecycle "
+		"consumer pod)\n"
 		"\n"
 		"Job options are fio's (--cmdhelp lists them): options before the first --name\n"
 		"apply to every job; each --name starts a job. Jobs in a job file run at the same\n"
@@ -73,6 +78,24 @@ static void cmdhelp(FILE *f, const char *which)
 		fprintf(f, "no option '%s'\n", which);
 }
 
+/*
+ * storagebench-runner idle: waits for SIGTERM or SIGINT and exits 0 (a
+ * lifecycle measurement's consumer pod: it holds the volume mounted).
+ */
+static int idle_main(void)
+{
+	sigset_t set;
+	int sig = 0;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) || sigwait(&set, &sig)) {
+		fprintf(stderr, "storagebench-runner: idle: cannot wait for signals\n");
+		return 1;
+	}
+	return 0;
+}
+
 static void warn_cb(void *ctx, const char *msg)
 {
 	(void)ctx;
@@ -88,6 +111,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "pod"))
 		return sb_pod_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], SB_RUNNER_IDLE))
+		return idle_main();
 	if (sb_cli_parse(argc, argv, &cli, &diag)) {
 		fprintf(stderr, "storagebench-runner: %s\n",
 			diag.msg[0] ? diag.msg : "out of memory");

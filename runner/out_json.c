@@ -3,11 +3,13 @@
 
 #include "fiotime.h"
 #include "hist.h"
+#include "validity.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Sets key to a new value; returns false when anything was NULL (ENOMEM). */
 static bool put(json_t *o, const char *key, json_t *v)
@@ -221,6 +223,13 @@ json_t *sb_out_json_steadystate(const struct sb_ss_result *ss)
 	return o;
 }
 
+/* The machine's memory (the node's, in a pod), for lib/validity's page-cache check; 0 unknown. */
+static json_int_t node_mem_bytes(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+	return pages > 0 && size > 0 ? (json_int_t)pages * size : 0;
+}
+
 json_t *sb_out_json_job(const struct sb_results *all, const struct sb_job_result *r, bool plus)
 {
 	static const double ns_b[] = {2, 4, 10, 20, 50, 100, 250, 500, 750, 1000};
@@ -292,6 +301,7 @@ json_t *sb_out_json_job(const struct sb_results *all, const struct sb_job_result
 			   "fdatasync", (json_int_t)r->datasyncs)) &&
 	     put(sb, "jobs", json_integer(r->njobs)) &&
 	     put(sb, "runtime_us", json_integer((json_int_t)r->runtime_us)) &&
+	     put(sb, SB_VALIDITY_NODE_MEM_KEY, json_integer(node_mem_bytes())) &&
 	     put(sb, "interval_ms", json_integer((json_int_t)(r->interval_us / 1000))) &&
 	     put(sb, "errors",
 		 json_pack("{s:I,s:I,s:I,s:I,s:s}", "read", (json_int_t)r->dir[0].errors, "write",

@@ -27,6 +27,7 @@ RUN_RULES = [
     (("",), ("persistentvolumeclaims", "pods"), ("get", "list", "watch", "create", "delete"), ()),
     (("",), ("configmaps",), ("get", "list", "watch", "create"), ()),
     (("",), ("secrets",), ("create",), ()),  # each run's signing key, never read
+    (("",), ("persistentvolumeclaims",), ("patch",), ()),
     (("",), ("events",), ("create", "patch"), ()),
 ]
 RUNNER_RULES = [

@@ -47,6 +47,21 @@ nbd or ceph module, so everything goes through FUSE):
 Every Ceph command runs here, inside the control plane's network
 namespace, with the cluster's config (-c): never without one.
 
+Test knobs per class, StorageClass annotations (mutable, unlike parameters),
+so a measured provisioning latency can be checked against a known value:
+
+- `storagebench.test/provision-delay: 500ms` (a duration: ms, s or m; a
+  plain number is seconds): a claim of the class is provisioned no sooner
+  than that long after the provisioner first saw it provisionable (pending,
+  and with WaitForFirstConsumer its node picked). A lower bound: the PV
+  is created and bound after it.
+- `storagebench.test/provision-failure-rate: "0.25"` (0 to 1): that share of
+  attempts fails with a ProvisioningFailed event naming the knob; the claim
+  is tried again after the delay (at least 1 s). Which attempts fail is a
+  function of the claim's uid and the attempt number, so a run repeats.
+A bad value is refused with a ProvisioningFailed event naming the
+annotation, and the claim stays Pending.
+
 It lists and watches PVCs and PVs (a change triggers a pass over
 everything; a full pass also runs every 5 s), so a claim binds within a
 second or so. Talks to the API server with urllib + ssl and its own client
@@ -54,6 +69,7 @@ certificate (user storagebench:local-dir-provisioner, ClusterRole of the
 same name). Logs one line per action on stderr. Standard library only.
 """
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -76,6 +92,8 @@ CEPH_NAME = "storagebench.io/ceph"
 ANN_RBD_IMAGE = "storagebench.io/rbd-image"
 ANN_RBD_MOUNT = "storagebench.io/rbd-fuse-dir"
 ANN_CEPHFS_DIR = "storagebench.io/cephfs-dir"
+ANN_DELAY = "storagebench.test/provision-delay"
+ANN_FAILURE_RATE = "storagebench.test/provision-failure-rate"
 
 
 def log(msg, **kv):
@@ -99,6 +117,41 @@ def quantity_bytes(q):
     if suf and suf[0] in "eE":
         return int(num * 10 ** int(suf[1:]))
     return int(num * _MULT[suf])
+
+
+_DUR = re.compile(r"^([0-9]+(?:\.[0-9]+)?)(ms|s|m)?$")
+
+
+def duration_s(v):
+    """Seconds of "500ms", "1.5s", "2m" or "3" (seconds)."""
+    m = _DUR.match(str(v).strip())
+    if not m:
+        raise ValueError(f"'{v}' is not a duration (e.g. 500ms, 2s)")
+    return float(m.group(1)) * {"ms": 0.001, "s": 1, "m": 60, None: 1}[m.group(2)]
+
+
+def knobs(sc):
+    """(delay in seconds, failure rate) of a class; ValueError naming the annotation."""
+    ann = sc["metadata"].get("annotations") or {}
+    try:
+        delay = duration_s(ann.get(ANN_DELAY, "0"))
+    except ValueError as e:
+        raise ValueError(f"class {sc['metadata']['name']}: annotation {ANN_DELAY}: {e}") from None
+    raw = ann.get(ANN_FAILURE_RATE, "0")
+    try:
+        rate = float(raw)
+    except ValueError:
+        rate = -1
+    if not 0 <= rate <= 1:
+        raise ValueError(f"class {sc['metadata']['name']}: annotation {ANN_FAILURE_RATE}: '{raw}' is not "
+                         "a number from 0 to 1")
+    return delay, rate
+
+
+def injected_failure(uid, attempt, rate):
+    """Whether attempt ATTEMPT on claim UID fails, at RATE (deterministic)."""
+    h = int.from_bytes(hashlib.sha256(f"{uid}/{attempt}".encode()).digest()[:8], "big")
+    return h / 2**64 < rate
 
 
 class Api:
@@ -150,6 +203,9 @@ class Provisioner:
         self.roots = [os.path.realpath(r) for r in allowed_roots]
         self.kick = threading.Event()
         self.warned = set()
+        self.seen = {}  # claim uid -> monotonic time it was first provisionable (this attempt)
+        self.attempts = {}  # claim uid -> injected failures so far
+        self.armed = set()  # claim uids with a wake-up timer pending
 
     # --- helpers
     def allowed(self, path):
@@ -171,6 +227,45 @@ class Provisioner:
             "count": 1,
         }
         self.api.call("POST", f"/api/v1/namespaces/{md['namespace']}/events", ev)
+
+    # --- test knobs: delay and injected failures
+    def due(self, pvc, sc):
+        """True when the class's delay has passed for this claim and the
+        attempt is not one that fails; else arms a wake-up and says no."""
+        uid = pvc["metadata"]["uid"]
+        key = f"{pvc['metadata']['namespace']}/{pvc['metadata']['name']}"
+        try:
+            delay, rate = knobs(sc)
+        except ValueError as e:
+            if key not in self.warned:
+                self.warned.add(key)
+                log("refused", claim=key, reason=str(e))
+                self.event(pvc, "Warning", "ProvisioningFailed", str(e))
+            return False
+        now = time.monotonic()
+        first = self.seen.setdefault(uid, now)
+        left = first + delay - now
+        if left > 0:
+            if uid not in self.armed:
+                self.armed.add(uid)
+                t = threading.Timer(left, self.wake, args=(uid,))
+                t.daemon = True
+                t.start()
+            return False
+        attempt = self.attempts.get(uid, 0)
+        if rate > 0 and injected_failure(uid, attempt, rate):
+            self.attempts[uid] = attempt + 1
+            # the next attempt comes after the delay again (at least 1 s)
+            self.seen[uid] = now + max(0.0, 1.0 - delay)
+            msg = f"injected failure ({ANN_FAILURE_RATE}={rate:g}), attempt {attempt + 1}"
+            log("failed", claim=key, reason=msg)
+            self.event(pvc, "Warning", "ProvisioningFailed", msg)
+            return False
+        return True
+
+    def wake(self, uid):
+        self.armed.discard(uid)
+        self.kick.set()
 
     # --- the node of a volume
     @staticmethod
@@ -476,10 +571,12 @@ class Provisioner:
         pvs = self.api.list("/api/v1/persistentvolumes")["items"]
         pvnames = {pv["metadata"]["name"] for pv in pvs}
         nodes = None
+        pending = set()
         for pvc in self.api.list("/api/v1/persistentvolumeclaims")["items"]:
             md, spec = pvc["metadata"], pvc["spec"]
             if (pvc.get("status") or {}).get("phase") != "Pending" or spec.get("volumeName"):
                 continue
+            pending.add(md["uid"])
             if md.get("deletionTimestamp"):
                 continue
             cls = spec.get("storageClassName") or (md.get("annotations") or {}).get(
@@ -488,7 +585,8 @@ class Provisioner:
             if not sc or "pvc-" + md["uid"] in pvnames:
                 continue
             if sc.get("provisioner") == CEPH_NAME and (sc.get("parameters") or {}).get("type") == "cephfs":
-                self.provision_ceph(pvc, sc, None)
+                if self.due(pvc, sc):
+                    self.provision_ceph(pvc, sc, None)
                 continue
             if nodes is None:
                 nodes = self.api.list("/api/v1/nodes")["items"]
@@ -500,12 +598,17 @@ class Provisioner:
                 node = self.pick_node(nodes, pvs)
                 if node is None:
                     continue
+            if not self.due(pvc, sc):
+                continue
             if sc.get("provisioner") == CEPH_NAME:
                 self.provision_ceph(pvc, sc, node)
             else:
                 self.provision(pvc, sc, node)
             # the next claim's pick sees this one (the PV list is re-read next pass)
             pvs = self.api.list("/api/v1/persistentvolumes")["items"]
+        for d in (self.seen, self.attempts):
+            for uid in [u for u in d if u not in pending]:
+                del d[uid]
         for pv in pvs:
             ann = pv["metadata"].get("annotations") or {}
             if ann.get(ANN_PROVISIONED_BY) not in (NAME, CEPH_NAME) or pv["metadata"].get("deletionTimestamp"):

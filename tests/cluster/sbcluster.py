@@ -101,6 +101,7 @@ with open(os.path.join(ROOT, "VERSION")) as _f:
 IMAGE = "localhost/storagebench:" + VERSION
 TEST_IMAGE = "localhost/storagebench-test:1"
 FAST, DISK, IMMEDIATE = "fast", "disk", "disk-immediate"
+FAST_DELAYED = "fast-delayed"  # fast, provisioned 500 ms late (provisioner test knob)
 CLASSES = (FAST, DISK, IMMEDIATE)
 PROVISIONER = "storagebench.io/local-dir"
 SECCOMP_NO_IOURING = "storagebench/no-iouring.json"

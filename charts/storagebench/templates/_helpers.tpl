@@ -150,6 +150,10 @@ namespace. docs/getting-started.md and tests/chart list the same set.
 - apiGroups: [""]
   resources: [secrets]
   verbs: [create]
+# spec.lifecycle: a volume's resize (a patch of the claim's requested size)
+- apiGroups: [""]
+  resources: [persistentvolumeclaims]
+  verbs: [patch]
 # events on the runs
 - apiGroups: [""]
   resources: [events]

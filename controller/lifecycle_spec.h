@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/* spec.lifecycle, parsed (see lifecycle.h); apart so that spec.h can hold it. */
+#ifndef SB_CONTROLLER_LIFECYCLE_SPEC_H
+#define SB_CONTROLLER_LIFECYCLE_SPEC_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * Parses spec.lifecycle (borrowed; NULL: not asked, *out disabled):
+ *   {iterations: 1..100 (default spec.iterations), volumes: 0..20
+ *    (default 3), concurrent: 0..20 (default 0), size (default
+ *    spec.volume.size), resize: bool (default true)}
+ * At least one of volumes and concurrent must be > 0. default_* are the
+ * run's; the access mode is always the run's (spec.volume.accessMode). Returns 0 or -EINVAL with err naming the field.
+ */
+struct br_lifecycle_spec {
+	bool enabled;
+	unsigned iterations;
+	unsigned volumes;
+	unsigned concurrent;
+	char size[32];
+	char access_mode[32]; /* spec.volume.accessMode */
+	bool resize;
+	long timeout_s; /* per step; the run's pvcBind timeout */
+};
+int br_lifecycle_spec_parse(const json_t *lc, unsigned default_iterations, const char *default_size,
+			    const char *access_mode, long timeout_s, struct br_lifecycle_spec *out,
+			    char *err, size_t errlen);
+
+#endif
