@@ -225,7 +225,19 @@ _sb_start() {
 	# (fd 8, the cluster lock, must not leak into the long-running processes)
 	AWS_EC2_METADATA_DISABLED=true "${enter[@]}" -- setsid "${cmd[@]}" \
 		</dev/null >>"$SB_STATE/logs/$n.log" 2>&1 8>&- &
-	echo $! >"$SB_STATE/run/$n.pid"
+	local pid=$! ino i
+	echo "$pid" >"$SB_STATE/run/$n.pid"
+	# Until nsenter has entered the namespace the child is a fork of this
+	# shell in the host's network namespace, and sb_alive would call the
+	# component dead (on a loaded machine fault.sh said "exited after its
+	# start" of a kube-proxy that was running): wait for the entry, or the
+	# child's end.
+	ino=$(stat -L -c %i "$(sb_netns_of "$n")")
+	for ((i = 0; i < 600; i++)); do
+		_sb_pid_running "$pid" || break
+		[ "$(readlink "/proc/$pid/ns/net" 2>/dev/null)" = "net:[$ino]" ] && break
+		sleep 0.05
+	done
 }
 # sb_relaunch NAME: start NAME again with the command of its last launch.
 sb_relaunch() {
