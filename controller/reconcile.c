@@ -9,6 +9,7 @@
 #include "aggregate.h"
 #include "compare.h"
 #include "compare.h"
+#include "controller/distrib.h"
 #include "controller/manifests.h"
 #include "controller/plan.h"
 #include "controller/spec.h"
@@ -69,6 +70,7 @@ struct observed {
 	json_t *podlist, *cmlist;			 /* owned */
 	char engine[BR_MAX_CLASSES][64];
 	unsigned prev_done[BR_MAX_CLASSES];
+	struct br_dist_obs dist[BR_MAX_CLASSES]; /* distributed classes (spec.runner.pods > 1) */
 };
 
 static struct br_watch *watch_for(struct br_controller *c, const char *ns)
@@ -269,6 +271,16 @@ static int observe(struct br_controller *c, struct br_watch *w, const json_t *ru
 					br_metrics_api_error(c->metrics);
 			}
 		}
+		if (s->pods > 1) {
+			struct br_ref ref = {ns, name, uid};
+			bool left = false;
+			int dr = br_dist_observe(c->kc, w->pvcs, &ref, s, ob->podlist, ob->cmlist,
+						 o->now, co, &ob->dist[i], &left);
+			if (dr)
+				return dr;
+			if (left)
+				o->cleaned_up = false;
+		}
 		/* which engine ran: from the newest result */
 		if (ob->newest_result[i]) {
 			const char *text =
@@ -375,6 +387,17 @@ static int delete_obj(struct br_controller *c, const struct kube_resource *r, co
 	return ret;
 }
 
+struct report_warn {
+	struct br_controller *c;
+	const struct br_ref *ref;
+};
+
+static void report_warn(void *ctx, const char *msg)
+{
+	const struct report_warn *rw = ctx;
+	emitf(rw->c, rw->ref, true, "InvalidResult", "%s", msg);
+}
+
 /*
  * Aggregates every result of the run into a report document (new
  * reference). Malformed results are reported by an event and skipped;
@@ -392,8 +415,8 @@ static int build_report(struct br_controller *c, const struct br_ref *ref, const
 	}
 	for (size_t i = 0; i < s->nclasses; i++) {
 		char cls_label[64];
-		if (sb_name_label(cls_label, sizeof(cls_label), s->classes[i]))
-			continue;
+		if (s->pods > 1 || sb_name_label(cls_label, sizeof(cls_label), s->classes[i]))
+			continue; /* distributed classes: br_dist_report below */
 		for (unsigned it = 1; it <= s->iterations; it++) {
 			size_t k;
 			const json_t *cm;
@@ -462,8 +485,18 @@ static int build_report(struct br_controller *c, const struct br_ref *ref, const
 			}
 		}
 	}
+	json_t *extra = NULL;
+	struct report_warn rw = {c, ref};
+	if (s->pods > 1 &&
+	    br_dist_report(agg, ref, s, ob->cmlist, &extra, report_warn, &rw) == -ENOMEM) {
+		sb_agg_free(agg);
+		return -ENOMEM;
+	}
 	int r = sb_agg_report_checked(agg, ref->name, report, rerr, rerrlen);
 	sb_agg_free(agg);
+	if (!r && extra && json_object_set(*report, "distributed", extra))
+		r = -ENOMEM;
+	json_decref(extra);
 	return r;
 }
 
@@ -787,6 +820,21 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 		const char *cls = s.classes[a->cls];
 		char nm[64], why[640] = "";
 		int r = 0;
+		if (s.pods > 1 && a->kind != BR_ACT_WRITE_REPORT) {
+			/* a distributed class: the action on every member */
+			r = br_dist_apply_action(c->kc, &ref, &s, a, &ob->obs.classes[a->cls],
+						 &ob->dist[a->cls], why, sizeof(why));
+			if (r < 0)
+				br_metrics_api_error(c->metrics);
+			if (r < 0 && a->kind == BR_ACT_CREATE_POD &&
+			    plan->classes[a->cls].attempts == a->attempt)
+				plan->classes[a->cls].attempts--; /* it never ran */
+			if (r == 1 && a->kind == BR_ACT_CREATE_POD)
+				emitf(c, &ref, false, "CreatedRunner",
+				      "%s: created %u runner pods (attempt %u, %u iterations done)",
+				      cls, s.pods, a->attempt, ob->obs.classes[a->cls].done);
+			goto applied;
+		}
 		switch (a->kind) {
 		case BR_ACT_CREATE_PVC:
 			r = create(c, &kube_res_pvcs, ns, br_pvc_manifest(&ref, &s, cls), "pvc",
@@ -822,6 +870,7 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 		case BR_ACT_WRITE_REPORT:
 			break; /* below, with the summary */
 		}
+	applied:
 		if (r < 0) {
 			failures++;
 			if (why[0] && !apply_err[a->cls][0]) {
@@ -838,6 +887,11 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 			continue;
 		emitf(c, &ref, true, apply_reason[i], "%s: %s", s.classes[i], apply_err[i]);
 	}
+	/* distributed classes: start the iterations whose pods are all at the barrier */
+	for (size_t i = 0; i < s.nclasses && s.pods > 1; i++)
+		if (plan->classes[i].phase == BR_CLASS_RUNNING &&
+		    br_dist_start(c->kc, &ref, s.classes[i], &ob->dist[i]) < 0)
+			failures++;
 	for (size_t i = 0; i < plan->nevents; i++)
 		emit(c, &ref, &plan->events[i]);
 	for (size_t i = 0; i < s.nclasses; i++) {
@@ -935,6 +989,8 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 			json_object_set_new(cj, "pvc", json_string(pvc));
 		if (cj && cp->pod[0])
 			json_object_set_new(cj, "pod", json_string(cp->pod));
+		if (cj && s.pods > 1)
+			json_object_set_new(cj, "pods", json_integer(s.pods));
 		if (cj && ob->engine[i][0])
 			json_object_set_new(cj, "engine", json_string(ob->engine[i]));
 		const char *cr = apply_err[i][0] ? apply_reason[i] : cp->reason;

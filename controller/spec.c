@@ -866,6 +866,69 @@ static int parse_runner(const json_t *run, struct br_spec *s, char *err, size_t 
 
 #undef RUN
 
+const char *br_volume_sharing_name(enum br_volume_sharing v)
+{
+	static const char *const n[] = {"perPod", "shared", "sharedFile"};
+	return (unsigned)v < 3 ? n[v] : "unknown";
+}
+
+const char *br_spread_name(enum br_spread v)
+{
+	static const char *const n[] = {"DoNotSchedule", "ScheduleAnyway", "None"};
+	return (unsigned)v < 3 ? n[v] : "unknown";
+}
+
+/*
+ * spec.runner.pods, .volume, .spread and spec.timeouts.barrier: several
+ * runner pods per class (docs/distributed.md). Combinations that cannot
+ * work are refused naming the field.
+ */
+static int parse_distributed(const json_t *spec, struct br_spec *s, char *err, size_t errlen)
+{
+	const json_t *run = json_object_get(spec, "runner");
+	char vol[32] = "perPod", spread[32] = "DoNotSchedule", bt[32] = "";
+	int r;
+
+	s->pods = 1;
+	s->barrier_s = 300;
+	if ((r = opt_uint(run, "pods", "spec.runner", 1, SB_SPEC_MAX_PODS, &s->pods, err,
+			  errlen)) ||
+	    (r = opt_string(run, "volume", "spec.runner", vol, sizeof(vol), err, errlen)) ||
+	    (r = opt_string(run, "spread", "spec.runner", spread, sizeof(spread), err, errlen)) ||
+	    (r = opt_string(json_object_get(spec, "timeouts"), "barrier", "spec.timeouts", bt,
+			    sizeof(bt), err, errlen)))
+		return r;
+	for (s->volume_sharing = 0; s->volume_sharing < 3; s->volume_sharing++)
+		if (!strcmp(vol, br_volume_sharing_name(s->volume_sharing)))
+			break;
+	if (s->volume_sharing == 3)
+		return fail(err, errlen,
+			    "spec.runner.volume: '%s' is not perPod, shared or sharedFile", vol);
+	for (s->spread = 0; s->spread < 3; s->spread++)
+		if (!strcmp(spread, br_spread_name(s->spread)))
+			break;
+	if (s->spread == 3)
+		return fail(err, errlen,
+			    "spec.runner.spread: '%s' is not DoNotSchedule, ScheduleAnyway or None",
+			    spread);
+	if (bt[0] && (s->barrier_s = br_parse_duration_s(bt)) <= 0)
+		return fail(err, errlen,
+			    "spec.timeouts.barrier: '%s' is not a duration such as 90s, 5m or 2h",
+			    bt);
+	if (s->pods > 1 && s->volume_sharing != BR_VOLUME_PER_POD &&
+	    strcmp(s->access_mode, "ReadWriteMany"))
+		return fail(err, errlen,
+			    "spec.runner.volume: '%s' with %u pods needs spec.volume.accessMode "
+			    "ReadWriteMany (is %s): one volume cannot be mounted by pods on "
+			    "several nodes",
+			    vol, s->pods, s->access_mode);
+	if (s->pods > 1 && s->volume_sharing == BR_VOLUME_SHARED && s->block)
+		return fail(err, errlen,
+			    "spec.runner.volume: 'shared' gives each pod its own directory, which "
+			    "a Block volume does not have (use sharedFile or perPod)");
+	return 0;
+}
+
 int br_spec_parse(const json_t *spec, const char *default_image, const char *default_sa,
 		  struct br_spec *s, char *err, size_t errlen)
 {
@@ -1083,7 +1146,9 @@ int br_spec_parse(const json_t *spec, const char *default_image, const char *def
 		return r;
 
 	/* runner pods */
-	return parse_runner(json_object_get(spec, "runner"), s, err, errlen);
+	if ((r = parse_runner(json_object_get(spec, "runner"), s, err, errlen)))
+		return r;
+	return parse_distributed(spec, s, err, errlen);
 }
 
 unsigned br_spec_total_iterations(const struct br_spec *s)

@@ -25,6 +25,23 @@ int sb_name_pvc(char *out, size_t len, const char *run, const char *cls);
 int sb_name_pod(char *out, size_t len, const char *run, const char *cls, unsigned attempt);
 /* "<run>-<class>-<iteration>": the result ConfigMap of one iteration. */
 int sb_name_result(char *out, size_t len, const char *run, const char *cls, unsigned iteration);
+/*
+ * Distributed runs (member counts from 1):
+ * "<run>-<class>-m<member>": the PVC of a member (spec.runner.volume perPod);
+ * "<run>-<class>-<attempt>-m<member>": a member's runner pod;
+ * "<run>-<class>-<iteration>-a<attempt>-m<member>": a member's result of one iteration;
+ * "<run>-<class>-<iteration>-a<attempt>-m<member>-ready": the member reached the barrier;
+ * "<run>-<class>-<iteration>-a<attempt>-start": the start time of an iteration.
+ */
+int sb_name_member_pvc(char *out, size_t len, const char *run, const char *cls, unsigned member);
+int sb_name_member_pod(char *out, size_t len, const char *run, const char *cls, unsigned attempt,
+		       unsigned member);
+int sb_name_member_result(char *out, size_t len, const char *run, const char *cls,
+			  unsigned iteration, unsigned attempt, unsigned member);
+int sb_name_ready(char *out, size_t len, const char *run, const char *cls, unsigned iteration,
+		  unsigned attempt, unsigned member);
+int sb_name_start(char *out, size_t len, const char *run, const char *cls, unsigned iteration,
+		  unsigned attempt);
 /* "<run>-spec" and "<run>-report". */
 int sb_name_spec(char *out, size_t len, const char *run);
 int sb_name_report(char *out, size_t len, const char *run);
