@@ -59,6 +59,15 @@ const struct sb_engine_ops *sb_pick_engine(const struct sb_job_opts *o, char *wh
 	return &sb_engine_psync;
 }
 
+static int (*start_hook)(void *ctx);
+static void *start_hook_ctx;
+
+void sb_run_set_start_hook(int (*fn)(void *ctx), void *ctx)
+{
+	start_hook = fn;
+	start_hook_ctx = ctx;
+}
+
 struct group_job {
 	const struct sb_job *job;
 	struct sb_worker_cfg cfg;
@@ -142,6 +151,9 @@ static int run_group(const struct sb_joblist *l, size_t first, size_t last, stru
 			}
 		}
 	}
+	/* laid out: a distributed run waits for its start time here */
+	if (first == 0 && start_hook && (ret = start_hook(start_hook_ctx)) != 0)
+		goto out;
 	/* start them together */
 	pthread_t *threads = calloc(total, sizeof(*threads));
 	bool *running = calloc(total, sizeof(*running));
