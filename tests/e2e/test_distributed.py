@@ -1,0 +1,177 @@
+"""Distributed runs (spec.runner.pods > 1, docs/distributed.md) on the
+three-node test cluster: three runner pods per class land on three nodes,
+start each iteration together (skew under 100 ms), and the report's
+aggregate is the sum of the pods' per-second series over the same seconds,
+recomputed here from the result ConfigMaps."""
+import json
+import os
+
+import pytest
+
+import sbcluster as sb
+from sbrun import events, wait_phase
+
+DIST = """
+apiVersion: storagebench.io/v1alpha1
+kind: BenchmarkRun
+metadata: {name: %(name)s}
+spec:
+  storageClasses: %(classes)s
+  iterations: %(iterations)d
+  volume: {size: 64Mi%(access)s}
+  workloads:
+  - {name: rr, rw: randread, bs: 4k, iodepth: 8, runtime: 2s, timeBased: true}
+  - {name: sw, rw: write, bs: 64k, iodepth: 4, runtime: 2s, timeBased: true}
+  timeouts: {barrier: %(barrier)s}
+  runner:
+    imagePullPolicy: Never
+    pods: %(pods)d
+    volume: %(volume)s
+"""
+
+
+def dist(name, classes=("fast",), iterations=2, pods=3, volume="perPod", access="",
+         barrier="2m"):
+    return DIST % {"name": name, "classes": json.dumps(list(classes)), "iterations": iterations,
+                   "pods": pods, "volume": volume, "barrier": barrier,
+                   "access": f", accessMode: {access}" if access else ""}
+
+
+def member_results(ns, name):
+    """{(class, iteration, member): (attempt, parsed result.json)} of the run."""
+    cms = sb.kubectl_json("-n", ns, "get", "configmap", "-l",
+                          f"storagebench.io/run={name},app.kubernetes.io/component=result")
+    out = {}
+    for cm in cms["items"]:
+        lb = cm["metadata"]["labels"]
+        key = (cm["metadata"]["annotations"]["storagebench.io/class-name"],
+               int(lb["storagebench.io/iteration"]), int(lb["storagebench.io/member"]))
+        assert key not in out, f"two results for {key}"
+        out[key] = (int(lb["storagebench.io/attempt"]), json.loads(cm["data"]["result.json"]))
+    return out
+
+
+def window_rate(jobs, d, key):
+    """Sum over pods of the series over the seconds every pod measured, per second."""
+    series = [j["storagebench"][d][key] for j in jobs]
+    w = min(len(s) for s in series)
+    assert w >= 1
+    iv = jobs[0]["storagebench"]["interval_ms"] / 1000.0
+    return sum(sum(s[:w]) for s in series) / (w * iv)
+
+
+def check_run(ns, name, classes, iterations, pods):
+    st = wait_phase(ns, name, timeout=300)
+    assert st["phase"] == "Succeeded", st
+    assert st["progress"] == f"{iterations * len(classes)}/{iterations * len(classes)}"
+    assert all(c.get("pods") == pods for c in st["classes"]), st["classes"]
+    res = member_results(ns, name)
+    assert sorted(res) == sorted((c, i, m) for c in classes for i in range(1, iterations + 1)
+                                 for m in range(1, pods + 1))
+    report = json.loads(sb.kubectl_json("-n", ns, "get", "configmap",
+                                        f"{name}-report")["data"]["report.json"])
+    dist_ = report["distributed"]
+    assert dist_["podsPerClass"] == pods
+    got = {(r["target"], r["workload"]): r["metrics"] for r in report["results"]}
+    for cls in classes:
+        for it in range(1, iterations + 1):
+            docs = [res[(cls, it, m)][1] for m in range(1, pods + 1)]
+            # one node per pod: the spread constraint over three nodes
+            nodes = {d["context"]["node"] for d in docs}
+            assert len(nodes) == pods, (cls, it, nodes)
+            assert all(n.startswith("storagebench-") for n in nodes)
+            # the measured start skew is small, and the report says the same
+            starts = [d["context"]["start"]["actual_ns"] for d in docs]
+            skew_ms = (max(starts) - min(starts)) / 1e6
+            assert skew_ms < 100, f"{cls} iteration {it}: start skew {skew_ms:.1f} ms"
+            sk = [s for s in dist_["skew"] if (s["target"], s["iteration"]) == (cls, it)]
+            assert len(sk) == 1 and sk[0]["skew_ms"] == pytest.approx(skew_ms, abs=1e-3)
+            # each pod started after the planned time, not long after
+            for d in docs:
+                late = d["context"]["start"]["actual_ns"] - d["context"]["start"]["planned_ns"]
+                assert 0 <= late < 100e6, late
+        # the aggregate is the sum of the pods' series over the same seconds
+        for wl, d in (("rr", "read"), ("sw", "write")):
+            samples = []
+            for it in range(1, iterations + 1):
+                jobs = [next(j for j in res[(cls, it, m)][1]["jobs"] if j["jobname"] == wl)
+                        for m in range(1, pods + 1)]
+                agg = window_rate(jobs, d, "ios_series")
+                assert agg > 0
+                # not the sum of averages over each pod's own run (may differ)
+                samples.append(agg)
+                bw = window_rate(jobs, d, "bytes_series")
+                assert bw == pytest.approx(agg * (4096 if wl == "rr" else 65536), rel=1e-6)
+            m = got[(cls, wl)][f"{d}-iops"]
+            assert m["n"] == iterations
+            assert m["samples"] == pytest.approx(samples, rel=1e-9)
+        # per-pod rows name each pod's node; per-node rows add up to the pods
+        rows = [r for r in dist_["pods"] if r["target"] == cls]
+        assert len(rows) == iterations * pods * 2
+        assert {r["node"] for r in rows} == {
+            res[(cls, 1, m)][1]["context"]["node"] for m in range(1, pods + 1)}
+        nrows = [r for r in dist_["nodes"] if r["target"] == cls]
+        assert len(nrows) == pods * 2 and all(r["pods"] == 1 for r in nrows)
+    txt = sb.kubectl_json("-n", ns, "get", "configmap", f"{name}-report")["data"]["report.txt"]
+    assert "start skew" in txt and "per pod" in txt
+    return st, res, report
+
+
+def test_three_pods_per_class_on_three_nodes(ns, controller):
+    sb.apply(dist("spread", classes=("fast",), iterations=2), namespace=ns)
+    check_run(ns, "spread", ("fast",), 2, 3)
+    reasons = {r for r, _ in events(ns, "spread")}
+    assert {"CreatedRunner", "RunSucceeded"} <= reasons
+    # cleanup: every member's pod and PVC
+    sb.wait_for(lambda: not sb.kubectl_json("-n", ns, "get", "pvc,pods", "-l",
+                                            "storagebench.io/run=spread")["items"],
+                timeout=90, what="cleanup of the member pods and PVCs")
+
+
+def test_shared_rwx_volume_on_cephfs(ns, controller):
+    """One ReadWriteMany CephFS volume, a directory per pod."""
+    if not os.path.exists(os.path.join(sb.OUT, "ceph.env")):
+        if os.environ.get("SB_CEPH") == "1":
+            pytest.fail("SB_CEPH=1 but the cluster has no Ceph")
+        pytest.skip("the cluster runs without Ceph (SB_CEPH=1 make cluster-up)")
+    sb.apply(dist("shared", classes=("cephfs",), iterations=1, volume="shared",
+                  access="ReadWriteMany"), namespace=ns)
+    check_run(ns, "shared", ("cephfs",), 1, 3)
+    reasons = [m for r, m in events(ns, "shared") if r == "CreatedVolume"]
+    assert len(reasons) <= 1, reasons  # one volume for the three pods
+
+
+def test_shared_rwo_volume_refused(ns, controller):
+    sb.apply(dist("rwo", volume="shared"), namespace=ns)
+    st = wait_phase(ns, "rwo", timeout=60)
+    assert st["phase"] == "Failed"
+    assert st["conditions"][0]["reason"] == "InvalidSpec"
+    assert "spec.runner.volume: 'shared' with 3 pods needs spec.volume.accessMode " \
+        "ReadWriteMany" in st["message"]
+
+
+def test_barrier_timeout_names_pod_and_node(ns, controller):
+    """Node c cordoned: with one pod per node at most skew 1, the third pod
+    cannot be scheduled; the two others reach the barrier and wait; after
+    spec.timeouts.barrier the class fails naming the missing pod and where
+    it is."""
+    node = sb.kubectl_json("get", "nodes")["items"][-1]["metadata"]["name"]
+    sb.kubectl("cordon", node)
+    try:
+        sb.apply(dist("late", iterations=1, barrier="15s"), namespace=ns)
+        st = wait_phase(ns, "late", timeout=180)
+    finally:
+        sb.kubectl("uncordon", node)
+    assert st["phase"] == "Failed", st
+    cls = st["classes"][0]
+    assert cls["reason"] == "BarrierTimeout", cls
+    msg = cls["message"]
+    assert "iteration 1: pod late-fast-1-m" in msg and "did not reach the start barrier " \
+        "within 15s (2 of 3 pods ready)" in msg, msg
+    # the pod named is the one that never ran
+    named = msg.split("pod ", 1)[1].split(" ", 1)[0]
+    assert "on node (not scheduled)" in msg or f"on node {node}" in msg, msg
+    ready = sb.kubectl_json("-n", ns, "get", "configmap", "-l",
+                            "storagebench.io/run=late,app.kubernetes.io/component=ready")["items"]
+    ready_members = {cm["metadata"]["labels"]["storagebench.io/member"] for cm in ready}
+    assert len(ready_members) == 2 and named[-1] not in ready_members, (named, ready_members)
