@@ -597,6 +597,9 @@ int br_dist_apply_action(struct kube_client *kc, const struct br_ref *run, const
 		}
 		break;
 	case BR_ACT_CREATE_POD:
+		if (s->jobfile) /* the job file the pods mount */
+			ret = create_obj(kc, &kube_res_configmaps, run->ns,
+					 br_spec_cm_manifest(run, s), "spec configmap", why, whylen);
 		for (unsigned m = 1; m <= s->pods && ret >= 0; m++) {
 			ret = create_obj(kc, &kube_res_pods, run->ns,
 					 br_member_pod_manifest(run, s, cls, a->attempt, m,
