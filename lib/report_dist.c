@@ -174,7 +174,7 @@ int sb_report_dist_csv(FILE *f, const json_t *report)
 		csv_field(f, p);
 		fputc(',', f);
 		csv_field(f, n);
-		fprintf(f, ",%.6g,%.6g,%.6g,%.6g,%s\n", ri, wi, rb, wb,
+		fprintf(f, ",%.3f,%.3f,%.0f,%.0f,%s\n", ri, wi, rb, wb,
 			json_is_true(json_object_get(v, "straggler")) ? "true" : "false");
 	}
 	return 0;
