@@ -186,8 +186,8 @@ json_t *br_start_cm_manifest(const struct br_ref *run, const char *cls, unsigned
 			 "apiVersion", "v1", "kind", "ConfigMap", "metadata", "name", name,
 			 "namespace", run->ns, "labels", SB_LABEL_NAME, "storagebench",
 			 SB_LABEL_COMPONENT, SB_COMPONENT_START, SB_LABEL_MANAGED_BY, SB_MANAGER,
-			 SB_LABEL_RUN, run_label, SB_LABEL_CLASS, cls_label, SB_LABEL_ITERATION,
-			 it, SB_LABEL_ATTEMPT, at, "annotations", SB_ANNOT_RUN, run->name,
+			 SB_LABEL_RUN, run_label, SB_LABEL_CLASS, cls_label, SB_LABEL_ITERATION, it,
+			 SB_LABEL_ATTEMPT, at, "annotations", SB_ANNOT_RUN, run->name,
 			 SB_ANNOT_CLASS, cls, "ownerReferences", "apiVersion", SB_API_VERSION,
 			 "kind", SB_KIND, "name", run->name, "uid", run->uid, "controller", 1,
 			 "blockOwnerDeletion", 1, "data", SB_START_KEY, ns);
@@ -387,7 +387,8 @@ static int barriers(const struct br_ref *run, const struct br_spec *s, const cha
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct slot *sl = &ready[i];
-		if (complete[sl->iteration] || (started[sl->iteration / 64] >> (sl->iteration % 64)) & 1)
+		if (complete[sl->iteration] ||
+		    (started[sl->iteration / 64] >> (sl->iteration % 64)) & 1)
 			continue;
 		if (sl->mask == all_members(s->pods)) {
 			if (d->nstarts < BR_DIST_MAX_STARTS) {
@@ -398,7 +399,8 @@ static int barriers(const struct br_ref *run, const struct br_spec *s, const cha
 			continue;
 		}
 		if (now - sl->first < s->barrier_s) {
-			if (!co->barrier_deadline || sl->first + s->barrier_s < co->barrier_deadline)
+			if (!co->barrier_deadline ||
+			    sl->first + s->barrier_s < co->barrier_deadline)
 				co->barrier_deadline = sl->first + s->barrier_s;
 			continue;
 		}
@@ -424,9 +426,8 @@ static int barriers(const struct br_ref *run, const struct br_spec *s, const cha
 }
 
 /* The member PVCs folded into one volume observation. */
-static void fold_pvcs(struct kube_informer *pvcs, const struct br_ref *run,
-		      const struct br_spec *s, const char *cls, struct br_class_obs *co,
-		      bool *any)
+static void fold_pvcs(struct kube_informer *pvcs, const struct br_ref *run, const struct br_spec *s,
+		      const char *cls, struct br_class_obs *co, bool *any)
 {
 	unsigned exist = 0, bound = 0;
 	co->pvc_exists = co->pvc_bound = co->pvc_lost = co->pvc_deleting = false;
@@ -511,8 +512,9 @@ int br_dist_observe(struct kube_client *kc, struct kube_informer *pvcs, const st
 		if (!complete[it])
 			continue;
 		co->done++;
-		dl += (size_t)snprintf(d->done + dl, dl < sizeof(d->done) ? sizeof(d->done) - dl : 0,
-				       "%s%u", dl ? "," : "", it);
+		dl += (size_t)snprintf(d->done + dl,
+				       dl < sizeof(d->done) ? sizeof(d->done) - dl : 0, "%s%u",
+				       dl ? "," : "", it);
 		if (dl >= sizeof(d->done))
 			dl = sizeof(d->done) - 1;
 	}
@@ -527,8 +529,8 @@ int br_dist_observe(struct kube_client *kc, struct kube_informer *pvcs, const st
 		char pn[64];
 		struct kube_error kerr = KUBE_ERROR_INIT;
 		if (!sb_name_member_pod(pn, sizeof(pn), run->name, cls, co->prev_attempts, 1))
-			co->last_pod_gone = kube_get(kc, &kube_res_pods, run->ns, pn, NULL,
-						     &kerr) == -ENOENT;
+			co->last_pod_gone =
+				kube_get(kc, &kube_res_pods, run->ns, pn, NULL, &kerr) == -ENOENT;
 	}
 	if (cur)
 		ret = barriers(run, s, cls, run_label, cls_label, cmlist, pods, npods, cur,
@@ -590,7 +592,8 @@ int br_dist_apply_action(struct kube_client *kc, const struct br_ref *run, const
 	case BR_ACT_CREATE_PVC:
 		for (unsigned m = 1; m <= s->pods && ret >= 0; m++) {
 			ret = create_obj(kc, &kube_res_pvcs, run->ns,
-					 br_member_pvc_manifest(run, s, cls, m), "pvc", why, whylen);
+					 br_member_pvc_manifest(run, s, cls, m), "pvc", why,
+					 whylen);
 			created |= ret == 1;
 			if (s->volume_sharing != BR_VOLUME_PER_POD)
 				break; /* one for all */
@@ -599,12 +602,13 @@ int br_dist_apply_action(struct kube_client *kc, const struct br_ref *run, const
 	case BR_ACT_CREATE_POD:
 		if (s->jobfile) /* the job file the pods mount */
 			ret = create_obj(kc, &kube_res_configmaps, run->ns,
-					 br_spec_cm_manifest(run, s), "spec configmap", why, whylen);
+					 br_spec_cm_manifest(run, s), "spec configmap", why,
+					 whylen);
 		for (unsigned m = 1; m <= s->pods && ret >= 0; m++) {
-			ret = create_obj(kc, &kube_res_pods, run->ns,
-					 br_member_pod_manifest(run, s, cls, a->attempt, m,
-								d->done),
-					 "runner pod", why, whylen);
+			ret = create_obj(
+				kc, &kube_res_pods, run->ns,
+				br_member_pod_manifest(run, s, cls, a->attempt, m, d->done),
+				"runner pod", why, whylen);
 			created |= ret == 1;
 		}
 		break;
@@ -656,7 +660,8 @@ int br_dist_start(struct kube_client *kc, const struct br_ref *run, const char *
 		if (r == 1) {
 			sb_info("Started iteration at the barrier",
 				"run=%s/%s class=%s iteration=%u attempt=%u pods=%s", run->ns,
-				run->name, cls, d->starts[i].iteration, d->starts[i].attempt, "all");
+				run->name, cls, d->starts[i].iteration, d->starts[i].attempt,
+				"all");
 			n++;
 		}
 	}
@@ -766,16 +771,17 @@ static int report_class(struct sb_agg *agg, const struct br_ref *run, const stru
 		}
 		if (m < s->pods) {
 			char msg[1024];
-			snprintf(msg, sizeof(msg), "%s, iteration %u was skipped: %s", cls, it, why);
+			snprintf(msg, sizeof(msg), "%s, iteration %u was skipped: %s", cls, it,
+				 why);
 			warn(wctx, msg);
 			for (unsigned k = 0; k < m; k++)
 				json_decref(docs[k]);
 			continue;
 		}
 		double skew = start_skew_ms(docs, s->pods);
-		if (!append(skews, json_pack("{s:s,s:I,s:I,s:f}", "target", cls, "iteration",
-					     (json_int_t)it, "attempt", (json_int_t)at, "skew_ms",
-					     skew)))
+		if (!append(skews,
+			    json_pack("{s:s,s:I,s:I,s:f}", "target", cls, "iteration",
+				      (json_int_t)it, "attempt", (json_int_t)at, "skew_ms", skew)))
 			ret = -ENOMEM;
 		size_t nj = json_array_size(json_object_get(docs[0], "jobs"));
 		for (size_t j = 0; j < nj && ret != -ENOMEM; j++) {
@@ -797,8 +803,9 @@ static int report_class(struct sb_agg *agg, const struct br_ref *run, const stru
 			}
 			if (r && r != -EEXIST) {
 				char msg[1024];
-				snprintf(msg, sizeof(msg), "%s, iteration %u, jobs[%zu] not merged: %s",
-					 cls, it, j, e2);
+				snprintf(msg, sizeof(msg),
+					 "%s, iteration %u, jobs[%zu] not merged: %s", cls, it, j,
+					 e2);
 				warn(wctx, msg);
 				continue;
 			}
@@ -807,17 +814,21 @@ static int report_class(struct sb_agg *agg, const struct br_ref *run, const stru
 				const json_t *ctx = json_object_get(docs[m], "context");
 				const char *wl = jstr(jobs[m], "jobname");
 				if (!append(rows,
-					    json_pack("{s:s,s:s,s:I,s:I,s:s,s:s,s:f,s:f,s:f,s:f,s:b}",
-						      "target", cls, "workload", wl ? wl : "?",
-						      "iteration", (json_int_t)it, "member",
-						      (json_int_t)(m + 1), "pod",
-						      jstr(ctx, "pod") ? jstr(ctx, "pod") : "?",
-						      "node", jstr(ctx, "node") ? jstr(ctx, "node") : "?",
-						      "read-iops", dir_num(jobs[m], "read", "iops"),
-						      "write-iops", dir_num(jobs[m], "write", "iops"),
-						      "read-bw", dir_num(jobs[m], "read", "bw_bytes"),
-						      "write-bw", dir_num(jobs[m], "write", "bw_bytes"),
-						      "straggler", sb_merge_straggler(iops[m], med)))) {
+					    json_pack(
+						    "{s:s,s:s,s:I,s:I,s:s,s:s,s:f,s:f,s:f,s:f,s:b}",
+						    "target", cls, "workload", wl ? wl : "?",
+						    "iteration", (json_int_t)it, "member",
+						    (json_int_t)(m + 1), "pod",
+						    jstr(ctx, "pod") ? jstr(ctx, "pod") : "?",
+						    "node",
+						    jstr(ctx, "node") ? jstr(ctx, "node") : "?",
+						    "read-iops", dir_num(jobs[m], "read", "iops"),
+						    "write-iops", dir_num(jobs[m], "write", "iops"),
+						    "read-bw", dir_num(jobs[m], "read", "bw_bytes"),
+						    "write-bw",
+						    dir_num(jobs[m], "write", "bw_bytes"),
+						    "straggler",
+						    sb_merge_straggler(iops[m], med)))) {
 					ret = -ENOMEM;
 					break;
 				}
@@ -853,9 +864,10 @@ static json_t *node_rows(const json_t *rows)
 			 jstr(r, "node"));
 		json_t *a = json_object_get(acc, key);
 		if (!a) {
-			a = json_pack("{s:s,s:s,s:s,s:f,s:f,s:{},s:{}}", "target", jstr(r, "target"),
-				      "workload", jstr(r, "workload"), "node", jstr(r, "node"),
-				      "iops", 0.0, "bw", 0.0, "iterations", "members");
+			a = json_pack("{s:s,s:s,s:s,s:f,s:f,s:{},s:{}}", "target",
+				      jstr(r, "target"), "workload", jstr(r, "workload"), "node",
+				      jstr(r, "node"), "iops", 0.0, "bw", 0.0, "iterations",
+				      "members");
 			if (!a || json_object_set_new(acc, key, a))
 				goto fail;
 		}
@@ -868,10 +880,11 @@ static json_t *node_rows(const json_t *rows)
 			    json_number_value(json_object_get(r, "write-iops"));
 		double bw = json_number_value(json_object_get(r, "read-bw")) +
 			    json_number_value(json_object_get(r, "write-bw"));
-		if (json_object_set_new(a, "iops",
-					json_real(json_number_value(json_object_get(a, "iops")) + io)) ||
-		    json_object_set_new(a, "bw",
-					json_real(json_number_value(json_object_get(a, "bw")) + bw)) ||
+		if (json_object_set_new(
+			    a, "iops",
+			    json_real(json_number_value(json_object_get(a, "iops")) + io)) ||
+		    json_object_set_new(
+			    a, "bw", json_real(json_number_value(json_object_get(a, "bw")) + bw)) ||
 		    json_object_set_new(json_object_get(a, "iterations"), ik, json_true()) ||
 		    json_object_set_new(json_object_get(a, "members"), mk, json_true()))
 			goto fail;
@@ -881,13 +894,16 @@ static json_t *node_rows(const json_t *rows)
 	json_object_foreach(acc, k, a)
 	{
 		double n = (double)json_object_size(json_object_get(a, "iterations"));
-		if (!append(out, json_pack("{s:O,s:O,s:O,s:I,s:f,s:f}", "target",
-					   json_object_get(a, "target"), "workload",
-					   json_object_get(a, "workload"), "node",
-					   json_object_get(a, "node"), "pods",
-					   (json_int_t)json_object_size(json_object_get(a, "members")),
-					   "iops", n > 0 ? json_number_value(json_object_get(a, "iops")) / n : 0,
-					   "bw", n > 0 ? json_number_value(json_object_get(a, "bw")) / n : 0)))
+		if (!append(out,
+			    json_pack("{s:O,s:O,s:O,s:I,s:f,s:f}", "target",
+				      json_object_get(a, "target"), "workload",
+				      json_object_get(a, "workload"), "node",
+				      json_object_get(a, "node"), "pods",
+				      (json_int_t)json_object_size(json_object_get(a, "members")),
+				      "iops",
+				      n > 0 ? json_number_value(json_object_get(a, "iops")) / n : 0,
+				      "bw",
+				      n > 0 ? json_number_value(json_object_get(a, "bw")) / n : 0)))
 			goto fail;
 	}
 	json_decref(acc);

@@ -93,7 +93,7 @@ int br_dist_start(struct kube_client *kc, const struct br_ref *run, const char *
  */
 struct sb_agg;
 int br_dist_report(struct sb_agg *agg, const struct br_ref *run, const struct br_spec *s,
-		   const json_t *cmlist, json_t **extra,
-		   void (*warn)(void *ctx, const char *msg), void *warn_ctx);
+		   const json_t *cmlist, json_t **extra, void (*warn)(void *ctx, const char *msg),
+		   void *warn_ctx);
 
 #endif

@@ -44,11 +44,11 @@
 /* The start ConfigMap's key: the start time in nanoseconds since the epoch (decimal). */
 #define SB_START_KEY "startUnixNano"
 /* The environment a member pod gets besides the run's (runner/pod.c). */
-#define SB_ENV_MEMBER		"SB_MEMBER"	     /* this pod's member number, 1..SB_MEMBERS */
-#define SB_ENV_MEMBERS		"SB_MEMBERS"	     /* members of the class */
-#define SB_ENV_DONE		"SB_DONE_ITERATIONS" /* "1,2,5": iterations already recorded */
-#define SB_ENV_BARRIER_TIMEOUT	"SB_BARRIER_TIMEOUT" /* seconds to wait for the start time */
-#define SB_ENV_NODE_NAME	"SB_NODE_NAME"	     /* spec.nodeName, through the downward API */
+#define SB_ENV_MEMBER	       "SB_MEMBER"	    /* this pod's member number, 1..SB_MEMBERS */
+#define SB_ENV_MEMBERS	       "SB_MEMBERS"	    /* members of the class */
+#define SB_ENV_DONE	       "SB_DONE_ITERATIONS" /* "1,2,5": iterations already recorded */
+#define SB_ENV_BARRIER_TIMEOUT "SB_BARRIER_TIMEOUT" /* seconds to wait for the start time */
+#define SB_ENV_NODE_NAME       "SB_NODE_NAME"	    /* spec.nodeName, through the downward API */
 
 /* Selects every object a controller manages. */
 #define SB_SELECTOR_MANAGED SB_LABEL_MANAGED_BY "=" SB_MANAGER

@@ -81,9 +81,8 @@ static json_t *hist_json(const struct sb_hist *h)
 {
 	json_t *a = json_array();
 	for (unsigned i = 0; a && i < SB_HIST_NR; i++)
-		if (h->bucket[i] &&
-		    json_array_append_new(a, json_pack("[I,I]", (json_int_t)i,
-						       (json_int_t)h->bucket[i]))) {
+		if (h->bucket[i] && json_array_append_new(a, json_pack("[I,I]", (json_int_t)i,
+								       (json_int_t)h->bucket[i]))) {
 			json_decref(a);
 			return NULL;
 		}
@@ -105,10 +104,10 @@ static json_t *series_sum(const json_t *const *jobs, size_t n, const char *dn, c
 		double s = 0;
 		for (size_t p = 0; p < n; p++)
 			s += json_number_value(json_array_get(
-				json_object_get(json_object_get(json_object_get(jobs[p],
-										"storagebench"),
-								dn),
-						key),
+				json_object_get(
+					json_object_get(json_object_get(jobs[p], "storagebench"),
+							dn),
+					key),
 				i));
 		*total += s;
 		if (json_array_append_new(a, json_integer((json_int_t)llround(s)))) {
@@ -191,8 +190,8 @@ static int merge_lat(json_t *dst, const json_t *const *jobs, size_t n, const cha
 	return ok ? 0 : -ENOMEM;
 }
 
-static int merge_dir(json_t *out, const json_t *const *jobs, size_t n, const char *dn,
-		     bool rates, json_t *merge_info, char *err, size_t errlen)
+static int merge_dir(json_t *out, const json_t *const *jobs, size_t n, const char *dn, bool rates,
+		     json_t *merge_info, char *err, size_t errlen)
 {
 	json_t *d = json_object_get(out, dn);
 	json_t *xd = json_object_get(json_object_get(out, "storagebench"), dn);

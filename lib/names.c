@@ -121,8 +121,8 @@ int sb_name_member_pod(char *out, size_t len, const char *run, const char *cls, 
 }
 
 /* "<run>-<class>-<iteration>-a<attempt>[-m<member>][-<suffix>]" */
-static int name_barrier(char *out, size_t len, const char *run, const char *cls,
-			unsigned iteration, unsigned attempt, unsigned member, const char *suffix)
+static int name_barrier(char *out, size_t len, const char *run, const char *cls, unsigned iteration,
+			unsigned attempt, unsigned member, const char *suffix)
 {
 	char i[16], a[16], m[16];
 	const char *p[6] = {run, cls, i, a};

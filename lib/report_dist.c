@@ -68,8 +68,9 @@ void sb_report_dist_text(FILE *f, const json_t *report, bool md)
 		md ? "## " : "", ok ? pods : 0, vol ? vol : "?", spread ? spread : "?");
 
 	/* start skew per iteration */
-	fprintf(f, "%s", md ? "| class | iteration | start skew |\n|---|---|---|\n"
-			    : "start skew (latest minus earliest start of the pods):\n");
+	fprintf(f, "%s",
+		md ? "| class | iteration | start skew |\n|---|---|---|\n"
+		   : "start skew (latest minus earliest start of the pods):\n");
 	json_array_foreach(json_object_get(d, "skew"), i, v)
 	{
 		bool vok = true;
@@ -91,10 +92,11 @@ void sb_report_dist_text(FILE *f, const json_t *report, bool md)
 	}
 
 	/* per pod: each iteration's row */
-	fprintf(f, "%s", md ? "\n| class | workload | iteration | pod | node | read | write | |\n"
-			      "|---|---|---|---|---|---|---|---|\n"
-			    : "\nper pod (each iteration; * a straggler, below half its class's "
-			      "median):\n");
+	fprintf(f, "%s",
+		md ? "\n| class | workload | iteration | pod | node | read | write | |\n"
+		     "|---|---|---|---|---|---|---|---|\n"
+		   : "\nper pod (each iteration; * a straggler, below half its class's "
+		     "median):\n");
 	json_array_foreach(json_object_get(d, "pods"), i, v)
 	{
 		bool vok = true;
@@ -122,14 +124,16 @@ void sb_report_dist_text(FILE *f, const json_t *report, bool md)
 	}
 
 	/* per node: the mean over iterations of its pods' sum */
-	fprintf(f, "%s", md ? "\n| class | workload | node | pods | IOPS | bandwidth |\n"
-			      "|---|---|---|---|---|---|\n"
-			    : "\nper node (mean over iterations of its pods' sum):\n");
+	fprintf(f, "%s",
+		md ? "\n| class | workload | node | pods | IOPS | bandwidth |\n"
+		     "|---|---|---|---|---|---|\n"
+		   : "\nper node (mean over iterations of its pods' sum):\n");
 	json_array_foreach(json_object_get(d, "nodes"), i, v)
 	{
 		bool vok = true;
 		const char *t = str(v, "target"), *w = str(v, "workload"), *n = str(v, "node");
-		double np = num(v, "pods", &vok), io = num(v, "iops", &vok), bw = num(v, "bw", &vok);
+		double np = num(v, "pods", &vok), io = num(v, "iops", &vok),
+		       bw = num(v, "bw", &vok);
 		if (!t || !w || !n || !vok)
 			continue;
 		sb_report_fmt_value(io, "IOPS", b1, sizeof(b1));

@@ -158,8 +158,7 @@ static int64_t now_ns(clockid_t clk)
 }
 
 /* A ConfigMap of this pod's run and class (labels, owner), new reference or NULL. */
-static json_t *pod_cm(const struct pod_env *e, const char *name, const char *component,
-		      unsigned it)
+static json_t *pod_cm(const struct pod_env *e, const char *name, const char *component, unsigned it)
 {
 	char cls_label[64], run_label[64], itbuf[16], at[16];
 	if (sb_name_label(cls_label, sizeof(cls_label), e->cls) ||
@@ -167,16 +166,15 @@ static json_t *pod_cm(const struct pod_env *e, const char *name, const char *com
 		return NULL;
 	snprintf(itbuf, sizeof(itbuf), "%u", it);
 	snprintf(at, sizeof(at), "%u", e->attempt);
-	json_t *cm = json_pack("{s:s,s:s,s:{s:s,s:s,s:{s:s,s:s,s:s,s:s,s:s,s:s},s:{s:s,s:s},s:[{s:s,"
-			       "s:s,s:s,s:s,s:b,s:b}]},s:{}}",
-			       "apiVersion", "v1", "kind", "ConfigMap", "metadata", "name", name,
-			       "namespace", e->ns, "labels", SB_LABEL_NAME, "storagebench",
-			       SB_LABEL_COMPONENT, component, SB_LABEL_MANAGED_BY, SB_MANAGER,
-			       SB_LABEL_RUN, run_label, SB_LABEL_CLASS, cls_label,
-			       SB_LABEL_ITERATION, itbuf, "annotations", SB_ANNOT_RUN, e->run,
-			       SB_ANNOT_CLASS, e->cls, "ownerReferences", "apiVersion",
-			       SB_API_VERSION, "kind", SB_KIND, "name", e->run, "uid", e->uid,
-			       "controller", 1, "blockOwnerDeletion", 1, "data");
+	json_t *cm = json_pack(
+		"{s:s,s:s,s:{s:s,s:s,s:{s:s,s:s,s:s,s:s,s:s,s:s},s:{s:s,s:s},s:[{s:s,"
+		"s:s,s:s,s:s,s:b,s:b}]},s:{}}",
+		"apiVersion", "v1", "kind", "ConfigMap", "metadata", "name", name, "namespace",
+		e->ns, "labels", SB_LABEL_NAME, "storagebench", SB_LABEL_COMPONENT, component,
+		SB_LABEL_MANAGED_BY, SB_MANAGER, SB_LABEL_RUN, run_label, SB_LABEL_CLASS, cls_label,
+		SB_LABEL_ITERATION, itbuf, "annotations", SB_ANNOT_RUN, e->run, SB_ANNOT_CLASS,
+		e->cls, "ownerReferences", "apiVersion", SB_API_VERSION, "kind", SB_KIND, "name",
+		e->run, "uid", e->uid, "controller", 1, "blockOwnerDeletion", 1, "data");
 	json_t *labels = json_object_get(json_object_get(cm, "metadata"), "labels");
 	if (cm && e->members > 1) {
 		char mb[16];
@@ -228,7 +226,8 @@ static int barrier_wait(void *ctx)
 			snprintf(b->err, sizeof(b->err),
 				 "no start time for iteration %u within %lds (configmap %s: %s)",
 				 b->it, e->barrier_s + 30, start,
-				 r == -ENOENT ? "not found" : kube_error_str(&kerr, eb, sizeof(eb)));
+				 r == -ENOENT ? "not found"
+					      : kube_error_str(&kerr, eb, sizeof(eb)));
 			return -ETIMEDOUT;
 		}
 		struct timespec ts = {0, 50 * 1000000};
@@ -259,7 +258,8 @@ static int barrier_wait(void *ctx)
 static json_t *result_cm(const struct pod_env *e, unsigned it, const char *name, const char *text)
 {
 	json_t *cm = pod_cm(e, name, "result", it);
-	if (cm && json_object_set_new(json_object_get(cm, "data"), SB_RESULT_KEY, json_string(text))) {
+	if (cm &&
+	    json_object_set_new(json_object_get(cm, "data"), SB_RESULT_KEY, json_string(text))) {
 		json_decref(cm);
 		return NULL;
 	}
@@ -366,8 +366,9 @@ int sb_pod_main(int argc, char **argv)
 		e.iterations, e.attempt, e.pod);
 	struct barrier bar = {.e = &e, .kc = kc};
 	if (e.members > 1) {
-		sb_info("Runner is a member of a distributed run", "member=%u of=%u node=%s done=%s",
-			e.member, e.members, e.node, e.done[0] ? e.done : "none");
+		sb_info("Runner is a member of a distributed run",
+			"member=%u of=%u node=%s done=%s", e.member, e.members, e.node,
+			e.done[0] ? e.done : "none");
 		sb_run_set_start_hook(barrier_wait, &bar);
 	}
 

@@ -7,15 +7,16 @@
 #include "labels.h"
 #include "names.h"
 
-#define SPEC(runner, volume)                                                                 \
-	"{\"storageClasses\":[\"fast\"],\"profile\":\"quick\",\"volume\":" volume ",\"runner\":" \
-	runner "}"
+#define SPEC(runner, volume)                                                      \
+	"{\"storageClasses\":[\"fast\"],\"profile\":\"quick\",\"volume\":" volume \
+	",\"runner\":" runner "}"
 
 static int test_defaults_single_pod(void)
 {
 	struct br_spec s;
 	char err[512] = "";
-	int r = parse("{\"storageClasses\":[\"fast\"],\"profile\":\"quick\"}", &s, err, sizeof(err));
+	int r = parse("{\"storageClasses\":[\"fast\"],\"profile\":\"quick\"}", &s, err,
+		      sizeof(err));
 	unsigned pods = s.pods;
 	enum br_volume_sharing v = s.volume_sharing;
 	enum br_spread sp = s.spread;
@@ -68,7 +69,8 @@ static int test_invalid_combinations_name_the_field(void)
 		{SPEC("{\"pods\":3,\"volume\":\"shared\"}", "{}"),
 		 "spec.runner.volume: 'shared' with 3 pods needs spec.volume.accessMode "
 		 "ReadWriteMany (is ReadWriteOnce)"},
-		{SPEC("{\"pods\":2,\"volume\":\"sharedFile\"}", "{\"accessMode\":\"ReadWriteOncePod\"}"),
+		{SPEC("{\"pods\":2,\"volume\":\"sharedFile\"}",
+		      "{\"accessMode\":\"ReadWriteOncePod\"}"),
 		 "needs spec.volume.accessMode ReadWriteMany (is ReadWriteOncePod)"},
 		{SPEC("{\"pods\":2,\"volume\":\"shared\"}",
 		      "{\"accessMode\":\"ReadWriteMany\",\"volumeMode\":\"Block\"}"),
@@ -138,22 +140,23 @@ static int test_member_pod_manifest(void)
 	const json_t *ctr = json_array_get(json_object_get(ps, "containers"), 0);
 	const json_t *env = json_object_get(ctr, "env");
 	CHECK_STR(json_string_value(json_object_get(md, "name")), "demo-cephfs-2-m3");
-	CHECK_STR(json_string_value(json_object_get(json_object_get(md, "labels"),
-						    SB_LABEL_MEMBER)),
-		  "3");
+	CHECK_STR(
+		json_string_value(json_object_get(json_object_get(md, "labels"), SB_LABEL_MEMBER)),
+		"3");
 	CHECK_STR(json_string_value(json_object_get(env_get(env, SB_ENV_MEMBER), "value")), "3");
 	CHECK_STR(json_string_value(json_object_get(env_get(env, SB_ENV_MEMBERS), "value")), "3");
 	CHECK_STR(json_string_value(json_object_get(env_get(env, SB_ENV_DONE), "value")), "1,2");
 	CHECK(env_get(env, SB_ENV_NODE_NAME) != NULL);
 	/* shared: the class's one PVC, a directory per member */
-	const json_t *claim = json_object_get(
-		json_object_get(json_array_get(json_object_get(ps, "volumes"), 0),
-				"persistentVolumeClaim"),
-		"claimName");
+	const json_t *claim =
+		json_object_get(json_object_get(json_array_get(json_object_get(ps, "volumes"), 0),
+						"persistentVolumeClaim"),
+				"claimName");
 	CHECK_STR(json_string_value(claim), "demo-cephfs");
-	CHECK_STR(json_string_value(json_object_get(pvc, "metadata") ? json_object_get(
-							   json_object_get(pvc, "metadata"), "name")
-								     : NULL),
+	CHECK_STR(json_string_value(
+			  json_object_get(pvc, "metadata")
+				  ? json_object_get(json_object_get(pvc, "metadata"), "name")
+				  : NULL),
 		  "demo-cephfs");
 	bool dir = false;
 	size_t i;
@@ -189,14 +192,14 @@ static int test_per_pod_volumes(void)
 	CHECK_INT(r, 0);
 	CHECK(pod && pvc);
 	const json_t *ps = json_object_get(pod, "spec");
-	const char *claim = json_string_value(json_object_get(
-		json_object_get(json_array_get(json_object_get(ps, "volumes"), 0),
-				"persistentVolumeClaim"),
-		"claimName"));
+	const char *claim = json_string_value(
+		json_object_get(json_object_get(json_array_get(json_object_get(ps, "volumes"), 0),
+						"persistentVolumeClaim"),
+				"claimName"));
 	bool ok = claim && !strcmp(claim, "demo-fast-m2") &&
 		  !json_object_get(ps, "topologySpreadConstraints") &&
-		  !strcmp(json_string_value(json_object_get(json_object_get(pvc, "metadata"),
-							    "name")),
+		  !strcmp(json_string_value(
+				  json_object_get(json_object_get(pvc, "metadata"), "name")),
 			  "demo-fast-m2");
 	json_decref(pod);
 	json_decref(pvc);
@@ -210,16 +213,16 @@ static int test_start_cm(void)
 	json_t *cm = br_start_cm_manifest(&ref, "fast", 3, 1, 1764610000123456789LL);
 	CHECK(cm != NULL);
 	const json_t *lb = json_object_get(json_object_get(cm, "metadata"), "labels");
-	bool ok = !strcmp(json_string_value(json_object_get(json_object_get(cm, "data"),
-							    SB_START_KEY)),
-			  "1764610000123456789") &&
-		  !strcmp(json_string_value(json_object_get(lb, SB_LABEL_COMPONENT)),
-			  SB_COMPONENT_START) &&
-		  !strcmp(json_string_value(json_object_get(lb, SB_LABEL_ITERATION)), "3") &&
-		  !strcmp(json_string_value(json_object_get(lb, SB_LABEL_ATTEMPT)), "1") &&
-		  !strcmp(json_string_value(
-				  json_object_get(json_object_get(cm, "metadata"), "name")),
-			  "demo-fast-3-a1-start");
+	bool ok =
+		!strcmp(json_string_value(
+				json_object_get(json_object_get(cm, "data"), SB_START_KEY)),
+			"1764610000123456789") &&
+		!strcmp(json_string_value(json_object_get(lb, SB_LABEL_COMPONENT)),
+			SB_COMPONENT_START) &&
+		!strcmp(json_string_value(json_object_get(lb, SB_LABEL_ITERATION)), "3") &&
+		!strcmp(json_string_value(json_object_get(lb, SB_LABEL_ATTEMPT)), "1") &&
+		!strcmp(json_string_value(json_object_get(json_object_get(cm, "metadata"), "name")),
+			"demo-fast-3-a1-start");
 	json_decref(cm);
 	CHECK(ok);
 	return T_PASS;

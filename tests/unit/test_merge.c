@@ -23,19 +23,19 @@ static json_t *job(const char *name, const json_int_t *ios, size_t n, json_int_t
 	}
 	json_t *pc = json_object();
 	json_object_set_new(pc, "50.000000", json_integer(1));
-	return json_pack("{s:s,s:{s:I,s:I,s:f,s:I,s:I,s:I,s:{s:f,s:I,s:I,s:I},s:{s:f,s:I,s:I,"
-			 "s:I,s:o}},s:{s:I,s:I,s:I,s:I,s:I,s:I,s:{s:f,s:I,s:I,s:I}},"
-			 "s:{s:I,s:{s:[[I,I]],s:o,s:o},s:{s:[]}}}",
-			 "jobname", name, "read", "total_ios", total, "io_bytes", total * bs,
-			 "iops", reported_iops, "bw_bytes", (json_int_t)(reported_iops * (double)bs),
-			 "bw", (json_int_t)(reported_iops * (double)bs / 1024), "runtime",
-			 (json_int_t)(n * 1000), "lat_ns", "mean", 1000.0, "N", total, "min", 10,
-			 "max", 5000, "clat_ns", "mean", 900.0, "N", total, "min", 9, "max", 4000,
-			 "percentile", pc, "write", "total_ios", 0, "io_bytes", 0, "iops", 0,
-			 "bw_bytes", 0, "bw", 0, "runtime", 0, "lat_ns", "mean", 0.0, "N", 0, "min",
-			 0, "max", 0, "storagebench", "interval_ms", 1000, "read", "clat_hist",
-			 (json_int_t)lat_bucket, total, "ios_series", is, "bytes_series", bsr,
-			 "write", "clat_hist");
+	return json_pack(
+		"{s:s,s:{s:I,s:I,s:f,s:I,s:I,s:I,s:{s:f,s:I,s:I,s:I},s:{s:f,s:I,s:I,"
+		"s:I,s:o}},s:{s:I,s:I,s:I,s:I,s:I,s:I,s:{s:f,s:I,s:I,s:I}},"
+		"s:{s:I,s:{s:[[I,I]],s:o,s:o},s:{s:[]}}}",
+		"jobname", name, "read", "total_ios", total, "io_bytes", total * bs, "iops",
+		reported_iops, "bw_bytes", (json_int_t)(reported_iops * (double)bs), "bw",
+		(json_int_t)(reported_iops * (double)bs / 1024), "runtime", (json_int_t)(n * 1000),
+		"lat_ns", "mean", 1000.0, "N", total, "min", 10, "max", 5000, "clat_ns", "mean",
+		900.0, "N", total, "min", 9, "max", 4000, "percentile", pc, "write", "total_ios", 0,
+		"io_bytes", 0, "iops", 0, "bw_bytes", 0, "bw", 0, "runtime", 0, "lat_ns", "mean",
+		0.0, "N", 0, "min", 0, "max", 0, "storagebench", "interval_ms", 1000, "read",
+		"clat_hist", (json_int_t)lat_bucket, total, "ios_series", is, "bytes_series", bsr,
+		"write", "clat_hist");
 }
 
 static double num(const json_t *o, const char *a, const char *b)
@@ -62,14 +62,13 @@ static int test_common_window(void)
 	double iops = num(m, "read", "iops");
 	double bw = num(m, "read", "bw_bytes");
 	double total = num(m, "read", "total_ios");
-	const json_t *ser =
-		json_object_get(json_object_get(json_object_get(m, "storagebench"), "read"),
-				"ios_series");
+	const json_t *ser = json_object_get(
+		json_object_get(json_object_get(m, "storagebench"), "read"), "ios_series");
 	json_int_t s0 = json_integer_value(json_array_get(ser, 0));
 	json_int_t s2 = json_integer_value(json_array_get(ser, 2));
 	size_t sn = json_array_size(ser);
-	const json_t *info =
-		json_object_get(json_object_get(json_object_get(m, "storagebench"), "merge"), "read");
+	const json_t *info = json_object_get(
+		json_object_get(json_object_get(m, "storagebench"), "merge"), "read");
 	double secs = json_number_value(json_object_get(info, "seconds"));
 	const char *win = json_string_value(json_object_get(info, "window"));
 	char winb[16];
@@ -101,15 +100,14 @@ static int test_histograms_merge(void)
 	json_decref(ja);
 	json_decref(jb);
 	CHECK_INT(r, 0);
-	const json_t *pc =
-		json_object_get(json_object_get(json_object_get(m, "read"), "clat_ns"), "percentile");
+	const json_t *pc = json_object_get(json_object_get(json_object_get(m, "read"), "clat_ns"),
+					   "percentile");
 	json_int_t p50 = json_integer_value(json_object_get(pc, "50.000000"));
 	json_int_t p99 = json_integer_value(json_object_get(pc, "99.000000"));
 	double mean = num(json_object_get(m, "read"), "lat_ns", "mean");
 	json_int_t n = (json_int_t)num(json_object_get(m, "read"), "lat_ns", "N");
-	const json_t *h =
-		json_object_get(json_object_get(json_object_get(m, "storagebench"), "read"),
-				"clat_hist");
+	const json_t *h = json_object_get(
+		json_object_get(json_object_get(m, "storagebench"), "read"), "clat_hist");
 	size_t hn = json_array_size(h);
 	json_decref(m);
 	CHECK_INT(p50, (json_int_t)sb_hist_bucket_value(100)); /* 75% of I/O there */
@@ -125,8 +123,7 @@ static int test_no_series_falls_back(void)
 {
 	static const json_int_t a[] = {10};
 	json_t *ja = job("w", a, 1, 4096, 50, 250), *jb = job("w", a, 1, 4096, 50, 150);
-	json_object_del(json_object_get(json_object_get(jb, "storagebench"), "read"),
-			"ios_series");
+	json_object_del(json_object_get(json_object_get(jb, "storagebench"), "read"), "ios_series");
 	const json_t *jobs[] = {ja, jb};
 	json_t *m = NULL;
 	char err[256] = "";
@@ -135,8 +132,8 @@ static int test_no_series_falls_back(void)
 	json_decref(jb);
 	CHECK_INT(r, 0);
 	double iops = num(m, "read", "iops");
-	const json_t *info =
-		json_object_get(json_object_get(json_object_get(m, "storagebench"), "merge"), "read");
+	const json_t *info = json_object_get(
+		json_object_get(json_object_get(m, "storagebench"), "merge"), "read");
 	int rates = !strcmp(json_string_value(json_object_get(info, "window")), "rates");
 	json_decref(m);
 	CHECK(fabs(iops - 400) < 1e-9);
