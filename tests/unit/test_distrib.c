@@ -4,8 +4,10 @@
 #include "tests/unit/spec_helpers.h"
 
 #include "controller/distrib.h"
+#include "controller/plan.h"
 #include "labels.h"
 #include "names.h"
+#include "report.h"
 
 #define SPEC(runner, volume)                                                      \
 	"{\"storageClasses\":[\"fast\"],\"profile\":\"quick\",\"volume\":" volume \
@@ -228,6 +230,102 @@ static int test_start_cm(void)
 	return T_PASS;
 }
 
+/* A barrier past its time fails the class naming pod and node; its pods are stopped. */
+static int test_plan_barrier_timeout(void)
+{
+	static struct br_obs o;
+	static struct br_plan p;
+	memset(&o, 0, sizeof(o));
+	o.now = 1000;
+	o.start = 900;
+	o.iterations = 2;
+	o.parallelism = 1;
+	o.max_attempts = 3;
+	o.pvc_bind_s = 300;
+	o.iteration_s = 3600;
+	o.run_s = 0;
+	o.nclasses = 1;
+	struct br_class_obs *c = &o.classes[0];
+	c->name = "fast";
+	c->sc_exists = c->pvc_exists = c->pvc_bound = true;
+	c->prev_phase = BR_CLASS_RUNNING;
+	c->prev_attempts = 1;
+	c->done = 1;
+	c->npods = 1;
+	snprintf(c->pods[0].name, sizeof(c->pods[0].name), "demo-fast-1");
+	c->pods[0].attempt = 1;
+	c->pods[0].phase = BR_POD_RUNNING;
+	c->pods[0].created = 950;
+	/* waiting: the deadline is when the barrier times out */
+	c->barrier_deadline = 1010;
+	br_plan_compute(&o, &p);
+	CHECK_INT(p.classes[0].phase, BR_CLASS_RUNNING);
+	CHECK_INT(p.requeue_s, 10);
+	snprintf(c->barrier_failure, sizeof(c->barrier_failure),
+		 "iteration 2: pod demo-fast-1-m3 on node storagebench-c did not reach the start "
+		 "barrier within 60s (2 of 3 pods ready); recorded iterations are kept");
+	br_plan_compute(&o, &p);
+	CHECK_INT(p.classes[0].phase, BR_CLASS_FAILED);
+	CHECK_STR(p.classes[0].reason, "BarrierTimeout");
+	CHECK(strstr(p.classes[0].message, "pod demo-fast-1-m3 on node storagebench-c") != NULL);
+	CHECK_INT(p.phase, BR_RUN_FAILED);
+	CHECK_INT(p.done, 1); /* the recorded iteration counts, and is reported */
+	bool deleted = false, report = false;
+	for (size_t i = 0; i < p.nactions; i++) {
+		deleted = deleted || (p.actions[i].kind == BR_ACT_DELETE_POD &&
+				      !strcmp(p.actions[i].name, "demo-fast-1"));
+		report = report || p.actions[i].kind == BR_ACT_WRITE_REPORT;
+	}
+	CHECK(deleted);
+	CHECK(report);
+	return T_PASS;
+}
+
+static const char *DIST_REPORT =
+	"{\"kind\":\"StoragebenchReport\",\"version\":1,\"name\":\"d\",\"targets\":[],"
+	"\"workloads\":[],\"results\":[],\"distributed\":{\"podsPerClass\":2,\"volume\":"
+	"\"perPod\",\"spread\":\"DoNotSchedule\",\"stragglerRatio\":0.5,\"skew\":[{\"target\":"
+	"\"fast\",\"iteration\":1,\"attempt\":1,\"skew_ms\":1.25},{\"target\":7}],\"pods\":["
+	"{\"target\":\"fast\",\"workload\":\"rr\",\"iteration\":1,\"member\":1,\"pod\":\"d-"
+	"fast-1-m1\",\"node\":\"n,a\",\"read-iops\":1000,\"write-iops\":0,\"read-bw\":4096000,"
+	"\"write-bw\":0,\"straggler\":false},{\"target\":\"fast\",\"workload\":\"rr\","
+	"\"iteration\":1,\"member\":2,\"pod\":\"d-fast-1-m2\",\"node\":\"b|c\",\"read-iops\":"
+	"100,\"write-iops\":0,\"read-bw\":409600,\"write-bw\":0,\"straggler\":true},{\"target\":"
+	"\"fast\",\"read-iops\":\"many\"}],\"nodes\":[{\"target\":\"fast\",\"workload\":"
+	"\"rr\",\"node\":\"n,a\",\"pods\":1,\"iops\":1000,\"bw\":4096000}]}}";
+
+static int test_report_section(void)
+{
+	char err[256] = "";
+	json_t *rep = json_loads(DIST_REPORT, 0, NULL);
+	CHECK(rep != NULL);
+	char *txt = sb_report_render(rep, "txt", err, sizeof(err));
+	char *md = sb_report_render(rep, "md", err, sizeof(err));
+	char *csv = sb_report_render(rep, "pods.csv", err, sizeof(err));
+	json_object_del(rep, "distributed");
+	char *none = sb_report_render(rep, "pods.csv", err, sizeof(err));
+	json_decref(rep);
+	static char keep[3][4096];
+	snprintf(keep[0], sizeof(keep[0]), "%s", txt ? txt : "");
+	snprintf(keep[1], sizeof(keep[1]), "%s", md ? md : "");
+	snprintf(keep[2], sizeof(keep[2]), "%s", csv ? csv : "");
+	free(txt);
+	free(md);
+	free(csv);
+	CHECK(none == NULL && strstr(err, "no distributed section"));
+	CHECK(strstr(keep[0], "Distributed run: 2 runner pods per class"));
+	CHECK(strstr(keep[0], "fast, iteration 1: 1.2 ms") ||
+	      strstr(keep[0], "fast, iteration 1: 1.3 ms"));
+	CHECK(strstr(keep[0],
+		     "fast rr iteration 1 d-fast-1-m2 on b|c: read 100 IOPS, write 0 IOPS *"));
+	CHECK(strstr(keep[1],
+		     "| fast | rr | 1 | d-fast-1-m2 | b c | 100 IOPS | 0 IOPS | straggler |"));
+	CHECK(strstr(keep[2], "fast,rr,1,1,d-fast-1-m1,\"n,a\",1000.000,0.000,4096000,0,false\n"));
+	CHECK(strstr(keep[2], "fast,rr,1,2,d-fast-1-m2,b|c,100.000,0.000,409600,0,true\n"));
+	CHECK(!strstr(keep[2], "many")); /* the malformed row is skipped */
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
 	{"distrib/defaults: one pod", test_defaults_single_pod},
 	{"distrib/pods, volume, spread, barrier parsed", test_fields_parsed},
@@ -236,6 +334,9 @@ static const struct test_case cases[] = {
 	{"distrib/member pod on a shared volume", test_member_pod_manifest},
 	{"distrib/per-pod volumes", test_per_pod_volumes},
 	{"distrib/start configmap", test_start_cm},
+	{"distrib/plan: barrier timeout fails the class, keeps iterations",
+	 test_plan_barrier_timeout},
+	{"distrib/report section: txt, md, pods.csv; bad rows skipped", test_report_section},
 };
 
 TEST_MAIN(cases)
