@@ -818,7 +818,7 @@ static int report_class(struct sb_agg *agg, const struct br_ref *run, const stru
 						    "{s:s,s:s,s:I,s:I,s:s,s:s,s:f,s:f,s:f,s:f,s:b}",
 						    "target", cls, "workload", wl ? wl : "?",
 						    "iteration", (json_int_t)it, "member",
-						    (json_int_t)(m + 1), "pod",
+						    (json_int_t)m + 1, "pod",
 						    jstr(ctx, "pod") ? jstr(ctx, "pod") : "?",
 						    "node",
 						    jstr(ctx, "node") ? jstr(ctx, "node") : "?",
