@@ -331,9 +331,13 @@ static void fold_attempt(const struct br_ref *run, const struct br_spec *s, cons
 		if (nl && nl[1] == '\0')
 			*nl = '\0';
 	}
-	if (failed)
+	if (failed) {
 		po->phase = BR_POD_FAILED;
-	else if (seen == s->pods && succeeded == seen)
+		/* the next attempt waits until the other members are gone (br_dist_start
+		 * deletes them): they would measure on the same volumes */
+		if (failed + succeeded < seen)
+			po->deleting = true;
+	} else if (seen == s->pods && succeeded == seen)
 		po->phase = BR_POD_SUCCEEDED;
 	else if (pending == seen)
 		po->phase = BR_POD_PENDING;
@@ -502,6 +506,21 @@ int br_dist_observe(struct kube_client *kc, struct kube_informer *pvcs, const st
 		fold_attempt(run, s, cls, pods, npods, at, &co->pods[co->npods++]);
 	}
 
+	/* a failed attempt's members still alive: stop them */
+	for (size_t i = 0; i < npods; i++) {
+		unsigned at = label_uint(pods[i], SB_LABEL_ATTEMPT, 1000000);
+		enum br_pod_phase ph = pod_phase(pods[i]);
+		bool failed = false;
+		for (size_t j = 0; j < co->npods; j++)
+			failed = failed ||
+				 (co->pods[j].attempt == at && co->pods[j].phase == BR_POD_FAILED);
+		if (failed && (ph == BR_POD_PENDING || ph == BR_POD_RUNNING) &&
+		    !meta(pods[i], "deletionTimestamp") && meta(pods[i], "name") &&
+		    d->nstop < BR_DIST_MAX_STOP)
+			snprintf(d->stop[d->nstop++], sizeof(d->stop[0]), "%s",
+				 meta(pods[i], "name"));
+	}
+
 	/* results: an iteration is done when every member of one attempt recorded it */
 	if ((ret = complete_iterations(run, s, run_label, cls_label, cmlist, complete,
 				       &co->last_result)))
@@ -642,6 +661,15 @@ int br_dist_start(struct kube_client *kc, const struct br_ref *run, const char *
 		  const struct br_dist_obs *d)
 {
 	int n = 0;
+	for (size_t i = 0; i < d->nstop; i++) {
+		char why[640];
+		if (delete_named(kc, &kube_res_pods, run->ns, d->stop[i], why, sizeof(why)) < 0)
+			sb_warn("Failed to stop a member of a failed attempt",
+				"run=%s/%s class=%s error=\"%s\"", run->ns, run->name, cls, why);
+		else
+			sb_info("Stopped a member of a failed attempt", "run=%s/%s class=%s pod=%s",
+				run->ns, run->name, cls, d->stop[i]);
+	}
 	for (size_t i = 0; i < d->nstarts; i++) {
 		struct timespec ts;
 		char why[640];

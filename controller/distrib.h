@@ -33,6 +33,7 @@
 
 #define BR_DIST_START_DELAY_MS 2000
 #define BR_DIST_MAX_STARTS     8
+#define BR_DIST_MAX_STOP       64
 
 /* What observe found of one distributed class, for the apply and report steps. */
 struct br_dist_obs {
@@ -42,6 +43,9 @@ struct br_dist_obs {
 	} starts[BR_DIST_MAX_STARTS];
 	size_t nstarts;
 	char done[4096]; /* "1,2,3": iterations with a complete attempt (SB_DONE_ITERATIONS) */
+	/* live members of a failed attempt: stopped before the next attempt starts */
+	char stop[BR_DIST_MAX_STOP][64];
+	size_t nstop;
 };
 
 /* The PVC of member (perPod), or the class's shared PVC (shared, sharedFile). */
@@ -80,7 +84,10 @@ int br_dist_apply_action(struct kube_client *kc, const struct br_ref *run, const
 			 const struct br_action *a, const struct br_class_obs *co,
 			 const struct br_dist_obs *d, char *why, size_t whylen);
 
-/* Creates the start ConfigMaps d asks for. Returns how many were created, or -errno. */
+/*
+ * Creates the start ConfigMaps d asks for and deletes the live members of
+ * failed attempts. Returns how many starts were created, or -errno.
+ */
 int br_dist_start(struct kube_client *kc, const struct br_ref *run, const char *cls,
 		  const struct br_dist_obs *d);
 

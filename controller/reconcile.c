@@ -887,11 +887,14 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 			continue;
 		emitf(c, &ref, true, apply_reason[i], "%s: %s", s.classes[i], apply_err[i]);
 	}
-	/* distributed classes: start the iterations whose pods are all at the barrier */
-	for (size_t i = 0; i < s.nclasses && s.pods > 1; i++)
-		if (plan->classes[i].phase == BR_CLASS_RUNNING &&
-		    br_dist_start(c->kc, &ref, s.classes[i], &ob->dist[i]) < 0)
+	/* distributed classes: start the iterations whose pods are all at the barrier,
+	 * stop what is left of failed attempts */
+	for (size_t i = 0; i < s.nclasses && s.pods > 1; i++) {
+		if (plan->classes[i].phase != BR_CLASS_RUNNING)
+			ob->dist[i].nstarts = 0;
+		if (br_dist_start(c->kc, &ref, s.classes[i], &ob->dist[i]) < 0)
 			failures++;
+	}
 	for (size_t i = 0; i < plan->nevents; i++)
 		emit(c, &ref, &plan->events[i]);
 	for (size_t i = 0; i < s.nclasses; i++) {

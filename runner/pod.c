@@ -45,6 +45,7 @@
 
 #define MAX_RESULT_BYTES SB_RESULT_MAX_BYTES /* lib/labels.h */
 #define MAX_LOG_BYTES	 (256 * 1024)	     /* fio log files kept in one result */
+#define BARRIER_LATE_MS	 1000		     /* a start time further past is missed */
 
 struct pod_env {
 	const char *run, *uid, *cls, *ns, *pod;
@@ -245,6 +246,16 @@ static int barrier_wait(void *ctx)
 	}
 	json_decref(cm);
 	b->planned_ns = when;
+	/* a start long past: the others measured without this pod (it was restarted
+	 * after the barrier); its iteration would not overlap theirs */
+	int64_t late = now_ns(CLOCK_REALTIME) - when;
+	if (late > (int64_t)BARRIER_LATE_MS * 1000000) {
+		snprintf(b->err, sizeof(b->err),
+			 "iteration %u started %lld ms ago without this pod (restarted after the "
+			 "start barrier?)",
+			 b->it, (long long)(late / 1000000));
+		return -ETIME;
+	}
 	struct timespec at = {(time_t)(when / 1000000000), (long)(when % 1000000000)};
 	while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &at, NULL) == EINTR)
 		;

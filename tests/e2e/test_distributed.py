@@ -37,17 +37,28 @@ def dist(name, classes=("fast",), iterations=2, pods=3, volume="perPod", access=
                    "access": f", accessMode: {access}" if access else ""}
 
 
-def member_results(ns, name):
-    """{(class, iteration, member): (attempt, parsed result.json)} of the run."""
+def attempt_results(ns, name):
+    """{(class, iteration, member, attempt): parsed result.json} of the run."""
     cms = sb.kubectl_json("-n", ns, "get", "configmap", "-l",
                           f"storagebench.io/run={name},app.kubernetes.io/component=result")
     out = {}
     for cm in cms["items"]:
         lb = cm["metadata"]["labels"]
         key = (cm["metadata"]["annotations"]["storagebench.io/class-name"],
-               int(lb["storagebench.io/iteration"]), int(lb["storagebench.io/member"]))
+               int(lb["storagebench.io/iteration"]), int(lb["storagebench.io/member"]),
+               int(lb["storagebench.io/attempt"]))
         assert key not in out, f"two results for {key}"
-        out[key] = (int(lb["storagebench.io/attempt"]), json.loads(cm["data"]["result.json"]))
+        out[key] = json.loads(cm["data"]["result.json"])
+    return out
+
+
+def member_results(ns, name):
+    """{(class, iteration, member): (attempt, parsed result.json)} of a run
+    with one attempt."""
+    out = {}
+    for (c, it, m, at), doc in attempt_results(ns, name).items():
+        assert (c, it, m) not in out, f"two attempts recorded {(c, it, m)}"
+        out[(c, it, m)] = (at, doc)
     return out
 
 
@@ -175,3 +186,41 @@ def test_barrier_timeout_names_pod_and_node(ns, controller):
                             "storagebench.io/run=late,app.kubernetes.io/component=ready")["items"]
     ready_members = {cm["metadata"]["labels"]["storagebench.io/member"] for cm in ready}
     assert len(ready_members) == 2 and named[-1] not in ready_members, (named, ready_members)
+
+
+def test_node_restarted_mid_run_keeps_completed_iterations(ns, controller):
+    """A member's node restarted (every container stopped) after iteration 1:
+    the restarted member finds its start time long past and fails rather
+    than measure alone; the attempt fails naming that pod and node, its
+    other members are stopped, attempt 2 runs the remaining iterations on
+    all members together, and iteration 1 of attempt 1 is kept."""
+    sb.apply(dist("node", iterations=3, barrier="90s").replace("runtime: 2s", "runtime: 4s"),
+             namespace=ns)
+    sb.wait_for(lambda: len([k for k in attempt_results(ns, "node") if k[1] == 1]) == 3,
+                timeout=180, what="iteration 1 recorded by every member")
+    pods = sb.kubectl_json("-n", ns, "get", "pods", "-l", "storagebench.io/run=node")["items"]
+    victim = next(p for p in pods if p["metadata"]["labels"]["storagebench.io/member"] == "2")
+    node = victim["spec"]["nodeName"]
+    sb.fault("restart-node", sb.letter(node))
+    st = wait_phase(ns, "node", timeout=300)
+    assert st["phase"] == "Succeeded", st
+    assert st["classes"][0]["attempts"] == 2, st["classes"]
+    restarted = [m for r, m in events(ns, "node") if r == "RunnerRestarted"]
+    assert restarted and f"pod {victim['metadata']['name']} on node {node}" in restarted[0], \
+        restarted
+    res = attempt_results(ns, "node")
+    # iteration 1 of attempt 1 is kept; each iteration is reported from one attempt
+    # whose every member recorded it
+    assert all(("fast", 1, m, 1) in res for m in (1, 2, 3))
+    assert not any(k[1] == 1 and k[3] == 2 for k in res), "iteration 1 was run again"
+    report = json.loads(sb.kubectl_json("-n", ns, "get", "configmap",
+                                        "node-report")["data"]["report.json"])
+    skews = {s["iteration"]: s for s in report["distributed"]["skew"]}
+    assert sorted(skews) == [1, 2, 3]
+    assert skews[1]["attempt"] == 1
+    assert all(s["skew_ms"] < 100 for s in skews.values()), skews
+    for it in (2, 3):
+        at = skews[it]["attempt"]
+        assert all(("fast", it, m, at) in res for m in (1, 2, 3)), (it, at)
+        nodes = {res[("fast", it, m, at)]["context"]["node"] for m in (1, 2, 3)}
+        assert len(nodes) == 3, nodes
