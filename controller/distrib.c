@@ -291,7 +291,8 @@ static void fold_attempt(const struct br_ref *run, const struct br_spec *s, cons
 			 const json_t *const *pods, size_t npods, unsigned attempt,
 			 struct br_pod_obs *po)
 {
-	size_t failed = 0, succeeded = 0, pending = 0, seen = 0;
+	size_t failed = 0, succeeded = 0, pending = 0, seen = 0, live_deleting = 0;
+	int rank = -1; /* of the failed member that speaks for all */
 	memset(po, 0, sizeof(*po));
 	po->attempt = attempt;
 	po->exit_code = -1;
@@ -302,24 +303,28 @@ static void fold_attempt(const struct br_ref *run, const struct br_spec *s, cons
 			continue;
 		seen++;
 		enum br_pod_phase ph = pod_phase(pod);
+		bool deleting = meta(pod, "deletionTimestamp") != NULL;
 		time_t c = br_time_parse(meta(pod, "creationTimestamp"));
 		if (!po->created || c < po->created)
 			po->created = c;
-		if (meta(pod, "deletionTimestamp"))
-			po->deleting = true;
+		/* a terminated member being deleted does no more I/O: nothing to wait for */
+		live_deleting += deleting && (ph == BR_POD_PENDING || ph == BR_POD_RUNNING);
 		failed += ph == BR_POD_FAILED;
 		succeeded += ph == BR_POD_SUCCEEDED;
 		pending += ph == BR_POD_PENDING;
-		if (ph != BR_POD_FAILED || (failed > 1 && po->exit_code == 2))
+		if (ph != BR_POD_FAILED)
 			continue;
-		/* the first failed member (or one that refused the workload) speaks for all */
+		/* who speaks for all: one that refused the workload (exit 2), else one
+		 * that failed on its own (not one this controller stopped) */
 		const json_t *cs = json_array_get(
 			json_object_get(json_object_get(pod, "status"), "containerStatuses"), 0);
 		const json_t *term = json_object_get(json_object_get(cs, "state"), "terminated");
 		const json_t *ec = json_object_get(term, "exitCode");
 		int code = json_is_integer(ec) ? (int)json_integer_value(ec) : -1;
-		if (failed > 1 && code != 2)
+		int r = code == 2 ? 2 : !deleting ? 1 : 0;
+		if (r <= rank)
 			continue;
+		rank = r;
 		po->exit_code = code;
 		const char *m = jstr(term, "message");
 		if (!m)
@@ -331,9 +336,10 @@ static void fold_attempt(const struct br_ref *run, const struct br_spec *s, cons
 		if (nl && nl[1] == '\0')
 			*nl = '\0';
 	}
+	po->deleting = live_deleting > 0;
 	if (failed) {
 		po->phase = BR_POD_FAILED;
-		/* the next attempt waits until the other members are gone (br_dist_start
+		/* the next attempt waits until the other members have stopped (br_dist_start
 		 * deletes them): they would measure on the same volumes */
 		if (failed + succeeded < seen)
 			po->deleting = true;
@@ -551,7 +557,11 @@ int br_dist_observe(struct kube_client *kc, struct kube_informer *pvcs, const st
 			co->last_pod_gone =
 				kube_get(kc, &kube_res_pods, run->ns, pn, NULL, &kerr) == -ENOENT;
 	}
-	if (cur)
+	bool cur_failed = false;
+	for (size_t j = 0; j < co->npods; j++)
+		cur_failed = cur_failed ||
+			     (co->pods[j].attempt == cur && co->pods[j].phase == BR_POD_FAILED);
+	if (cur && !cur_failed) /* a failed attempt's barriers are over */
 		ret = barriers(run, s, cls, run_label, cls_label, cmlist, pods, npods, cur,
 			       complete, now, co, d);
 out:
