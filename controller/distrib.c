@@ -171,26 +171,27 @@ json_t *br_member_pod_manifest(const struct br_ref *run, const struct br_spec *s
 }
 
 json_t *br_start_cm_manifest(const struct br_ref *run, const char *cls, unsigned iteration,
-			     unsigned attempt, int64_t start_ns)
+			     unsigned attempt, unsigned group, int64_t start_ns)
 {
-	char name[64], run_label[64], cls_label[64], it[16], at[16], ns[32];
-	if (sb_name_start(name, sizeof(name), run->name, cls, iteration, attempt) ||
+	char name[64], run_label[64], cls_label[64], it[16], at[16], ns[32], gr[16];
+	if (sb_name_start(name, sizeof(name), run->name, cls, iteration, attempt, group) ||
 	    sb_name_label(run_label, sizeof(run_label), run->name) ||
 	    sb_name_label(cls_label, sizeof(cls_label), cls))
 		return NULL;
 	snprintf(it, sizeof(it), "%u", iteration);
 	snprintf(at, sizeof(at), "%u", attempt);
 	snprintf(ns, sizeof(ns), "%" PRId64, start_ns);
-	return json_pack("{s:s,s:s,s:{s:s,s:s,s:{s:s,s:s,s:s,s:s,s:s,s:s,s:s},s:{s:s,s:s},"
+	snprintf(gr, sizeof(gr), "%u", group);
+	return json_pack("{s:s,s:s,s:{s:s,s:s,s:{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s},s:{s:s,s:s},"
 			 "s:[{s:s,s:s,s:s,s:s,s:b,s:b}]},s:{s:s}}",
 			 "apiVersion", "v1", "kind", "ConfigMap", "metadata", "name", name,
 			 "namespace", run->ns, "labels", SB_LABEL_NAME, "storagebench",
 			 SB_LABEL_COMPONENT, SB_COMPONENT_START, SB_LABEL_MANAGED_BY, SB_MANAGER,
 			 SB_LABEL_RUN, run_label, SB_LABEL_CLASS, cls_label, SB_LABEL_ITERATION, it,
-			 SB_LABEL_ATTEMPT, at, "annotations", SB_ANNOT_RUN, run->name,
-			 SB_ANNOT_CLASS, cls, "ownerReferences", "apiVersion", SB_API_VERSION,
-			 "kind", SB_KIND, "name", run->name, "uid", run->uid, "controller", 1,
-			 "blockOwnerDeletion", 1, "data", SB_START_KEY, ns);
+			 SB_LABEL_ATTEMPT, at, SB_LABEL_GROUP, gr, "annotations", SB_ANNOT_RUN,
+			 run->name, SB_ANNOT_CLASS, cls, "ownerReferences", "apiVersion",
+			 SB_API_VERSION, "kind", SB_KIND, "name", run->name, "uid", run->uid,
+			 "controller", 1, "blockOwnerDeletion", 1, "data", SB_START_KEY, ns);
 }
 
 /* --------------------------------------------------------------- observe */
@@ -361,35 +362,49 @@ static const json_t *member_pod(const json_t *const *pods, size_t npods, unsigne
 	return NULL;
 }
 
-/* The barriers of attempt: the complete ones to start, an incomplete one past its time. */
+/* A label's value as a group number (absent: 0, the first group). */
+static unsigned label_group(const json_t *obj)
+{
+	const char *v = label(obj, SB_LABEL_GROUP);
+	char *end;
+	if (!v || !*v)
+		return 0;
+	unsigned long n = strtoul(v, &end, 10);
+	return *end || n > 1000000 ? 0 : (unsigned)n;
+}
+
+/*
+ * The barriers of attempt (one per iteration and workload group): the
+ * complete ones to start, an incomplete one past its time. Slots are keyed
+ * by (iteration, group) here: their "attempt" field holds the group.
+ */
 static int barriers(const struct br_ref *run, const struct br_spec *s, const char *cls,
 		    const char *run_label, const char *cls_label, const json_t *cmlist,
 		    const json_t *const *pods, size_t npods, unsigned attempt,
 		    const unsigned *complete, time_t now, struct br_class_obs *co,
 		    struct br_dist_obs *d)
 {
-	struct slot *ready = NULL;
-	size_t n = 0, cap = 0, k;
-	uint64_t started[(MAX_ITER + 64) / 64];
+	struct slot *ready = NULL, *started = NULL;
+	size_t n = 0, cap = 0, ns = 0, scap = 0, k;
 	const json_t *cm;
-	memset(started, 0, sizeof(started));
+	int ret = -ENOMEM;
 	json_array_foreach(cmlist, k, cm)
 	{
 		unsigned it = label_uint(cm, SB_LABEL_ITERATION, s->iterations);
 		if (!it || label_uint(cm, SB_LABEL_ATTEMPT, 1000000) != attempt)
 			continue;
+		unsigned g = label_group(cm);
 		if (ours(cm, run, run_label, cls_label, SB_COMPONENT_START)) {
-			started[it / 64] |= (uint64_t)1 << (it % 64);
+			if (!slot_get(&started, &ns, &scap, it, g))
+				goto out;
 			continue;
 		}
 		unsigned m = label_uint(cm, SB_LABEL_MEMBER, s->pods);
 		if (!m || !ours(cm, run, run_label, cls_label, SB_COMPONENT_READY))
 			continue;
-		struct slot *sl = slot_get(&ready, &n, &cap, it, attempt);
-		if (!sl) {
-			free(ready);
-			return -ENOMEM;
-		}
+		struct slot *sl = slot_get(&ready, &n, &cap, it, g);
+		if (!sl)
+			goto out;
 		sl->mask |= (uint64_t)1 << (m - 1);
 		time_t t = br_time_parse(meta(cm, "creationTimestamp"));
 		if (!sl->first || t < sl->first)
@@ -397,13 +412,17 @@ static int barriers(const struct br_ref *run, const struct br_spec *s, const cha
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct slot *sl = &ready[i];
-		if (complete[sl->iteration] ||
-		    (started[sl->iteration / 64] >> (sl->iteration % 64)) & 1)
+		bool is_started = false;
+		for (size_t j = 0; j < ns; j++)
+			is_started = is_started || (started[j].iteration == sl->iteration &&
+						    started[j].attempt == sl->attempt);
+		if (complete[sl->iteration] || is_started)
 			continue;
 		if (sl->mask == all_members(s->pods)) {
 			if (d->nstarts < BR_DIST_MAX_STARTS) {
 				d->starts[d->nstarts].iteration = sl->iteration;
 				d->starts[d->nstarts].attempt = attempt;
+				d->starts[d->nstarts].group = sl->attempt;
 				d->nstarts++;
 			}
 			continue;
@@ -422,17 +441,22 @@ static int barriers(const struct br_ref *run, const struct br_spec *s, const cha
 			else if (!missing)
 				missing = m;
 		}
-		char pn[64] = "?";
+		char pn[64] = "?", grp[48] = "";
 		(void)sb_name_member_pod(pn, sizeof(pn), run->name, cls, attempt, missing);
 		const json_t *mp = member_pod(pods, npods, attempt, missing);
+		if (sl->attempt)
+			snprintf(grp, sizeof(grp), " (workload group %u)", sl->attempt + 1);
 		snprintf(co->barrier_failure, sizeof(co->barrier_failure),
-			 "iteration %u: pod %s on node %s did not reach the start barrier within "
+			 "iteration %u%s: pod %s on node %s did not reach the start barrier within "
 			 "%lds (%u of %u pods ready); recorded iterations are kept",
-			 sl->iteration, pn, mp ? pod_node(mp) : "(no pod)", s->barrier_s, ready_n,
-			 s->pods);
+			 sl->iteration, grp, pn, mp ? pod_node(mp) : "(no pod)", s->barrier_s,
+			 ready_n, s->pods);
 	}
+	ret = 0;
+out:
 	free(ready);
-	return 0;
+	free(started);
+	return ret;
 }
 
 /* The member PVCs folded into one volume observation. */
@@ -688,7 +712,8 @@ int br_dist_start(struct kube_client *kc, const struct br_ref *run, const char *
 				(int64_t)BR_DIST_START_DELAY_MS * 1000000;
 		int r = create_obj(kc, &kube_res_configmaps, run->ns,
 				   br_start_cm_manifest(run, cls, d->starts[i].iteration,
-							d->starts[i].attempt, start),
+							d->starts[i].attempt, d->starts[i].group,
+							start),
 				   "start configmap", why, sizeof(why));
 		if (r < 0) {
 			sb_warn("Failed to start an iteration", "run=%s/%s class=%s error=\"%s\"",
@@ -697,9 +722,9 @@ int br_dist_start(struct kube_client *kc, const struct br_ref *run, const char *
 		}
 		if (r == 1) {
 			sb_info("Started iteration at the barrier",
-				"run=%s/%s class=%s iteration=%u attempt=%u pods=%s", run->ns,
+				"run=%s/%s class=%s iteration=%u attempt=%u group=%u", run->ns,
 				run->name, cls, d->starts[i].iteration, d->starts[i].attempt,
-				"all");
+				d->starts[i].group);
 			n++;
 		}
 	}

@@ -39,7 +39,7 @@
 struct br_dist_obs {
 	/* barriers complete and not started yet: create their start ConfigMaps */
 	struct {
-		unsigned iteration, attempt;
+		unsigned iteration, attempt, group;
 	} starts[BR_DIST_MAX_STARTS];
 	size_t nstarts;
 	char done[4096]; /* "1,2,3": iterations with a complete attempt (SB_DONE_ITERATIONS) */
@@ -60,9 +60,12 @@ json_t *br_member_pvc_manifest(const struct br_ref *run, const struct br_spec *s
 json_t *br_member_pod_manifest(const struct br_ref *run, const struct br_spec *s, const char *cls,
 			       unsigned attempt, unsigned member, const char *done);
 
-/* The start ConfigMap of (iteration, attempt), start_ns nanoseconds since the epoch. */
+/*
+ * The start ConfigMap of (iteration, attempt, workload group), start_ns
+ * nanoseconds since the epoch.
+ */
 json_t *br_start_cm_manifest(const struct br_ref *run, const char *cls, unsigned iteration,
-			     unsigned attempt, int64_t start_ns);
+			     unsigned attempt, unsigned group, int64_t start_ns);
 
 /*
  * Observes distributed class co (its name set, the single-pod observation

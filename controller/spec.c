@@ -926,6 +926,23 @@ static int parse_distributed(const json_t *spec, struct br_spec *s, char *err, s
 		return fail(err, errlen,
 			    "spec.runner.volume: 'shared' gives each pod its own directory, which "
 			    "a Block volume does not have (use sharedFile or perPod)");
+	if (s->pods > 1 && s->volume_sharing == BR_VOLUME_SHARED) {
+		/* every pod writes its own files on the one volume: they must fit together */
+		uint64_t sz = 0;
+		unsigned pct = 0;
+		if (!json_object_get(spec, "size")) {
+			sz = s->volume_bytes / 2 / s->pods / (1ull << 20) * (1ull << 20);
+			snprintf(s->test_size, sizeof(s->test_size), "%llu",
+				 (unsigned long long)(sz ? sz : 1ull << 20));
+		} else if (!sb_parse_size_or_percent(s->test_size, 1024, &sz, &pct) && !pct &&
+			   sz > s->volume_bytes / s->pods) {
+			return fail(
+				err, errlen,
+				"spec.size: %s per pod, %u pods on one shared volume of %s do not "
+				"fit",
+				s->test_size, s->pods, s->volume_size);
+		}
+	}
 	return 0;
 }
 

@@ -38,7 +38,9 @@
  * "start" ConfigMap holding the wall-clock start time, which every member
  * reads and waits for.
  */
-#define SB_LABEL_MEMBER	   "storagebench.io/member"
+#define SB_LABEL_MEMBER "storagebench.io/member"
+/* ready and start ConfigMaps: the workload group of the iteration (0: the first) */
+#define SB_LABEL_GROUP	   "storagebench.io/group"
 #define SB_COMPONENT_READY "ready"
 #define SB_COMPONENT_START "start"
 /* The start ConfigMap's key: the start time in nanoseconds since the epoch (decimal). */

@@ -193,7 +193,7 @@ static json_t *pod_cm(const struct pod_env *e, const char *name, const char *com
  * The start hook: this member is ready (its files laid out); wait for the
  * start ConfigMap of the iteration, then for the time it says.
  */
-static int barrier_wait(void *ctx)
+static int barrier_wait(void *ctx, unsigned group)
 {
 	struct barrier *b = ctx;
 	const struct pod_env *e = b->e;
@@ -201,12 +201,20 @@ static int barrier_wait(void *ctx)
 	char ready[64], start[64], eb[512];
 	json_t *cm = NULL;
 
-	if (sb_name_ready(ready, sizeof(ready), e->run, e->cls, b->it, e->attempt, e->member) ||
-	    sb_name_start(start, sizeof(start), e->run, e->cls, b->it, e->attempt)) {
+	if (sb_name_ready(ready, sizeof(ready), e->run, e->cls, b->it, e->attempt, e->member,
+			  group) ||
+	    sb_name_start(start, sizeof(start), e->run, e->cls, b->it, e->attempt, group)) {
 		snprintf(b->err, sizeof(b->err), "cannot name the barrier of iteration %u", b->it);
 		return -EINVAL;
 	}
 	json_t *rc = pod_cm(e, ready, SB_COMPONENT_READY, b->it);
+	char gb[16];
+	snprintf(gb, sizeof(gb), "%u", group);
+	if (rc && json_object_set_new(json_object_get(json_object_get(rc, "metadata"), "labels"),
+				      SB_LABEL_GROUP, json_string(gb))) {
+		json_decref(rc);
+		rc = NULL;
+	}
 	int r = rc ? kube_create(b->kc, &kube_res_configmaps, e->ns, rc, NULL, &kerr) : -ENOMEM;
 	json_decref(rc);
 	if (r && r != -EEXIST) {
@@ -214,8 +222,8 @@ static int barrier_wait(void *ctx)
 			 kube_error_str(&kerr, eb, sizeof(eb)));
 		return r;
 	}
-	sb_info("Reached the start barrier", "iteration=%u member=%u of=%u node=%s", b->it,
-		e->member, e->members, e->node);
+	sb_info("Reached the start barrier", "iteration=%u group=%u member=%u of=%u node=%s", b->it,
+		group, e->member, e->members, e->node);
 	/* the controller answers within its barrier timeout or fails the class */
 	int64_t give_up = now_ns(CLOCK_MONOTONIC) + ((int64_t)e->barrier_s + 30) * 1000000000;
 	for (;;) {
@@ -245,7 +253,8 @@ static int barrier_wait(void *ctx)
 		return -EINVAL;
 	}
 	json_decref(cm);
-	b->planned_ns = when;
+	if (group == 0) /* the iteration's start: its skew is reported */
+		b->planned_ns = when;
 	/* a start long past: the others measured without this pod (it was restarted
 	 * after the barrier); its iteration would not overlap theirs */
 	int64_t late = now_ns(CLOCK_REALTIME) - when;
@@ -259,9 +268,11 @@ static int barrier_wait(void *ctx)
 	struct timespec at = {(time_t)(when / 1000000000), (long)(when % 1000000000)};
 	while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &at, NULL) == EINTR)
 		;
-	b->actual_ns = now_ns(CLOCK_REALTIME);
-	sb_info("Started at the barrier", "iteration=%u late_us=%lld", b->it,
-		(long long)((b->actual_ns - b->planned_ns) / 1000));
+	int64_t actual = now_ns(CLOCK_REALTIME);
+	if (group == 0)
+		b->actual_ns = actual;
+	sb_info("Started at the barrier", "iteration=%u group=%u late_us=%lld", b->it, group,
+		(long long)((actual - when) / 1000));
 	return 0;
 }
 

@@ -123,6 +123,12 @@ def check_run(ns, name, classes, iterations, pods):
             res[(cls, 1, m)][1]["context"]["node"] for m in range(1, pods + 1)}
         nrows = [r for r in dist_["nodes"] if r["target"] == cls]
         assert len(nrows) == pods * 2 and all(r["pods"] == 1 for r in nrows)
+    # a barrier before each workload (each its own group): two starts per iteration
+    starts = sb.kubectl_json("-n", ns, "get", "configmap", "-l",
+                             f"storagebench.io/run={name},app.kubernetes.io/component=start")
+    groups = {(s_["metadata"]["labels"]["storagebench.io/iteration"],
+               s_["metadata"]["labels"]["storagebench.io/group"]) for s_ in starts["items"]}
+    assert len(groups) == 2 * iterations * len(classes), groups
     txt = sb.kubectl_json("-n", ns, "get", "configmap", f"{name}-report")["data"]["report.txt"]
     assert "start skew" in txt and "per pod" in txt
     return st, res, report

@@ -45,14 +45,34 @@ static int test_fields_parsed(void)
 	enum br_volume_sharing v = s.volume_sharing;
 	enum br_spread sp = s.spread;
 	long b = s.barrier_s;
+	char size[48];
+	snprintf(size, sizeof(size), "%s", s.test_size);
 	br_spec_release(&s);
 	if (r)
 		fprintf(stderr, "    %s\n", err);
+	CHECK_STR(size, "5368709120"); /* sharedFile: the same files, half the 10Gi volume */
 	CHECK_INT(r, 0);
 	CHECK_INT(pods, 3);
 	CHECK_INT(v, BR_VOLUME_SHARED_FILE);
 	CHECK_INT(sp, BR_SPREAD_SCHEDULE_ANYWAY);
 	CHECK_INT(b, 90);
+	return T_PASS;
+}
+
+/* shared: each pod its own files on the one volume, so each gets its share of half of it */
+static int test_shared_size_split(void)
+{
+	struct br_spec s;
+	char err[512] = "";
+	int r = parse("{\"storageClasses\":[\"cephfs\"],\"profile\":\"quick\",\"volume\":{"
+		      "\"size\":\"96Mi\",\"accessMode\":\"ReadWriteMany\"},\"runner\":{"
+		      "\"pods\":3,\"volume\":\"shared\"}}",
+		      &s, err, sizeof(err));
+	char size[48];
+	snprintf(size, sizeof(size), "%s", s.test_size);
+	br_spec_release(&s);
+	CHECK_INT(r, 0);
+	CHECK_STR(size, "16777216");
 	return T_PASS;
 }
 
@@ -77,6 +97,11 @@ static int test_invalid_combinations_name_the_field(void)
 		{SPEC("{\"pods\":2,\"volume\":\"shared\"}",
 		      "{\"accessMode\":\"ReadWriteMany\",\"volumeMode\":\"Block\"}"),
 		 "spec.runner.volume: 'shared' gives each pod its own directory"},
+		{"{\"storageClasses\":[\"fast\"],\"profile\":\"quick\",\"size\":\"40m\",\"volume\":"
+		 "{"
+		 "\"size\":\"100Mi\",\"accessMode\":\"ReadWriteMany\"},\"runner\":{\"pods\":3,"
+		 "\"volume\":\"shared\"}}",
+		 "spec.size: 40m per pod, 3 pods on one shared volume of 100Mi do not fit"},
 		{"{\"storageClasses\":[\"fast\"],\"profile\":\"quick\",\"timeouts\":{\"barrier\":"
 		 "\"soon\"}}",
 		 "spec.timeouts.barrier: 'soon' is not a duration"},
@@ -102,10 +127,15 @@ static int test_names(void)
 	CHECK_STR(b, "demo-fast-1-m3");
 	CHECK_INT(sb_name_member_result(b, sizeof(b), "demo", "fast", 4, 1, 3), 0);
 	CHECK_STR(b, "demo-fast-4-a1-m3");
-	CHECK_INT(sb_name_ready(b, sizeof(b), "demo", "fast", 4, 2, 3), 0);
+	CHECK_INT(sb_name_ready(b, sizeof(b), "demo", "fast", 4, 2, 3, 0), 0);
 	CHECK_STR(b, "demo-fast-4-a2-m3-ready");
-	CHECK_INT(sb_name_start(b, sizeof(b), "demo", "fast", 4, 2), 0);
+	CHECK_INT(sb_name_start(b, sizeof(b), "demo", "fast", 4, 2, 0), 0);
 	CHECK_STR(b, "demo-fast-4-a2-start");
+	/* later workload groups of the iteration: a barrier each */
+	CHECK_INT(sb_name_ready(b, sizeof(b), "demo", "fast", 4, 2, 3, 1), 0);
+	CHECK_STR(b, "demo-fast-4-a2-m3-g1-ready");
+	CHECK_INT(sb_name_start(b, sizeof(b), "demo", "fast", 4, 2, 1), 0);
+	CHECK_STR(b, "demo-fast-4-a2-g1-start");
 	return T_PASS;
 }
 
@@ -212,7 +242,7 @@ static int test_per_pod_volumes(void)
 static int test_start_cm(void)
 {
 	struct br_ref ref = {"bench", "demo", "uid-1"};
-	json_t *cm = br_start_cm_manifest(&ref, "fast", 3, 1, 1764610000123456789LL);
+	json_t *cm = br_start_cm_manifest(&ref, "fast", 3, 1, 0, 1764610000123456789LL);
 	CHECK(cm != NULL);
 	const json_t *lb = json_object_get(json_object_get(cm, "metadata"), "labels");
 	bool ok =
@@ -223,6 +253,7 @@ static int test_start_cm(void)
 			SB_COMPONENT_START) &&
 		!strcmp(json_string_value(json_object_get(lb, SB_LABEL_ITERATION)), "3") &&
 		!strcmp(json_string_value(json_object_get(lb, SB_LABEL_ATTEMPT)), "1") &&
+		!strcmp(json_string_value(json_object_get(lb, SB_LABEL_GROUP)), "0") &&
 		!strcmp(json_string_value(json_object_get(json_object_get(cm, "metadata"), "name")),
 			"demo-fast-3-a1-start");
 	json_decref(cm);
@@ -329,6 +360,7 @@ static int test_report_section(void)
 static const struct test_case cases[] = {
 	{"distrib/defaults: one pod", test_defaults_single_pod},
 	{"distrib/pods, volume, spread, barrier parsed", test_fields_parsed},
+	{"distrib/shared volume: the test size split between pods", test_shared_size_split},
 	{"distrib/invalid combinations name the field", test_invalid_combinations_name_the_field},
 	{"distrib/names", test_names},
 	{"distrib/member pod on a shared volume", test_member_pod_manifest},
