@@ -282,6 +282,12 @@ json_t *br_report_cm_manifest(const struct br_ref *run, const json_t *report)
 		ok = set(data, key, json_string(text));
 		free(text);
 	}
+	/* a distributed run: one row per pod and iteration (lib/report_dist.h) */
+	if (ok && json_object_get(report, "distributed")) {
+		char *pods = sb_report_render(report, "pods.csv", err, sizeof(err));
+		ok = pods && set(data, "report-pods.csv", json_string(pods));
+		free(pods);
+	}
 	/* one chart per family of workloads, when the report has more than one */
 	unsigned mask = 0;
 	if (ok && sb_report_svg_panels(report, &mask, err, sizeof(err)) == 0 &&

@@ -111,6 +111,12 @@ static void progress_class(const struct br_obs *o, struct br_plan *p, size_t i, 
 		fail_class(p, c, i, "VolumeLost", "its volume was lost (PVC phase Lost)");
 		return;
 	}
+	if (c->barrier_failure[0]) {
+		fail_class(p, c, i, "BarrierTimeout", "%s", c->barrier_failure);
+		return;
+	}
+	if (c->barrier_deadline)
+		deadline(next, o->now, c->barrier_deadline);
 	if (!c->pvc_exists) {
 		if (!c->pvc_deleting)
 			act(p, BR_ACT_CREATE_PVC, i, 0, NULL);

@@ -58,6 +58,10 @@ struct br_class_obs {
 	unsigned prev_attempts;
 	/* the pod of attempt prev_attempts is not in the cache and the API says it is gone */
 	bool last_pod_gone;
+	/* distributed runs (controller/distrib.c): a start barrier missed its time, and
+	 * when the pending one times out (0: none) */
+	char barrier_failure[512];
+	time_t barrier_deadline;
 };
 
 struct br_obs {

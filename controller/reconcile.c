@@ -9,6 +9,7 @@
 #include "aggregate.h"
 #include "compare.h"
 #include "compare.h"
+#include "controller/distrib.h"
 #include "controller/lifecycle.h"
 #include "controller/manifests.h"
 #include "controller/plan.h"
@@ -111,6 +112,7 @@ struct observed {
 	json_t *podlist, *cmlist;			 /* owned */
 	char engine[BR_MAX_CLASSES][64];
 	unsigned prev_done[BR_MAX_CLASSES];
+	struct br_dist_obs dist[BR_MAX_CLASSES]; /* distributed classes (spec.runner.pods > 1) */
 };
 
 static struct br_watch *watch_for(struct br_controller *c, const char *ns)
@@ -336,6 +338,16 @@ static int observe(struct br_controller *c, struct br_watch *w, const json_t *ru
 					br_metrics_api_error(c->metrics);
 			}
 		}
+		if (s->pods > 1) {
+			struct br_ref ref = {ns, name, uid};
+			bool left = false;
+			int dr = br_dist_observe(c->kc, w->pvcs, &ref, s, ob->podlist, ob->cmlist,
+						 o->now, co, &ob->dist[i], &left);
+			if (dr)
+				return dr;
+			if (left)
+				o->cleaned_up = false;
+		}
 		/* which engine ran: from the newest result */
 		if (ob->newest_result[i]) {
 			const char *text =
@@ -491,6 +503,17 @@ api_error:
 	return ret;
 }
 
+struct report_warn {
+	struct br_controller *c;
+	const struct br_ref *ref;
+};
+
+static void report_warn(void *ctx, const char *msg)
+{
+	const struct report_warn *rw = ctx;
+	emitf(rw->c, rw->ref, true, "InvalidResult", "%s", msg);
+}
+
 /*
  * Aggregates every result of the run into a report document (new
  * reference). Malformed results are reported by an event and skipped;
@@ -512,8 +535,8 @@ static int build_report(struct br_controller *c, const struct br_ref *ref, const
 	}
 	for (size_t i = 0; i < s->nclasses; i++) {
 		char cls_label[64];
-		if (sb_name_label(cls_label, sizeof(cls_label), s->classes[i]))
-			continue;
+		if (s->pods > 1 || sb_name_label(cls_label, sizeof(cls_label), s->classes[i]))
+			continue; /* distributed classes: br_dist_report below */
 		for (unsigned it = 1; it <= s->iterations; it++) {
 			size_t k;
 			const json_t *cm;
@@ -537,6 +560,7 @@ static int build_report(struct br_controller *c, const struct br_ref *ref, const
 				int vr = sb_result_check(cm, &want, &doc, err, sizeof(err));
 				if (vr == -ENOMEM) {
 					sb_agg_free(agg);
+					sb_validity_free(val);
 					return -ENOMEM;
 				}
 				if (vr) {
@@ -580,8 +604,19 @@ static int build_report(struct br_controller *c, const struct br_ref *ref, const
 			}
 		}
 	}
+	json_t *extra = NULL;
+	struct report_warn rw = {c, ref};
+	if (s->pods > 1 &&
+	    br_dist_report(agg, ref, s, ob->cmlist, &extra, report_warn, &rw) == -ENOMEM) {
+		sb_agg_free(agg);
+		sb_validity_free(val);
+		return -ENOMEM;
+	}
 	int r = sb_agg_report_checked(agg, ref->name, report, rerr, rerrlen);
 	sb_agg_free(agg);
+	if (!r && extra && json_object_set(*report, "distributed", extra))
+		r = -ENOMEM;
+	json_decref(extra);
 	json_t *lc = r ? NULL : br_lifecycle_docs(ref, ob->cmlist);
 	if (!r && (!lc || sb_validity_annotate(val, *report) || br_lifecycle_annotate(*report, lc)))
 		r = -ENOMEM;
@@ -962,6 +997,21 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 		const char *cls = s.classes[a->cls];
 		char nm[64], why[640] = "";
 		int r = 0;
+		if (s.pods > 1 && a->kind != BR_ACT_WRITE_REPORT) {
+			/* a distributed class: the action on every member */
+			r = br_dist_apply_action(c->kc, &ref, &s, a, &ob->obs.classes[a->cls],
+						 &ob->dist[a->cls], why, sizeof(why));
+			if (r < 0)
+				br_metrics_api_error(c->metrics);
+			if (r < 0 && a->kind == BR_ACT_CREATE_POD &&
+			    plan->classes[a->cls].attempts == a->attempt)
+				plan->classes[a->cls].attempts--; /* it never ran */
+			if (r == 1 && a->kind == BR_ACT_CREATE_POD)
+				emitf(c, &ref, false, "CreatedRunner",
+				      "%s: created %u runner pods (attempt %u, %u iterations done)",
+				      cls, s.pods, a->attempt, ob->obs.classes[a->cls].done);
+			goto applied;
+		}
 		switch (a->kind) {
 		case BR_ACT_CREATE_PVC:
 			r = create(c, &kube_res_pvcs, &ref, br_pvc_manifest(&ref, &s, cls), "pvc",
@@ -999,6 +1049,7 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 		case BR_ACT_WRITE_REPORT:
 			break; /* below, with the summary */
 		}
+	applied:
 		if (r == -EINPROGRESS)
 			waiting = true; /* an old object of the name goes away: not a failure */
 		else if (r < 0)
@@ -1018,6 +1069,14 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 		    !first_announcement(c, ref.uid, apply_err[i]))
 			continue;
 		emitf(c, &ref, true, apply_reason[i], "%s: %s", s.classes[i], apply_err[i]);
+	}
+	/* distributed classes: start the iterations whose pods are all at the barrier,
+	 * stop what is left of failed attempts */
+	for (size_t i = 0; i < s.nclasses && s.pods > 1; i++) {
+		if (plan->classes[i].phase != BR_CLASS_RUNNING)
+			ob->dist[i].nstarts = 0;
+		if (br_dist_start(c->kc, &ref, s.classes[i], &ob->dist[i]) < 0)
+			failures++;
 	}
 	for (size_t i = 0; i < plan->nevents; i++)
 		emit(c, &ref, &plan->events[i]);
@@ -1121,6 +1180,8 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 			json_object_set_new(cj, "pvc", json_string(pvc));
 		if (cj && cp->pod[0])
 			json_object_set_new(cj, "pod", json_string(cp->pod));
+		if (cj && s.pods > 1)
+			json_object_set_new(cj, "pods", json_integer(s.pods));
 		if (cj && ob->engine[i][0])
 			json_object_set_new(cj, "engine", json_string(ob->engine[i]));
 		const char *cr = apply_err[i][0] ? apply_reason[i] : cp->reason;

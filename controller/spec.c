@@ -957,6 +957,86 @@ static int parse_validity(const json_t *v, struct br_spec *s, char *err, size_t 
 	return 0;
 }
 
+const char *br_volume_sharing_name(enum br_volume_sharing v)
+{
+	static const char *const n[] = {"perPod", "shared", "sharedFile"};
+	return (unsigned)v < 3 ? n[v] : "unknown";
+}
+
+const char *br_spread_name(enum br_spread v)
+{
+	static const char *const n[] = {"DoNotSchedule", "ScheduleAnyway", "None"};
+	return (unsigned)v < 3 ? n[v] : "unknown";
+}
+
+/*
+ * spec.runner.pods, .volume, .spread and spec.timeouts.barrier: several
+ * runner pods per class (docs/distributed.md). Combinations that cannot
+ * work are refused naming the field.
+ */
+static int parse_distributed(const json_t *spec, struct br_spec *s, char *err, size_t errlen)
+{
+	const json_t *run = json_object_get(spec, "runner");
+	char vol[32] = "perPod", spread[32] = "DoNotSchedule", bt[32] = "";
+	int r;
+
+	s->pods = 1;
+	s->barrier_s = 300;
+	if ((r = opt_uint(run, "pods", "spec.runner", 1, SB_SPEC_MAX_PODS, &s->pods, err,
+			  errlen)) ||
+	    (r = opt_string(run, "volume", "spec.runner", vol, sizeof(vol), err, errlen)) ||
+	    (r = opt_string(run, "spread", "spec.runner", spread, sizeof(spread), err, errlen)) ||
+	    (r = opt_string(json_object_get(spec, "timeouts"), "barrier", "spec.timeouts", bt,
+			    sizeof(bt), err, errlen)))
+		return r;
+	for (s->volume_sharing = 0; s->volume_sharing < 3; s->volume_sharing++)
+		if (!strcmp(vol, br_volume_sharing_name(s->volume_sharing)))
+			break;
+	if (s->volume_sharing == 3)
+		return fail(err, errlen,
+			    "spec.runner.volume: '%s' is not perPod, shared or sharedFile", vol);
+	for (s->spread = 0; s->spread < 3; s->spread++)
+		if (!strcmp(spread, br_spread_name(s->spread)))
+			break;
+	if (s->spread == 3)
+		return fail(err, errlen,
+			    "spec.runner.spread: '%s' is not DoNotSchedule, ScheduleAnyway or None",
+			    spread);
+	if (bt[0] && (s->barrier_s = br_parse_duration_s(bt)) <= 0)
+		return fail(err, errlen,
+			    "spec.timeouts.barrier: '%s' is not a duration such as 90s, 5m or 2h",
+			    bt);
+	if (s->pods > 1 && s->volume_sharing != BR_VOLUME_PER_POD &&
+	    strcmp(s->access_mode, "ReadWriteMany"))
+		return fail(err, errlen,
+			    "spec.runner.volume: '%s' with %u pods needs spec.volume.accessMode "
+			    "ReadWriteMany (is %s): one volume cannot be mounted by pods on "
+			    "several nodes",
+			    vol, s->pods, s->access_mode);
+	if (s->pods > 1 && s->volume_sharing == BR_VOLUME_SHARED && s->block)
+		return fail(err, errlen,
+			    "spec.runner.volume: 'shared' gives each pod its own directory, which "
+			    "a Block volume does not have (use sharedFile or perPod)");
+	if (s->pods > 1 && s->volume_sharing == BR_VOLUME_SHARED) {
+		/* every pod writes its own files on the one volume: they must fit together */
+		uint64_t sz = 0;
+		unsigned pct = 0;
+		if (!json_object_get(spec, "size")) {
+			sz = s->volume_bytes / 2 / s->pods / (1ull << 20) * (1ull << 20);
+			snprintf(s->test_size, sizeof(s->test_size), "%llu",
+				 (unsigned long long)(sz ? sz : 1ull << 20));
+		} else if (!sb_parse_size_or_percent(s->test_size, 1024, &sz, &pct) && !pct &&
+			   sz > s->volume_bytes / s->pods) {
+			return fail(
+				err, errlen,
+				"spec.size: %s per pod, %u pods on one shared volume of %s do not "
+				"fit",
+				s->test_size, s->pods, s->volume_size);
+		}
+	}
+	return 0;
+}
+
 int br_spec_parse(const json_t *spec, const char *default_image, const char *default_sa,
 		  struct br_spec *s, char *err, size_t errlen)
 {
@@ -1187,7 +1267,9 @@ int br_spec_parse(const json_t *spec, const char *default_image, const char *def
 		return r;
 
 	/* runner pods */
-	return parse_runner(json_object_get(spec, "runner"), s, err, errlen);
+	if ((r = parse_runner(json_object_get(spec, "runner"), s, err, errlen)))
+		return r;
+	return parse_distributed(spec, s, err, errlen);
 }
 
 unsigned br_spec_total_iterations(const struct br_spec *s)

@@ -22,6 +22,14 @@
 
 enum br_cleanup { BR_CLEANUP_ALWAYS, BR_CLEANUP_ON_SUCCESS, BR_CLEANUP_NEVER };
 
+/* Distributed runs (docs/distributed.md): the runner pods of one class. */
+#define SB_SPEC_MAX_PODS 64
+/* spec.runner.volume: a PVC per pod; one shared (RWX) PVC with a directory per pod, or
+ * with the same files for every pod. */
+enum br_volume_sharing { BR_VOLUME_PER_POD, BR_VOLUME_SHARED, BR_VOLUME_SHARED_FILE };
+/* spec.runner.spread: the topology spread constraint over kubernetes.io/hostname. */
+enum br_spread { BR_SPREAD_DO_NOT_SCHEDULE, BR_SPREAD_SCHEDULE_ANYWAY, BR_SPREAD_NONE };
+
 struct br_spec {
 	char **classes; /* owned */
 	size_t nclasses;
@@ -57,7 +65,16 @@ struct br_spec {
 	char validity_baseline[254]; /* a class of the run, or "" */
 	double validity_cv;	     /* 0: the default */
 	double validity_factor;	     /* 0: the default */
+	/* distributed runs: pods per class (1: the single-pod layout, no barrier) */
+	unsigned pods;
+	enum br_volume_sharing volume_sharing;
+	enum br_spread spread;
+	long barrier_s; /* spec.timeouts.barrier */
 };
+
+/* The enum names as the CRD spells them. */
+const char *br_volume_sharing_name(enum br_volume_sharing v);
+const char *br_spread_name(enum br_spread v);
 
 /*
  * Parses and validates spec (borrowed) into s. default_image and

@@ -39,6 +39,27 @@
 /* The runner's subcommand that only waits for SIGTERM (the consumer pod of a
  * lifecycle measurement, controller/lifecycle.c): storagebench-runner idle */
 #define SB_RUNNER_IDLE "idle"
+/*
+ * Distributed runs (spec.runner.pods > 1, docs/distributed.md): each runner
+ * pod of a class is a member, numbered from 1. A member pod reaches the
+ * start barrier of an iteration by creating a "ready" ConfigMap; when every
+ * member of the attempt is ready the controller creates the iteration's
+ * "start" ConfigMap holding the wall-clock start time, which every member
+ * reads and waits for.
+ */
+#define SB_LABEL_MEMBER "storagebench.io/member"
+/* ready and start ConfigMaps: the workload group of the iteration (0: the first) */
+#define SB_LABEL_GROUP	   "storagebench.io/group"
+#define SB_COMPONENT_READY "ready"
+#define SB_COMPONENT_START "start"
+/* The start ConfigMap's key: the start time in nanoseconds since the epoch (decimal). */
+#define SB_START_KEY "startUnixNano"
+/* The environment a member pod gets besides the run's (runner/pod.c). */
+#define SB_ENV_MEMBER	       "SB_MEMBER"	    /* this pod's member number, 1..SB_MEMBERS */
+#define SB_ENV_MEMBERS	       "SB_MEMBERS"	    /* members of the class */
+#define SB_ENV_DONE	       "SB_DONE_ITERATIONS" /* "1,2,5": iterations already recorded */
+#define SB_ENV_BARRIER_TIMEOUT "SB_BARRIER_TIMEOUT" /* seconds to wait for the start time */
+#define SB_ENV_NODE_NAME       "SB_NODE_NAME"	    /* spec.nodeName, through the downward API */
 
 /* Selects every object a controller manages. */
 #define SB_SELECTOR_MANAGED SB_LABEL_MANAGED_BY "=" SB_MANAGER

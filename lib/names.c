@@ -102,6 +102,62 @@ int sb_name_result(char *out, size_t len, const char *run, const char *cls, unsi
 	return sb_name_join(out, len, 63, p, 3);
 }
 
+int sb_name_member_pvc(char *out, size_t len, const char *run, const char *cls, unsigned member)
+{
+	char m[16];
+	snprintf(m, sizeof(m), "m%u", member);
+	const char *p[] = {run, cls, m};
+	return sb_name_join(out, len, 63, p, 3);
+}
+
+int sb_name_member_pod(char *out, size_t len, const char *run, const char *cls, unsigned attempt,
+		       unsigned member)
+{
+	char a[16], m[16];
+	snprintf(a, sizeof(a), "%u", attempt);
+	snprintf(m, sizeof(m), "m%u", member);
+	const char *p[] = {run, cls, a, m};
+	return sb_name_join(out, len, 63, p, 4);
+}
+
+/* "<run>-<class>-<iteration>-a<attempt>[-m<member>][-g<group>][-<suffix>]" */
+static int name_barrier(char *out, size_t len, const char *run, const char *cls, unsigned iteration,
+			unsigned attempt, unsigned member, unsigned group, const char *suffix)
+{
+	char i[16], a[16], m[16], g[16];
+	const char *p[7] = {run, cls, i, a};
+	size_t n = 4;
+	snprintf(i, sizeof(i), "%u", iteration);
+	snprintf(a, sizeof(a), "a%u", attempt);
+	snprintf(m, sizeof(m), "m%u", member);
+	snprintf(g, sizeof(g), "g%u", group);
+	if (member)
+		p[n++] = m;
+	if (group)
+		p[n++] = g;
+	if (suffix)
+		p[n++] = suffix;
+	return sb_name_join(out, len, 63, p, n);
+}
+
+int sb_name_member_result(char *out, size_t len, const char *run, const char *cls,
+			  unsigned iteration, unsigned attempt, unsigned member)
+{
+	return name_barrier(out, len, run, cls, iteration, attempt, member, 0, NULL);
+}
+
+int sb_name_ready(char *out, size_t len, const char *run, const char *cls, unsigned iteration,
+		  unsigned attempt, unsigned member, unsigned group)
+{
+	return name_barrier(out, len, run, cls, iteration, attempt, member, group, "ready");
+}
+
+int sb_name_start(char *out, size_t len, const char *run, const char *cls, unsigned iteration,
+		  unsigned attempt, unsigned group)
+{
+	return name_barrier(out, len, run, cls, iteration, attempt, 0, group, "start");
+}
+
 int sb_name_spec(char *out, size_t len, const char *run)
 {
 	const char *p[] = {run, "spec"};

@@ -25,6 +25,24 @@ int sb_name_pvc(char *out, size_t len, const char *run, const char *cls);
 int sb_name_pod(char *out, size_t len, const char *run, const char *cls, unsigned attempt);
 /* "<run>-<class>-<iteration>": the result ConfigMap of one iteration. */
 int sb_name_result(char *out, size_t len, const char *run, const char *cls, unsigned iteration);
+/*
+ * Distributed runs (member counts from 1):
+ * "<run>-<class>-m<member>": the PVC of a member (spec.runner.volume perPod);
+ * "<run>-<class>-<attempt>-m<member>": a member's runner pod;
+ * "<run>-<class>-<iteration>-a<attempt>-m<member>": a member's result of one iteration;
+ * "<run>-<class>-<iteration>-a<attempt>-m<member>[-g<group>]-ready": the member reached
+ *   the barrier before the iteration's workload group (group 0, the first, has no -g part);
+ * "<run>-<class>-<iteration>-a<attempt>[-g<group>]-start": the start time of that group.
+ */
+int sb_name_member_pvc(char *out, size_t len, const char *run, const char *cls, unsigned member);
+int sb_name_member_pod(char *out, size_t len, const char *run, const char *cls, unsigned attempt,
+		       unsigned member);
+int sb_name_member_result(char *out, size_t len, const char *run, const char *cls,
+			  unsigned iteration, unsigned attempt, unsigned member);
+int sb_name_ready(char *out, size_t len, const char *run, const char *cls, unsigned iteration,
+		  unsigned attempt, unsigned member, unsigned group);
+int sb_name_start(char *out, size_t len, const char *run, const char *cls, unsigned iteration,
+		  unsigned attempt, unsigned group);
 /* "<run>-spec" and "<run>-report". */
 int sb_name_spec(char *out, size_t len, const char *run);
 int sb_name_report(char *out, size_t len, const char *run);

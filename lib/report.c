@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "report.h"
 #include "report_sections.h"
+#include "report_dist.h"
 
 #include "report_svg.h"
 #include "units.h"
@@ -596,13 +597,17 @@ char *sb_report_render(const json_t *report, const char *format, char *err, size
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	if (!strcmp(format, "txt"))
-		ret = render_text(f, report, false, err, errlen);
-	else if (!strcmp(format, "md"))
-		ret = render_text(f, report, true, err, errlen);
-	else if (!strcmp(format, "csv"))
+	if (!strcmp(format, "txt") || !strcmp(format, "md")) {
+		ret = render_text(f, report, format[0] == 'm', err, errlen);
+		if (!ret)
+			sb_report_dist_text(f, report, format[0] == 'm');
+	} else if (!strcmp(format, "csv"))
 		ret = render_csv(f, report, err, errlen);
-	else {
+	else if (!strcmp(format, "pods.csv")) {
+		ret = sb_report_dist_csv(f, report);
+		if (ret)
+			snprintf(err, errlen, "the report has no distributed section");
+	} else {
 		snprintf(err, errlen, "format '%s' is not one of txt, md, csv, json, svg", format);
 		ret = -EINVAL;
 	}

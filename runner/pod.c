@@ -10,6 +10,13 @@
  * already present is never overwritten (a restarted pod skips it). Talks
  * to the API with lib/kube's in-cluster configuration.
  *
+ * A distributed run (SB_MEMBERS > 1, docs/distributed.md): this pod is
+ * member SB_MEMBER of its class. It skips the iterations in
+ * SB_DONE_ITERATIONS, records its results as
+ * <run>-<class>-<iteration>-a<attempt>-m<member>, and before measuring an
+ * iteration (files laid out) creates its "ready" ConfigMap and waits for
+ * the controller's "start" ConfigMap, then for the start time it holds.
+ *
  * Exit status: 0 every iteration recorded; 1 an I/O or API failure (the
  * controller retries the remaining iterations in a new pod); 2 the
  * workloads cannot run here (unaligned direct I/O, ...; not retried). The
@@ -36,15 +43,30 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_RESULT_BYTES SB_RESULT_MAX_BYTES /* lib/labels.h */
 #define MAX_LOG_BYTES	 (256 * 1024)	     /* fio log files kept in one result */
+#define BARRIER_LATE_MS	 1000		     /* a start time further past is missed */
 
 struct pod_env {
 	const char *run, *uid, *cls, *ns, *pod;
 	unsigned iterations, attempt;
 	unsigned char key[SB_SIGN_KEY_BYTES]; /* the run's signing key (lib/sign.h) */
+	/* distributed runs */
+	unsigned member, members; /* members 1: not distributed */
+	const char *done, *node;
+	long barrier_s;
+};
+
+/* The start barrier of one iteration (the run's start hook). */
+struct barrier {
+	const struct pod_env *e;
+	struct kube_client *kc;
+	unsigned it;
+	int64_t planned_ns, actual_ns;
+	char err[512];
 };
 
 /* Writes the reason the pod ends to the termination message, then logs it. */
@@ -95,28 +117,183 @@ static int read_env(struct pod_env *e, char *err, size_t len)
 	}
 	e->iterations = (unsigned)n;
 	e->attempt = at ? (unsigned)strtoul(at, NULL, 10) : 1;
+	const char *ms = getenv(SB_ENV_MEMBERS), *m = getenv(SB_ENV_MEMBER);
+	const char *bt = getenv(SB_ENV_BARRIER_TIMEOUT);
+	e->members = 1;
+	if (ms && *ms) {
+		unsigned long nm = strtoul(ms, &end, 10), mm = m ? strtoul(m, NULL, 10) : 0;
+		if (*end || nm < 1 || nm > 64 || mm < 1 || mm > nm) {
+			snprintf(err, len, "%s/%s: '%s' of '%s' is not a member of 1 to 64",
+				 SB_ENV_MEMBER, SB_ENV_MEMBERS, m ? m : "", ms);
+			return -EINVAL;
+		}
+		e->members = (unsigned)nm;
+		e->member = (unsigned)mm;
+	}
+	e->done = getenv(SB_ENV_DONE) ? getenv(SB_ENV_DONE) : "";
+	e->node = getenv(SB_ENV_NODE_NAME) ? getenv(SB_ENV_NODE_NAME) : "";
+	e->barrier_s = bt ? strtol(bt, NULL, 10) : 300;
+	if (e->barrier_s <= 0)
+		e->barrier_s = 300;
+	return 0;
+}
+
+/* Whether iteration it is in the comma-separated list done. */
+static bool in_list(const char *done, unsigned it)
+{
+	for (const char *p = done; p && *p;) {
+		char *end;
+		unsigned long v = strtoul(p, &end, 10);
+		if (end == p)
+			return false;
+		if (v == it)
+			return true;
+		p = *end == ',' ? end + 1 : end;
+		if (*end && *end != ',')
+			return false;
+	}
+	return false;
+}
+
+static int64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+	clock_gettime(clk, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* A ConfigMap of this pod's run and class (labels, owner), new reference or NULL. */
+static json_t *pod_cm(const struct pod_env *e, const char *name, const char *component, unsigned it)
+{
+	char cls_label[64], run_label[64], itbuf[16], at[16];
+	if (sb_name_label(cls_label, sizeof(cls_label), e->cls) ||
+	    sb_name_label(run_label, sizeof(run_label), e->run))
+		return NULL;
+	snprintf(itbuf, sizeof(itbuf), "%u", it);
+	snprintf(at, sizeof(at), "%u", e->attempt);
+	json_t *cm = json_pack(
+		"{s:s,s:s,s:{s:s,s:s,s:{s:s,s:s,s:s,s:s,s:s,s:s},s:{s:s,s:s},s:[{s:s,"
+		"s:s,s:s,s:s,s:b,s:b}]},s:{}}",
+		"apiVersion", "v1", "kind", "ConfigMap", "metadata", "name", name, "namespace",
+		e->ns, "labels", SB_LABEL_NAME, "storagebench", SB_LABEL_COMPONENT, component,
+		SB_LABEL_MANAGED_BY, SB_MANAGER, SB_LABEL_RUN, run_label, SB_LABEL_CLASS, cls_label,
+		SB_LABEL_ITERATION, itbuf, "annotations", SB_ANNOT_RUN, e->run, SB_ANNOT_CLASS,
+		e->cls, "ownerReferences", "apiVersion", SB_API_VERSION, "kind", SB_KIND, "name",
+		e->run, "uid", e->uid, "controller", 1, "blockOwnerDeletion", 1, "data");
+	json_t *labels = json_object_get(json_object_get(cm, "metadata"), "labels");
+	if (cm && e->members > 1) {
+		char mb[16];
+		snprintf(mb, sizeof(mb), "%u", e->member);
+		if (json_object_set_new(labels, SB_LABEL_ATTEMPT, json_string(at)) ||
+		    json_object_set_new(labels, SB_LABEL_MEMBER, json_string(mb))) {
+			json_decref(cm);
+			return NULL;
+		}
+	}
+	return cm;
+}
+
+/*
+ * The start hook: this member is ready (its files laid out); wait for the
+ * start ConfigMap of the iteration, then for the time it says.
+ */
+static int barrier_wait(void *ctx, unsigned group)
+{
+	struct barrier *b = ctx;
+	const struct pod_env *e = b->e;
+	struct kube_error kerr = KUBE_ERROR_INIT;
+	char ready[64], start[64], eb[512];
+	json_t *cm = NULL;
+
+	if (sb_name_ready(ready, sizeof(ready), e->run, e->cls, b->it, e->attempt, e->member,
+			  group) ||
+	    sb_name_start(start, sizeof(start), e->run, e->cls, b->it, e->attempt, group)) {
+		snprintf(b->err, sizeof(b->err), "cannot name the barrier of iteration %u", b->it);
+		return -EINVAL;
+	}
+	json_t *rc = pod_cm(e, ready, SB_COMPONENT_READY, b->it);
+	char gb[16];
+	snprintf(gb, sizeof(gb), "%u", group);
+	if (rc && json_object_set_new(json_object_get(json_object_get(rc, "metadata"), "labels"),
+				      SB_LABEL_GROUP, json_string(gb))) {
+		json_decref(rc);
+		rc = NULL;
+	}
+	int r = rc ? kube_create(b->kc, &kube_res_configmaps, e->ns, rc, NULL, &kerr) : -ENOMEM;
+	json_decref(rc);
+	if (r && r != -EEXIST) {
+		snprintf(b->err, sizeof(b->err), "cannot record configmap %s: %s", ready,
+			 kube_error_str(&kerr, eb, sizeof(eb)));
+		return r;
+	}
+	sb_info("Reached the start barrier", "iteration=%u group=%u member=%u of=%u node=%s", b->it,
+		group, e->member, e->members, e->node);
+	/* the controller answers within its barrier timeout or fails the class */
+	int64_t give_up = now_ns(CLOCK_MONOTONIC) + ((int64_t)e->barrier_s + 30) * 1000000000;
+	for (;;) {
+		kube_error_clear(&kerr);
+		r = kube_get(b->kc, &kube_res_configmaps, e->ns, start, &cm, &kerr);
+		if (r == 0)
+			break;
+		if (now_ns(CLOCK_MONOTONIC) > give_up) {
+			snprintf(b->err, sizeof(b->err),
+				 "no start time for iteration %u within %lds (configmap %s: %s)",
+				 b->it, e->barrier_s + 30, start,
+				 r == -ENOENT ? "not found"
+					      : kube_error_str(&kerr, eb, sizeof(eb)));
+			return -ETIMEDOUT;
+		}
+		struct timespec ts = {0, 50 * 1000000};
+		nanosleep(&ts, NULL);
+	}
+	const json_t *v = json_object_get(json_object_get(cm, "data"), SB_START_KEY);
+	const char *sv = json_is_string(v) ? json_string_value(v) : NULL;
+	char *end = NULL;
+	long long when = sv ? strtoll(sv, &end, 10) : 0;
+	if (!sv || *end || when <= 0) {
+		snprintf(b->err, sizeof(b->err), "configmap %s: data.%s: '%s' is not a time in ns",
+			 start, SB_START_KEY, sv ? sv : "");
+		json_decref(cm);
+		return -EINVAL;
+	}
+	json_decref(cm);
+	if (group == 0) /* the iteration's start: its skew is reported */
+		b->planned_ns = when;
+	/* a start long past: the others measured without this pod (it was restarted
+	 * after the barrier); its iteration would not overlap theirs */
+	int64_t late = now_ns(CLOCK_REALTIME) - when;
+	if (late > (int64_t)BARRIER_LATE_MS * 1000000) {
+		snprintf(b->err, sizeof(b->err),
+			 "iteration %u started %lld ms ago without this pod (restarted after the "
+			 "start barrier?)",
+			 b->it, (long long)(late / 1000000));
+		return -ETIME;
+	}
+	struct timespec at = {(time_t)(when / 1000000000), (long)(when % 1000000000)};
+	while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &at, NULL) == EINTR)
+		;
+	int64_t actual = now_ns(CLOCK_REALTIME);
+	if (group == 0)
+		b->actual_ns = actual;
+	sb_info("Started at the barrier", "iteration=%u group=%u late_us=%lld", b->it, group,
+		(long long)((actual - when) / 1000));
 	return 0;
 }
 
 /* The result ConfigMap of one iteration, signed (new reference), NULL on ENOMEM. */
 static json_t *result_cm(const struct pod_env *e, unsigned it, const char *name, const char *text)
 {
-	char cls_label[64], run_label[64], itbuf[16], mac[SB_SIGN_HEX_LEN + 1];
-	if (sb_name_label(cls_label, sizeof(cls_label), e->cls) ||
-	    sb_name_label(run_label, sizeof(run_label), e->run) ||
-	    sb_sign_result(e->key, sizeof(e->key), e->uid, e->cls, it, text, strlen(text), mac))
+	char mac[SB_SIGN_HEX_LEN + 1];
+	if (sb_sign_result(e->key, sizeof(e->key), e->uid, e->cls, it, text, strlen(text), mac))
 		return NULL;
-	snprintf(itbuf, sizeof(itbuf), "%u", it);
-	return json_pack("{s:s,s:s,s:{s:s,s:s,s:{s:s,s:s,s:s,s:s,s:s,s:s},s:{s:s,s:s},s:[{s:s,s:s,"
-			 "s:s,s:s,s:b,s:b}]},s:{s:s,s:s}}",
-			 "apiVersion", "v1", "kind", "ConfigMap", "metadata", "name", name,
-			 "namespace", e->ns, "labels", SB_LABEL_NAME, "storagebench",
-			 SB_LABEL_COMPONENT, "result", SB_LABEL_MANAGED_BY, SB_MANAGER,
-			 SB_LABEL_RUN, run_label, SB_LABEL_CLASS, cls_label, SB_LABEL_ITERATION,
-			 itbuf, "annotations", SB_ANNOT_RUN, e->run, SB_ANNOT_CLASS, e->cls,
-			 "ownerReferences", "apiVersion", SB_API_VERSION, "kind", SB_KIND, "name",
-			 e->run, "uid", e->uid, "controller", 1, "blockOwnerDeletion", 1, "data",
-			 SB_RESULT_KEY, text, SB_RESULT_MAC_KEY, mac);
+	json_t *cm = pod_cm(e, name, "result", it);
+	json_t *data = json_object_get(cm, "data");
+	if (cm && (json_object_set_new(data, SB_RESULT_KEY, json_string(text)) ||
+		   json_object_set_new(data, SB_RESULT_MAC_KEY, json_string(mac)))) {
+		json_decref(cm);
+		return NULL;
+	}
+	return cm;
 }
 
 /*
@@ -245,6 +422,15 @@ int sb_pod_main(int argc, char **argv)
 				jr == -ENOMEM ? "out of memory" : diag.msg);
 		goto out;
 	}
+	for (size_t i = 0; i < jobs.n && e.members > 1 && e.member; i++) {
+		/* spec.runner.volume shared: each member's directory on the one volume */
+		const char *d = jobs.jobs[i].o.directory;
+		if (d && mkdir(d, 0700) != 0 && errno != EEXIST) {
+			status = finish(2, "cannot create the directory '%s': %s", d,
+					strerror(errno));
+			goto out;
+		}
+	}
 	for (size_t i = 0; i < jobs.n && !logdir[0]; i++) {
 		const struct sb_job_opts *o = &jobs.jobs[i].o;
 		if ((o->bw_log[0] || o->lat_log[0] || o->iops_log[0]) && o->directory) {
@@ -266,10 +452,24 @@ int sb_pod_main(int argc, char **argv)
 	}
 	sb_info("Runner started", "run=%s class=%s iterations=%u attempt=%u pod=%s", e.run, e.cls,
 		e.iterations, e.attempt, e.pod);
+	struct barrier bar = {.e = &e, .kc = kc};
+	if (e.members > 1) {
+		sb_info("Runner is a member of a distributed run",
+			"member=%u of=%u node=%s done=%s", e.member, e.members, e.node,
+			e.done[0] ? e.done : "none");
+		sb_run_set_start_hook(barrier_wait, &bar);
+	}
 
 	for (unsigned it = 1; it <= e.iterations; it++) {
 		char name[64];
-		if (sb_name_result(name, sizeof(name), e.run, e.cls, it)) {
+		if (e.members > 1 && in_list(e.done, it)) {
+			sb_info("Skipped iteration already recorded", "iteration=%u", it);
+			skipped++;
+			continue;
+		}
+		if (e.members > 1 ? sb_name_member_result(name, sizeof(name), e.run, e.cls, it,
+							  e.attempt, e.member)
+				  : sb_name_result(name, sizeof(name), e.run, e.cls, it)) {
 			status = finish(2, "cannot name the result of iteration %u", it);
 			goto out;
 		}
@@ -280,6 +480,15 @@ int sb_pod_main(int argc, char **argv)
 		char cand[64];
 		int r = look(kc, &e, it, name, &valid, foreign, sizeof(foreign), &kerr);
 		taken = r == 0 && !valid;
+		if (taken && e.members > 1) {
+			/* a member's result name holds its attempt and member number:
+			 * no other name to fall back to */
+			status = finish(1,
+					"iteration %u: configmap %s exists and is not this run's "
+					"result; not recorded",
+					it, name);
+			goto out;
+		}
 		for (unsigned a = 1; taken && !valid && (r == 0 || r == -ENOENT) && a <= e.attempt;
 		     a++) {
 			if (result_name(&e, it, a, cand, sizeof(cand))) {
@@ -304,7 +513,14 @@ int sb_pod_main(int argc, char **argv)
 		}
 		sb_info("Started iteration", "iteration=%u of=%u", it, e.iterations);
 		struct sb_results res = SB_RESULTS_INIT;
+		bar.it = it;
+		bar.err[0] = '\0';
 		r = sb_run_jobs(&jobs, &res);
+		if (r && bar.err[0]) {
+			status = finish(1, "iteration %u: %s", it, bar.err);
+			sb_results_release(&res);
+			goto out;
+		}
 		/* on stderr, the log lines' stream: one pipe keeps the order in the
 		 * container log (containerd reads stdout and stderr separately, so
 		 * a block on stdout could land after the next "Started iteration") */
@@ -341,6 +557,17 @@ int sb_pod_main(int argc, char **argv)
 				goto out;
 			}
 			json_decref(logs);
+		}
+		if (ctx && e.members > 1 &&
+		    (json_object_set_new(ctx, "member", json_integer(e.member)) ||
+		     json_object_set_new(ctx, "members", json_integer(e.members)) ||
+		     json_object_set_new(ctx, "node", json_string(e.node)) ||
+		     json_object_set_new(ctx, "start",
+					 json_pack("{s:I,s:I}", "planned_ns",
+						   (json_int_t)bar.planned_ns, "actual_ns",
+						   (json_int_t)bar.actual_ns)))) {
+			json_decref(ctx);
+			ctx = NULL;
 		}
 		if (!doc || !ctx || json_object_set_new(doc, "context", ctx)) {
 			json_decref(doc);
@@ -388,6 +615,7 @@ int sb_pod_main(int argc, char **argv)
 	status = finish(0, "%u iterations recorded, %u already present%s%s", recorded, skipped,
 			foreign[0] ? "; not this run's results, ignored: " : "", foreign);
 out:
+	sb_run_set_start_hook(NULL, NULL);
 	if (logdir[0])
 		(void)rmdir(logdir);
 	kube_client_free(kc);

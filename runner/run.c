@@ -59,6 +59,15 @@ const struct sb_engine_ops *sb_pick_engine(const struct sb_job_opts *o, char *wh
 	return &sb_engine_psync;
 }
 
+static int (*start_hook)(void *ctx, unsigned group);
+static void *start_hook_ctx;
+
+void sb_run_set_start_hook(int (*fn)(void *ctx, unsigned group), void *ctx)
+{
+	start_hook = fn;
+	start_hook_ctx = ctx;
+}
+
 struct group_job {
 	const struct sb_job *job;
 	struct sb_worker_cfg cfg;
@@ -68,7 +77,8 @@ struct group_job {
 	char resolve_msg[512];
 };
 
-static int run_group(const struct sb_joblist *l, size_t first, size_t last, struct sb_results *out)
+static int run_group(const struct sb_joblist *l, size_t first, size_t last, unsigned gidx,
+		     struct sb_results *out)
 {
 	size_t njobs = last - first;
 	struct group_job *gj = calloc(njobs, sizeof(*gj));
@@ -142,6 +152,9 @@ static int run_group(const struct sb_joblist *l, size_t first, size_t last, stru
 			}
 		}
 	}
+	/* laid out: a distributed run waits for its start time here */
+	if (start_hook && (ret = start_hook(start_hook_ctx, gidx)) != 0)
+		goto out;
 	/* start them together */
 	pthread_t *threads = calloc(total, sizeof(*threads));
 	bool *running = calloc(total, sizeof(*running));
@@ -220,11 +233,12 @@ out:
 int sb_run_jobs(const struct sb_joblist *l, struct sb_results *out)
 {
 	size_t i = 0;
+	unsigned gidx = 0;
 	while (i < l->n) {
 		size_t j = i + 1;
 		while (j < l->n && l->jobs[j].group == l->jobs[i].group)
 			j++;
-		int r = run_group(l, i, j, out);
+		int r = run_group(l, i, j, gidx++, out);
 		if (r)
 			return r;
 		i = j;

@@ -35,6 +35,15 @@ int sb_run_jobs(const struct sb_joblist *l, struct sb_results *out);
 
 void sb_results_release(struct sb_results *r);
 
+/*
+ * A function sb_run_jobs calls for each group (numbered from 0) once its
+ * workers are set up (files laid out) and before any starts: a distributed
+ * run's start barrier (runner/pod.c). Nonzero from it stops the run:
+ * sb_run_jobs returns it. NULL removes the hook. Process-wide; not
+ * thread-safe.
+ */
+void sb_run_set_start_hook(int (*fn)(void *ctx, unsigned group), void *ctx);
+
 /* Appends r (taking ownership). 0 or -ENOMEM (r is freed). */
 int sb_results_push(struct sb_results *out, struct sb_job_result *r);
 

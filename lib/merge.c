@@ -1,0 +1,358 @@
+/* SPDX-License-Identifier: MIT */
+#include "merge.h"
+
+#include "hist.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+double sb_merge_median(double *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+bool sb_merge_straggler(double value, double median)
+{
+	return median > 0 && value < SB_MERGE_STRAGGLER_RATIO * median;
+}
+
+/* A non-negative number field, 0 when absent. */
+static int num(const json_t *o, const char *key, double *out, size_t pod, const char *path,
+	       char *err, size_t errlen)
+{
+	const json_t *v = json_object_get(o, key);
+	*out = 0;
+	if (!v)
+		return 0;
+	if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0)
+		return fail(err, errlen, "pod %zu: %s.%s: not a non-negative number", pod, path,
+			    key);
+	*out = json_number_value(v);
+	return 0;
+}
+
+/* Adds [[bucket, count], ...] to h. */
+static int hist_add_json(const json_t *a, struct sb_hist *h, size_t pod, const char *path,
+			 char *err, size_t errlen)
+{
+	size_t i;
+	const json_t *pair;
+	if (!json_is_array(a))
+		return fail(err, errlen, "pod %zu: %s: not an array", pod, path);
+	json_array_foreach(a, i, pair)
+	{
+		const json_t *b = json_array_get(pair, 0), *c = json_array_get(pair, 1);
+		if (json_array_size(pair) != 2 || !json_is_integer(b) || !json_is_integer(c) ||
+		    json_integer_value(b) < 0 || json_integer_value(b) >= (json_int_t)SB_HIST_NR ||
+		    json_integer_value(c) < 0)
+			return fail(err, errlen, "pod %zu: %s[%zu]: not a [bucket, count] pair",
+				    pod, path, i);
+		h->bucket[json_integer_value(b)] += (uint64_t)json_integer_value(c);
+		h->n += (uint64_t)json_integer_value(c);
+	}
+	return 0;
+}
+
+static json_t *hist_json(const struct sb_hist *h)
+{
+	json_t *a = json_array();
+	for (unsigned i = 0; a && i < SB_HIST_NR; i++)
+		if (h->bucket[i] && json_array_append_new(a, json_pack("[I,I]", (json_int_t)i,
+								       (json_int_t)h->bucket[i]))) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
+static bool setn(json_t *o, const char *key, json_t *v)
+{
+	return o && v && json_object_set_new(o, key, v) == 0;
+}
+
+/* Sums the series key of direction dn over the pods' first w entries into a new array. */
+static json_t *series_sum(const json_t *const *jobs, size_t n, const char *dn, const char *key,
+			  size_t w, double *total)
+{
+	json_t *a = json_array();
+	*total = 0;
+	for (size_t i = 0; a && i < w; i++) {
+		double s = 0;
+		for (size_t p = 0; p < n; p++)
+			s += json_number_value(json_array_get(
+				json_object_get(
+					json_object_get(json_object_get(jobs[p], "storagebench"),
+							dn),
+					key),
+				i));
+		*total += s;
+		if (json_array_append_new(a, json_integer((json_int_t)llround(s)))) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+/* The common window: the shortest series of every pod (0 when a pod has none). */
+static size_t window_of(const json_t *const *jobs, size_t n, const char *dn, double *interval_s)
+{
+	size_t w = SIZE_MAX;
+	double iv = -1;
+	for (size_t p = 0; p < n; p++) {
+		const json_t *sb = json_object_get(jobs[p], "storagebench");
+		const json_t *d = json_object_get(sb, dn);
+		const json_t *is = json_object_get(d, "ios_series");
+		const json_t *bs = json_object_get(d, "bytes_series");
+		const json_t *ims = json_object_get(sb, "interval_ms");
+		double this_iv = json_is_integer(ims) && json_integer_value(ims) > 0
+					 ? (double)json_integer_value(ims) / 1000.0
+					 : 1.0;
+		if (!json_is_array(is) || !json_is_array(bs))
+			return 0;
+		if (iv >= 0 && this_iv != iv)
+			return 0; /* different intervals: no common seconds */
+		iv = this_iv;
+		size_t len = json_array_size(is) < json_array_size(bs) ? json_array_size(is)
+								       : json_array_size(bs);
+		for (size_t i = 0; i < len; i++)
+			if (!json_is_number(json_array_get(is, i)) ||
+			    !json_is_number(json_array_get(bs, i)))
+				return 0;
+		if (len < w)
+			w = len;
+	}
+	*interval_s = iv > 0 ? iv : 1.0;
+	return w == SIZE_MAX ? 0 : w;
+}
+
+/* Latency block (lat_ns, clat_ns): I/O-weighted mean, N added, min/max over pods. */
+static int merge_lat(json_t *dst, const json_t *const *jobs, size_t n, const char *dn,
+		     const char *key, char *err, size_t errlen)
+{
+	double sum = 0, cnt = 0, mn = INFINITY, mx = 0;
+	bool any = false;
+	char path[64];
+	snprintf(path, sizeof(path), "%s.%s", dn, key);
+	for (size_t p = 0; p < n; p++) {
+		const json_t *l = json_object_get(json_object_get(jobs[p], dn), key);
+		double mean, nn, lo, hi;
+		if (!l)
+			continue;
+		if (!json_is_object(l))
+			return fail(err, errlen, "pod %zu: %s: not an object", p, path);
+		if (num(l, "mean", &mean, p, path, err, errlen) ||
+		    num(l, "N", &nn, p, path, err, errlen) ||
+		    num(l, "min", &lo, p, path, err, errlen) ||
+		    num(l, "max", &hi, p, path, err, errlen))
+			return -EINVAL;
+		if (!json_object_get(l, "N"))
+			num(json_object_get(jobs[p], dn), "total_ios", &nn, p, dn, err, errlen);
+		if (nn > 0) {
+			any = true;
+			sum += mean * nn;
+			cnt += nn;
+			mn = lo < mn ? lo : mn;
+			mx = hi > mx ? hi : mx;
+		}
+	}
+	json_t *l = json_object_get(json_object_get(dst, dn), key);
+	if (!json_is_object(l))
+		return 0;
+	bool ok = setn(l, "N", json_integer((json_int_t)cnt)) &&
+		  setn(l, "mean", json_real(cnt > 0 ? sum / cnt : 0)) &&
+		  setn(l, "min", json_integer(any ? (json_int_t)mn : 0)) &&
+		  setn(l, "max", json_integer((json_int_t)mx));
+	return ok ? 0 : -ENOMEM;
+}
+
+static int merge_dir(json_t *out, const json_t *const *jobs, size_t n, const char *dn, bool rates,
+		     json_t *merge_info, char *err, size_t errlen)
+{
+	json_t *d = json_object_get(out, dn);
+	json_t *xd = json_object_get(json_object_get(out, "storagebench"), dn);
+	struct sb_hist *h = calloc(1, sizeof(*h));
+	double ios = 0, bytes = 0, iops = 0, bw = 0, rt = 0;
+	bool have_hist = true;
+	int ret = -ENOMEM;
+	char hp[64];
+
+	if (!h)
+		return -ENOMEM;
+	snprintf(hp, sizeof(hp), "storagebench.%s.clat_hist", dn);
+	for (size_t p = 0; p < n; p++) {
+		const json_t *pd = json_object_get(jobs[p], dn);
+		double v;
+		if (pd && !json_is_object(pd)) {
+			ret = fail(err, errlen, "pod %zu: %s: not an object", p, dn);
+			goto out;
+		}
+		if (num(pd, "total_ios", &v, p, dn, err, errlen))
+			goto inval;
+		ios += v;
+		if (num(pd, "io_bytes", &v, p, dn, err, errlen))
+			goto inval;
+		bytes += v;
+		if (num(pd, "iops", &v, p, dn, err, errlen))
+			goto inval;
+		iops += v;
+		if (num(pd, "bw_bytes", &v, p, dn, err, errlen))
+			goto inval;
+		bw += v;
+		if (num(pd, "runtime", &v, p, dn, err, errlen))
+			goto inval;
+		rt = v > rt ? v : rt;
+		const json_t *ph = json_object_get(
+			json_object_get(json_object_get(jobs[p], "storagebench"), dn), "clat_hist");
+		if (!ph)
+			have_hist = false;
+		else if (hist_add_json(ph, h, p, hp, err, errlen))
+			goto inval;
+	}
+	if (!json_is_object(d)) {
+		ret = 0;
+		goto out;
+	}
+	bool series = false;
+	if (rates) {
+		double iv = 1, tios = 0, tbytes = 0;
+		size_t w = window_of(jobs, n, dn, &iv);
+		if (w > 0 && xd) {
+			json_t *si = series_sum(jobs, n, dn, "ios_series", w, &tios);
+			json_t *sbs = series_sum(jobs, n, dn, "bytes_series", w, &tbytes);
+			bool ok1 = setn(xd, "ios_series", si);
+			bool ok2 = setn(xd, "bytes_series", sbs);
+			if (!ok1 || !ok2)
+				goto out;
+			iops = tios / ((double)w * iv);
+			bw = tbytes / ((double)w * iv);
+			rt = (double)w * iv * 1000.0;
+			series = true;
+			if (!setn(merge_info, "seconds", json_real((double)w * iv)))
+				goto out;
+		}
+		if (!setn(merge_info, "window", json_string(series ? "series" : "rates")))
+			goto out;
+	}
+	if (!strcmp(dn, "sync")) {
+		if (!setn(d, "total_ios", json_integer((json_int_t)ios)))
+			goto out;
+	} else if (!setn(d, "total_ios", json_integer((json_int_t)ios)) ||
+		   !setn(d, "io_bytes", json_integer((json_int_t)bytes)) ||
+		   !setn(d, "io_kbytes", json_integer((json_int_t)(bytes / 1024))) ||
+		   !setn(d, "iops", json_real(iops)) ||
+		   !setn(d, "bw_bytes", json_integer((json_int_t)llround(bw))) ||
+		   !setn(d, "bw", json_integer((json_int_t)llround(bw / 1024))) ||
+		   !setn(d, "runtime", json_integer((json_int_t)llround(rt)))) {
+		goto out;
+	}
+	if ((ret = merge_lat(out, jobs, n, dn, "lat_ns", err, errlen)) ||
+	    (ret = merge_lat(out, jobs, n, dn, "clat_ns", err, errlen)))
+		goto out;
+	ret = -ENOMEM;
+	if (xd && have_hist && !setn(xd, "clat_hist", hist_json(h)))
+		goto out;
+	/* fio's percentile list of the merged histogram */
+	json_t *pc = json_object_get(json_object_get(d, "clat_ns"), "percentile");
+	if (json_is_object(pc) && have_hist && h->n) {
+		uint64_t *pv = calloc(sb_hist_default_npercentiles, sizeof(*pv));
+		if (!pv || sb_hist_percentiles(h, sb_hist_default_percentiles,
+					       sb_hist_default_npercentiles, pv)) {
+			free(pv);
+			goto out;
+		}
+		json_object_clear(pc);
+		for (size_t k = 0; k < sb_hist_default_npercentiles; k++) {
+			char key[32];
+			snprintf(key, sizeof(key), "%f", sb_hist_default_percentiles[k]);
+			if (!setn(pc, key, json_integer((json_int_t)pv[k]))) {
+				free(pv);
+				goto out;
+			}
+		}
+		free(pv);
+	}
+	ret = 0;
+	goto out;
+inval:
+	ret = -EINVAL;
+out:
+	free(h);
+	return ret;
+}
+
+int sb_merge_jobs(const json_t *const *jobs, size_t n, json_t **out, char *err, size_t errlen)
+{
+	static const char *const dirs[] = {"read", "write", "sync"};
+	json_t *o = NULL, *info = NULL;
+	int ret;
+
+	*out = NULL;
+	if (!n)
+		return fail(err, errlen, "no results to merge");
+	for (size_t p = 0; p < n; p++) {
+		const json_t *jn = json_object_get(jobs[p], "jobname");
+		if (!json_is_object(jobs[p]) || !json_is_string(jn))
+			return fail(err, errlen, "pod %zu: jobname: missing or not a string", p);
+		if (strcmp(json_string_value(jn),
+			   json_string_value(json_object_get(jobs[0], "jobname"))))
+			return fail(err, errlen, "pod %zu: jobname: '%s', not '%s' as pod 0's", p,
+				    json_string_value(jn),
+				    json_string_value(json_object_get(jobs[0], "jobname")));
+		const json_t *sb = json_object_get(jobs[p], "storagebench");
+		if (sb && !json_is_object(sb))
+			return fail(err, errlen, "pod %zu: storagebench: not an object", p);
+	}
+	o = json_deep_copy(jobs[0]);
+	info = json_pack("{s:I}", "pods", (json_int_t)n);
+	if (!o || !info) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	for (size_t i = 0; i < 3; i++) {
+		json_t *di = i < 2 ? json_object() : NULL;
+		if (i < 2 && !setn(info, dirs[i], di)) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+		ret = merge_dir(o, jobs, n, dirs[i], i < 2, di, err, errlen);
+		if (ret)
+			goto fail;
+	}
+	json_t *sb = json_object_get(o, "storagebench");
+	if (sb && json_object_set(sb, "merge", info)) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	json_decref(info);
+	*out = o;
+	return 0;
+fail:
+	json_decref(o);
+	json_decref(info);
+	return ret;
+}
