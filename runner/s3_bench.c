@@ -377,8 +377,9 @@ static int list_page(struct sb_s3_client *c, const char *bucket, const char *pre
 		curl_free(et);
 		return -ENOMEM;
 	}
-	snprintf(q, sizeof(q), "list-type=2&max-keys=%u&prefix=%s%s%s", max_keys, ep,
-		 et ? "&continuation-token=" : "", et ? et : "");
+	/* sorted by name: libcurl 7.88 signs the query string as given, SigV4 wants it sorted */
+	snprintf(q, sizeof(q), "%s%s%slist-type=2&max-keys=%u&prefix=%s",
+		 et ? "continuation-token=" : "", et ? et : "", et ? "&" : "", max_keys, ep);
 	curl_free(ep);
 	curl_free(et);
 	c->keep_body = true;

@@ -292,12 +292,22 @@ static json_t *job_json(const struct sb_s3_opts *o, const struct sb_s3_result *r
 		json_decref(s3);
 		return NULL;
 	}
+	/* fio's option names where they say the same: the report's rw, bs and
+	 * iodepth columns show the operation, object size and concurrency */
+	char rw[16], conc[16];
+	snprintf(rw, sizeof(rw), "s3-%s", opn);
+	for (char *p = rw; *p; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			*p = (char)(*p - 'A' + 'a');
+	snprintf(conc, sizeof(conc), "%u", r->concurrent);
+	json_t *jopts = json_pack("{s:s,s:s,s:s,s:s}", "rw", rw, "bs", size, "iodepth", conc,
+				  "numjobs", "1");
 	json_t *x = json_pack("{s:I,s:o}", "interval_ms", (json_int_t)(r->interval_us / 1000), "s3",
 			      s3);
 	json_t *dirx = json_object();
 	json_t *j = json_object();
 	ok = x && dirx && j && put(j, "jobname", json_string(name)) &&
-	     put(j, "groupid", json_integer(0)) &&
+	     put(j, "job options", jopts) && put(j, "groupid", json_integer(0)) &&
 	     put(j, "error", json_integer(s->errors ? 5 /* EIO */ : 0)) &&
 	     put(j, "job_runtime", json_integer((json_int_t)(r->runtime_us / 1000))) &&
 	     put(j, "read", dir_json(s, r->runtime_us, rd)) &&
@@ -307,6 +317,8 @@ static json_t *job_json(const struct sb_s3_opts *o, const struct sb_s3_result *r
 	     put(dirx, "bytes_series", u64_array(s->sec_bytes, s->nsec)) &&
 	     put(x, rd ? "read" : "write", dirx) && put(j, "storagebench", x);
 	if (!ok) {
+		if (!json_object_get(j, "job options"))
+			json_decref(jopts);
 		if (!json_object_get(x, rd ? "read" : "write"))
 			json_decref(dirx);
 		json_decref(x);
