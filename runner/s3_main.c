@@ -9,7 +9,9 @@
  * endpoint refused the run (unreachable, 403, TLS, bucket not empty), 2 a
  * usage error.
  */
+#include "aggregate.h"
 #include "log.h"
+#include "report.h"
 #include "runner/s3.h"
 
 #include <errno.h>
@@ -47,7 +49,10 @@ static void usage(FILE *f)
 		"  --prefix P             object name prefix\n"
 		"  --keep-data (--noclear) keep the objects and the bucket\n"
 		"Ours: --output-format=normal|json, --output=FILE, --label=NAME (the job name\n"
-		"in JSON), --timeout=D (per request, 60s), --log-level=LEVEL, --parse-only.\n"
+		"in JSON), --timeout=D (per request, 60s), --log-level=LEVEL, --parse-only,\n"
+		"--iterations=N (then mean, stddev... per operation: "
+		"--report-format=txt|md|csv|json,\n"
+		"--target=NAME what the summary calls the endpoint, default the host).\n"
 		"Exit status: 0 success, 1 failed requests or a refused run, 2 usage error.\n");
 }
 
@@ -69,6 +74,8 @@ int sb_s3_main(int argc, char **argv)
 	const char *yaml = NULL, *output = NULL, *format = "normal", *bench = NULL;
 	bool parse_only = false;
 	int status = 0;
+	unsigned iterations = 1;
+	const char *report_format = "txt", *target = NULL;
 
 	sb_s3_opts_init(&o);
 	/* the environment first; flags and the run file override it */
@@ -162,6 +169,31 @@ int sb_s3_main(int argc, char **argv)
 						format);
 					return 2;
 				}
+			} else if (!strcmp(nbuf, "iterations")) {
+				char *end;
+				unsigned long n = val ? strtoul(val, &end, 10) : 0;
+				if (!val || *end || n < 1 || n > 1000) {
+					fprintf(stderr,
+						"storagebench-runner s3: --iterations: '%s' is not "
+						"a "
+						"count from 1 to 1000\n",
+						val ? val : "");
+					return 2;
+				}
+				iterations = (unsigned)n;
+			} else if (!strcmp(nbuf, "report-format")) {
+				report_format = val;
+				if (strcmp(val, "txt") && strcmp(val, "md") && strcmp(val, "csv") &&
+				    strcmp(val, "json")) {
+					fprintf(stderr,
+						"storagebench-runner s3: --report-format: '%s' is "
+						"not "
+						"one of txt, md, csv, json\n",
+						val);
+					return 2;
+				}
+			} else if (!strcmp(nbuf, "target")) {
+				target = val;
 			} else if (!strcmp(nbuf, "log-level")) {
 				enum sb_log_level lvl;
 				if (!val || sb_log_parse_level(val, &lvl)) {
@@ -195,43 +227,107 @@ int sb_s3_main(int argc, char **argv)
 			"AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment\n");
 		return 2;
 	}
+	if (!target || !*target)
+		target = o.host;
 	if (curl_global_init(CURL_GLOBAL_ALL)) {
 		fprintf(stderr, "storagebench-runner s3: libcurl failed to initialise\n");
 		return 1;
 	}
-	struct sb_s3_result r;
-	int ret = sb_s3_run(&o, &r, err, sizeof(err));
 	FILE *f = stdout;
 	if (output && !(f = fopen(output, "w"))) {
 		fprintf(stderr, "storagebench-runner s3: --output: %s: %s\n", output,
 			strerror(errno));
-		f = stdout;
-		status = 1;
+		curl_global_cleanup();
+		return 2;
 	}
-	if (ret) {
-		fprintf(stderr, "storagebench-runner s3: %s\n", err[0] ? err : strerror(-ret));
+	bool json = !strcmp(format, "json");
+	struct sb_agg *agg = iterations > 1 ? sb_agg_new() : NULL;
+	json_t *runs = iterations > 1 ? json_array() : NULL;
+	json_t *single = NULL;
+	if (iterations > 1 && (!agg || !runs))
 		status = 1;
-	}
-	/* what ran is printed also when the run stopped early */
-	bool any = false;
-	for (int i = 0; i < SB_S3_NOPS; i++)
-		any = any || r.op[i].requests;
-	if (!strcmp(format, "json")) {
+	for (unsigned it = 1; it <= iterations && (iterations == 1 || (agg && runs)); it++) {
+		struct sb_s3_result r;
+		if (iterations > 1)
+			sb_info("Started iteration", "iteration=%u of=%u", it, iterations);
+		int ret = sb_s3_run(&o, &r, err, sizeof(err));
+		if (ret) {
+			fprintf(stderr, "storagebench-runner s3: %s\n",
+				err[0] ? err : strerror(-ret));
+			status = 1;
+		}
+		bool any = false;
+		for (int i = 0; i < SB_S3_NOPS; i++) {
+			any = any || r.op[i].requests;
+			if (r.op[i].errors)
+				status = 1;
+		}
+		/* what ran is printed also when the run stopped early */
 		json_t *doc = sb_s3_json(&o, &r);
-		if (ret && doc)
+		if (!doc)
+			status = 1;
+		if (doc && ret)
 			json_object_set_new(doc, "error", json_string(err));
+		if (!json && (any || !ret)) {
+			if (iterations > 1)
+				fprintf(f, "%s=== iteration %u of %u\n", it > 1 ? "\n" : "", it,
+					iterations);
+			sb_s3_print_text(f, &o, &r);
+		}
+		sb_s3_result_release(&r);
+		size_t i;
+		json_t *j;
+		json_array_foreach(doc ? json_object_get(doc, "jobs") : NULL, i, j)
+		{
+			char aerr[256];
+			if (agg && sb_agg_add(agg, target, it, j, aerr, sizeof(aerr))) {
+				fprintf(stderr, "storagebench-runner s3: iteration %u: %s\n", it,
+					aerr);
+				status = 1;
+			}
+		}
+		if (runs && doc)
+			json_array_append_new(runs, doc);
+		else if (doc)
+			single = doc;
+		if (ret)
+			break; /* refused (unreachable, 403, bucket not empty): will not change */
+	}
+	json_t *report = NULL;
+	if (agg) {
+		char aerr[512] = "";
+		if (sb_agg_report_checked(agg, target, &report, aerr, sizeof(aerr))) {
+			fprintf(stderr, "storagebench-runner s3: no report: %s\n", aerr);
+			status = 1;
+		}
+	}
+	if (json) {
+		json_t *doc = single;
+		if (runs)
+			doc = json_pack("{s:s,s:I,s:O,s:O}", "storagebench version", SB_VERSION,
+					"iterations", (json_int_t)iterations, "runs", runs,
+					"report", report ? report : json_null());
 		if (!doc || json_dumpf(doc, f, JSON_INDENT(2)) || fputc('\n', f) == EOF)
 			status = 1;
-		json_decref(doc);
-	} else if (any || !ret) {
-		sb_s3_print_text(f, &o, &r);
-	}
-	for (int i = 0; i < SB_S3_NOPS; i++)
-		if (r.op[i].errors)
+		if (doc != single)
+			json_decref(doc);
+	} else if (report) {
+		char rerr[256];
+		char *txt = sb_report_render(report, report_format, rerr, sizeof(rerr));
+		if (!txt) {
+			fprintf(stderr, "storagebench-runner s3: summary: %s\n", rerr);
 			status = 1;
+		} else {
+			fprintf(f, "\n=== summary over %u iterations\n%s", iterations, txt);
+			free(txt);
+		}
+	}
+	json_decref(report);
+	json_decref(single);
+	json_decref(runs);
+	sb_agg_free(agg);
 	if (f != stdout && fclose(f))
 		status = 1;
-	sb_s3_result_release(&r);
 	explicit_bzero(o.secret_key, sizeof(o.secret_key));
 	curl_global_cleanup();
 	return status;

@@ -353,3 +353,31 @@ warp:
 """)
     r = run("s3", "--parse-only", "run", p)
     assert r.rc == 0, r
+
+
+def test_iterations_summary_mean_stddev(s3):
+    """--iterations: each iteration a new bucket; the report aggregates each
+    operation over them (the same lib/aggregate as block results)."""
+    r = s3run(s3, "--obj.size", "1KiB", "--objects", "20", "--concurrent", "2",
+              "--duration", "1s", "--iterations", "3", "--target", "mock",
+              "--output-format=json", "mixed")
+    assert r.rc == 0, r
+    assert len(r.json["runs"]) == 3
+    buckets = {d["s3"]["bucket"] for d in r.json["runs"]}
+    assert len(buckets) == 3 and s3.buckets == {}
+    rep = r.json["report"]
+    assert rep["targets"] == ["mock"]
+    cells = {x["workload"]: x for x in rep["results"]}
+    assert set(cells) == {"s3-get", "s3-put", "s3-delete", "s3-stat"}
+    get = cells["s3-get"]
+    assert get["rw"] == "s3-get" and get["bs"] == "1024" and get["iodepth"] == 2
+    iops = get["metrics"]["read-iops"]
+    assert iops["n"] == 3 and iops["mean"] > 0 and "stddev" in iops
+    assert get["metrics"]["ttfb-p50"]["n"] == 3
+    assert cells["s3-put"]["metrics"]["write-iops"]["n"] == 3
+    # the text summary: one row per operation
+    r = s3run(s3, "--obj.size", "1KiB", "--objects", "10", "--concurrent", "1",
+              "--duration", "1s", "--iterations", "2", "--target", "mock", "get")
+    assert r.rc == 0, r
+    assert "=== summary over 2 iterations" in r.out
+    assert "mock: s3-get:" in r.out
