@@ -94,6 +94,10 @@ int sb_s3_opt_set(struct sb_s3_opts *o, const char *where, const char *name, con
  */
 int sb_s3_yaml_load(struct sb_s3_opts *o, const char *path, char *err, size_t errlen);
 
+/* The same from text[0..len) (not NUL-terminated); path names it in messages. */
+int sb_s3_yaml_parse(struct sb_s3_opts *o, const char *path, const char *text, size_t len,
+		     char *err, size_t errlen);
+
 /* Checks the options hang together (sizes, distribution sums to 100...). 0 or -EINVAL. */
 int sb_s3_opts_check(const struct sb_s3_opts *o, char *err, size_t errlen);
 

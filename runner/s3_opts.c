@@ -544,12 +544,35 @@ int sb_s3_yaml_load(struct sb_s3_opts *o, const char *path, char *err, size_t er
 		snprintf(err, errlen, "%s: %s", path, strerror(e));
 		return -e;
 	}
-	struct yctx y = {.path = path, .o = o, .err = err, .errlen = errlen};
-	if (!yaml_parser_initialize(&y.p)) {
+	/* run files are small: read it whole (1 MiB at most) */
+	size_t cap = 1 << 20, n;
+	char *buf = malloc(cap);
+	if (!buf) {
 		fclose(f);
 		return -ENOMEM;
 	}
-	yaml_parser_set_input_file(&y.p, f);
+	n = fread(buf, 1, cap, f);
+	bool big = n == cap, bad = ferror(f);
+	fclose(f);
+	int ret;
+	if (big || bad) {
+		snprintf(err, errlen, "%s: %s", path,
+			 big ? "larger than 1 MiB (not a warp run file)" : "read error");
+		ret = -EINVAL;
+	} else {
+		ret = sb_s3_yaml_parse(o, path, buf, n, err, errlen);
+	}
+	free(buf);
+	return ret;
+}
+
+int sb_s3_yaml_parse(struct sb_s3_opts *o, const char *path, const char *text, size_t len,
+		     char *err, size_t errlen)
+{
+	struct yctx y = {.path = path, .o = o, .err = err, .errlen = errlen};
+	if (!yaml_parser_initialize(&y.p))
+		return -ENOMEM;
+	yaml_parser_set_input_string(&y.p, (const unsigned char *)text, len);
 	int ret = 0;
 	bool saw_warp = false;
 	int depth = 0;
@@ -600,7 +623,6 @@ int sb_s3_yaml_load(struct sb_s3_opts *o, const char *path, char *err, size_t er
 		yaml_event_delete(&ev);
 	}
 	yaml_parser_delete(&y.p);
-	fclose(f);
 	if (!ret && !saw_warp) {
 		snprintf(err, errlen, "%s: no 'warp:' section (not a warp run file)", path);
 		ret = -EINVAL;

@@ -18,6 +18,7 @@ import hashlib
 import hmac
 import http.server
 import socket
+import ssl
 import threading
 import urllib.parse
 from xml.sax.saxutils import escape
@@ -37,7 +38,8 @@ def _uri_encode(s, keep_slash):
 
 
 class S3Mock:
-    def __init__(self, region="us-east-1"):
+    def __init__(self, region="us-east-1", tls=None):
+        """tls: (certfile, keyfile) to serve https."""
         self.region = region
         self.buckets = {}          # name -> {key: bytes}
         self.uploads = {}          # upload id -> {part number: bytes}
@@ -75,6 +77,10 @@ class S3Mock:
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
+        if tls:
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(*tls)
+            self.server.socket = ctx.wrap_socket(self.server.socket, server_side=True)
         self.port = self.server.server_address[1]
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()

@@ -8,6 +8,7 @@ tests/cluster/test_s3.py.
 """
 import json
 import os
+import subprocess
 
 import pytest
 
@@ -381,3 +382,36 @@ def test_iterations_summary_mean_stddev(s3):
     assert r.rc == 0, r
     assert "=== summary over 2 iterations" in r.out
     assert "mock: s3-get:" in r.out
+
+
+@pytest.fixture
+def tls_s3(tmp):
+    """The S3 server on https with a throw-away self-signed certificate."""
+    cert, key = os.path.join(tmp, "cert.pem"), os.path.join(tmp, "key.pem")
+    p = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                        "-subj", "/CN=localhost", "-addext",
+                        "subjectAltName=IP:127.0.0.1,DNS:localhost",
+                        "-keyout", key, "-out", cert], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    m = S3Mock(tls=(cert, key))
+    yield m, cert
+    m.stop()
+
+
+def test_tls_verified_by_default(tls_s3):
+    m, cert = tls_s3
+    args = ["--tls", "--obj.size", "1KiB", "--concurrent", "1", "--duration", "1s",
+            "--output-format=json", "put"]
+    # a certificate nobody vouches for is refused, and nothing is written
+    r = s3run(m, *args)
+    assert r.rc == 1 and "TLS failure" in r.err and f"https://{m.host}" in r.err, r
+    assert m.buckets == {}
+    # with its CA the run goes through, over https
+    r = s3run(m, "--cacert", cert, *args)
+    assert r.rc == 0, r
+    assert r.json["s3"]["tls"] is True
+    assert jobs_by_op(r)["PUT"]["storagebench"]["s3"]["objects"] > 0
+    # --insecure skips the check
+    r = s3run(m, "--insecure", *args)
+    assert r.rc == 0, r
+    assert m.buckets == {} and m.bad_signatures == 0
