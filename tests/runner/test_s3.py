@@ -381,7 +381,7 @@ def test_iterations_summary_mean_stddev(s3):
               "--duration", "1s", "--iterations", "2", "--target", "mock", "get")
     assert r.rc == 0, r
     assert "=== summary over 2 iterations" in r.out
-    assert "mock: s3-get:" in r.out
+    assert "mock: s3-get:" in r.out and "; TTFB p50 " in r.out
 
 
 @pytest.fixture
