@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "controller/spec.h"
 
+#include "controller/objstore.h"
+
 #include "runner/jobfile.h"
 #include "runner/profiles.h"
 #include "units.h"
@@ -47,6 +49,7 @@ void br_spec_release(struct br_spec *s)
 	for (size_t i = 0; i < s->nclasses; i++)
 		free(s->classes[i]);
 	free(s->classes);
+	free(s->obj);
 	free(s->jobfile);
 	json_decref(s->resources);
 	json_decref(s->node_selector);
@@ -916,6 +919,10 @@ int br_spec_parse(const json_t *spec, const char *default_image, const char *def
 			return -ENOMEM;
 		s->nclasses++;
 	}
+
+	/* object stores: more targets (controller/objstore.c) */
+	if ((r = br_spec_objstores(spec, s, err, errlen)))
+		return r;
 
 	/* volume */
 	const json_t *vol = json_object_get(spec, "volume");

@@ -49,6 +49,9 @@ struct br_spec {
 	char seccomp_profile[256];
 	json_t *resources, *node_selector, *tolerations, *affinity, *security_context, *env;
 	json_t *container_security_context;
+	/* object-store targets (controller/objstore.h): their names are also in
+	 * classes, after the storage classes; NULL when the run has none */
+	struct br_objstores *obj;
 };
 
 /*
