@@ -473,7 +473,6 @@ int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const j
 			ret = -EINVAL;
 		goto out;
 	}
-	ret = -EINVAL;
 	if (a->n >= SB_AGG_MAX_CELLS && !cell_find(a, target, wl)) {
 		fail(err, errlen,
 		     "jobname '%.64s': more than %d target x workload results in one report", wl,

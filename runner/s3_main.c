@@ -161,7 +161,7 @@ int sb_s3_main(int argc, char **argv)
 			} else if (!strcmp(nbuf, "output")) {
 				output = val;
 			} else if (!strcmp(nbuf, "output-format")) {
-				format = val;
+				format = val ? val : "";
 				if (strcmp(format, "normal") && strcmp(format, "json")) {
 					fprintf(stderr,
 						"storagebench-runner s3: --output-format: '%s' is "
@@ -182,14 +182,13 @@ int sb_s3_main(int argc, char **argv)
 				}
 				iterations = (unsigned)n;
 			} else if (!strcmp(nbuf, "report-format")) {
-				report_format = val;
-				if (strcmp(val, "txt") && strcmp(val, "md") && strcmp(val, "csv") &&
-				    strcmp(val, "json")) {
+				report_format = val ? val : "";
+				if (strcmp(report_format, "txt") && strcmp(report_format, "md") &&
+				    strcmp(report_format, "csv") && strcmp(report_format, "json")) {
 					fprintf(stderr,
 						"storagebench-runner s3: --report-format: '%s' is "
-						"not "
-						"one of txt, md, csv, json\n",
-						val);
+						"not one of txt, md, csv, json\n",
+						report_format);
 					return 2;
 				}
 			} else if (!strcmp(nbuf, "target")) {
