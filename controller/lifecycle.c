@@ -5,6 +5,7 @@
  * deletes from the caller's thread) and the report section.
  */
 #include "controller/lifecycle.h"
+#include "controller/objstore.h"
 
 #include "controller/controller.h"
 #include "controller/spec.h"
@@ -948,6 +949,8 @@ int br_lifecycle_step(struct br_controller *c, struct br_watch *w, const struct 
 	if (jstr(json_object_get(run, "status"), "startTime"))
 		return 0;
 	for (size_t i = 0; i < s->nclasses; i++) {
+		if (br_objstore_find(s->obj, s->classes[i]))
+			continue; /* an object store has no volumes */
 		for (unsigned it = 1; it <= ls->iterations; it++) {
 			char name[64];
 			if (br_lifecycle_cm_name(name, sizeof(name), ref->name, s->classes[i], it))

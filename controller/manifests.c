@@ -2,6 +2,7 @@
 #include "controller/manifests.h"
 
 #include "controller/runkey.h"
+#include "controller/objstore.h"
 
 #include "labels.h"
 #include "names.h"
@@ -166,8 +167,14 @@ json_t *br_pod_manifest(const struct br_ref *run, const struct br_spec *s, const
 
 	snprintf(buf, sizeof(buf), "%u", attempt);
 	ok = ok && set(json_object_get(md, "labels"), SB_LABEL_ATTEMPT, json_string(buf));
-	args = ok ? br_spec_runner_args(s, BR_SPEC_DIR "/" BR_JOBFILE_KEY, BR_DATA_DIR, BR_DEVICE)
-		  : NULL;
+	/* an object store's pod: the S3 runner, keys from its Secret, no volume */
+	const struct br_object_store *st = br_objstore_find(s->obj, cls);
+	if (st)
+		args = ok ? br_objstore_runner_args(s->obj, st) : NULL;
+	else
+		args = ok ? br_spec_runner_args(s, BR_SPEC_DIR "/" BR_JOBFILE_KEY, BR_DATA_DIR,
+						BR_DEVICE)
+			  : NULL;
 	char iters[16], att[16];
 	snprintf(iters, sizeof(iters), "%u", iterations);
 	snprintf(att, sizeof(att), "%u", attempt);
@@ -187,18 +194,24 @@ json_t *br_pod_manifest(const struct br_ref *run, const struct br_spec *s, const
 		ok = ok && env && json_array_append(env, e) == 0;
 	}
 	ok = ok && env;
-	vols = json_pack("[{s:s,s:{s:s}}]", "name", "data", "persistentVolumeClaim", "claimName",
-			 pvc);
+	if (ok && st) {
+		json_t *keys = br_objstore_env(st);
+		ok = keys && json_array_extend(env, keys) == 0;
+		json_decref(keys);
+	}
+	vols = st ? json_array()
+		  : json_pack("[{s:s,s:{s:s}}]", "name", "data", "persistentVolumeClaim",
+			      "claimName", pvc);
 	mounts = json_array();
 	ok = ok && vols && mounts;
-	if (ok && s->jobfile) {
+	if (ok && s->jobfile && !st) {
 		ok = json_array_append_new(vols, json_pack("{s:s,s:{s:s}}", "name", "spec",
 							   "configMap", "name", spec_cm)) == 0 &&
 		     json_array_append_new(mounts,
 					   json_pack("{s:s,s:s,s:b}", "name", "spec", "mountPath",
 						     BR_SPEC_DIR, "readOnly", 1)) == 0;
 	}
-	if (ok && !s->block)
+	if (ok && !s->block && !st)
 		ok = json_array_append_new(mounts, json_pack("{s:s,s:s}", "name", "data",
 							     "mountPath", BR_DATA_DIR)) == 0;
 	json_t *csc = ok ? container_security_context(s) : NULL;
@@ -208,7 +221,7 @@ json_t *br_pod_manifest(const struct br_ref *run, const struct br_spec *s, const
 			      "FallbackToLogsOnError", "securityContext", csc)
 		  : NULL;
 	ok = ctr != NULL;
-	if (ok && s->block)
+	if (ok && s->block && !st)
 		ok = set(ctr, "volumeDevices",
 			 json_pack("[{s:s,s:s}]", "name", "data", "devicePath", BR_DEVICE));
 	if (ok && s->pull_policy[0])

@@ -117,7 +117,9 @@ static void progress_class(const struct br_obs *o, struct br_plan *p, size_t i, 
 	}
 	if (c->barrier_deadline)
 		deadline(next, o->now, c->barrier_deadline);
-	if (!c->pvc_exists) {
+	if (c->no_volume) {
+		cp->phase = BR_CLASS_RUNNING;
+	} else if (!c->pvc_exists) {
 		if (!c->pvc_deleting)
 			act(p, BR_ACT_CREATE_PVC, i, 0, NULL);
 		cp->phase = BR_CLASS_BINDING;
@@ -296,7 +298,8 @@ void br_plan_compute(const struct br_obs *o, struct br_plan *p)
 		}
 		cp->phase = BR_CLASS_BINDING;
 		cp->attempts = cp->attempts + 1;
-		act(p, BR_ACT_CREATE_PVC, i, 0, NULL);
+		if (!c->no_volume)
+			act(p, BR_ACT_CREATE_PVC, i, 0, NULL);
 		act(p, BR_ACT_CREATE_POD, i, cp->attempts, NULL);
 		event(p, false, "StartedClass", "%s: benchmarking %u iteration%s", c->name,
 		      o->iterations, o->iterations == 1 ? "" : "s");

@@ -45,6 +45,7 @@ struct br_class_obs {
 	bool pvc_exists;
 	bool pvc_bound;
 	bool pvc_lost;
+	bool no_volume; /* an object store (controller/objstore.h): no PVC */
 	bool pvc_deleting;
 	time_t pvc_created;
 	struct br_pod_obs pods[BR_MAX_PODS];

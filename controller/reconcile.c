@@ -12,6 +12,7 @@
 #include "controller/distrib.h"
 #include "controller/lifecycle.h"
 #include "controller/manifests.h"
+#include "controller/objstore.h"
 #include "controller/plan.h"
 #include "controller/runkey.h"
 #include "controller/spec.h"
@@ -236,6 +237,9 @@ static int observe(struct br_controller *c, struct br_watch *w, const json_t *ru
 		json_t *sc = kube_informer_get(c->scs, NULL, co->name);
 		co->sc_exists = sc != NULL;
 		json_decref(sc);
+		if (br_objstore_find(s->obj, co->name))
+			/* an object store: no storage class, no PVC */
+			co->sc_exists = co->no_volume = co->pvc_bound = true;
 
 		if (sb_name_pvc(buf, sizeof(buf), name, co->name))
 			return -EINVAL;

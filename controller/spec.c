@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "controller/spec.h"
 
+#include "controller/objstore.h"
+
 #include "runner/jobfile.h"
 #include "runner/profiles.h"
 #include "units.h"
@@ -47,6 +49,7 @@ void br_spec_release(struct br_spec *s)
 	for (size_t i = 0; i < s->nclasses; i++)
 		free(s->classes[i]);
 	free(s->classes);
+	free(s->obj);
 	free(s->jobfile);
 	json_decref(s->resources);
 	json_decref(s->node_selector);
@@ -1089,6 +1092,10 @@ int br_spec_parse(const json_t *spec, const char *default_image, const char *def
 		s->nclasses++;
 	}
 
+	/* object stores: more targets (controller/objstore.c) */
+	if ((r = br_spec_objstores(spec, s, err, errlen)))
+		return r;
+
 	/* volume */
 	const json_t *vol = json_object_get(spec, "volume");
 	if (vol && !json_is_object(vol))
@@ -1267,9 +1274,16 @@ int br_spec_parse(const json_t *spec, const char *default_image, const char *def
 		return r;
 
 	/* runner pods */
-	if ((r = parse_runner(json_object_get(spec, "runner"), s, err, errlen)))
+	if ((r = parse_runner(json_object_get(spec, "runner"), s, err, errlen)) ||
+	    (r = parse_distributed(spec, s, err, errlen)))
 		return r;
-	return parse_distributed(spec, s, err, errlen);
+	if (s->pods > 1 && s->obj)
+		return fail(err, errlen,
+			    "spec.runner.pods: %u runner pods per target is not supported with "
+			    "spec.objectStores (one S3 client pod per object store; its "
+			    "concurrency is the workload's)",
+			    s->pods);
+	return 0;
 }
 
 unsigned br_spec_total_iterations(const struct br_spec *s)

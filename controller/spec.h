@@ -70,6 +70,9 @@ struct br_spec {
 	enum br_volume_sharing volume_sharing;
 	enum br_spread spread;
 	long barrier_s; /* spec.timeouts.barrier */
+	/* object-store targets (controller/objstore.h): their names are also in
+	 * classes, after the storage classes; NULL when the run has none */
+	struct br_objstores *obj;
 };
 
 /* The enum names as the CRD spells them. */

@@ -31,6 +31,7 @@ enum metric {
 	M_SYNC_P99,
 	M_STEADY,	/* 100 when the job reached steady state (fio's steadystate), else 0 */
 	M_STEADY_AFTER, /* seconds from the job's start until it did */
+	M_TTFB_P50,	/* S3: median time to first byte (storagebench.s3.ttfb_hist) */
 	M_COUNT
 };
 
@@ -43,7 +44,7 @@ static const struct {
 	{"write-iops", "IOPS"},	 {"write-bw", "B/s"},	  {"write-lat-mean", "ns"},
 	{"write-lat-p50", "ns"}, {"write-lat-p99", "ns"}, {"write-lat-p99.9", "ns"},
 	{"sync-lat-mean", "ns"}, {"sync-lat-p99", "ns"},  {"steady", "%"},
-	{"steady-after", "s"},
+	{"steady-after", "s"},	 {"ttfb-p50", "ns"},
 };
 
 struct dvec {
@@ -283,6 +284,27 @@ static int steady_from_json(const json_t *job, double *vals, bool *have, char *e
 	return 0;
 }
 
+/* An S3 job's median time to first byte (runner/s3_out.c); other jobs add nothing. */
+static int ttfb_from_json(const json_t *job, double *vals, bool *have, char *err, size_t errlen)
+{
+	const json_t *x = json_object_get(json_object_get(job, "storagebench"), "s3");
+	const json_t *th = json_object_get(x, "ttfb_hist");
+	struct sb_hist *h;
+	uint64_t p50;
+	const double pl = 50.0;
+	if (!th)
+		return 0;
+	if (!(h = calloc(1, sizeof(*h))))
+		return -ENOMEM;
+	int r = hist_from_json(th, h, "storagebench.s3.ttfb_hist", err, errlen);
+	if (!r && h->n && sb_hist_percentiles(h, &pl, 1, &p50) == 0) {
+		vals[M_TTFB_P50] = (double)p50;
+		have[M_TTFB_P50] = true;
+	}
+	free(h);
+	return r;
+}
+
 int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const json_t *job,
 	       char *err, size_t errlen)
 {
@@ -446,6 +468,11 @@ int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const j
 
 	if (steady_from_json(job, vals, have, err, errlen))
 		goto out;
+	if ((ret = ttfb_from_json(job, vals, have, err, errlen)) != 0) {
+		if (ret != -ENOMEM)
+			ret = -EINVAL;
+		goto out;
+	}
 	if (a->n >= SB_AGG_MAX_CELLS && !cell_find(a, target, wl)) {
 		fail(err, errlen,
 		     "jobname '%.64s': more than %d target x workload results in one report", wl,

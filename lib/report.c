@@ -130,6 +130,14 @@ static void sentence(FILE *f, const struct rview *v, const char *metric, bool md
 			sb_fmt_ns((double)json_integer_value(json_object_get(p, "p99")), c,
 				  sizeof(c)));
 	}
+	double ttfb, ttfb_sd;
+	json_int_t tn;
+	const char *tu;
+	if (metric_get(v->metrics, "ttfb-p50", &ttfb, &ttfb_sd, &tn, &tu)) {
+		/* object storage (docs/s3.md): time to first byte */
+		char c[32];
+		fprintf(f, "; TTFB p50 %s", sb_fmt_ns(ttfb, c, sizeof(c)));
+	}
 	fprintf(f, ".\n");
 }
 

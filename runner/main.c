@@ -15,6 +15,7 @@
 #include "runner/pod.h"
 #include "runner/profiles.h"
 #include "runner/run.h"
+#include "runner/s3.h"
 
 #include "labels.h"
 
@@ -33,6 +34,10 @@ static void usage(FILE *f)
 		"       storagebench-runner pod [options]   (in a BenchmarkRun's runner pod)\n"
 		"       storagebench-runner idle            (wait for SIGTERM: a lifecycle "
 		"consumer pod)\n"
+		"       storagebench-runner s3 [flags] get|put|delete|stat|list|mixed   (S3, "
+		"warp's "
+		"flags;\n"
+		"                                   s3 --help)\n"
 		"\n"
 		"Job options are fio's (--cmdhelp lists them): options before the first --name\n"
 		"apply to every job; each --name starts a job. Jobs in a job file run at the same\n"
@@ -96,6 +101,14 @@ static int idle_main(void)
 	return 0;
 }
 
+/* FILE.yaml / FILE.yml: warp's run files (fio job files are .fio or anything else) */
+static bool s3_run_file(const char *path)
+{
+	size_t n = strlen(path);
+	return (n > 5 && !strcmp(path + n - 5, ".yaml")) ||
+	       (n > 4 && !strcmp(path + n - 4, ".yml"));
+}
+
 static void warn_cb(void *ctx, const char *msg)
 {
 	(void)ctx;
@@ -113,6 +126,13 @@ int main(int argc, char **argv)
 		return sb_pod_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], SB_RUNNER_IDLE))
 		return idle_main();
+	if (argc > 1 && !strcmp(argv[1], "s3"))
+		return sb_s3_main(argc - 1, argv + 1);
+	if (argc == 3 && !strcmp(argv[1], "--parse-only") && s3_run_file(argv[2])) {
+		/* a warp run file: checked by the S3 side */
+		char *s3argv[] = {argv[0], "--parse-only", "run", argv[2], NULL};
+		return sb_s3_main(4, s3argv);
+	}
 	if (sb_cli_parse(argc, argv, &cli, &diag)) {
 		fprintf(stderr, "storagebench-runner: %s\n",
 			diag.msg[0] ? diag.msg : "out of memory");

@@ -35,6 +35,7 @@
 #include "runner/out_text.h"
 #include "runner/run.h"
 #include "sign.h"
+#include "runner/s3_pod.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -403,6 +404,7 @@ int sb_pod_main(int argc, char **argv)
 	int status = 0;
 	unsigned recorded = 0, skipped = 0;
 
+	struct sb_s3_pod s3 = {0}; /* an object-store target: "pod s3 ..." (docs/s3.md) */
 	memset(&cli, 0, sizeof(cli));
 	if (read_env(&e, err, sizeof(err)))
 		return finish(2, "%s", err);
@@ -412,6 +414,12 @@ int sb_pod_main(int argc, char **argv)
 			      "cannot read the run's signing key %s: %s (the controller mounts the "
 			      "run's Secret)",
 			      SB_SIGN_PATH, kr == -EINVAL ? "not 32 bytes" : strerror(-kr));
+	if (argc > 1 && !strcmp(argv[1], "s3")) {
+		int sr = sb_s3_pod_parse(argc - 1, argv + 1, &s3, err, sizeof(err));
+		if (sr)
+			return finish(sr == -ENOMEM ? 1 : 2, "%s", err);
+		goto kube;
+	}
 	if (sb_cli_parse(argc, argv, &cli, &diag)) {
 		status = finish(2, "%s", diag.msg);
 		goto out;
@@ -444,6 +452,7 @@ int sb_pod_main(int argc, char **argv)
 			sb_iolog_set_dir(logdir);
 		}
 	}
+kube:
 	if (kube_config_load(&cfg, NULL, NULL, &kerr) ||
 	    !(kc = kube_client_new(&cfg, NULL, &kerr))) {
 		status = finish(1, "cannot reach the Kubernetes API: %s",
@@ -512,6 +521,19 @@ int sb_pod_main(int argc, char **argv)
 			goto out;
 		}
 		sb_info("Started iteration", "iteration=%u of=%u", it, e.iterations);
+		json_t *doc = NULL;
+		if (s3.n) {
+			fprintf(stderr, "=== %s, iteration %u of %u\n", e.cls, it, e.iterations);
+			r = sb_s3_pod_iteration(&s3, stderr, &doc, err, sizeof(err));
+			fflush(stderr);
+			if (r) {
+				/* wrong keys, TLS, a bucket with data: a retry will not help */
+				bool final = r == -EACCES || r == -EPROTO || r == -ENOTEMPTY;
+				status = finish(final ? 2 : 1, "iteration %u: %s", it, err);
+				goto out;
+			}
+			goto have_doc;
+		}
 		struct sb_results res = SB_RESULTS_INIT;
 		bar.it = it;
 		bar.err[0] = '\0';
@@ -539,8 +561,9 @@ int sb_pod_main(int argc, char **argv)
 			sb_results_release(&res);
 			goto out;
 		}
-		json_t *doc = sb_out_json_doc(&res, false);
+		doc = sb_out_json_doc(&res, false);
 		sb_results_release(&res);
+	have_doc:;
 		json_t *ctx = json_pack("{s:s,s:s,s:I,s:s,s:I}", "run", e.run, "class", e.cls,
 					"iteration", (json_int_t)it, "pod", e.pod, "attempt",
 					(json_int_t)e.attempt);
@@ -622,5 +645,6 @@ out:
 	kube_config_release(&cfg);
 	sb_joblist_release(&jobs);
 	sb_cli_release(&cli);
+	sb_s3_pod_release(&s3);
 	return status;
 }

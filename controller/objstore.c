@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: MIT */
+#include "controller/objstore.h"
+
+#include "controller/spec.h"
+
+#include "runner/s3.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* a DNS label: what a target name must be (it names pods and ConfigMaps) */
+static bool dns_label(const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n > 40 || !isalnum((unsigned char)s[0]) || !isalnum((unsigned char)s[n - 1]))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!(islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]) || s[i] == '-'))
+			return false;
+	return true;
+}
+
+/* An optional string field into out; -EINVAL naming it when not a string or too long. */
+static int get_str(const json_t *o, const char *key, const char *path, char *out, size_t len,
+		   char *err, size_t errlen)
+{
+	const json_t *v = json_object_get(o, key);
+	if (!v)
+		return 0;
+	if (!json_is_string(v))
+		return fail(err, errlen, "%s.%s: must be a string", path, key);
+	if (strlen(json_string_value(v)) >= len)
+		return fail(err, errlen, "%s.%s: longer than %zu characters", path, key, len - 1);
+	snprintf(out, len, "%s", json_string_value(v));
+	return 0;
+}
+
+static int get_uint(const json_t *o, const char *key, const char *path, unsigned lo, unsigned hi,
+		    unsigned *out, char *err, size_t errlen)
+{
+	const json_t *v = json_object_get(o, key);
+	if (!v)
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
+		return fail(err, errlen, "%s.%s: must be a whole number from %u to %u", path, key,
+			    lo, hi);
+	*out = (unsigned)json_integer_value(v);
+	return 0;
+}
+
+static int parse_store(const json_t *v, size_t i, struct br_object_store *st, char *err,
+		       size_t errlen)
+{
+	char path[64], ep[300] = "";
+	snprintf(path, sizeof(path), "spec.objectStores[%zu]", i);
+	if (!json_is_object(v))
+		return fail(err, errlen, "%s: must be an object", path);
+	snprintf(st->region, sizeof(st->region), "us-east-1");
+	if (get_str(v, "name", path, st->name, sizeof(st->name), err, errlen) ||
+	    get_str(v, "endpoint", path, ep, sizeof(ep), err, errlen) ||
+	    get_str(v, "region", path, st->region, sizeof(st->region), err, errlen) ||
+	    get_str(v, "bucket", path, st->bucket, sizeof(st->bucket), err, errlen))
+		return -EINVAL;
+	if (!dns_label(st->name))
+		return fail(err, errlen,
+			    "%s.name: '%s' is not a name of 1-40 lowercase letters, digits and '-'",
+			    path, st->name);
+	if (!strncmp(ep, "https://", 8)) {
+		st->tls = true;
+		snprintf(st->host, sizeof(st->host), "%s", ep + 8);
+	} else if (!strncmp(ep, "http://", 7)) {
+		snprintf(st->host, sizeof(st->host), "%s", ep + 7);
+	} else {
+		return fail(err, errlen,
+			    "%s.endpoint: '%s' is not an http:// or https:// URL of an S3 endpoint",
+			    path, ep);
+	}
+	size_t hl = strlen(st->host);
+	if (hl && st->host[hl - 1] == '/')
+		st->host[--hl] = '\0';
+	if (!hl || strchr(st->host, '/') || strchr(st->host, ' '))
+		return fail(err, errlen, "%s.endpoint: '%s' must be scheme://host[:port] only",
+			    path, ep);
+	const json_t *sr = json_object_get(v, "secretRef");
+	if (!json_is_object(sr) ||
+	    get_str(sr, "name", path, st->secret, sizeof(st->secret), err, errlen) ||
+	    !st->secret[0])
+		return fail(err, errlen,
+			    "%s.secretRef.name: missing (a Secret with AWS_ACCESS_KEY_ID and "
+			    "AWS_SECRET_ACCESS_KEY)",
+			    path);
+	const json_t *tls = json_object_get(v, "tls");
+	if (tls) {
+		const json_t *isv = json_object_get(tls, "insecureSkipVerify");
+		if (!json_is_object(tls) || (isv && !json_is_boolean(isv)))
+			return fail(err, errlen,
+				    "%s.tls: must be an object {insecureSkipVerify: bool}", path);
+		st->insecure = json_is_true(isv);
+	}
+	char pol[32] = "CreatePerRun";
+	if (get_str(v, "bucketPolicy", path, pol, sizeof(pol), err, errlen))
+		return -EINVAL;
+	if (strcmp(pol, "CreatePerRun") && strcmp(pol, "GivenEmpty"))
+		return fail(err, errlen, "%s.bucketPolicy: '%s' is not CreatePerRun or GivenEmpty",
+			    path, pol);
+	if (!strcmp(pol, "GivenEmpty") && !st->bucket[0])
+		return fail(err, errlen, "%s.bucket: bucketPolicy GivenEmpty needs a bucket", path);
+	if (!strcmp(pol, "CreatePerRun") && st->bucket[0])
+		return fail(err, errlen,
+			    "%s.bucket: set only with bucketPolicy GivenEmpty (CreatePerRun makes "
+			    "a new bucket per workload)",
+			    path);
+	/* the runner's own checks, so what is accepted here runs there */
+	struct sb_s3_opts o;
+	sb_s3_opts_init(&o);
+	char e2[512];
+	if (sb_s3_opt_set(&o, "", "host", st->host, e2, sizeof(e2)) ||
+	    (st->bucket[0] && sb_s3_opt_set(&o, "", "bucket", st->bucket, e2, sizeof(e2))))
+		return fail(err, errlen, "%s: %s", path, e2);
+	return 0;
+}
+
+static int parse_workload(const json_t *v, size_t i, struct br_object_workload *w, char *err,
+			  size_t errlen)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "spec.objectWorkloads[%zu]", i);
+	if (!json_is_object(v))
+		return fail(err, errlen, "%s: must be an object", path);
+	snprintf(w->size, sizeof(w->size), "64KiB");
+	snprintf(w->duration, sizeof(w->duration), "10s");
+	w->concurrent = 4;
+	w->objects = 100;
+	if (get_str(v, "name", path, w->name, sizeof(w->name), err, errlen) ||
+	    get_str(v, "benchmark", path, w->benchmark, sizeof(w->benchmark), err, errlen) ||
+	    get_str(v, "objectSize", path, w->size, sizeof(w->size), err, errlen) ||
+	    get_str(v, "duration", path, w->duration, sizeof(w->duration), err, errlen) ||
+	    get_uint(v, "concurrent", path, 1, 1024, &w->concurrent, err, errlen) ||
+	    get_uint(v, "objects", path, 1, 1000000, &w->objects, err, errlen))
+		return -EINVAL;
+	if (!dns_label(w->name))
+		return fail(err, errlen,
+			    "%s.name: '%s' is not a name of 1-40 lowercase letters, digits and '-'",
+			    path, w->name);
+	struct sb_s3_opts o;
+	sb_s3_opts_init(&o);
+	char e2[512];
+	if (sb_s3_opt_set(&o, "", "benchmark", w->benchmark, e2, sizeof(e2)))
+		return fail(err, errlen,
+			    "%s.benchmark: '%s' is not one of get, put, delete, stat, "
+			    "list, mixed",
+			    path, w->benchmark);
+	if (sb_s3_opt_set(&o, "", "obj.size", w->size, e2, sizeof(e2)))
+		return fail(err, errlen, "%s.objectSize: '%s' is not a size (1KiB, 4MiB, 1KB)",
+			    path, w->size);
+	if (sb_s3_opt_set(&o, "", "duration", w->duration, e2, sizeof(e2)))
+		return fail(err, errlen, "%s.duration: '%s' is not a duration (30s, 5m)", path,
+			    w->duration);
+	return 0;
+}
+
+int br_objstores_parse(const json_t *spec, char *const *classes, size_t nclasses,
+		       struct br_objstores **out, char *err, size_t errlen)
+{
+	const json_t *sv = json_object_get(spec, "objectStores");
+	const json_t *wv = json_object_get(spec, "objectWorkloads");
+	*out = NULL;
+	if (!sv && !wv)
+		return 0;
+	if (!json_is_array(sv) || json_array_size(sv) == 0)
+		return fail(err, errlen,
+			    "spec.objectStores: a list of at least one object store is needed with "
+			    "spec.objectWorkloads");
+	if (json_array_size(sv) > BR_MAX_OBJECT_STORES)
+		return fail(err, errlen, "spec.objectStores: at most %d", BR_MAX_OBJECT_STORES);
+	if (!json_is_array(wv) || json_array_size(wv) == 0)
+		return fail(err, errlen,
+			    "spec.objectWorkloads: a list of at least one workload is needed for "
+			    "the object stores");
+	if (json_array_size(wv) > BR_MAX_OBJECT_WORKLOADS)
+		return fail(err, errlen, "spec.objectWorkloads: at most %d",
+			    BR_MAX_OBJECT_WORKLOADS);
+	struct br_objstores *o = calloc(1, sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	int r = 0;
+	for (size_t i = 0; !r && i < json_array_size(sv); i++) {
+		struct br_object_store *st = &o->stores[i];
+		r = parse_store(json_array_get(sv, i), i, st, err, errlen);
+		for (size_t k = 0; !r && k < nclasses; k++)
+			if (!strcmp(classes[k], st->name))
+				r = fail(
+					err, errlen,
+					"spec.objectStores[%zu].name: '%s' is also a storage class "
+					"of the run",
+					i, st->name);
+		for (size_t k = 0; !r && k < i; k++)
+			if (!strcmp(o->stores[k].name, st->name))
+				r = fail(err, errlen,
+					 "spec.objectStores[%zu].name: '%s' is listed twice", i,
+					 st->name);
+		o->nstores = i + 1;
+	}
+	for (size_t i = 0; !r && i < json_array_size(wv); i++) {
+		r = parse_workload(json_array_get(wv, i), i, &o->wl[i], err, errlen);
+		for (size_t k = 0; !r && k < i; k++)
+			if (!strcmp(o->wl[k].name, o->wl[i].name))
+				r = fail(err, errlen,
+					 "spec.objectWorkloads[%zu].name: '%s' is listed twice", i,
+					 o->wl[i].name);
+		o->nwl = i + 1;
+	}
+	if (r) {
+		free(o);
+		return r;
+	}
+	*out = o;
+	return 0;
+}
+
+const struct br_object_store *br_objstore_find(const struct br_objstores *o, const char *name)
+{
+	for (size_t i = 0; o && i < o->nstores; i++)
+		if (!strcmp(o->stores[i].name, name))
+			return &o->stores[i];
+	return NULL;
+}
+
+static bool add(json_t *a, const char *s)
+{
+	return json_array_append_new(a, json_string(s)) == 0;
+}
+
+json_t *br_objstore_runner_args(const struct br_objstores *o, const struct br_object_store *st)
+{
+	json_t *a = json_array();
+	char buf[32];
+	bool ok = a && add(a, "pod") && add(a, "s3") && add(a, "--host") && add(a, st->host) &&
+		  add(a, "--region") && add(a, st->region) && (!st->tls || add(a, "--tls")) &&
+		  (!st->insecure || add(a, "--insecure")) &&
+		  (!st->bucket[0] || (add(a, "--bucket") && add(a, st->bucket)));
+	for (size_t i = 0; ok && i < o->nwl; i++) {
+		const struct br_object_workload *w = &o->wl[i];
+		ok = add(a, "--label") && add(a, w->name) && add(a, "--benchmark") &&
+		     add(a, w->benchmark) && add(a, "--obj.size") && add(a, w->size) &&
+		     add(a, "--duration") && add(a, w->duration);
+		snprintf(buf, sizeof(buf), "%u", w->concurrent);
+		ok = ok && add(a, "--concurrent") && add(a, buf);
+		snprintf(buf, sizeof(buf), "%u", w->objects);
+		ok = ok && add(a, "--objects") && add(a, buf);
+	}
+	if (!ok) {
+		json_decref(a);
+		return NULL;
+	}
+	return a;
+}
+
+json_t *br_objstore_env(const struct br_object_store *st)
+{
+	return json_pack("[{s:s,s:{s:{s:s,s:s}}},{s:s,s:{s:{s:s,s:s}}}]", "name",
+			 "AWS_ACCESS_KEY_ID", "valueFrom", "secretKeyRef", "name", st->secret,
+			 "key", "AWS_ACCESS_KEY_ID", "name", "AWS_SECRET_ACCESS_KEY", "valueFrom",
+			 "secretKeyRef", "name", st->secret, "key", "AWS_SECRET_ACCESS_KEY");
+}
+
+int br_spec_objstores(const json_t *spec, struct br_spec *s, char *err, size_t errlen)
+{
+	struct br_objstores *o = NULL;
+	int r = br_objstores_parse(spec, s->classes, s->nclasses, &o, err, errlen);
+	if (r || !o)
+		return r;
+	s->obj = o;
+	if (s->nclasses + o->nstores > 32)
+		return fail(
+			err, errlen,
+			"spec.objectStores: at most 32 storage classes and object stores in all");
+	char **c = realloc(s->classes, (s->nclasses + o->nstores) * sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	s->classes = c;
+	for (size_t i = 0; i < o->nstores; i++) {
+		if (!(s->classes[s->nclasses] = strdup(o->stores[i].name)))
+			return -ENOMEM;
+		s->nclasses++;
+	}
+	return 0;
+}

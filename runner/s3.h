@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The S3 object-storage benchmark (`storagebench-runner s3 ...`): warp's
+ * operations (put, get, delete, list, stat, mixed; multipart put above a
+ * threshold) against an S3 endpoint, on libcurl with its AWS SigV4 signing
+ * and an explicit x-amz-content-sha256 header (radosgw refuses a request
+ * without one). docs/s3.md describes the flags, the YAML run file and the
+ * output.
+ *
+ * Modules: s3_opts.c (flags, warp's YAML run file), s3_client.c (one
+ * signed request on a reused easy handle), s3_bench.c (bucket safety,
+ * prepare, the timed workers, cleanup), s3_out.c (text and JSON),
+ * s3_main.c (the subcommand).
+ */
+#ifndef SB_RUNNER_S3_H
+#define SB_RUNNER_S3_H
+
+#include "hist.h"
+#include "stats.h"
+
+#include <curl/curl.h>
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum sb_s3_op { SB_S3_GET, SB_S3_PUT, SB_S3_DELETE, SB_S3_STAT, SB_S3_LIST, SB_S3_NOPS };
+
+/* What a run benchmarks: one operation, or warp's mixed distribution. */
+enum sb_s3_bench {
+	SB_S3_B_GET,
+	SB_S3_B_PUT,
+	SB_S3_B_DELETE,
+	SB_S3_B_STAT,
+	SB_S3_B_LIST,
+	SB_S3_B_MIXED,
+	SB_S3_B_NONE
+};
+
+/* "GET", "PUT", ... (warp's report names) */
+const char *sb_s3_op_name(enum sb_s3_op op);
+/* "get", "put", "delete", "stat", "list", "mixed" */
+const char *sb_s3_bench_name(enum sb_s3_bench b);
+/* Parses a benchmark name (any case). 0 or -EINVAL. */
+int sb_s3_bench_parse(const char *s, enum sb_s3_bench *out);
+
+#define SB_S3_MAX_STR 512
+
+struct sb_s3_opts {
+	enum sb_s3_bench bench;
+	char host[SB_S3_MAX_STR];   /* host[:port] */
+	char region[64];	    /* default us-east-1 */
+	char bucket[64];	    /* empty: a new bucket per run */
+	char prefix[128];	    /* object name prefix inside the bucket */
+	char access_key[256];	    /* never printed */
+	char secret_key[256];	    /* never printed */
+	bool tls;		    /* https */
+	bool insecure;		    /* do not verify the TLS certificate */
+	char cacert[SB_S3_MAX_STR]; /* CA bundle for TLS (empty: the system's) */
+	bool path_style;	    /* --lookup path (default) or dns */
+	uint64_t obj_size;	    /* bytes; the upper bound when random */
+	uint64_t obj_size_min;	    /* lower bound of a random size (obj.randsize) */
+	bool randsize;
+	unsigned concurrent;
+	uint64_t duration_us;
+	unsigned objects;	      /* prepared for get/stat/delete/list/mixed */
+	uint64_t part_size;	      /* multipart part size */
+	uint64_t multipart_threshold; /* put objects at least this large in parts */
+	unsigned distrib[SB_S3_NOPS]; /* mixed: percent per op */
+	unsigned max_keys;	      /* list page size */
+	bool keep_data;
+	bool noclear;	    /* warp's --noclear: same as keep_data */
+	unsigned timeout_s; /* per request */
+	unsigned interval_ms;
+	char label[128]; /* the job name in JSON (default: the op) */
+};
+
+void sb_s3_opts_init(struct sb_s3_opts *o);
+
+/*
+ * Applies one warp flag (name without dashes, e.g. "obj.size") with its
+ * value (NULL for a bare boolean). `where` prefixes messages. Returns 0,
+ * -ENOENT when the flag is not one we know (err names it), -EINVAL for a
+ * bad value (err names the flag and the value).
+ */
+int sb_s3_opt_set(struct sb_s3_opts *o, const char *where, const char *name, const char *val,
+		  char *err, size_t errlen);
+
+/*
+ * Reads a warp YAML run file ("warp: {api: v1, benchmark: ..., ...}").
+ * Unsupported keys are refused by name with file:line. Returns 0, -EINVAL
+ * (err says why), -ENOENT/-EACCES (cannot open), -ENOMEM.
+ */
+int sb_s3_yaml_load(struct sb_s3_opts *o, const char *path, char *err, size_t errlen);
+
+/* The same from text[0..len) (not NUL-terminated); path names it in messages. */
+int sb_s3_yaml_parse(struct sb_s3_opts *o, const char *path, const char *text, size_t len,
+		     char *err, size_t errlen);
+
+/* Checks the options hang together (sizes, distribution sums to 100...). 0 or -EINVAL. */
+int sb_s3_opts_check(const struct sb_s3_opts *o, char *err, size_t errlen);
+
+/* ---- measurements ---- */
+
+#define SB_S3_MAX_STATUS 16 /* distinct HTTP statuses (and 0 = transport) counted */
+
+struct sb_s3_opstat {
+	uint64_t requests; /* completed requests, ok or not */
+	uint64_t errors;
+	uint64_t ok;
+	uint64_t bytes;		 /* payload moved by successful requests */
+	uint64_t objects;	 /* objects touched (a list counts the keys it returned) */
+	struct sb_stat req;	 /* request time, ns, successful requests */
+	struct sb_stat ttfb;	 /* time to first byte, ns */
+	struct sb_hist req_hist; /* request time */
+	struct sb_hist ttfb_hist;
+	unsigned nstatus;
+	int status[SB_S3_MAX_STATUS]; /* HTTP status of failed requests; 0: no response */
+	uint64_t status_n[SB_S3_MAX_STATUS];
+	char first_error[256];
+	uint64_t *sec_ops; /* per interval, successful requests ending in it */
+	uint64_t *sec_bytes;
+	uint64_t *sec_objects;
+	size_t nsec;
+};
+
+struct sb_s3_result {
+	enum sb_s3_bench bench;
+	unsigned concurrent;
+	uint64_t runtime_us;
+	uint64_t interval_us;
+	uint64_t prepared; /* objects uploaded by the prepare phase */
+	struct sb_s3_opstat op[SB_S3_NOPS];
+	char bucket[64];
+	bool bucket_created;
+	bool bucket_removed;
+	uint64_t cleaned; /* objects deleted by the cleanup */
+};
+
+/* Allocates the per-interval series for nsec intervals. 0 or -ENOMEM. */
+int sb_s3_opstat_init(struct sb_s3_opstat *s, size_t nsec);
+void sb_s3_opstat_release(struct sb_s3_opstat *s);
+/* Counts a failed request with its HTTP status (0: no response). */
+void sb_s3_opstat_error(struct sb_s3_opstat *s, int status, const char *msg);
+/* dst += src. Series must have the same length. */
+void sb_s3_opstat_merge(struct sb_s3_opstat *dst, const struct sb_s3_opstat *src);
+void sb_s3_result_release(struct sb_s3_result *r);
+
+/* ---- the client: one per worker thread ---- */
+
+struct sb_s3_client {
+	CURL *curl;
+	const struct sb_s3_opts *o;
+	char errbuf[CURL_ERROR_SIZE];
+	/* the last response */
+	long status;
+	uint64_t rx_bytes;
+	uint64_t ttfb_ns, total_ns;
+	char *body; /* response body kept when asked (list, errors), NUL-terminated */
+	size_t body_len, body_cap;
+	bool keep_body;
+	char etag[128]; /* the ETag header of the last response */
+	char msg[256];	/* what went wrong, for messages (no secrets) */
+};
+
+int sb_s3_client_init(struct sb_s3_client *c, const struct sb_s3_opts *o);
+void sb_s3_client_release(struct sb_s3_client *c);
+
+/*
+ * Lowercase hex SHA-256 of buf[0..len) into out (65 bytes). The value of the
+ * x-amz-content-sha256 header of a request with that payload.
+ */
+void sb_s3_sha256_hex(const void *buf, size_t len, char out[65]);
+
+/* Lowercase hex SHA-256 of the empty payload. */
+extern const char sb_s3_empty_sha256[65];
+
+/*
+ * The URL of bucket/key (key may be NULL: the bucket itself) with the query
+ * string query (may be NULL, already encoded), path or virtual-host style,
+ * into out. Returns 0, -ENAMETOOLONG.
+ */
+int sb_s3_url(const struct sb_s3_opts *o, const char *bucket, const char *key, const char *query,
+	      char *out, size_t outlen);
+
+/*
+ * One request: method on bucket/key?query with body (may be NULL) whose
+ * SHA-256 is sha (NULL: computed here). Returns 0 when a response came
+ * (c->status is the HTTP status), -EIO when none did (c->msg says why),
+ * -ENOMEM. extra is an optional header line ("Content-MD5: ...").
+ */
+int sb_s3_request(struct sb_s3_client *c, const char *method, const char *bucket, const char *key,
+		  const char *query, const void *body, size_t len, const char *sha,
+		  const char *extra);
+
+/* The text of the first <tag>...</tag> in the body after *pos into out; advances *pos. */
+bool sb_s3_xml_next(const char *body, const char *tag, size_t *pos, char *out, size_t outlen);
+
+/* ---- the benchmark ---- */
+
+/*
+ * Runs the benchmark the options describe: makes (or checks) the bucket,
+ * prepares objects, runs concurrent workers for the duration, cleans up.
+ * Fills r. Returns 0 when it ran (errors during the run are counted in r),
+ * or a negative errno with err saying what stopped it (unreachable,
+ * 403, the bucket not empty, TLS...).
+ */
+int sb_s3_run(const struct sb_s3_opts *o, struct sb_s3_result *r, char *err, size_t errlen);
+
+/* ---- output ---- */
+
+/* warp's text summary. */
+void sb_s3_print_text(FILE *f, const struct sb_s3_opts *o, const struct sb_s3_result *r);
+
+/*
+ * The JSON document: {"storagebench_version", "s3": {...}, "jobs": [one job
+ * per operation, fio's field names where they mean the same thing, plus
+ * "storagebench": {"s3": ...}]} (docs/s3.md). New reference, NULL on ENOMEM.
+ */
+json_t *sb_s3_json(const struct sb_s3_opts *o, const struct sb_s3_result *r);
+
+/* `storagebench-runner s3 ...` */
+int sb_s3_main(int argc, char **argv);
+
+#endif

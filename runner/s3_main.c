@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `storagebench-runner s3 [flags] BENCHMARK` and
+ * `storagebench-runner s3 [flags] run FILE.yaml` (warp's run file), with
+ * --parse-only to check either without touching the endpoint.
+ *
+ * Exit status as the rest of the runner: 0 the run completed with no failed
+ * request, 1 it ran but requests failed (counted in the output) or the
+ * endpoint refused the run (unreachable, 403, TLS, bucket not empty), 2 a
+ * usage error.
+ */
+#include "aggregate.h"
+#include "log.h"
+#include "report.h"
+#include "runner/s3.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: storagebench-runner s3 [flags] get|put|delete|stat|list|mixed\n"
+		"       storagebench-runner s3 [flags] run FILE.yaml    (warp's run file)\n"
+		"       storagebench-runner s3 --parse-only [flags] [run FILE.yaml | BENCHMARK]\n"
+		"\n"
+		"warp's flags (--flag VALUE or --flag=VALUE):\n"
+		"  --host HOST[:PORT]     the S3 endpoint (one)\n"
+		"  --access-key, --secret-key   or AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY\n"
+		"  --region NAME          SigV4 region (default us-east-1)\n"
+		"  --tls                  https (the certificate is verified)\n"
+		"  --insecure             do not verify the TLS certificate\n"
+		"  --cacert FILE          CA bundle for --tls\n"
+		"  --lookup path|dns      path-style (default) or virtual-host-style addressing\n"
+		"  --bucket NAME          an existing empty bucket, or a new one to create\n"
+		"                         (default: a new bucket per run)\n"
+		"  --obj.size SIZE        object size (10MiB; KB=1000, KiB=1024), or MIN-MAX\n"
+		"  --obj.randsize         random sizes up to --obj.size\n"
+		"  --objects N            objects prepared for get/stat/delete/list/mixed (2500)\n"
+		"  --concurrent N         parallel requests (20)\n"
+		"  --duration D           how long (5m; 30s, 1m30s)\n"
+		"  --part.size SIZE       multipart part size (5MiB)\n"
+		"  --multipart-threshold SIZE   objects this large are put in parts (64MiB)\n"
+		"  --get-distrib, --stat-distrib, --put-distrib, --delete-distrib PCT\n"
+		"                         mixed's distribution (45, 30, 15, 10)\n"
+		"  --max-keys N           list page size (1000)\n"
+		"  --prefix P             object name prefix\n"
+		"  --keep-data (--noclear) keep the objects and the bucket\n"
+		"Ours: --output-format=normal|json, --output=FILE, --label=NAME (the job name\n"
+		"in JSON), --timeout=D (per request, 60s), --log-level=LEVEL, --parse-only,\n"
+		"--iterations=N (then mean, stddev... per operation: "
+		"--report-format=txt|md|csv|json,\n"
+		"--target=NAME what the summary calls the endpoint, default the host).\n"
+		"Exit status: 0 success, 1 failed requests or a refused run, 2 usage error.\n");
+}
+
+/* The flags that take no value. */
+static bool is_bool_flag(const char *n)
+{
+	static const char *const b[] = {"tls",		"insecure",   "keep-data", "noclear",
+					"obj.randsize", "parse-only", "help"};
+	for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++)
+		if (!strcmp(n, b[i]))
+			return true;
+	return false;
+}
+
+int sb_s3_main(int argc, char **argv)
+{
+	struct sb_s3_opts o;
+	char err[1024] = "";
+	const char *yaml = NULL, *output = NULL, *format = "normal", *bench = NULL;
+	bool parse_only = false;
+	int status = 0;
+	unsigned iterations = 1;
+	const char *report_format = "txt", *target = NULL;
+
+	sb_s3_opts_init(&o);
+	/* the environment first; flags and the run file override it */
+	const char *ak = getenv("AWS_ACCESS_KEY_ID"), *sk = getenv("AWS_SECRET_ACCESS_KEY");
+	if (!ak)
+		ak = getenv("WARP_ACCESS_KEY");
+	if (!sk)
+		sk = getenv("WARP_SECRET_KEY");
+	if (ak && *ak && strlen(ak) < sizeof(o.access_key))
+		memcpy(o.access_key, ak, strlen(ak) + 1);
+	if (sk && *sk && strlen(sk) < sizeof(o.secret_key))
+		memcpy(o.secret_key, sk, strlen(sk) + 1);
+
+	/* two passes: the run file first, then the flags (they override it) */
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 1; i < argc; i++) {
+			const char *a = argv[i];
+			if (a[0] != '-' || a[1] == '\0') {
+				if (!strcmp(a, "run")) {
+					if (i + 1 >= argc) {
+						fprintf(stderr,
+							"storagebench-runner s3: run: needs a "
+							"FILE.yaml\n");
+						return 2;
+					}
+					yaml = argv[++i];
+					if (pass == 0) {
+						int r = sb_s3_yaml_load(&o, yaml, err, sizeof(err));
+						if (r) {
+							fprintf(stderr,
+								"storagebench-runner s3: %s\n",
+								r == -ENOMEM ? "out of memory"
+									     : err);
+							return r == -ENOMEM ? 1 : 2;
+						}
+					}
+					continue;
+				}
+				if (pass == 0)
+					continue;
+				if (bench) {
+					fprintf(stderr,
+						"storagebench-runner s3: '%s': one benchmark per "
+						"run ('%s' given already)\n",
+						a, bench);
+					return 2;
+				}
+				bench = a;
+				if (sb_s3_opt_set(&o, "", "benchmark", a, err, sizeof(err))) {
+					fprintf(stderr, "storagebench-runner s3: %s\n", err);
+					return 2;
+				}
+				continue;
+			}
+			const char *name = a + (a[1] == '-' ? 2 : 1);
+			char nbuf[128];
+			const char *eq = strchr(name, '=');
+			const char *val = NULL;
+			size_t nl = eq ? (size_t)(eq - name) : strlen(name);
+			if (nl >= sizeof(nbuf)) {
+				fprintf(stderr, "storagebench-runner s3: %s: unknown option\n", a);
+				return 2;
+			}
+			memcpy(nbuf, name, nl);
+			nbuf[nl] = '\0';
+			if (eq)
+				val = eq + 1;
+			else if (!is_bool_flag(nbuf) && i + 1 < argc)
+				val = argv[++i];
+			else if (!is_bool_flag(nbuf)) {
+				fprintf(stderr, "storagebench-runner s3: --%s: needs a value\n",
+					nbuf);
+				return 2;
+			}
+			if (pass == 0)
+				continue;
+			if (!strcmp(nbuf, "help") || !strcmp(nbuf, "h")) {
+				usage(stdout);
+				return 0;
+			}
+			if (!strcmp(nbuf, "parse-only")) {
+				parse_only = true;
+			} else if (!strcmp(nbuf, "output")) {
+				output = val;
+			} else if (!strcmp(nbuf, "output-format")) {
+				format = val ? val : "";
+				if (strcmp(format, "normal") && strcmp(format, "json")) {
+					fprintf(stderr,
+						"storagebench-runner s3: --output-format: '%s' is "
+						"not one of normal, json\n",
+						format);
+					return 2;
+				}
+			} else if (!strcmp(nbuf, "iterations")) {
+				char *end;
+				unsigned long n = val ? strtoul(val, &end, 10) : 0;
+				if (!val || *end || n < 1 || n > 1000) {
+					fprintf(stderr,
+						"storagebench-runner s3: --iterations: '%s' is not "
+						"a "
+						"count from 1 to 1000\n",
+						val ? val : "");
+					return 2;
+				}
+				iterations = (unsigned)n;
+			} else if (!strcmp(nbuf, "report-format")) {
+				report_format = val ? val : "";
+				if (strcmp(report_format, "txt") && strcmp(report_format, "md") &&
+				    strcmp(report_format, "csv") && strcmp(report_format, "json")) {
+					fprintf(stderr,
+						"storagebench-runner s3: --report-format: '%s' is "
+						"not one of txt, md, csv, json\n",
+						report_format);
+					return 2;
+				}
+			} else if (!strcmp(nbuf, "target")) {
+				target = val;
+			} else if (!strcmp(nbuf, "log-level")) {
+				enum sb_log_level lvl;
+				if (!val || sb_log_parse_level(val, &lvl)) {
+					fprintf(stderr,
+						"storagebench-runner s3: --log-level: '%s' is not "
+						"one of debug, info, warn, error, off\n",
+						val ? val : "");
+					return 2;
+				}
+				sb_log_set_level(lvl);
+			} else if (sb_s3_opt_set(&o, "", nbuf, val, err, sizeof(err))) {
+				fprintf(stderr, "storagebench-runner s3: %s\n", err);
+				return 2;
+			}
+		}
+	}
+	if (sb_s3_opts_check(&o, err, sizeof(err))) {
+		fprintf(stderr, "storagebench-runner s3: %s%s%s\n", yaml ? yaml : "",
+			yaml ? ": " : "", err);
+		return 2;
+	}
+	if (parse_only) {
+		fprintf(stderr,
+			"storagebench-runner s3: %s benchmark parsed, every option understood\n",
+			sb_s3_bench_name(o.bench));
+		return 0;
+	}
+	if (!o.access_key[0] || !o.secret_key[0]) {
+		fprintf(stderr,
+			"storagebench-runner s3: no credentials: --access-key and --secret-key, or "
+			"AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment\n");
+		return 2;
+	}
+	if (!target || !*target)
+		target = o.host;
+	if (curl_global_init(CURL_GLOBAL_ALL)) {
+		fprintf(stderr, "storagebench-runner s3: libcurl failed to initialise\n");
+		return 1;
+	}
+	FILE *f = stdout;
+	if (output && !(f = fopen(output, "w"))) {
+		fprintf(stderr, "storagebench-runner s3: --output: %s: %s\n", output,
+			strerror(errno));
+		curl_global_cleanup();
+		return 2;
+	}
+	bool json = !strcmp(format, "json");
+	struct sb_agg *agg = iterations > 1 ? sb_agg_new() : NULL;
+	json_t *runs = iterations > 1 ? json_array() : NULL;
+	json_t *single = NULL;
+	if (iterations > 1 && (!agg || !runs))
+		status = 1;
+	for (unsigned it = 1; it <= iterations && (iterations == 1 || (agg && runs)); it++) {
+		struct sb_s3_result r;
+		if (iterations > 1)
+			sb_info("Started iteration", "iteration=%u of=%u", it, iterations);
+		int ret = sb_s3_run(&o, &r, err, sizeof(err));
+		if (ret) {
+			fprintf(stderr, "storagebench-runner s3: %s\n",
+				err[0] ? err : strerror(-ret));
+			status = 1;
+		}
+		bool any = false;
+		for (int i = 0; i < SB_S3_NOPS; i++) {
+			any = any || r.op[i].requests;
+			if (r.op[i].errors)
+				status = 1;
+		}
+		/* what ran is printed also when the run stopped early */
+		json_t *doc = sb_s3_json(&o, &r);
+		if (!doc)
+			status = 1;
+		if (doc && ret)
+			json_object_set_new(doc, "error", json_string(err));
+		if (!json && (any || !ret)) {
+			if (iterations > 1)
+				fprintf(f, "%s=== iteration %u of %u\n", it > 1 ? "\n" : "", it,
+					iterations);
+			sb_s3_print_text(f, &o, &r);
+		}
+		sb_s3_result_release(&r);
+		size_t i;
+		json_t *j;
+		json_array_foreach(doc ? json_object_get(doc, "jobs") : NULL, i, j)
+		{
+			char aerr[256];
+			if (agg && sb_agg_add(agg, target, it, j, aerr, sizeof(aerr))) {
+				fprintf(stderr, "storagebench-runner s3: iteration %u: %s\n", it,
+					aerr);
+				status = 1;
+			}
+		}
+		if (runs && doc)
+			json_array_append_new(runs, doc);
+		else if (doc)
+			single = doc;
+		if (ret)
+			break; /* refused (unreachable, 403, bucket not empty): will not change */
+	}
+	json_t *report = NULL;
+	if (agg) {
+		char aerr[512] = "";
+		if (sb_agg_report_checked(agg, target, &report, aerr, sizeof(aerr))) {
+			fprintf(stderr, "storagebench-runner s3: no report: %s\n", aerr);
+			status = 1;
+		}
+	}
+	if (json) {
+		json_t *doc = single;
+		if (runs)
+			doc = json_pack("{s:s,s:I,s:O,s:O}", "storagebench version", SB_VERSION,
+					"iterations", (json_int_t)iterations, "runs", runs,
+					"report", report ? report : json_null());
+		if (!doc || json_dumpf(doc, f, JSON_INDENT(2)) || fputc('\n', f) == EOF)
+			status = 1;
+		if (doc != single)
+			json_decref(doc);
+	} else if (report) {
+		char rerr[256];
+		char *txt = sb_report_render(report, report_format, rerr, sizeof(rerr));
+		if (!txt) {
+			fprintf(stderr, "storagebench-runner s3: summary: %s\n", rerr);
+			status = 1;
+		} else {
+			fprintf(f, "\n=== summary over %u iterations\n%s", iterations, txt);
+			free(txt);
+		}
+	}
+	json_decref(report);
+	json_decref(single);
+	json_decref(runs);
+	sb_agg_free(agg);
+	if (f != stdout && fclose(f))
+		status = 1;
+	explicit_bzero(o.secret_key, sizeof(o.secret_key));
+	curl_global_cleanup();
+	return status;
+}

@@ -1,0 +1,268 @@
+"""A small in-memory S3 server for the runner's offline S3 tests.
+
+It checks what a real S3 server checks and what the runner must get right:
+the AWS Signature Version 4 of every request (recomputed here from the
+secret key), that x-amz-content-sha256 is the SHA-256 of the body actually
+sent, Content-MD5 on a multi-object delete. It serves the calls the runner
+makes: bucket create/head/delete, object put/get/head/delete, ListObjectsV2,
+multi-object delete and multipart uploads, path-style and virtual-host-style
+(the bucket in the Host name). Written for these tests from the S3 API's
+documented behaviour.
+
+Fault knobs: `force_status` answers every object request with that status;
+`stop()` closes the listening socket and every open connection (a server
+that went away). Counters: `connections`, `requests`, `multipart_completed`.
+"""
+import base64
+import hashlib
+import hmac
+import http.server
+import socket
+import ssl
+import threading
+import urllib.parse
+from xml.sax.saxutils import escape
+
+ACCESS = "SBTESTACCESSKEY"
+SECRET = "sbtest/secret+key"
+EMPTY_SHA = hashlib.sha256(b"").hexdigest()
+
+
+def _sign(key, msg):
+    return hmac.new(key, msg.encode(), hashlib.sha256).digest()
+
+
+def _uri_encode(s, keep_slash):
+    safe = "-_.~" + ("/" if keep_slash else "")
+    return urllib.parse.quote(s, safe=safe)
+
+
+class S3Mock:
+    def __init__(self, region="us-east-1", tls=None):
+        """tls: (certfile, keyfile) to serve https."""
+        self.region = region
+        self.buckets = {}          # name -> {key: bytes}
+        self.uploads = {}          # upload id -> {part number: bytes}
+        self.lock = threading.Lock()
+        self.connections = 0
+        self.requests = 0
+        self.bad_signatures = 0
+        self.multipart_completed = 0
+        self.force_status = None
+        self.seen_methods = set()
+        self._socks = set()
+        mock = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def setup(self):
+                super().setup()
+                with mock.lock:
+                    mock.connections += 1
+                    mock._socks.add(self.connection)
+
+            def finish(self):
+                with mock.lock:
+                    mock._socks.discard(self.connection)
+                super().finish()
+
+            def log_message(self, *a):
+                pass
+
+            def _any(self):
+                mock._handle(self)
+
+            do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = _any
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        if tls:
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(*tls)
+            self.server.socket = ctx.wrap_socket(self.server.socket, server_side=True)
+        self.port = self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def host(self):
+        return f"127.0.0.1:{self.port}"
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+        with self.lock:
+            for s in list(self._socks):
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    # ---- SigV4 ----
+    def _check_sig(self, h, body, path, query):
+        auth = h.headers.get("Authorization", "")
+        if not auth.startswith("AWS4-HMAC-SHA256 "):
+            return "no SigV4 Authorization"
+        parts = dict(p.strip().split("=", 1) for p in auth[len("AWS4-HMAC-SHA256 "):].split(","))
+        cred = parts["Credential"].split("/")
+        if cred[0] != ACCESS:
+            return "InvalidAccessKeyId"
+        date, region, service = cred[1], cred[2], cred[3]
+        if region != self.region or service != "s3":
+            return "wrong scope"
+        payload = h.headers.get("x-amz-content-sha256")
+        if payload is None:
+            return "no x-amz-content-sha256"
+        if payload != "UNSIGNED-PAYLOAD" and payload != hashlib.sha256(body).hexdigest():
+            return "XAmzContentSHA256Mismatch"
+        signed = parts["SignedHeaders"].split(";")
+        if "x-amz-content-sha256" not in signed or "host" not in signed:
+            return "required header not signed"
+        canon_headers = "".join(
+            f"{n}:{' '.join((h.headers.get(n) or '').split())}\n" for n in signed)
+        q = urllib.parse.parse_qsl(query, keep_blank_values=True)
+        canon_query = "&".join(
+            f"{_uri_encode(k, False)}={_uri_encode(v, False)}" for k, v in sorted(q))
+        canon = "\n".join([h.command, _uri_encode(urllib.parse.unquote(path), True),
+                           canon_query, canon_headers, parts["SignedHeaders"], payload])
+        amzdate = h.headers.get("x-amz-date", "")
+        sts = "\n".join(["AWS4-HMAC-SHA256", amzdate, f"{date}/{region}/s3/aws4_request",
+                         hashlib.sha256(canon.encode()).hexdigest()])
+        k = _sign(("AWS4" + SECRET).encode(), date)
+        k = _sign(k, region)
+        k = _sign(k, "s3")
+        k = _sign(k, "aws4_request")
+        if hmac.new(k, sts.encode(), hashlib.sha256).hexdigest() != parts["Signature"]:
+            return "SignatureDoesNotMatch"
+        return None
+
+    # ---- requests ----
+    def _reply(self, h, status, body=b"", headers=None):
+        if isinstance(body, str):
+            body = body.encode()
+        h.send_response(status)
+        for k, v in (headers or {}).items():
+            h.send_header(k, v)
+        h.send_header("Content-Length", str(len(body)))
+        h.end_headers()
+        if h.command != "HEAD":
+            h.wfile.write(body)
+
+    def _error(self, h, status, code):
+        self._reply(h, status, f"<?xml version=\"1.0\"?><Error><Code>{code}</Code></Error>",
+                    {"Content-Type": "application/xml"})
+
+    def _handle(self, h):
+        n = int(h.headers.get("Content-Length") or 0)
+        body = h.rfile.read(n) if n else b""
+        u = urllib.parse.urlsplit(h.path)
+        with self.lock:
+            self.requests += 1
+        bad = self._check_sig(h, body, u.path, u.query)
+        if bad:
+            with self.lock:
+                self.bad_signatures += 1
+            return self._error(h, 403, bad)
+        host = h.headers.get("Host", "").split(":")[0]
+        path = urllib.parse.unquote(u.path)
+        if host.endswith(".localhost"):          # virtual-host style
+            bucket, key = host[:-len(".localhost")], path.lstrip("/")
+        else:
+            seg = path.lstrip("/").split("/", 1)
+            bucket, key = seg[0], (seg[1] if len(seg) > 1 else "")
+        q = dict(urllib.parse.parse_qsl(u.query, keep_blank_values=True))
+        with self.lock:
+            self.seen_methods.add((h.command, bool(key), tuple(sorted(q))))
+        if key and self.force_status:
+            return self._error(h, self.force_status, "Forced")
+        with self.lock:
+            return self._dispatch(h, bucket, key, q, body)
+
+    def _dispatch(self, h, bucket, key, q, body):
+        b = self.buckets.get(bucket)
+        m = h.command
+        if not key:
+            if m == "PUT":
+                if b is not None:
+                    return self._error(h, 409, "BucketAlreadyOwnedByYou")
+                self.buckets[bucket] = {}
+                return self._reply(h, 200)
+            if b is None:
+                return self._error(h, 404, "NoSuchBucket")
+            if m == "HEAD":
+                return self._reply(h, 200)
+            if m == "DELETE":
+                if b:
+                    return self._error(h, 409, "BucketNotEmpty")
+                del self.buckets[bucket]
+                return self._reply(h, 204)
+            if m == "POST" and "delete" in q:
+                md5 = base64.b64encode(hashlib.md5(body).digest()).decode()
+                if h.headers.get("Content-MD5") != md5:
+                    return self._error(h, 400, "InvalidDigest")
+                import re
+                for k in re.findall(r"<Key>(.*?)</Key>", body.decode()):
+                    k = k.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+                    b.pop(k, None)
+                return self._reply(h, 200, "<DeleteResult></DeleteResult>")
+            if m == "GET" and q.get("list-type") == "2":
+                prefix = q.get("prefix", "")
+                maxk = int(q.get("max-keys", "1000"))
+                keys = sorted(k for k in b if k.startswith(prefix))
+                start = q.get("continuation-token", "")
+                keys = [k for k in keys if k > start] if start else keys
+                page, more = keys[:maxk], len(keys) > maxk
+                xml = "<ListBucketResult>"
+                xml += f"<KeyCount>{len(page)}</KeyCount>"
+                xml += f"<IsTruncated>{'true' if more else 'false'}</IsTruncated>"
+                if more:
+                    xml += f"<NextContinuationToken>{escape(page[-1])}</NextContinuationToken>"
+                for k in page:
+                    xml += f"<Contents><Key>{escape(k)}</Key><Size>{len(b[k])}</Size></Contents>"
+                xml += "</ListBucketResult>"
+                return self._reply(h, 200, xml, {"Content-Type": "application/xml"})
+            return self._error(h, 400, "NotImplemented")
+        if b is None:
+            return self._error(h, 404, "NoSuchBucket")
+        if m == "POST" and "uploads" in q:
+            uid = f"up{len(self.uploads) + 1}"
+            self.uploads[uid] = {}
+            return self._reply(h, 200, f"<InitiateMultipartUploadResult><UploadId>{uid}"
+                               "</UploadId></InitiateMultipartUploadResult>")
+        if m == "PUT" and "partNumber" in q:
+            parts = self.uploads.get(q.get("uploadId"))
+            if parts is None:
+                return self._error(h, 404, "NoSuchUpload")
+            parts[int(q["partNumber"])] = body
+            return self._reply(h, 200, headers={"ETag": '"' + hashlib.md5(body).hexdigest() + '"'})
+        if m == "POST" and "uploadId" in q:
+            parts = self.uploads.pop(q["uploadId"], None)
+            if parts is None:
+                return self._error(h, 404, "NoSuchUpload")
+            import re
+            nums = [int(x) for x in re.findall(r"<PartNumber>(\d+)</PartNumber>", body.decode())]
+            if nums != sorted(parts):
+                return self._error(h, 400, "InvalidPart")
+            b[key] = b"".join(parts[i] for i in nums)
+            self.multipart_completed += 1
+            return self._reply(h, 200, "<CompleteMultipartUploadResult/>")
+        if m == "DELETE" and "uploadId" in q:
+            self.uploads.pop(q["uploadId"], None)
+            return self._reply(h, 204)
+        if m == "PUT":
+            b[key] = body
+            return self._reply(h, 200, headers={"ETag": '"' + hashlib.md5(body).hexdigest() + '"'})
+        if key not in b:
+            return self._error(h, 404, "NoSuchKey")
+        if m == "GET":
+            return self._reply(h, 200, b[key], {"Content-Type": "application/octet-stream"})
+        if m == "HEAD":
+            h.send_response(200)
+            h.send_header("Content-Length", str(len(b[key])))
+            h.end_headers()
+            return None
+        if m == "DELETE":
+            del b[key]
+            return self._reply(h, 204)
+        return self._error(h, 400, "NotImplemented")

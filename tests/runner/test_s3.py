@@ -1,0 +1,417 @@
+"""The runner's S3 benchmark (storagebench-runner s3) against an in-memory S3
+server that checks every request's SigV4 signature and payload hash
+(s3mock.py): each operation, prepare, multipart, bucket safety and cleanup,
+403, a server that goes away, the warp YAML run file, the JSON result.
+
+The radosgw of the test cluster runs the same operations in
+tests/cluster/test_s3.py.
+"""
+import json
+import os
+import subprocess
+
+import pytest
+
+from conftest import run
+from s3mock import ACCESS, SECRET, S3Mock
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SEED_FILES = os.path.join(HERE, "..", "fixtures", "warp")
+
+KEYS = {"AWS_ACCESS_KEY_ID": ACCESS, "AWS_SECRET_ACCESS_KEY": SECRET}
+
+
+@pytest.fixture
+def s3():
+    m = S3Mock()
+    yield m
+    m.stop()
+
+
+def s3run(mock, *args, env=None, host=None):
+    e = dict(KEYS)
+    if env is not None:
+        e = env
+    base = ["s3", "--host", host or mock.host, "--log-level", "warn"]
+    return run(*base, *args, env=e, timeout=120)
+
+
+def jobs_by_op(r):
+    return {j["storagebench"]["s3"]["op"]: j for j in r.json["jobs"]}
+
+
+def test_put_signed_counts_match_server(s3):
+    r = s3run(s3, "--obj.size", "10KiB", "--concurrent", "3", "--duration", "1s",
+              "--keep-data", "--output-format=json", "put")
+    assert r.rc == 0, r
+    assert s3.bad_signatures == 0
+    put = jobs_by_op(r)["PUT"]
+    x = put["storagebench"]["s3"]
+    assert x["errors"] == 0 and x["requests"] > 0
+    # the server's own view: every counted PUT is an object of the right size
+    bucket = r.json["s3"]["bucket"]
+    objs = s3.buckets[bucket]
+    assert len(objs) == x["objects"] == put["write"]["total_ios"]
+    assert all(len(v) == 10240 for v in objs.values())
+    assert x["bytes"] == sum(len(v) for v in objs.values())
+    assert put["read"]["total_ios"] == 0
+    # one connection per worker (reused), plus the bucket's own
+    assert s3.connections <= 3 + 1, s3.connections
+
+
+def test_new_bucket_removed_with_its_objects(s3):
+    r = s3run(s3, "--obj.size", "1KiB", "--objects", "50", "--concurrent", "2",
+              "--duration", "1s", "--output-format=json", "get")
+    assert r.rc == 0, r
+    assert r.json["s3"]["bucket_created"] and r.json["s3"]["bucket_removed"]
+    assert r.json["s3"]["prepared"] == 50
+    assert r.json["s3"]["cleaned"] == 50
+    assert s3.buckets == {}
+
+
+@pytest.mark.parametrize("op", ["get", "stat", "list", "delete"])
+def test_prepared_operations(s3, op):
+    r = s3run(s3, "--obj.size", "2KiB", "--objects", "40", "--concurrent", "2",
+              "--duration", "1s", "--max-keys", "7", "--output-format=json", op)
+    assert r.rc == 0, r
+    j = jobs_by_op(r)[op.upper()]
+    x = j["storagebench"]["s3"]
+    assert x["errors"] == 0 and x["requests"] > 0, x
+    assert r.json["s3"]["prepared"] == 40
+    if op == "get":
+        assert x["bytes"] == x["objects"] * 2048
+        assert j["read"]["io_bytes"] == x["bytes"]
+        assert x["ttfb_ns"]["N"] == x["requests"]
+        assert x["ttfb_ns"]["mean"] <= x["req_ns"]["mean"]
+    if op == "delete":
+        # warp's delete: every prepared object once, then the run ends
+        assert x["objects"] == 40
+        assert r.json["s3"]["cleaned"] == 0
+    if op == "list":
+        # each worker lists its own prefix (20 keys) in pages of 7
+        assert x["objects"] >= 20
+    assert s3.buckets == {}
+    assert s3.bad_signatures == 0
+
+
+def test_mixed_distribution(s3):
+    r = s3run(s3, "--obj.size", "1KiB", "--objects", "100", "--concurrent", "4",
+              "--duration", "2s", "--output-format=json", "mixed")
+    assert r.rc == 0, r
+    ops = jobs_by_op(r)
+    assert set(ops) == {"GET", "PUT", "DELETE", "STAT"}
+    n = {k: v["storagebench"]["s3"]["requests"] for k, v in ops.items()}
+    total = sum(n.values())
+    assert total > 200, n
+    # warp's default 45/30/15/10, within a wide band
+    assert n["GET"] > n["STAT"] > n["PUT"] > n["DELETE"] * 0.9, n
+    assert abs(n["GET"] / total - 0.45) < 0.1, n
+    # the bucket's final count is prepared + puts - deletes
+    cleaned = r.json["s3"]["cleaned"]
+    assert cleaned == 100 + n["PUT"] - n["DELETE"]
+
+
+def test_multipart_above_threshold(s3):
+    r = s3run(s3, "--obj.size", "11MiB", "--part.size", "5MiB", "--multipart-threshold",
+              "8MiB", "--concurrent", "1", "--duration", "1s", "--keep-data",
+              "--output-format=json", "put")
+    assert r.rc == 0, r
+    x = jobs_by_op(r)["PUT"]["storagebench"]["s3"]
+    assert x["objects"] >= 1 and x["errors"] == 0
+    assert s3.multipart_completed == x["objects"]
+    objs = s3.buckets[r.json["s3"]["bucket"]]
+    assert all(len(v) == 11 << 20 for v in objs.values())
+
+
+def test_random_sizes_in_range(s3):
+    r = s3run(s3, "--obj.size", "1KiB-8KiB", "--concurrent", "2", "--duration", "1s",
+              "--keep-data", "--output-format=json", "put")
+    assert r.rc == 0, r
+    sizes = [len(v) for v in s3.buckets[r.json["s3"]["bucket"]].values()]
+    assert len(sizes) > 10
+    assert min(sizes) >= 1024 and max(sizes) <= 8192
+    assert len(set(sizes)) > 1
+    assert s3.bad_signatures == 0  # each size hashed on its own
+
+
+def test_virtual_host_style(s3):
+    r = s3run(s3, "--lookup", "dns", "--obj.size", "1KiB", "--objects", "10",
+              "--concurrent", "1", "--duration", "1s", "--output-format=json", "get",
+              host=f"localhost:{s3.port}")
+    assert r.rc == 0, r
+    assert r.json["s3"]["path_style"] is False
+    assert jobs_by_op(r)["GET"]["storagebench"]["s3"]["errors"] == 0
+    assert s3.buckets == {}
+
+
+def test_given_bucket_not_empty_refused(s3):
+    s3.buckets["precious"] = {"data.bin": b"x" * 10}
+    r = s3run(s3, "--bucket", "precious", "--obj.size", "1KiB", "--duration", "1s", "put")
+    assert r.rc == 1, r
+    assert "bucket 'precious' is not empty" in r.err
+    assert s3.buckets["precious"] == {"data.bin": b"x" * 10}
+
+
+def test_given_empty_bucket_kept_and_emptied(s3):
+    s3.buckets["mine"] = {}
+    r = s3run(s3, "--bucket", "mine", "--obj.size", "1KiB", "--concurrent", "2",
+              "--duration", "1s", "--output-format=json", "put")
+    assert r.rc == 0, r
+    assert not r.json["s3"]["bucket_created"]
+    assert s3.buckets == {"mine": {}}
+
+
+def test_wrong_keys_403(s3):
+    env = {"AWS_ACCESS_KEY_ID": ACCESS, "AWS_SECRET_ACCESS_KEY": "wrong"}
+    r = s3run(s3, "--obj.size", "1KiB", "--duration", "1s", "put", env=env)
+    assert r.rc == 1, r
+    assert "access denied" in r.err and "403" in r.err and "SignatureDoesNotMatch" in r.err
+    assert "wrong" not in r.err.replace("wrong keys", "")  # the secret is never printed
+    assert s3.buckets == {}
+
+
+def test_unreachable_endpoint_named(s3):
+    s3.stop()
+    r = s3run(s3, "--obj.size", "1KiB", "--duration", "1s", "put")
+    assert r.rc == 1, r
+    assert f"http://{s3.host}" in r.err and "unreachable" in r.err
+
+
+def test_tls_failure_named(s3):
+    # the mock speaks plain HTTP: a TLS handshake with it fails
+    r = s3run(s3, "--tls", "--obj.size", "1KiB", "--duration", "1s", "put")
+    assert r.rc == 1, r
+    assert f"https://{s3.host}" in r.err and "TLS failure" in r.err, r
+
+
+def test_http_errors_counted_per_status(s3):
+    s3.force_status = 503
+    r = s3run(s3, "--obj.size", "1KiB", "--concurrent", "2", "--duration", "1s",
+              "--output-format=json", "put")
+    assert r.rc == 1, r
+    x = jobs_by_op(r)["PUT"]["storagebench"]["s3"]
+    assert x["errors"] == x["requests"] > 0
+    assert x["errors_by_status"] == {"503": x["errors"]}
+    assert "503" in x["first_error"]
+    s3.force_status = None
+
+
+def test_text_summary_like_warp(s3):
+    r = s3run(s3, "--obj.size", "4KiB", "--objects", "20", "--concurrent", "2",
+              "--duration", "2s", "get")
+    assert r.rc == 0, r
+    out = r.out
+    assert "Report: GET. Concurrency: 2. Ran:" in out
+    assert " * Average: " in out and "obj/s" in out
+    for k in ("Avg:", "Best:", "25th:", "Median:", "75th:", "90th:", "99th:", "Worst:",
+              "StdDev:"):
+        assert k in out.split(" * Reqs:")[1].split("\n")[0]
+    assert " * TTFB: Avg:" in out
+    assert "Throughput, split into 2 x 1s:" in out
+    for k in (" * Fastest:", " * 50% Median:", " * Slowest:"):
+        assert k in out
+
+
+def test_json_aggregates_like_block_results(s3, tmp):
+    """The JSON's jobs are fio-shaped: per-second series, histogram, rates."""
+    r = s3run(s3, "--obj.size", "1KiB", "--objects", "20", "--concurrent", "2",
+              "--duration", "2s", "--label", "s3-get-1k", "--output-format=json", "get")
+    assert r.rc == 0, r
+    j = r.json["jobs"][0]
+    assert j["jobname"] == "s3-get-1k"
+    sb = j["storagebench"]
+    assert sb["interval_ms"] == 1000
+    assert len(sb["read"]["ios_series"]) == 2
+    assert sum(c for _, c in sb["read"]["clat_hist"]) == j["read"]["total_ios"]
+    assert j["read"]["iops"] > 0 and j["read"]["bw_bytes"] > 0
+    assert j["read"]["clat_ns"]["percentile"]["50.000000"] > 0
+
+
+def test_credentials_required_and_never_printed(s3):
+    r = s3run(s3, "--obj.size", "1KiB", "put", env={})
+    assert r.rc == 2, r
+    assert "no credentials" in r.err
+    r = s3run(s3, "--secret-key", "", "put", env={})
+    assert r.rc == 2 and "--secret-key: is empty" in r.err
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["--obj.size", "0", "put"], "--obj.size: '0' is not a size above 0"),
+    (["--concurrent", "x", "put"], "--concurrent: 'x' is not a number"),
+    (["--duration", "soon", "put"], "--duration: 'soon' is not a duration"),
+    (["--bucket", "Bad_Name", "put"], "--bucket: 'Bad_Name' is not a bucket name"),
+    (["--lookup", "auto", "put"], "--lookup: 'auto' is not one of path, dns"),
+    (["--get-distrib", "50", "mixed"], "they add up to 105, not 100"),
+    (["--warp-client", "a:7761", "put"], "--warp-client: unknown or unsupported option"),
+    (["zap"], "'zap' is not a supported benchmark"),
+    ([], "no benchmark"),
+])
+def test_bad_flags_named(s3, args, msg):
+    r = s3run(s3, *args)
+    assert r.rc == 2, r
+    assert msg in r.err, r
+
+
+def write(tmp, name, text):
+    p = os.path.join(tmp, name)
+    with open(p, "w") as f:
+        f.write(text)
+    return p
+
+
+SEED_DELETE = """\
+warp:
+  api: v1
+  benchmark: delete
+  host: rgw.nbg.nsc.noris.cloud
+  access-key: <your-credentials>
+  secret-key: <your-credentials>
+  warp-client:
+    - 192.168.0.99:7761
+    - 192.168.0.201:7761
+  bucket: benchmark
+  duration: 5m
+  concurrent: 150
+  objects: 100000
+  obj:
+    size: 1KB
+  tls: true
+"""
+
+
+@pytest.mark.parametrize("bench", ["delete", "get", "put", "list"])
+def test_parse_only_seed_run_files(tmp, bench):
+    p = write(tmp, f"{bench}.yaml", SEED_DELETE.replace("benchmark: delete",
+                                                        f"benchmark: {bench}"))
+    r = run("--parse-only", p)
+    assert r.rc == 0, r
+    assert f"{bench} benchmark parsed" in r.err
+    assert "warp-client" in r.err  # named: accepted, ignored, with the reason
+
+
+def test_parse_only_names_unsupported_key(tmp):
+    p = write(tmp, "bad.yaml", SEED_DELETE.replace("  tls: true\n",
+                                                   "  tls: true\n  autoterm: true\n"))
+    r = run("--parse-only", p)
+    assert r.rc == 2, r
+    assert "bad.yaml:17: autoterm: not supported" in r.err, r
+
+
+def test_parse_only_bad_value_has_line(tmp):
+    p = write(tmp, "bad.yaml", SEED_DELETE.replace("size: 1KB", "size: lots"))
+    r = run("--parse-only", p)
+    assert r.rc == 2, r
+    assert "bad.yaml:15" in r.err and "--obj.size: 'lots'" in r.err
+
+
+def test_parse_only_not_warp(tmp):
+    p = write(tmp, "x.yaml", "apiVersion: v1\nkind: Pod\n")
+    r = run("--parse-only", p)
+    assert r.rc == 2 and "not a warp run file" in r.err, r
+    p = write(tmp, "y.yaml", "warp:\n  benchmark: get\n  host: h\n")
+    r = run("--parse-only", p)
+    assert r.rc == 2 and "warp.api: missing" in r.err, r
+
+
+def test_run_file_runs_with_flags_overriding(s3, tmp):
+    p = write(tmp, "get.yaml", f"""\
+warp:
+  api: v1
+  benchmark: get
+  host: 192.0.2.1:9
+  duration: 5m
+  concurrent: 2
+  objects: 10
+  obj:
+    size: 1KiB
+""")
+    r = run("s3", "--log-level", "warn", "run", p, "--host", s3.host, "--duration", "1s",
+            "--output-format=json", env=KEYS)
+    assert r.rc == 0, r
+    x = jobs_by_op(r)["GET"]["storagebench"]["s3"]
+    assert x["concurrent"] == 2 and x["obj_size"] == "1024"
+    assert r.json["s3"]["prepared"] == 10
+
+
+def test_nested_warp_sections(tmp):
+    p = write(tmp, "nested.yaml", """\
+warp:
+  api: v1
+  benchmark: mixed
+  remote:
+    host: 127.0.0.1:9000
+    region: eu-1
+  params:
+    duration: 1m30s
+    concurrent: 8
+    obj:
+      size: 4KiB
+    distribution:
+      get: 40
+      stat: 30
+      put: 20
+      delete: 10
+""")
+    r = run("s3", "--parse-only", "run", p)
+    assert r.rc == 0, r
+
+
+def test_iterations_summary_mean_stddev(s3):
+    """--iterations: each iteration a new bucket; the report aggregates each
+    operation over them (the same lib/aggregate as block results)."""
+    r = s3run(s3, "--obj.size", "1KiB", "--objects", "20", "--concurrent", "2",
+              "--duration", "1s", "--iterations", "3", "--target", "mock",
+              "--output-format=json", "mixed")
+    assert r.rc == 0, r
+    assert len(r.json["runs"]) == 3
+    buckets = {d["s3"]["bucket"] for d in r.json["runs"]}
+    assert len(buckets) == 3 and s3.buckets == {}
+    rep = r.json["report"]
+    assert rep["targets"] == ["mock"]
+    cells = {x["workload"]: x for x in rep["results"]}
+    assert set(cells) == {"s3-get", "s3-put", "s3-delete", "s3-stat"}
+    get = cells["s3-get"]
+    assert get["rw"] == "s3-get" and get["bs"] == "1024" and get["iodepth"] == 2
+    iops = get["metrics"]["read-iops"]
+    assert iops["n"] == 3 and iops["mean"] > 0 and "stddev" in iops
+    assert get["metrics"]["ttfb-p50"]["n"] == 3
+    assert cells["s3-put"]["metrics"]["write-iops"]["n"] == 3
+    # the text summary: one row per operation
+    r = s3run(s3, "--obj.size", "1KiB", "--objects", "10", "--concurrent", "1",
+              "--duration", "1s", "--iterations", "2", "--target", "mock", "get")
+    assert r.rc == 0, r
+    assert "=== summary over 2 iterations" in r.out
+    assert "mock: s3-get:" in r.out and "; TTFB p50 " in r.out
+
+
+@pytest.fixture
+def tls_s3(tmp):
+    """The S3 server on https with a throw-away self-signed certificate."""
+    cert, key = os.path.join(tmp, "cert.pem"), os.path.join(tmp, "key.pem")
+    p = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                        "-subj", "/CN=localhost", "-addext",
+                        "subjectAltName=IP:127.0.0.1,DNS:localhost",
+                        "-keyout", key, "-out", cert], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    m = S3Mock(tls=(cert, key))
+    yield m, cert
+    m.stop()
+
+
+def test_tls_verified_by_default(tls_s3):
+    m, cert = tls_s3
+    args = ["--tls", "--obj.size", "1KiB", "--concurrent", "1", "--duration", "1s",
+            "--output-format=json", "put"]
+    # a certificate nobody vouches for is refused, and nothing is written
+    r = s3run(m, *args)
+    assert r.rc == 1 and "TLS failure" in r.err and f"https://{m.host}" in r.err, r
+    assert m.buckets == {}
+    # with its CA the run goes through, over https
+    r = s3run(m, "--cacert", cert, *args)
+    assert r.rc == 0, r
+    assert r.json["s3"]["tls"] is True
+    assert jobs_by_op(r)["PUT"]["storagebench"]["s3"]["objects"] > 0
+    # --insecure skips the check
+    r = s3run(m, "--insecure", *args)
+    assert r.rc == 0, r
+    assert m.buckets == {} and m.bad_signatures == 0
