@@ -27,6 +27,10 @@ RUN_RULES = [
     (("",), ("persistentvolumeclaims", "pods"), ("get", "list", "watch", "create", "delete"), ()),
     (("",), ("configmaps",), ("get", "list", "watch", "create"), ()),
     (("",), ("events",), ("create", "patch"), ()),
+    # schedules (docs/schedules.md)
+    (("storagebench.io",), ("benchmarkschedules",), ("get", "list", "watch"), ()),
+    (("storagebench.io",), ("benchmarkschedules/status",), ("get", "update", "patch"), ()),
+    (("storagebench.io",), ("benchmarkruns",), ("create", "delete"), ()),
 ]
 RUNNER_RULES = [
     (("",), ("configmaps",), ("create", "get"), ()),
