@@ -11,6 +11,7 @@
 #include "compare.h"
 #include "controller/manifests.h"
 #include "controller/plan.h"
+#include "controller/regression.h"
 #include "controller/spec.h"
 #include "labels.h"
 #include "log.h"
@@ -976,6 +977,17 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 		if (ok && report_name[0])
 			ok = !json_object_set_new(status, "report", json_string(report_name)) &&
 			     !json_object_set_new(status, "summary", summary_from_report(report));
+	}
+	if (ok && terminal && report_name[0]) {
+		/* the Regressed condition, from the comparison with the baseline */
+		json_t *rcm = kube_informer_get(w->cms, ns, report_name);
+		struct br_event rev;
+		int rr = br_regression_condition(rcm, run, status, gen, now, &rev);
+		json_decref(rcm);
+		if (rr < 0)
+			ok = false;
+		else if (rr == 1)
+			emit(c, &ref, &rev);
 	}
 	if (!ok) {
 		ret = -ENOMEM;

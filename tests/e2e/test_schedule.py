@@ -199,3 +199,63 @@ def test_invalid_schedule_is_a_condition(ns, sched_crd, controller):
     assert c["status"] == "True"
     assert c["message"] == "spec.schedule: minute: '61' is above the maximum 59"
     assert any(r == "InvalidSpec" for r, _ in events(ns, "bad"))
+
+
+THROTTLED = """
+apiVersion: storagebench.io/v1alpha1
+kind: BenchmarkSchedule
+metadata: {name: %(name)s}
+spec:
+  schedule: "*/5 * * * *"
+  regressionThresholdPercent: 20
+  runTemplate:
+    spec:
+      storageClasses: [fast]
+      iterations: 3
+      volume: {size: 64Mi}
+      fioJob: |
+        [rr]
+        rw=randread
+        bs=4k
+        size=16m
+        runtime=1s
+        time_based=1
+        %(rate)s
+      runner:
+        imagePullPolicy: Never
+"""
+
+
+def test_injected_regression_is_a_condition_event_and_metric(ns, sched_crd, clock):
+    clock.set(time.time() - 3600)
+    c = Controller(ns, extra=[f"--test-clock-file={clock.file}"], name="sched")
+    try:
+        sb.apply(THROTTLED % {"name": "thr", "rate": ""}, namespace=ns)
+        t = first_activation(ns, "thr")
+        made = []
+        first = step_and_wait_run(ns, "thr", clock, t + 240, 1, made)
+        # the class gets slower: the next run is throttled to 100 IOPS
+        sb.apply(THROTTLED % {"name": "thr", "rate": "rate_iops=100"}, namespace=ns)
+        second = step_and_wait_run(ns, "thr", clock, t + 540, 2, made)
+        assert second["spec"]["baseline"] == first["metadata"]["name"]
+
+        def regressed(obj_status):
+            for cnd in (obj_status or {}).get("conditions") or []:
+                if cnd["type"] == "Regressed":
+                    return cnd
+            return None
+        rc = sb.wait_for(lambda: regressed(br(ns, made[1]).get("status")), timeout=30,
+                         interval=1, what="Regressed on the run")
+        assert rc["status"] == "True" and rc["reason"] == "SlowerThanBaseline"
+        assert " beyond 20%: fast/rr read-iops -" in rc["message"]
+        assert any(r == "Regressed" and "read-iops" in m for r, m in events(ns, made[1]))
+        # the schedule carries it too, with its own Warning event
+        poke(ns, "thr", "verdict")
+        sc = sb.wait_for(lambda: regressed(bs(ns, "thr").get("status")), timeout=30,
+                         interval=1, what="Regressed on the schedule")
+        assert sc["status"] == "True" and sc["message"].startswith(f"run {made[1]}: ")
+        assert any(r == "Regressed" for r, _ in events(ns, "thr"))
+        # the first run had no baseline: no verdict
+        assert regressed(br(ns, made[0]).get("status")) is None
+    finally:
+        c.stop()
