@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "controller/httpd.h"
 
+#include "controller/result_metrics.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <microhttpd.h>
@@ -57,6 +59,16 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		struct br_phase_count pc[4];
 		size_t n = br_controller_phase_counts(h->c, pc, 4);
 		char *text = br_metrics_render(h->m, pc, n);
+		/* and the benchmark results (result_metrics.h) */
+		char *res = text ? br_result_metrics_render(h->c) : NULL;
+		char *both = res ? malloc(strlen(text) + strlen(res) + 1) : NULL;
+		if (both) {
+			memcpy(both, text, strlen(text));
+			memcpy(both + strlen(text), res, strlen(res) + 1);
+		}
+		free(text);
+		free(res);
+		text = both;
 		if (!text)
 			return reply(conn, 500, "text/plain", "out of memory\n", false);
 		return reply(conn, 200, "text/plain; version=0.0.4", text, true);
