@@ -61,11 +61,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		char *text = br_metrics_render(h->m, pc, n);
 		/* and the benchmark results (result_metrics.h) */
 		char *res = text ? br_result_metrics_render(h->c) : NULL;
-		char *both = res ? malloc(strlen(text) + strlen(res) + 1) : NULL;
-		if (both) {
-			memcpy(both, text, strlen(text));
-			memcpy(both + strlen(text), res, strlen(res) + 1);
-		}
+		size_t tl = text ? strlen(text) : 0, rl = res ? strlen(res) : 0;
+		char *both = res ? malloc(tl + rl + 1) : NULL;
+		if (both)
+			snprintf(both, tl + rl + 1, "%s%s", text, res);
 		free(text);
 		free(res);
 		text = both;
