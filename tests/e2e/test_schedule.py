@@ -8,6 +8,7 @@ the wall clock to reach a minute boundary.
 import calendar
 import json
 import os
+import re
 import time
 
 import pytest
@@ -257,5 +258,29 @@ def test_injected_regression_is_a_condition_event_and_metric(ns, sched_crd, cloc
         assert any(r == "Regressed" for r, _ in events(ns, "thr"))
         # the first run had no baseline: no verdict
         assert regressed(br(ns, made[0]).get("status")) is None
+        # the metrics: the newest run's figures and the verdict, per schedule
+        text = c.metrics()
+        sel = f'namespace="{ns}",schedule="thr"'
+        assert f"storagebench_schedule_regressed{{{sel}}} 1\n" in text
+        m = re.search(r"^storagebench_schedule_change_percent\{" + re.escape(sel) +
+                      r',class="fast",workload="rr",metric="read-iops",verdict="regression"\} (\S+)$',
+                      text, re.M)
+        assert m and float(m.group(1)) < -20
+        m = re.search(r"^storagebench_schedule_result_mean\{" + re.escape(sel) +
+                      r',class="fast",workload="rr",metric="read-iops",unit="IOPS"\} (\S+)$',
+                      text, re.M)
+        assert m and float(m.group(1)) <= 110  # the throttled run's figures (100 IOPS)
+        assert made[1] not in text  # no run names in a schedule's series
+        # every metric the chart's dashboard and alerts query is in the scrape
+        exported = set(re.findall(r"^# TYPE (\S+) ", text, re.M))
+        with open(os.path.join(sb.ROOT, "charts", "storagebench", "files",
+                               "grafana-dashboard.json")) as f:
+            dash = f.read()
+        json.loads(dash)
+        with open(os.path.join(sb.ROOT, "charts", "storagebench", "templates",
+                               "prometheusrule.yaml")) as f:
+            rules = f.read()
+        used = set(re.findall(r"\bstoragebench_[a-z0-9_]+", dash + rules))
+        assert used and used <= exported, used - exported
     finally:
         c.stop()
