@@ -9,6 +9,7 @@ import calendar
 import json
 import os
 import re
+import subprocess
 import time
 
 import pytest
@@ -16,6 +17,7 @@ import pytest
 from conftest import Controller, br, events, sb, wait_phase  # noqa: F401
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+PLUGIN = os.path.join(sb.ROOT, "bin", "kubectl-storagebench")
 SCHED_CRD = os.path.join(sb.ROOT, "manifests", "crd", "storagebench.io_benchmarkschedules.yaml")
 
 SCHEDULE = """
@@ -151,6 +153,23 @@ def test_schedule_every_minute_keeps_three_each_compared(ns, sched_crd, clock):
                                                        time.gmtime(t + 240))
         reasons = [r for r, _ in events(ns, "every")]
         assert reasons.count("RunCreated") == 4
+        # kubectl storagebench history: the kept runs, newest first, with the trend
+        p = subprocess.run(sb._prefix() + [PLUGIN, "history", "every", "-n", ns,
+                                           f"--kubeconfig={sb.KUBECONFIG}"],
+                           capture_output=True, text=True, timeout=60)
+        assert p.returncode == 0, p.stderr
+        lines = p.stdout.splitlines()
+        assert lines[0].split() == ["RUN", "ACTIVATION", "PHASE", "CLASS", "WORKLOAD", "METRIC",
+                                    "MEAN", "STDDEV", "CHANGE", "TREND", "REGRESSED"]
+        assert [ln.split()[0] for ln in lines[1:]] == list(reversed(made[1:]))
+        assert all(" read-iops " in ln and " Succeeded " in ln for ln in lines[1:])
+        # each row but the oldest kept has a change against the previous run
+        assert all(re.search(r" [+-]\d+\.\d% +(better|worse|same) ", ln) for ln in lines[1:3])
+        p = subprocess.run(sb._prefix() + [PLUGIN, "history", "nothere", "-n", ns,
+                                           f"--kubeconfig={sb.KUBECONFIG}"],
+                           capture_output=True, text=True, timeout=60)
+        assert p.returncode == 1
+        assert f"benchmarkschedule 'nothere' not found in namespace '{ns}'" in p.stderr
     finally:
         c.stop()
 
