@@ -112,10 +112,14 @@ def step_and_wait_run(ns, name, clock, t, want_runs_made, made):
 
 
 def test_schedule_every_minute_keeps_three_each_compared(ns, sched_crd, clock):
+    """manifests/examples/schedule.yaml as it is, named "every"."""
     clock.set(time.time() - 3600)  # before the schedule exists: nothing is due
     c = Controller(ns, extra=[f"--test-clock-file={clock.file}"], name="sched")
     try:
-        sb.apply(schedule("every"), namespace=ns)
+        with open(os.path.join(sb.ROOT, "manifests", "examples", "schedule.yaml")) as f:
+            example = f.read()
+        assert "name: every-minute\n" in example
+        sb.apply(example.replace("name: every-minute\n", "name: every\n"), namespace=ns)
         t = first_activation(ns, "every")
         made = []
         assert not runs_of(ns, "every")  # its clock is before the first activation
@@ -161,10 +165,18 @@ def test_schedule_every_minute_keeps_three_each_compared(ns, sched_crd, clock):
         lines = p.stdout.splitlines()
         assert lines[0].split() == ["RUN", "ACTIVATION", "PHASE", "CLASS", "WORKLOAD", "METRIC",
                                     "MEAN", "STDDEV", "CHANGE", "TREND", "REGRESSED"]
-        assert [ln.split()[0] for ln in lines[1:]] == list(reversed(made[1:]))
-        assert all(" read-iops " in ln and " Succeeded " in ln for ln in lines[1:])
-        # each row but the oldest kept has a change against the previous run
-        assert all(re.search(r" [+-]\d+\.\d% +(better|worse|same) ", ln) for ln in lines[1:3])
+        order = []
+        for ln in lines[1:]:
+            if ln.split()[0] not in order:
+                order.append(ln.split()[0])
+        assert order == list(reversed(made[1:]))
+        # per run: randread's read-iops and write's write-iops
+        assert len(lines) == 1 + 2 * 3
+        assert all(" Succeeded " in ln for ln in lines[1:])
+        assert sum(" randread " in ln and " read-iops " in ln for ln in lines) == 3
+        assert sum(" write " in ln and " write-iops " in ln for ln in lines) == 3
+        # each row but those of the oldest run kept has a change against the previous run
+        assert all(re.search(r" [+-]\d+\.\d% +(better|worse|same) ", ln) for ln in lines[1:5])
         p = subprocess.run(sb._prefix() + [PLUGIN, "history", "nothere", "-n", ns,
                                            f"--kubeconfig={sb.KUBECONFIG}"],
                            capture_output=True, text=True, timeout=60)
