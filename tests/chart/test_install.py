@@ -568,7 +568,12 @@ def test_watching_all_namespaces_grants_cluster_wide():
             cr = kj("get", "clusterrole", r.controller)
             assert {x for rule in cr["rules"] for x in rule["resources"]} == {
                 "storageclasses", "benchmarkruns", "benchmarkruns/status", "persistentvolumeclaims", "pods",
-                "configmaps", "events"}
+                "configmaps", "events", "benchmarkschedules", "benchmarkschedules/status"}
+            # schedules create and prune their runs (docs/schedules.md)
+            assert can_i(sa, "create", "benchmarkruns.storagebench.io", "default")
+            assert can_i(sa, "delete", "benchmarkruns.storagebench.io", "default")
+            assert can_i(sa, "watch", "benchmarkschedules.storagebench.io", all_ns=True)
+            assert can_i(sa, "patch", "benchmarkschedules.storagebench.io", "default", sub="status")
         finally:
             r.helm("uninstall", name, "--wait", "--timeout", "60s", check=False)
         assert k("get", "clusterrole", r.controller, "--ignore-not-found").strip() == ""
