@@ -31,7 +31,7 @@ FROM ${DEBIAN_IMAGE}
 RUN apt-get update \
     && apt-get install -y --no-install-recommends \
         libcurl4 libjansson4 libyaml-0-2 libssl3 liburing2 libmicrohttpd12 \
-        ca-certificates \
+        ca-certificates tzdata \
     && rm -rf /var/lib/apt/lists/* /var/cache/apt/* /usr/share/doc/* /usr/share/man/* \
     && echo 'storagebench:x:65532:65532:storagebench:/home/storagebench:/usr/sbin/nologin' >>/etc/passwd \
     && echo 'storagebench:x:65532:' >>/etc/group \

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "controller/controller.h"
 
+#include "controller/schedule_reconcile.h"
 #include "labels.h"
 #include "log.h"
 
@@ -25,6 +26,32 @@ static void on_run(enum kube_informer_event ev, const json_t *obj, const json_t 
 	snprintf(key, sizeof(key), "%s/%s", ns, name);
 	if (br_queue_add(c->queue, key))
 		sb_error("Could not queue a run", "key=%s", key);
+	/* a run of a schedule: the schedule looks again (history, baseline, verdict) */
+	const char *sched = json_string_value(
+		json_object_get(json_object_get(md, "labels"), SB_LABEL_SCHEDULE));
+	if (sched) {
+		snprintf(key, sizeof(key), BR_SCHED_KEY_PREFIX "%s/%s", ns, sched);
+		if (br_queue_add(c->queue, key))
+			sb_error("Could not queue a schedule", "key=%s", key);
+	}
+}
+
+/* A schedule changed: queue it. */
+static void on_schedule(enum kube_informer_event ev, const json_t *obj, const json_t *old,
+			void *arg)
+{
+	struct br_controller *c = arg;
+	const json_t *md = json_object_get(obj, "metadata");
+	const char *ns = json_string_value(json_object_get(md, "namespace"));
+	const char *name = json_string_value(json_object_get(md, "name"));
+	char key[600];
+	(void)ev;
+	(void)old;
+	if (!ns || !name)
+		return;
+	snprintf(key, sizeof(key), BR_SCHED_KEY_PREFIX "%s/%s", ns, name);
+	if (br_queue_add(c->queue, key))
+		sb_error("Could not queue a schedule", "key=%s", key);
 }
 
 /* An object the controller owns changed: queue its BenchmarkRun. */
@@ -120,6 +147,10 @@ int br_controller_init(struct br_controller *c, struct kube_client *kc,
 				  err);
 		if (!w->runs || !w->pvcs || !w->pods || !w->cms)
 			return -ENOMEM;
+		w->schedules =
+			informer(c, &br_res_benchmarkschedules, w->ns, NULL, on_schedule, err);
+		if (!w->schedules)
+			return -ENOMEM;
 	}
 	c->scs = informer(c, &kube_res_storageclasses, NULL, NULL, on_sc, err);
 	return c->scs ? 0 : -ENOMEM;
@@ -138,6 +169,12 @@ int br_controller_start_informers(struct br_controller *c, long timeout_ms)
 	all[n++] = c->scs;
 	for (size_t i = 0; i < n; i++) {
 		int r = kube_informer_start(all[i]);
+		if (r && r != -EALREADY)
+			return r;
+	}
+	/* schedules: started, not waited for (a cluster without their CRD still runs runs) */
+	for (size_t i = 0; i < c->nwatches; i++) {
+		int r = kube_informer_start(c->watches[i].schedules);
 		if (r && r != -EALREADY)
 			return r;
 	}
@@ -175,17 +212,20 @@ static void *worker(void *arg)
 
 	while (br_queue_get(c->queue, key, sizeof(key)) == 0) {
 		char ns[300], name[300];
-		const char *slash = strchr(key, '/');
+		bool is_sched = !strncmp(key, BR_SCHED_KEY_PREFIX, strlen(BR_SCHED_KEY_PREFIX));
+		const char *k = is_sched ? key + strlen(BR_SCHED_KEY_PREFIX) : key;
+		const char *slash = strchr(k, '/');
 		if (!slash) {
 			br_queue_done(c->queue, key);
 			continue;
 		}
-		snprintf(ns, sizeof(ns), "%.*s", (int)(slash - key), key);
+		snprintf(ns, sizeof(ns), "%.*s", (int)(slash - k), k);
 		snprintf(name, sizeof(name), "%s", slash + 1);
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		long requeue = 0;
-		int r = br_reconcile(c, ns, name, &requeue);
+		int r = is_sched ? br_schedule_reconcile(c, ns, name, &requeue)
+				 : br_reconcile(c, ns, name, &requeue);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		double secs =
 			(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
@@ -253,6 +293,7 @@ void br_controller_stop(struct br_controller *c)
 		kube_informer_stop(c->watches[i].pvcs);
 		kube_informer_stop(c->watches[i].pods);
 		kube_informer_stop(c->watches[i].cms);
+		kube_informer_stop(c->watches[i].schedules);
 	}
 	if (c->scs)
 		kube_informer_stop(c->scs);
@@ -266,6 +307,7 @@ void br_controller_release(struct br_controller *c)
 		kube_informer_free(c->watches[i].pvcs);
 		kube_informer_free(c->watches[i].pods);
 		kube_informer_free(c->watches[i].cms);
+		kube_informer_free(c->watches[i].schedules);
 	}
 	kube_informer_free(c->scs);
 	br_queue_free(c->queue);

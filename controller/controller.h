@@ -36,6 +36,7 @@ struct br_controller_opts {
 struct br_watch {
 	const char *ns; /* NULL: all */
 	struct kube_informer *runs, *pvcs, *pods, *cms;
+	struct kube_informer *schedules; /* BenchmarkSchedules (schedule_reconcile.c) */
 };
 
 struct br_controller {

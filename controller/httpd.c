@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "controller/httpd.h"
 
+#include "controller/result_metrics.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <microhttpd.h>
@@ -57,6 +59,15 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		struct br_phase_count pc[4];
 		size_t n = br_controller_phase_counts(h->c, pc, 4);
 		char *text = br_metrics_render(h->m, pc, n);
+		/* and the benchmark results (result_metrics.h) */
+		char *res = text ? br_result_metrics_render(h->c) : NULL;
+		size_t tl = text ? strlen(text) : 0, rl = res ? strlen(res) : 0;
+		char *both = res ? malloc(tl + rl + 1) : NULL;
+		if (both)
+			snprintf(both, tl + rl + 1, "%s%s", text, res);
+		free(text);
+		free(res);
+		text = both;
 		if (!text)
 			return reply(conn, 500, "text/plain", "out of memory\n", false);
 		return reply(conn, 200, "text/plain; version=0.0.4", text, true);

@@ -12,6 +12,7 @@
 #include "controller/httpd.h"
 #include "controller/metrics.h"
 #include "controller/runkey.h"
+#include "controller/schedule_reconcile.h"
 #include "kube/kube.h"
 #include "log.h"
 
@@ -74,6 +75,8 @@ static void usage(FILE *f)
 		"(default 3)\n"
 		"  --workers=N                    reconcile threads (default 2)\n"
 		"  --log-level=debug|info|warn|error   --log-format=text|json\n"
+		"  --test-clock-file=PATH         TEST ONLY: schedules take the time from PATH "
+		"(seconds)\n"
 		"  --version, --help\n");
 }
 
@@ -142,6 +145,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 				a->workers = (unsigned)n;
 			else
 				a->max_attempts = (unsigned)n;
+		} else if (IS("--test-clock-file") && v) {
+			/* TEST ONLY: schedules read their time from this file */
+			br_sched_test_clock_file = v;
 		} else if (IS("--log-level") && v) {
 			enum sb_log_level l;
 			if (sb_log_parse_level(v, &l)) {

@@ -15,6 +15,7 @@
 #include "controller/objstore.h"
 #include "controller/plan.h"
 #include "controller/runkey.h"
+#include "controller/regression.h"
 #include "controller/spec.h"
 #include "labels.h"
 #include "log.h"
@@ -1229,6 +1230,17 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 			     !json_object_set_new(status, "summary", summary_from_report(report));
 		if (ok && report_name[0] && json_array_size(json_object_get(report, "warnings")))
 			ok = !json_object_set_new(status, "warnings", warnings_from_report(report));
+	}
+	if (ok && terminal && report_name[0]) {
+		/* the Regressed condition, from the comparison with the baseline */
+		json_t *rcm = kube_informer_get(w->cms, ns, report_name);
+		struct br_event rev;
+		int rr = br_regression_condition(rcm, run, status, gen, now, &rev);
+		json_decref(rcm);
+		if (rr < 0)
+			ok = false;
+		else if (rr == 1)
+			emit(c, &ref, &rev);
 	}
 	if (!ok) {
 		ret = -ENOMEM;

@@ -38,6 +38,12 @@ seeds() {
 	report)
 		cp tests/fixtures/reports/*.json "$dir"/
 		;;
+	tzif)
+		# zone files of tzdata (scripts/deps/test.list): DST both ways, fixed, UTC
+		for f in Europe/Berlin America/New_York Australia/Lord_Howe Asia/Kolkata Etc/UTC; do
+			[ -e "/usr/share/zoneinfo/$f" ] && cp "/usr/share/zoneinfo/$f" "$dir/zone-${f//\//-}"
+		done
+		;;
 	spec)
 		# the spec of every example BenchmarkRun, as the controller gets it (JSON)
 		for f in manifests/examples/*.yaml; do

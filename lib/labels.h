@@ -19,6 +19,14 @@
 #define SB_LABEL_ITERATION  "storagebench.io/iteration"
 #define SB_LABEL_ATTEMPT    "storagebench.io/attempt"
 
+/* BenchmarkSchedule (docs/schedules.md): its kind, the label on the runs it
+ * creates (value: the schedule's name), the activation a run was made for
+ * (RFC 3339) and the regression threshold the run's verdict uses (percent) */
+#define SB_KIND_SCHEDULE	      "BenchmarkSchedule"
+#define SB_LABEL_SCHEDULE	      "storagebench.io/schedule"
+#define SB_ANNOT_SCHEDULED_AT	      "storagebench.io/scheduled-at"
+#define SB_ANNOT_REGRESSION_THRESHOLD "storagebench.io/regression-threshold-percent"
+
 #define SB_ANNOT_RUN   "storagebench.io/run-name"
 #define SB_ANNOT_CLASS "storagebench.io/class-name"
 

@@ -16,6 +16,7 @@ enum opt_id {
 	OPT_CLASS,
 	OPT_ITERATION,
 	OPT_FOLLOW,
+	OPT_METRIC,
 	OPT_HELP,
 	OPT_VERSION,
 };
@@ -41,15 +42,16 @@ static const struct opt opts[] = {
 	{"class", 0, true, OPT_CLASS, CMD_BIT(SBP_CMD_LOGS)},
 	{"iteration", 0, true, OPT_ITERATION, CMD_BIT(SBP_CMD_LOGS)},
 	{"follow", 'f', false, OPT_FOLLOW, CMD_BIT(SBP_CMD_LOGS)},
+	{"metric", 0, true, OPT_METRIC, CMD_BIT(SBP_CMD_HISTORY)},
 	{"help", 'h', false, OPT_HELP, 0},
 	{"version", 0, false, OPT_VERSION, 0},
 };
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
 
 static const char *const cmd_names[] = {
-	[SBP_CMD_NONE] = "",	 [SBP_CMD_HELP] = "help",     [SBP_CMD_VERSION] = "version",
-	[SBP_CMD_LIST] = "list", [SBP_CMD_REPORT] = "report", [SBP_CMD_COMPARE] = "compare",
-	[SBP_CMD_LOGS] = "logs",
+	[SBP_CMD_NONE] = "",	 [SBP_CMD_HELP] = "help",	[SBP_CMD_VERSION] = "version",
+	[SBP_CMD_LIST] = "list", [SBP_CMD_REPORT] = "report",	[SBP_CMD_COMPARE] = "compare",
+	[SBP_CMD_LOGS] = "logs", [SBP_CMD_HISTORY] = "history",
 };
 
 const char *sbp_cmd_name(enum sbp_cmd cmd)
@@ -236,6 +238,13 @@ static int set_opt(struct sbp_args *a, struct seen *sn, size_t k, const char *sp
 	case OPT_FOLLOW:
 		a->follow = true;
 		break;
+	case OPT_METRIC:
+		if (!*s) {
+			snprintf(err, errlen, "%s: empty metric name", spelled);
+			return -EINVAL;
+		}
+		a->metric = s;
+		break;
 	case OPT_HELP:
 		a->help = true;
 		break;
@@ -350,7 +359,7 @@ int sbp_args_parse(int argc, char **argv, struct sbp_args *a, char *err, size_t 
 			if (a->cmd == SBP_CMD_NONE) {
 				snprintf(err, errlen,
 					 "unknown command '%.100s' (commands: list, report, "
-					 "compare, logs, version, help)",
+					 "compare, logs, history, version, help)",
 					 arg);
 				return -EINVAL;
 			}
@@ -405,6 +414,10 @@ int sbp_args_parse(int argc, char **argv, struct sbp_args *a, char *err, size_t 
 	case SBP_CMD_LOGS:
 		want = 1;
 		what = "one NAME";
+		break;
+	case SBP_CMD_HISTORY:
+		want = 1;
+		what = "one SCHEDULE";
 		break;
 	case SBP_CMD_COMPARE:
 		want = 2;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The command line of kubectl-storagebench: a command (list, report,
- * compare, logs, version, help) and kubectl-style options, which may come
+ * compare, logs, history, version, help) and kubectl-style options, which may come
  * before or after the command and its names:
  *
  *	--kubeconfig=PATH | --kubeconfig PATH, --context=NAME | --context NAME
@@ -10,6 +10,7 @@
  *	--format=F | --format F                       (report, compare)
  *	-o FILE | -oFILE | --output=FILE              (report, compare)
  *	--class=C, --iteration=N, -f/--follow         (logs)
+ *	--metric=M                                    (history)
  *	-h | --help, --version, and "--" ending the options
  *
  * Pure: nothing is printed, nothing is allocated; the strings in struct
@@ -30,6 +31,7 @@ enum sbp_cmd {
 	SBP_CMD_REPORT,
 	SBP_CMD_COMPARE,
 	SBP_CMD_LOGS,
+	SBP_CMD_HISTORY,
 };
 
 /* Namespace names are DNS labels (63), object names DNS subdomains (253). */
@@ -55,6 +57,7 @@ struct sbp_args {
 	const char *cls;    /* logs --class, or NULL */
 	unsigned iteration; /* logs --iteration, 0 for every iteration */
 	bool follow;	    /* logs -f/--follow */
+	const char *metric; /* history --metric, or NULL (IOPS) */
 	const char *names[2];
 	size_t nnames;
 };

@@ -92,6 +92,7 @@ int sbp_cmd_list(struct sbp_ctx *x, const struct sbp_args *a);
 int sbp_cmd_report(struct sbp_ctx *x, const struct sbp_args *a);
 int sbp_cmd_compare(struct sbp_ctx *x, const struct sbp_args *a);
 int sbp_cmd_logs(struct sbp_ctx *x, const struct sbp_args *a);
+int sbp_cmd_history(struct sbp_ctx *x, const struct sbp_args *a);
 
 /*
  * logs -f of a run that has not ended (run: its object, borrowed): streams

@@ -21,6 +21,7 @@ static const char general[] =
 	"  report NAME                the report of a run (txt, md, csv, json or svg)\n"
 	"  compare BASELINE CURRENT   the reports of two runs compared, with Welch's t-test\n"
 	"  logs NAME                  the runner logs of a run, or its per-iteration results\n"
+	"  history SCHEDULE           the runs of a BenchmarkSchedule: means and trend\n"
 	"  version                    the plugin's version\n"
 	"  help [COMMAND]             this help, or a command's\n"
 	"\n"
@@ -81,6 +82,18 @@ static const char logs_help[] =
 	"                  Succeeded, 1 when it Failed (a run that has ended: what logs\n"
 	"                  prints without -f, then the same)\n";
 
+static const char history_help[] =
+	"Usage: kubectl storagebench history SCHEDULE [--metric M]\n"
+	"\n"
+	"The runs of a BenchmarkSchedule, newest activation first: per run, storage class\n"
+	"and workload the mean and standard deviation over the iterations, the change\n"
+	"against the schedule's previous successful run and its trend (better, worse,\n"
+	"same; lower latency is better), and whether the run regressed against its\n"
+	"baseline (the Regressed condition). SCHEDULE is NAME or NAMESPACE/NAME.\n"
+	"\n"
+	"  --metric=M    the metric shown (default: read-iops and write-iops), one of the\n"
+	"                report's, e.g. read-bw, read-lat-mean, read-lat-p99\n";
+
 static const char version_help[] = "Usage: kubectl storagebench version\n"
 				   "\n"
 				   "Prints the plugin's version.\n";
@@ -103,6 +116,9 @@ void sbp_usage(FILE *f, enum sbp_cmd cmd)
 		break;
 	case SBP_CMD_VERSION:
 		text = version_help;
+		break;
+	case SBP_CMD_HISTORY:
+		text = history_help;
 		break;
 	case SBP_CMD_NONE:
 	case SBP_CMD_HELP:

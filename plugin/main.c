@@ -7,6 +7,7 @@
  *	kubectl storagebench report NAME [--format txt|md|csv|json|svg] [-o FILE]
  *	kubectl storagebench compare BASELINE CURRENT [--format txt|md|json]
  *	kubectl storagebench logs NAME [--class C] [--iteration N]
+ *	kubectl storagebench history SCHEDULE [--metric M]
  *	kubectl storagebench version
  *
  * Exit status: 0 done, 1 an operational failure (explained on stderr),
@@ -60,6 +61,9 @@ int main(int argc, char **argv)
 		break;
 	case SBP_CMD_LOGS:
 		status = sbp_cmd_logs(&x, &a);
+		break;
+	case SBP_CMD_HISTORY:
+		status = sbp_cmd_history(&x, &a);
 		break;
 	default:
 		sbp_usage(stderr, SBP_CMD_NONE);

@@ -5,7 +5,7 @@
 #   1. a Debian 12 (bookworm) root filesystem from Debian's archive with
 #      debootstrap --variant=minbase (what debian:12-slim is made of) plus
 #      the runtime libraries (libcurl4 libjansson4 libyaml-0-2 libssl3
-#      liburing2 libmicrohttpd12 ca-certificates), security updates applied,
+#      liburing2 libmicrohttpd12 ca-certificates tzdata), security updates applied,
 #      documentation and apt lists removed; cached as a tarball under
 #      /var/cache/storagebench/image/ so reruns take seconds
 #      (SB_IMAGE_REFRESH=1 rebuilds it);
@@ -31,7 +31,7 @@ NAME=${SB_IMAGE_NAME:-localhost/storagebench:$VERSION}
 OUT=${SB_IMAGE_OUT:-$root/build/image/storagebench-$VERSION.oci.tar}
 CACHE=${SB_IMAGE_CACHE:-/var/cache/storagebench/image}
 SUITE=bookworm
-RUNTIME_PKGS=libcurl4,libjansson4,libyaml-0-2,libssl3,liburing2,libmicrohttpd12,ca-certificates
+RUNTIME_PKGS=libcurl4,libjansson4,libyaml-0-2,libssl3,liburing2,libmicrohttpd12,ca-certificates,tzdata
 UID_GID=65532
 
 say() { printf 'image: %s\n' "$*"; }

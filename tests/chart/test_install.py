@@ -292,6 +292,8 @@ def test_examples_are_accepted_by_the_controller(rel):
     for n in names:
         with open(os.path.join(EXAMPLES, n)) as f:
             run = yaml.safe_load(f)
+        if run["kind"] != "BenchmarkRun":
+            continue  # schedule.yaml: tests/e2e/test_schedule.py
         run["metadata"]["name"] = "ex-" + run["metadata"]["name"]
         run["spec"]["storageClasses"] = ["sbchart-no-such-class"]
         sb.apply(run, namespace=rel.run_ns)
@@ -569,7 +571,13 @@ def test_watching_all_namespaces_grants_cluster_wide():
             cr = kj("get", "clusterrole", r.controller)
             assert {x for rule in cr["rules"] for x in rule["resources"]} == {
                 "storageclasses", "benchmarkruns", "benchmarkruns/status", "persistentvolumeclaims", "pods",
-                "configmaps", "secrets", "events"}
+                "configmaps", "secrets", "events", "benchmarkschedules",
+                "benchmarkschedules/status"}
+            # schedules create and prune their runs (docs/schedules.md)
+            assert can_i(sa, "create", "benchmarkruns.storagebench.io", "default")
+            assert can_i(sa, "delete", "benchmarkruns.storagebench.io", "default")
+            assert can_i(sa, "watch", "benchmarkschedules.storagebench.io", all_ns=True)
+            assert can_i(sa, "patch", "benchmarkschedules.storagebench.io", "default", sub="status")
         finally:
             r.helm("uninstall", name, "--wait", "--timeout", "60s", check=False)
         assert k("get", "clusterrole", r.controller, "--ignore-not-found").strip() == ""

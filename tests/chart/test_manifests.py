@@ -115,14 +115,30 @@ def load_example(name):
     return text, docs
 
 
+SCHEDULE_CRD = os.path.join(ROOT, "manifests", "crd", "storagebench.io_benchmarkschedules.yaml")
+
+
+def load_schedule_schema():
+    with open(SCHEDULE_CRD) as f:
+        return yaml.safe_load(f)["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+
+
 @pytest.mark.parametrize("name", EXAMPLE_FILES)
 def test_example_is_valid_against_the_crd_schema(name):
     _, docs = load_example(name)
     assert docs, name
     for d in docs:
-        assert d["apiVersion"] == "storagebench.io/v1alpha1" and d["kind"] == "BenchmarkRun"
+        assert d["apiVersion"] == "storagebench.io/v1alpha1"
+        assert d["kind"] in ("BenchmarkRun", "BenchmarkSchedule")
         assert "namespace" not in d["metadata"], "examples go to the namespace kubectl -n names"
-        assert validate(d, load_schema()) == []
+        if d["kind"] == "BenchmarkRun":
+            assert validate(d, load_schema()) == []
+        else:
+            # the schedule, and its run template as a BenchmarkRun
+            assert validate(d, load_schedule_schema()) == []
+            run = {"apiVersion": d["apiVersion"], "kind": "BenchmarkRun", "metadata": {"name": "t"},
+                   "spec": d["spec"]["runTemplate"]["spec"]}
+            assert validate(run, load_schema()) == []
 
 
 def test_the_schema_check_finds_errors():
@@ -140,7 +156,7 @@ def test_the_schema_check_finds_errors():
         assert needle in errs, needle
 
 
-@pytest.mark.parametrize("name", [f for f in EXAMPLE_FILES if f != "demo.yaml"])
+@pytest.mark.parametrize("name", [f for f in EXAMPLE_FILES if f not in ("demo.yaml", "schedule.yaml")])
 def test_example_says_which_page_it_reproduces(name):
     text, _ = load_example(name)
     header = text.split("apiVersion:")[0]

@@ -29,6 +29,10 @@ RUN_RULES = [
     (("",), ("secrets",), ("create",), ()),  # each run's signing key, never read
     (("",), ("persistentvolumeclaims",), ("patch",), ()),
     (("",), ("events",), ("create", "patch"), ()),
+    # schedules (docs/schedules.md)
+    (("storagebench.io",), ("benchmarkschedules",), ("get", "list", "watch"), ()),
+    (("storagebench.io",), ("benchmarkschedules/status",), ("get", "update", "patch"), ()),
+    (("storagebench.io",), ("benchmarkruns",), ("create", "delete"), ()),
 ]
 RUNNER_RULES = [
     (("",), ("configmaps",), ("create", "get"), ()),

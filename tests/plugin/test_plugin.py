@@ -22,7 +22,7 @@ def test_version_help_and_kubectl_finds_the_plugin(env):
     found = sb.run(["/usr/bin/env", f"PATH={BIN}:/usr/bin:/bin", sb.KUBECTL, "plugin", "list"],
                    check=False)
     assert os.path.join(BIN, "kubectl-storagebench") in found.stdout, found.stdout + found.stderr
-    for cmd in ("list", "report", "compare", "logs", "version"):
+    for cmd in ("list", "report", "compare", "logs", "history", "version"):
         r = plugin(cmd, "--help", kubeconfig=False)
         assert r.rc == 0 and f"Usage: kubectl storagebench {cmd}" in r.out, r
     r = plugin("--help", via_kubectl=True, kubeconfig=False)

@@ -158,6 +158,17 @@ namespace. docs/getting-started.md and tests/chart list the same set.
 - apiGroups: [""]
   resources: [events]
   verbs: [create, patch]
+# schedules (docs/schedules.md): read them, write their status, create and
+# prune their runs
+- apiGroups: [storagebench.io]
+  resources: [benchmarkschedules]
+  verbs: [get, list, watch]
+- apiGroups: [storagebench.io]
+  resources: [benchmarkschedules/status]
+  verbs: [get, update, patch]
+- apiGroups: [storagebench.io]
+  resources: [benchmarkruns]
+  verbs: [create, delete]
 {{- end }}
 
 {{/*
