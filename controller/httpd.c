@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "controller/httpd.h"
 
+#include "controller/memory.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <microhttpd.h>
@@ -57,6 +59,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		struct br_phase_count pc[4];
 		size_t n = br_controller_phase_counts(h->c, pc, 4);
 		char *text = br_metrics_render(h->m, pc, n);
+		char *more = br_metrics_render_process(h->c);
+		char *all = NULL;
+		if (text && more && asprintf(&all, "%s%s", text, more) < 0)
+			all = NULL;
+		free(text);
+		free(more);
+		text = all;
 		if (!text)
 			return reply(conn, 500, "text/plain", "out of memory\n", false);
 		return reply(conn, 200, "text/plain; version=0.0.4", text, true);

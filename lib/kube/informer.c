@@ -23,6 +23,8 @@ struct kube_informer {
 	char *ns, *label, *field;
 	long page_size, idle_ms;
 	bool strip;
+	kube_informer_transform_fn transform;
+	void *transform_arg;
 	kube_informer_cb cb;
 	void *arg;
 
@@ -34,7 +36,7 @@ struct kube_informer {
 	struct kube_watch *watch;
 	pthread_t thread;
 	atomic_bool stop;
-	atomic_ulong lists;
+	atomic_ulong lists, dropped;
 };
 
 struct pending {
@@ -86,6 +88,8 @@ struct kube_informer *kube_informer_new(struct kube_client *c,
 	inf->page_size = opts->page_size > 0 ? opts->page_size : 500;
 	inf->idle_ms = opts->idle_timeout_ms > 0 ? opts->idle_timeout_ms : 5 * 60 * 1000;
 	inf->strip = opts->strip_managed_fields;
+	inf->transform = opts->transform;
+	inf->transform_arg = opts->transform_arg;
 	inf->cb = opts->cb;
 	inf->arg = opts->arg;
 	if (pthread_mutex_init(&inf->lock, NULL)) {
@@ -118,6 +122,27 @@ static void run_pending(struct kube_informer *inf, struct pending *p, size_t n)
 		json_decref(p[i].obj);
 		json_decref(p[i].old);
 	}
+}
+
+/*
+ * Strips and transforms *obj (an owned reference, maybe replaced). Returns
+ * true to cache it, false when the transform leaves it out.
+ */
+static bool prepare(struct kube_informer *inf, json_t **obj)
+{
+	if (inf->strip)
+		json_object_del(json_object_get(*obj, "metadata"), "managedFields");
+	if (!inf->transform)
+		return true;
+	int r = inf->transform(obj, inf->transform_arg);
+	if (r == 1) {
+		atomic_fetch_add(&inf->dropped, 1);
+		return false;
+	}
+	if (r < 0)
+		sb_warn("Transform failed; caching the object as it came", "resource=%s errno=%d",
+			inf->res.resource, -r);
+	return true;
 }
 
 /* Lists everything and replaces the cache, synthesising the differences. */
@@ -172,9 +197,12 @@ static int relist(struct kube_informer *inf, struct kube_error *err)
 		if (api && !json_object_get(it, "apiVersion") &&
 		    json_object_set_new(it, "apiVersion", json_string(api)))
 			goto out;
-		if (inf->strip)
-			json_object_del(json_object_get(it, "metadata"), "managedFields");
-		if (json_object_set(fresh, key, it))
+		json_t *mine = json_incref(it);
+		if (!prepare(inf, &mine)) {
+			json_decref(mine);
+			continue;
+		}
+		if (json_object_set_new(fresh, key, mine))
 			goto out;
 	}
 
@@ -232,8 +260,10 @@ static int on_event(enum kube_event_type type, json_t *obj, void *arg)
 		return 0;
 	if (key_of(obj, key, sizeof(key)))
 		return 0;
-	if (inf->strip) /* the watch hands over its only reference: ours to change */
-		json_object_del(json_object_get(obj, "metadata"), "managedFields");
+	/* the watch hands over its only reference: ours to change */
+	json_t *mine = json_incref(obj);
+	bool keep = prepare(inf, &mine);
+	obj = mine;
 	pthread_mutex_lock(&inf->lock);
 	json_t *old = json_incref(json_object_get(inf->cache, key));
 	if (type == KUBE_EVENT_DELETED) {
@@ -241,6 +271,13 @@ static int on_event(enum kube_event_type type, json_t *obj, void *arg)
 		p = (struct pending){KUBE_INFORMER_DELETE, json_incref(obj), NULL};
 		json_decref(old);
 		old = NULL;
+	} else if (!keep) {
+		/* left out now: a cached one goes, with its last cached state */
+		if (old) {
+			json_object_del(inf->cache, key);
+			p = (struct pending){KUBE_INFORMER_DELETE, old, NULL};
+			old = NULL;
+		}
 	} else if (json_object_set(inf->cache, key, obj) == 0) {
 		p = (struct pending){old ? KUBE_INFORMER_UPDATE : KUBE_INFORMER_ADD,
 				     json_incref(obj), old};
@@ -248,6 +285,7 @@ static int on_event(enum kube_event_type type, json_t *obj, void *arg)
 	}
 	pthread_mutex_unlock(&inf->lock);
 	json_decref(old);
+	json_decref(mine);
 	if (p.obj)
 		run_pending(inf, &p, 1);
 	return 0;
@@ -435,6 +473,21 @@ size_t kube_informer_count(struct kube_informer *inf)
 unsigned long kube_informer_lists(struct kube_informer *inf)
 {
 	return atomic_load(&inf->lists);
+}
+
+unsigned long kube_informer_dropped(struct kube_informer *inf)
+{
+	return atomic_load(&inf->dropped);
+}
+
+const struct kube_resource *kube_informer_resource(const struct kube_informer *inf)
+{
+	return &inf->res;
+}
+
+const char *kube_informer_ns(const struct kube_informer *inf)
+{
+	return inf->ns;
 }
 
 void kube_informer_free(struct kube_informer *inf)
