@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "controller/controller.h"
+#include "controller/memory.h"
 
 #include "labels.h"
 #include "log.h"
@@ -18,8 +19,9 @@ static void on_run(enum kube_informer_event ev, const json_t *obj, const json_t 
 	const char *ns = json_string_value(json_object_get(md, "namespace"));
 	const char *name = json_string_value(json_object_get(md, "name"));
 	char key[600];
-	(void)ev;
 	(void)old;
+	if (ev == KUBE_INFORMER_DELETE)
+		br_memory_deleted();
 	if (!ns || !name)
 		return;
 	snprintf(key, sizeof(key), "%s/%s", ns, name);
@@ -35,8 +37,9 @@ static void on_owned(enum kube_informer_event ev, const json_t *obj, const json_
 	const char *ns = json_string_value(json_object_get(md, "namespace"));
 	size_t i;
 	const json_t *r;
-	(void)ev;
 	(void)old;
+	if (ev == KUBE_INFORMER_DELETE)
+		br_memory_deleted();
 	json_array_foreach(json_object_get(md, "ownerReferences"), i, r)
 	{
 		const char *kind = json_string_value(json_object_get(r, "kind"));
@@ -80,6 +83,14 @@ static struct kube_informer *informer(struct br_controller *c, const struct kube
 	o.resource = res;
 	o.ns = ns;
 	o.label_selector = selector;
+	/* cache only what the reconcile reads (controller/memory.c) */
+	o.transform = br_cache_transform;
+	o.transform_arg =
+		(void *)&br_cache_kinds[res == &kube_res_pvcs		  ? BR_CACHE_PVCS
+					: res == &kube_res_pods		  ? BR_CACHE_PODS
+					: res == &kube_res_configmaps	  ? BR_CACHE_CMS
+					: res == &kube_res_storageclasses ? BR_CACHE_SCS
+									  : BR_CACHE_RUNS];
 	o.cb = cb;
 	o.arg = c;
 	return kube_informer_new(c->kc, &o, err);
@@ -217,6 +228,9 @@ static void *worker(void *arg)
 		br_queue_done(c->queue, key);
 		if (requeue && br_queue_add_after(c->queue, key, requeue))
 			sb_error("Could not queue a run", "key=%s", key);
+		/* caught up after deletions: give the freed heap back */
+		if (br_queue_due(c->queue) == 0)
+			br_memory_idle();
 	}
 	return NULL;
 }
