@@ -30,7 +30,7 @@ static int keep(json_t *dst, const json_t *src, const char *key)
 static int compact_pod(json_t **obj)
 {
 	static const char *const top[] = {"apiVersion", "kind", "metadata"};
-	static const char *const st[] = {"phase",   "reason",	 "message",
+	static const char *const st[] = {"phase",     "reason",	    "message",
 					 "startTime", "conditions", "hostIP"};
 	static const char *const cs[] = {"name",	 "state", "lastState",
 					 "restartCount", "ready", "started"};

@@ -20,7 +20,7 @@ enum br_cache_kind {
 	BR_CACHE_PVCS,	   /* owned PVCs */
 	BR_CACHE_PODS,	   /* owned runner pods */
 	BR_CACHE_CMS,	   /* owned ConfigMaps (results, reports) */
-	BR_CACHE_SCS,	   /* StorageClasses: only that they exist */
+	BR_CACHE_SCS,	   /* StorageClasses */
 };
 
 /*
@@ -31,12 +31,15 @@ enum br_cache_kind {
  * SB_SELECTOR_MANAGED's label, so an object the controller does not own
  * never enters its cache even if the server's selector let it through.
  * Dropped from every object: metadata.managedFields and the
- * kubectl.kubernetes.io/last-applied-configuration annotation; from pods
- * everything but metadata and the status fields the reconcile reads
- * (phase, reason, message, startTime, containerStatuses' name/state/
- * lastState/restartCount); from PVCs everything but metadata and
- * status.phase; from StorageClasses everything but metadata's name, uid and
- * resourceVersion. Returns 0 (kept), 1 (not cached) or -ENOMEM.
+ * kubectl.kubernetes.io/last-applied-configuration annotation (a copy of the
+ * whole object as applied: the larger half of a run applied with kubectl).
+ * A pod is rebuilt with only kind, apiVersion, metadata, spec.nodeName and
+ * status' phase, reason, message, startTime, conditions, hostIP and its
+ * containerStatuses' name, state, lastState, restartCount, ready, started
+ * (no container specs, env, volumes, images). Runs, PVCs, ConfigMaps
+ * (result data included: the report needs it) and StorageClasses keep the
+ * rest. Returns 0 (kept), 1 (not cached) or -ENOMEM (the informer then
+ * caches the object as it came).
  */
 int br_cache_transform(json_t **obj, void *arg);
 extern const enum br_cache_kind br_cache_kinds[5]; /* arg values, indexed by kind */
