@@ -9,23 +9,26 @@
 #include "controller/memory.h"
 #include "labels.h"
 
-#define OWNED "\"labels\":{\"" SB_LABEL_MANAGED_BY "\":\"" SB_MANAGER "\",\"" SB_LABEL_RUN "\":\"r\"}"
-#define META(labels)                                                                  \
+#define OWNED \
+	"\"labels\":{\"" SB_LABEL_MANAGED_BY "\":\"" SB_MANAGER "\",\"" SB_LABEL_RUN "\":\"r\"}"
+#define META(labels)                                                                       \
 	"\"metadata\":{\"name\":\"x\",\"namespace\":\"n\",\"uid\":\"u1\","                 \
-	"\"resourceVersion\":\"7\",\"creationTimestamp\":\"2026-01-01T00:00:00Z\","      \
+	"\"resourceVersion\":\"7\",\"creationTimestamp\":\"2026-01-01T00:00:00Z\","        \
 	"\"ownerReferences\":[{\"kind\":\"BenchmarkRun\",\"name\":\"r\",\"uid\":\"ru\"}]," \
-	"\"managedFields\":[{\"manager\":\"m\"}],\"annotations\":{"                       \
+	"\"managedFields\":[{\"manager\":\"m\"}],\"annotations\":{"                        \
 	"\"kubectl.kubernetes.io/last-applied-configuration\":\"{}\"}," labels "}"
 
-static const char pod[] =
-	"{\"kind\":\"Pod\",\"apiVersion\":\"v1\"," META(OWNED) ","
-	"\"spec\":{\"nodeName\":\"node-a\",\"containers\":[{\"name\":\"runner\",\"image\":\"i\","
-	"\"env\":[{\"name\":\"A\",\"value\":\"b\"}]}],\"volumes\":[{\"name\":\"v\"}]},"
-	"\"status\":{\"phase\":\"Failed\",\"reason\":\"Evicted\",\"message\":\"m\","
-	"\"startTime\":\"2026-01-01T00:00:01Z\",\"podIP\":\"10.0.0.1\",\"qosClass\":\"Burstable\","
-	"\"containerStatuses\":[{\"name\":\"runner\",\"image\":\"i\",\"imageID\":\"sha\","
-	"\"containerID\":\"c\",\"restartCount\":1,\"state\":{\"terminated\":{\"exitCode\":3,"
-	"\"reason\":\"Error\",\"message\":\"boom\"}},\"lastState\":{}}]}}";
+static const char pod[] = "{\"kind\":\"Pod\",\"apiVersion\":\"v1\"," META(
+	OWNED) ","
+	       "\"spec\":{\"nodeName\":\"node-a\",\"containers\":[{\"name\":\"runner\",\"image\":"
+	       "\"i\","
+	       "\"env\":[{\"name\":\"A\",\"value\":\"b\"}]}],\"volumes\":[{\"name\":\"v\"}]},"
+	       "\"status\":{\"phase\":\"Failed\",\"reason\":\"Evicted\",\"message\":\"m\","
+	       "\"startTime\":\"2026-01-01T00:00:01Z\",\"podIP\":\"10.0.0.1\",\"qosClass\":"
+	       "\"Burstable\","
+	       "\"containerStatuses\":[{\"name\":\"runner\",\"image\":\"i\",\"imageID\":\"sha\","
+	       "\"containerID\":\"c\",\"restartCount\":1,\"state\":{\"terminated\":{\"exitCode\":3,"
+	       "\"reason\":\"Error\",\"message\":\"boom\"}},\"lastState\":{}}]}}";
 
 static int test_pod_compacted(void)
 {
@@ -78,10 +81,10 @@ static int test_foreign_refused(void)
 static int test_run_and_cm_kept(void)
 {
 	json_t *run = json_loads("{" META("\"labels\":{}") ",\"spec\":{\"iterations\":2},"
-				 "\"status\":{\"phase\":\"Running\"}}",
+							   "\"status\":{\"phase\":\"Running\"}}",
 				 0, NULL);
-	json_t *cm = json_loads("{" META(OWNED) ",\"data\":{\"" SB_RESULT_KEY "\":\"{}\"}}", 0,
-				NULL);
+	json_t *cm =
+		json_loads("{" META(OWNED) ",\"data\":{\"" SB_RESULT_KEY "\":\"{}\"}}", 0, NULL);
 	CHECK(run && cm);
 	int r1 = br_cache_transform(&run, (void *)&br_cache_kinds[BR_CACHE_RUNS]);
 	int r2 = br_cache_transform(&cm, (void *)&br_cache_kinds[BR_CACHE_CMS]);

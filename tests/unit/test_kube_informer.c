@@ -26,18 +26,18 @@ static char list_selector[256], watch_selector[256], watch_rv[64];
 static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #define OWNED_LABELS "\"labels\":{\"" SB_LABEL_MANAGED_BY "\":\"" SB_MANAGER "\"}"
-#define MF "\"managedFields\":[{\"manager\":\"kubectl\",\"fieldsV1\":{\"f:data\":{}}}]"
-#define LA                                                                                    \
-	"\"annotations\":{\"kubectl.kubernetes.io/last-applied-configuration\":\"{...}\",\"" \
-	SB_ANNOT_RUN "\":\"r1\"}"
-#define CM(name, rv, labels)                                                              \
+#define MF	     "\"managedFields\":[{\"manager\":\"kubectl\",\"fieldsV1\":{\"f:data\":{}}}]"
+#define LA                                          \
+	"\"annotations\":{\"kubectl.kubernetes.io/" \
+	"last-applied-configuration\":\"{...}\",\"" SB_ANNOT_RUN "\":\"r1\"}"
+#define CM(name, rv, labels)                                                                   \
 	"{\"metadata\":{\"name\":\"" name "\",\"namespace\":\"inf\",\"resourceVersion\":\"" rv \
 	"\"," labels "," MF "," LA "},\"data\":{\"" SB_RESULT_KEY "\":\"{}\"}}"
 
-static const char list_body[] = "{\"kind\":\"ConfigMapList\",\"apiVersion\":\"v1\","
-				"\"metadata\":{\"resourceVersion\":\"100\"},\"items\":[" CM(
-					"a", "10", OWNED_LABELS) "," CM("b", "11", OWNED_LABELS)
-					"," CM("foreign", "12", "\"labels\":{\"app\":\"x\"}") "]}";
+static const char list_body[] =
+	"{\"kind\":\"ConfigMapList\",\"apiVersion\":\"v1\","
+	"\"metadata\":{\"resourceVersion\":\"100\"},\"items\":[" CM("a", "10", OWNED_LABELS) "," CM(
+		"b", "11", OWNED_LABELS) "," CM("foreign", "12", "\"labels\":{\"app\":\"x\"}") "]}";
 
 /* The watch from 100: a modified, a second foreign object, b loses its label. */
 static const char *const events[] = {
@@ -149,8 +149,7 @@ static void on_ev(enum kube_informer_event ev, const json_t *obj, const json_t *
 		json_string_value(json_object_get(json_object_get(obj, "metadata"), "name"));
 	pthread_mutex_lock(&s->mu);
 	if (s->n < 16)
-		snprintf(s->log[s->n++], sizeof(s->log[0]), "%s %s", names[ev],
-			 name ? name : "?");
+		snprintf(s->log[s->n++], sizeof(s->log[0]), "%s %s", names[ev], name ? name : "?");
 	pthread_mutex_unlock(&s->mu);
 }
 
@@ -208,8 +207,8 @@ static int test_selector_and_transform(void)
 	json_decref(b);
 	json_t *md = json_object_get(a, "metadata");
 	const char *rv = json_string_value(json_object_get(md, "resourceVersion"));
-	const char *data = json_string_value(json_object_get(json_object_get(a, "data"),
-							    SB_RESULT_KEY));
+	const char *data =
+		json_string_value(json_object_get(json_object_get(a, "data"), SB_RESULT_KEY));
 	const char *annot = json_string_value(
 		json_object_get(json_object_get(md, "annotations"), SB_ANNOT_RUN));
 	bool stripped = !json_object_get(md, "managedFields") &&
