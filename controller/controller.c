@@ -85,6 +85,8 @@ static struct kube_informer *informer(struct br_controller *c, const struct kube
 	o.label_selector = selector;
 	/* cache only what the reconcile reads (controller/memory.c) */
 	o.transform = br_cache_transform;
+	/* runs are many and read one at a time: kept as text (kube.h) */
+	o.compact = res == &br_res_benchmarkruns;
 	o.transform_arg =
 		(void *)&br_cache_kinds[res == &kube_res_pvcs		  ? BR_CACHE_PVCS
 					: res == &kube_res_pods		  ? BR_CACHE_PODS

@@ -22,7 +22,7 @@ struct kube_informer {
 	struct kube_resource res;
 	char *ns, *label, *field;
 	long page_size, idle_ms;
-	bool strip;
+	bool strip, compact;
 	kube_informer_transform_fn transform;
 	void *transform_arg;
 	kube_informer_cb cb;
@@ -89,6 +89,7 @@ struct kube_informer *kube_informer_new(struct kube_client *c,
 	inf->idle_ms = opts->idle_timeout_ms > 0 ? opts->idle_timeout_ms : 5 * 60 * 1000;
 	inf->strip = opts->strip_managed_fields;
 	inf->transform = opts->transform;
+	inf->compact = opts->compact;
 	inf->transform_arg = opts->transform_arg;
 	inf->cb = opts->cb;
 	inf->arg = opts->arg;
@@ -143,6 +144,30 @@ static bool prepare(struct kube_informer *inf, json_t **obj)
 		sb_warn("Transform failed; caching the object as it came", "resource=%s errno=%d",
 			inf->res.resource, -r);
 	return true;
+}
+
+/* What the cache holds for obj: a new reference to obj, or with compact its
+ * compact JSON text as a json string. NULL on ENOMEM. */
+static json_t *stored(const struct kube_informer *inf, json_t *obj)
+{
+	if (!inf->compact)
+		return json_incref(obj);
+	size_t n = json_dumpb(obj, NULL, 0, JSON_COMPACT);
+	char *text = n ? malloc(n) : NULL;
+	json_t *v = NULL;
+	if (text && json_dumpb(obj, text, n, JSON_COMPACT) == n)
+		v = json_stringn_nocheck(text, n);
+	free(text);
+	return v;
+}
+
+/* A new reference to the object a cache value stands for (parsed again with
+ * compact), or NULL. */
+static json_t *loaded(const struct kube_informer *inf, json_t *v)
+{
+	if (!v || !inf->compact)
+		return json_incref(v);
+	return json_loadb(json_string_value(v), json_string_length(v), 0, NULL);
 }
 
 /* Lists everything and replaces the cache, synthesising the differences. */
@@ -206,12 +231,24 @@ static int relist(struct kube_informer *inf, struct kube_error *err)
 			goto out;
 	}
 
-	pthread_mutex_lock(&inf->lock);
 	const char *key;
 	json_t *obj;
+	/* the new cache's values (compact: the text, made outside the lock) */
+	json_t *store = inf->compact ? json_object() : json_incref(fresh);
+	if (!store)
+		goto out;
+	if (inf->compact)
+		json_object_foreach(fresh, key, obj)
+		{
+			if (json_object_set_new(store, key, stored(inf, obj))) {
+				json_decref(store);
+				goto out;
+			}
+		}
+	pthread_mutex_lock(&inf->lock);
 	json_object_foreach(fresh, key, obj)
 	{
-		json_t *old = json_object_get(inf->cache, key);
+		json_t *old = loaded(inf, json_object_get(inf->cache, key));
 		if (!old) {
 			p[np++] = (struct pending){KUBE_INFORMER_ADD, json_incref(obj), NULL};
 		} else {
@@ -219,16 +256,19 @@ static int relist(struct kube_informer *inf, struct kube_error *err)
 			if (!a || !b || strcmp(a, b) != 0)
 				p[np++] = (struct pending){KUBE_INFORMER_UPDATE, json_incref(obj),
 							   json_incref(old)};
+			json_decref(old);
 		}
 	}
 	json_object_foreach(inf->cache, key, obj)
 	{
-		if (!json_object_get(fresh, key) && np < cap)
-			p[np++] = (struct pending){KUBE_INFORMER_DELETE, json_incref(obj), NULL};
+		if (!json_object_get(fresh, key) && np < cap) {
+			json_t *last = loaded(inf, obj);
+			if (last)
+				p[np++] = (struct pending){KUBE_INFORMER_DELETE, last, NULL};
+		}
 	}
 	json_decref(inf->cache);
-	inf->cache = fresh;
-	fresh = NULL;
+	inf->cache = store;
 	free(inf->rv);
 	inf->rv = rv;
 	rv = NULL;
@@ -264,8 +304,15 @@ static int on_event(enum kube_event_type type, json_t *obj, void *arg)
 	json_t *mine = json_incref(obj);
 	bool keep = prepare(inf, &mine);
 	obj = mine;
+	json_t *value = keep && type != KUBE_EVENT_DELETED ? stored(inf, obj) : NULL;
+	if (keep && type != KUBE_EVENT_DELETED && !value) {
+		sb_warn("Out of memory caching an object", "resource=%s key=%s", inf->res.resource,
+			key);
+		json_decref(mine);
+		return 0;
+	}
 	pthread_mutex_lock(&inf->lock);
-	json_t *old = json_incref(json_object_get(inf->cache, key));
+	json_t *old = loaded(inf, json_object_get(inf->cache, key));
 	if (type == KUBE_EVENT_DELETED) {
 		json_object_del(inf->cache, key);
 		p = (struct pending){KUBE_INFORMER_DELETE, json_incref(obj), NULL};
@@ -278,13 +325,15 @@ static int on_event(enum kube_event_type type, json_t *obj, void *arg)
 			p = (struct pending){KUBE_INFORMER_DELETE, old, NULL};
 			old = NULL;
 		}
-	} else if (json_object_set(inf->cache, key, obj) == 0) {
+	} else if (json_object_set_new(inf->cache, key, value) == 0) {
+		value = NULL;
 		p = (struct pending){old ? KUBE_INFORMER_UPDATE : KUBE_INFORMER_ADD,
 				     json_incref(obj), old};
 		old = NULL;
 	}
 	pthread_mutex_unlock(&inf->lock);
 	json_decref(old);
+	json_decref(value);
 	json_decref(mine);
 	if (p.obj)
 		run_pending(inf, &p, 1);
@@ -437,8 +486,10 @@ json_t *kube_informer_get(struct kube_informer *inf, const char *ns, const char 
 	if (n < 0 || (size_t)n >= sizeof(key) || !name)
 		return NULL;
 	pthread_mutex_lock(&inf->lock);
-	json_t *obj = json_incref(json_object_get(inf->cache, key));
+	json_t *v = json_incref(json_object_get(inf->cache, key));
 	pthread_mutex_unlock(&inf->lock);
+	json_t *obj = loaded(inf, v); /* parsed outside the lock */
+	json_decref(v);
 	return obj;
 }
 
@@ -459,6 +510,17 @@ json_t *kube_informer_list(struct kube_informer *inf)
 		}
 	}
 	pthread_mutex_unlock(&inf->lock);
+	if (!arr || !inf->compact)
+		return arr;
+	/* compact: parse each outside the lock */
+	size_t i;
+	for (i = 0; i < json_array_size(arr); i++) {
+		json_t *o = loaded(inf, json_array_get(arr, i));
+		if (!o || json_array_set_new(arr, i, o)) {
+			json_decref(arr);
+			return NULL;
+		}
+	}
 	return arr;
 }
 

@@ -541,9 +541,14 @@ struct kube_informer_opts {
 	const char *ns;			      /* NULL: all namespaces */
 	const char *label_selector;
 	const char *field_selector;
-	long page_size;			      /* list limit; 0: 500 */
-	long idle_timeout_ms;		      /* watch idle restart; 0: 5 minutes */
-	bool strip_managed_fields;	      /* drop metadata.managedFields before caching */
+	long page_size;		   /* list limit; 0: 500 */
+	long idle_timeout_ms;	   /* watch idle restart; 0: 5 minutes */
+	bool strip_managed_fields; /* drop metadata.managedFields before caching */
+	/* keep each object as its compact JSON text (a parsed jansson tree is
+	 * about 12 times larger): get and list then parse a fresh copy on each
+	 * call (still a new reference, the caller's; never shared), callbacks
+	 * get the parsed object as before. For large caches read rarely. */
+	bool compact;
 	kube_informer_transform_fn transform; /* may be NULL */
 	void *transform_arg;
 	kube_informer_cb cb; /* may be NULL */

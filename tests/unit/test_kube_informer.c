@@ -161,7 +161,7 @@ static int nseen(struct seen *s)
 	return n;
 }
 
-static int test_selector_and_transform(void)
+static int scenario(bool compact)
 {
 	if (start_server())
 		SKIP("cannot start a local HTTP server");
@@ -173,6 +173,7 @@ static int test_selector_and_transform(void)
 				       .label_selector = SB_SELECTOR_MANAGED,
 				       .transform = br_cache_transform,
 				       .transform_arg = (void *)&br_cache_kinds[BR_CACHE_CMS],
+				       .compact = compact,
 				       .cb = on_ev,
 				       .arg = &s};
 	struct kube_informer *inf = kube_informer_new(c, &o, NULL);
@@ -201,6 +202,11 @@ static int test_selector_and_transform(void)
 	json_t *f2 = kube_informer_get(inf, "inf", "foreign2");
 	json_t *b = kube_informer_get(inf, "inf", "b");
 	json_t *a = kube_informer_get(inf, "inf", "a");
+	json_t *all = kube_informer_list(inf);
+	const char *n0 = json_string_value(
+		json_object_get(json_object_get(json_array_get(all, 0), "metadata"), "name"));
+	bool list_ok = json_array_size(all) == 1 && n0 && !strcmp(n0, "a");
+	json_decref(all);
 	bool none = !f && !f2 && !b, have_a = a != NULL;
 	json_decref(f);
 	json_decref(f2);
@@ -233,11 +239,23 @@ static int test_selector_and_transform(void)
 	CHECK_INT(dropped, 3);
 	CHECK(none);
 	CHECK(have_a);
+	CHECK(list_ok);
 	CHECK_STR(rvb, "101");
 	CHECK_STR(datab, "{}");	 /* the result the report needs */
 	CHECK_STR(annotb, "r1"); /* other annotations stay */
 	CHECK(stripped);
 	return T_PASS;
+}
+
+static int test_selector_and_transform(void)
+{
+	return scenario(false);
+}
+
+/* the same with the cache holding compact text: get/list parse it again */
+static int test_selector_and_transform_compact(void)
+{
+	return scenario(true);
 }
 
 static int test_transform_error_keeps_object(void)
@@ -254,6 +272,7 @@ static int test_transform_error_keeps_object(void)
 
 static const struct test_case cases[] = {
 	{"informer/selector_and_transform", test_selector_and_transform},
+	{"informer/selector_and_transform_compact", test_selector_and_transform_compact},
 	{"informer/transform_keeps_owned", test_transform_error_keeps_object},
 };
 
