@@ -55,6 +55,12 @@ static void on_owned(enum kube_informer_event ev, const json_t *obj, const json_
 	}
 }
 
+static int queue_run(const json_t *run, void *arg)
+{
+	on_run(KUBE_INFORMER_UPDATE, run, NULL, arg);
+	return 0;
+}
+
 /* A storage class appeared or went: every run may care. */
 static void on_sc(enum kube_informer_event ev, const json_t *obj, const json_t *old, void *arg)
 {
@@ -62,16 +68,9 @@ static void on_sc(enum kube_informer_event ev, const json_t *obj, const json_t *
 	(void)ev;
 	(void)obj;
 	(void)old;
-	for (size_t w = 0; w < c->nwatches; w++) {
-		json_t *runs = kube_informer_list(c->watches[w].runs);
-		size_t i;
-		json_t *r;
-		json_array_foreach(runs, i, r)
-		{
-			on_run(KUBE_INFORMER_UPDATE, r, NULL, c);
-		}
-		json_decref(runs);
-	}
+	for (size_t w = 0; w < c->nwatches; w++)
+		if (kube_informer_foreach(c->watches[w].runs, queue_run, c))
+			sb_error("Could not queue the runs", NULL);
 }
 
 static struct kube_informer *informer(struct br_controller *c, const struct kube_resource *res,
@@ -289,6 +288,23 @@ void br_controller_release(struct br_controller *c)
 	memset(c, 0, sizeof(*c));
 }
 
+struct phase_acc {
+	struct br_phase_count *out;
+	size_t n;
+};
+
+static int count_phase(const json_t *r, void *arg)
+{
+	struct phase_acc *a = arg;
+	const char *p = json_string_value(json_object_get(json_object_get(r, "status"), "phase"));
+	if (!p)
+		p = "Pending";
+	for (size_t k = 0; k < a->n; k++)
+		if (!strcmp(p, a->out[k].phase))
+			a->out[k].n++;
+	return 0;
+}
+
 size_t br_controller_phase_counts(struct br_controller *c, struct br_phase_count *out, size_t max)
 {
 	static const char *const phases[] = {"Pending", "Running", "Succeeded", "Failed"};
@@ -297,21 +313,8 @@ size_t br_controller_phase_counts(struct br_controller *c, struct br_phase_count
 		out[i].phase = phases[i];
 		out[i].n = 0;
 	}
-	for (size_t w = 0; w < c->nwatches; w++) {
-		json_t *runs = kube_informer_list(c->watches[w].runs);
-		size_t i;
-		json_t *r;
-		json_array_foreach(runs, i, r)
-		{
-			const char *p = json_string_value(
-				json_object_get(json_object_get(r, "status"), "phase"));
-			if (!p)
-				p = "Pending";
-			for (size_t k = 0; k < n; k++)
-				if (!strcmp(p, out[k].phase))
-					out[k].n++;
-		}
-		json_decref(runs);
-	}
+	struct phase_acc acc = {out, n};
+	for (size_t w = 0; w < c->nwatches; w++)
+		kube_informer_foreach(c->watches[w].runs, count_phase, &acc);
 	return n;
 }

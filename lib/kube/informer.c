@@ -524,6 +524,43 @@ json_t *kube_informer_list(struct kube_informer *inf)
 	return arr;
 }
 
+int kube_informer_foreach(struct kube_informer *inf, int (*fn)(const json_t *obj, void *arg),
+			  void *arg)
+{
+	/* references to the cache's values, then each parsed (compact) and
+	 * visited outside the lock: one parsed object at a time */
+	json_t *vals = json_array();
+	if (!vals)
+		return -ENOMEM;
+	pthread_mutex_lock(&inf->lock);
+	const char *key;
+	json_t *v;
+	int ret = 0;
+	json_object_foreach(inf->cache, key, v)
+	{
+		if (json_array_append(vals, v)) {
+			ret = -ENOMEM;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&inf->lock);
+	size_t i;
+	json_array_foreach(ret ? NULL : vals, i, v)
+	{
+		json_t *obj = loaded(inf, v);
+		if (!obj) {
+			ret = -ENOMEM;
+			break;
+		}
+		ret = fn(obj, arg);
+		json_decref(obj);
+		if (ret)
+			break;
+	}
+	json_decref(vals);
+	return ret;
+}
+
 size_t kube_informer_count(struct kube_informer *inf)
 {
 	pthread_mutex_lock(&inf->lock);

@@ -574,6 +574,14 @@ int kube_informer_wait_synced(struct kube_informer *inf, long timeout_ms);
 json_t *kube_informer_get(struct kube_informer *inf, const char *ns, const char *name);
 /* A new array (caller decrefs) of references to every cached object. */
 json_t *kube_informer_list(struct kube_informer *inf);
+/*
+ * Calls fn for each cached object (borrowed for the call), outside the
+ * informer's lock; with compact, one object is parsed at a time (list would
+ * parse them all at once). Stops at fn's first nonzero return and returns
+ * it; 0, or -ENOMEM.
+ */
+int kube_informer_foreach(struct kube_informer *inf, int (*fn)(const json_t *obj, void *arg),
+			  void *arg);
 /* Number of cached objects. */
 size_t kube_informer_count(struct kube_informer *inf);
 /* How many times the informer listed (1 + relists), for tests. */
