@@ -161,6 +161,14 @@ static int nseen(struct seen *s)
 	return n;
 }
 
+static int count_named_a(const json_t *obj, void *arg)
+{
+	const char *n =
+		json_string_value(json_object_get(json_object_get(obj, "metadata"), "name"));
+	*(int *)arg += n && !strcmp(n, "a") ? 1 : 100;
+	return 0;
+}
+
 static int scenario(bool compact)
 {
 	if (start_server())
@@ -207,6 +215,8 @@ static int scenario(bool compact)
 		json_object_get(json_object_get(json_array_get(all, 0), "metadata"), "name"));
 	bool list_ok = json_array_size(all) == 1 && n0 && !strcmp(n0, "a");
 	json_decref(all);
+	int visited = 0;
+	int fe = kube_informer_foreach(inf, count_named_a, &visited);
 	bool none = !f && !f2 && !b, have_a = a != NULL;
 	json_decref(f);
 	json_decref(f2);
@@ -240,6 +250,8 @@ static int scenario(bool compact)
 	CHECK(none);
 	CHECK(have_a);
 	CHECK(list_ok);
+	CHECK_INT(fe, 0);
+	CHECK_INT(visited, 1);
 	CHECK_STR(rvb, "101");
 	CHECK_STR(datab, "{}");	 /* the result the report needs */
 	CHECK_STR(annotb, "r1"); /* other annotations stay */
