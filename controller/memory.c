@@ -26,10 +26,12 @@ static int keep(json_t *dst, const json_t *src, const char *key)
 	return v ? json_object_set(dst, key, v) : 0;
 }
 
-/* A pod as the reconcile reads it: metadata, spec.nodeName and the status. */
+/* A pod as the controller reads it: metadata, the whole spec (the report's
+ * provenance checks it against the runner policy) and the status fields the
+ * reconcile reads. */
 static int compact_pod(json_t **obj)
 {
-	static const char *const top[] = {"apiVersion", "kind", "metadata"};
+	static const char *const top[] = {"apiVersion", "kind", "metadata", "spec"};
 	static const char *const st[] = {"phase",     "reason",	    "message",
 					 "startTime", "conditions", "hostIP"};
 	static const char *const cs[] = {"name",	 "state", "lastState",
@@ -41,10 +43,6 @@ static int compact_pod(json_t **obj)
 	for (size_t i = 0; i < sizeof(top) / sizeof(top[0]); i++)
 		if (keep(pod, src, top[i]))
 			goto out;
-	const char *node =
-		json_string_value(json_object_get(json_object_get(src, "spec"), "nodeName"));
-	if (node && json_object_set_new(pod, "spec", json_pack("{ss}", "nodeName", node)))
-		goto out;
 	const json_t *sst = json_object_get(src, "status");
 	for (size_t i = 0; i < sizeof(st) / sizeof(st[0]); i++)
 		if (keep(status, sst, st[i]))

@@ -33,12 +33,13 @@ enum br_cache_kind {
  * Dropped from every object: metadata.managedFields and the
  * kubectl.kubernetes.io/last-applied-configuration annotation (a copy of the
  * whole object as applied: the larger half of a run applied with kubectl).
- * A pod is rebuilt with only kind, apiVersion, metadata, spec.nodeName and
- * status' phase, reason, message, startTime, conditions, hostIP and its
+ * A pod is rebuilt with only kind, apiVersion, metadata, spec (the
+ * report's provenance checks it against the runner policy) and status'
+ * phase, reason, message, startTime, conditions, hostIP and its
  * containerStatuses' name, state, lastState, restartCount, ready, started
- * (no container specs, env, volumes, images). Runs, PVCs, ConfigMaps
- * (result data included: the report needs it) and StorageClasses keep the
- * rest. Returns 0 (kept), 1 (not cached) or -ENOMEM (the informer then
+ * (no pod IPs, QoS class, images, image and container IDs). Runs, PVCs,
+ * ConfigMaps (result data included: the report needs it) and
+ * StorageClasses keep the rest. Returns 0 (kept), 1 (not cached) or -ENOMEM (the informer then
  * caches the object as it came).
  */
 int br_cache_transform(json_t **obj, void *arg);

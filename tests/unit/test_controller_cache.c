@@ -52,7 +52,9 @@ static int test_pod_compacted(void)
 		  json_object_get(st, "phase") && json_object_get(st, "reason") &&
 		  json_object_get(st, "message") && json_object_get(st, "startTime") &&
 		  !json_object_get(st, "podIP") &&
-		  !json_object_get(json_object_get(o, "spec"), "containers") &&
+		  json_object_get(json_object_get(o, "spec"), "containers") &&
+		  json_object_get(json_object_get(o, "spec"), "volumes") &&
+		  !json_object_get(st, "qosClass") &&
 		  json_object_get(json_object_get(o, "spec"), "nodeName");
 	json_decref(o);
 	CHECK(ok);
