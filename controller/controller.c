@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "controller/controller.h"
+#include "controller/memory.h"
 
 #include "controller/schedule_reconcile.h"
 #include "labels.h"
@@ -19,8 +20,9 @@ static void on_run(enum kube_informer_event ev, const json_t *obj, const json_t 
 	const char *ns = json_string_value(json_object_get(md, "namespace"));
 	const char *name = json_string_value(json_object_get(md, "name"));
 	char key[600];
-	(void)ev;
 	(void)old;
+	if (ev == KUBE_INFORMER_DELETE)
+		br_memory_deleted();
 	if (!ns || !name)
 		return;
 	snprintf(key, sizeof(key), "%s/%s", ns, name);
@@ -62,8 +64,9 @@ static void on_owned(enum kube_informer_event ev, const json_t *obj, const json_
 	const char *ns = json_string_value(json_object_get(md, "namespace"));
 	size_t i;
 	const json_t *r;
-	(void)ev;
 	(void)old;
+	if (ev == KUBE_INFORMER_DELETE)
+		br_memory_deleted();
 	json_array_foreach(json_object_get(md, "ownerReferences"), i, r)
 	{
 		const char *kind = json_string_value(json_object_get(r, "kind"));
@@ -79,6 +82,12 @@ static void on_owned(enum kube_informer_event ev, const json_t *obj, const json_
 	}
 }
 
+static int queue_run(const json_t *run, void *arg)
+{
+	on_run(KUBE_INFORMER_UPDATE, run, NULL, arg);
+	return 0;
+}
+
 /* A storage class appeared or went: every run may care. */
 static void on_sc(enum kube_informer_event ev, const json_t *obj, const json_t *old, void *arg)
 {
@@ -86,16 +95,9 @@ static void on_sc(enum kube_informer_event ev, const json_t *obj, const json_t *
 	(void)ev;
 	(void)obj;
 	(void)old;
-	for (size_t w = 0; w < c->nwatches; w++) {
-		json_t *runs = kube_informer_list(c->watches[w].runs);
-		size_t i;
-		json_t *r;
-		json_array_foreach(runs, i, r)
-		{
-			on_run(KUBE_INFORMER_UPDATE, r, NULL, c);
-		}
-		json_decref(runs);
-	}
+	for (size_t w = 0; w < c->nwatches; w++)
+		if (kube_informer_foreach(c->watches[w].runs, queue_run, c))
+			sb_error("Could not queue the runs", NULL);
 }
 
 static struct kube_informer *informer(struct br_controller *c, const struct kube_resource *res,
@@ -107,6 +109,16 @@ static struct kube_informer *informer(struct br_controller *c, const struct kube
 	o.resource = res;
 	o.ns = ns;
 	o.label_selector = selector;
+	/* cache only what the reconcile reads (controller/memory.c) */
+	o.transform = br_cache_transform;
+	/* runs are many and read one at a time: kept as text (kube.h) */
+	o.compact = res == &br_res_benchmarkruns;
+	o.transform_arg =
+		(void *)&br_cache_kinds[res == &kube_res_pvcs		  ? BR_CACHE_PVCS
+					: res == &kube_res_pods		  ? BR_CACHE_PODS
+					: res == &kube_res_configmaps	  ? BR_CACHE_CMS
+					: res == &kube_res_storageclasses ? BR_CACHE_SCS
+									  : BR_CACHE_RUNS];
 	o.cb = cb;
 	o.arg = c;
 	return kube_informer_new(c->kc, &o, err);
@@ -257,6 +269,9 @@ static void *worker(void *arg)
 		br_queue_done(c->queue, key);
 		if (requeue && br_queue_add_after(c->queue, key, requeue))
 			sb_error("Could not queue a run", "key=%s", key);
+		/* caught up after deletions: give the freed heap back */
+		if (br_queue_due(c->queue) == 0)
+			br_memory_idle();
 	}
 	return NULL;
 }
@@ -315,6 +330,23 @@ void br_controller_release(struct br_controller *c)
 	memset(c, 0, sizeof(*c));
 }
 
+struct phase_acc {
+	struct br_phase_count *out;
+	size_t n;
+};
+
+static int count_phase(const json_t *r, void *arg)
+{
+	struct phase_acc *a = arg;
+	const char *p = json_string_value(json_object_get(json_object_get(r, "status"), "phase"));
+	if (!p)
+		p = "Pending";
+	for (size_t k = 0; k < a->n; k++)
+		if (!strcmp(p, a->out[k].phase))
+			a->out[k].n++;
+	return 0;
+}
+
 size_t br_controller_phase_counts(struct br_controller *c, struct br_phase_count *out, size_t max)
 {
 	static const char *const phases[] = {"Pending", "Running", "Succeeded", "Failed"};
@@ -323,21 +355,8 @@ size_t br_controller_phase_counts(struct br_controller *c, struct br_phase_count
 		out[i].phase = phases[i];
 		out[i].n = 0;
 	}
-	for (size_t w = 0; w < c->nwatches; w++) {
-		json_t *runs = kube_informer_list(c->watches[w].runs);
-		size_t i;
-		json_t *r;
-		json_array_foreach(runs, i, r)
-		{
-			const char *p = json_string_value(
-				json_object_get(json_object_get(r, "status"), "phase"));
-			if (!p)
-				p = "Pending";
-			for (size_t k = 0; k < n; k++)
-				if (!strcmp(p, out[k].phase))
-					out[k].n++;
-		}
-		json_decref(runs);
-	}
+	struct phase_acc acc = {out, n};
+	for (size_t w = 0; w < c->nwatches; w++)
+		kube_informer_foreach(c->watches[w].runs, count_phase, &acc);
 	return n;
 }

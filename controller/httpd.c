@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "controller/httpd.h"
 
+#include "controller/memory.h"
 #include "controller/result_metrics.h"
 
 #include <arpa/inet.h>
@@ -59,15 +60,17 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		struct br_phase_count pc[4];
 		size_t n = br_controller_phase_counts(h->c, pc, 4);
 		char *text = br_metrics_render(h->m, pc, n);
-		/* and the benchmark results (result_metrics.h) */
+		/* the process and caches (memory.h), and the benchmark results
+		 * (result_metrics.h) */
+		char *more = text ? br_metrics_render_process(h->c) : NULL;
 		char *res = text ? br_result_metrics_render(h->c) : NULL;
-		size_t tl = text ? strlen(text) : 0, rl = res ? strlen(res) : 0;
-		char *both = res ? malloc(tl + rl + 1) : NULL;
-		if (both)
-			snprintf(both, tl + rl + 1, "%s%s", text, res);
+		char *all = NULL;
+		if (text && more && res && asprintf(&all, "%s%s%s", text, more, res) < 0)
+			all = NULL;
 		free(text);
+		free(more);
 		free(res);
-		text = both;
+		text = all;
 		if (!text)
 			return reply(conn, 500, "text/plain", "out of memory\n", false);
 		return reply(conn, 200, "text/plain; version=0.0.4", text, true);

@@ -10,6 +10,7 @@
  */
 #include "controller/controller.h"
 #include "controller/httpd.h"
+#include "controller/memory.h"
 #include "controller/metrics.h"
 #include "controller/runkey.h"
 #include "controller/schedule_reconcile.h"
@@ -232,6 +233,7 @@ int main(int argc, char **argv)
 	int status = 0, sig = 0;
 
 	memset(&c, 0, sizeof(c));
+	br_memory_init();
 	if (parse_args(argc, argv, &a))
 		return 2;
 	/* every thread inherits the blocked signals; main waits for them */

@@ -187,3 +187,14 @@ size_t br_queue_len(struct br_queue *q)
 	pthread_mutex_unlock(&q->mu);
 	return n;
 }
+
+size_t br_queue_due(struct br_queue *q)
+{
+	size_t n = 0;
+	uint64_t now = now_ms();
+	pthread_mutex_lock(&q->mu);
+	for (size_t i = 0; i < q->n; i++)
+		n += q->items[i].queued && !q->items[i].busy && q->items[i].due_ms <= now;
+	pthread_mutex_unlock(&q->mu);
+	return n;
+}

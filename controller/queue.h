@@ -36,5 +36,7 @@ void br_queue_shutdown(struct br_queue *q);
 
 /* Keys waiting (due or not), for metrics and tests. */
 size_t br_queue_len(struct br_queue *q);
+/* Keys due now and not being worked on (0: the workers have caught up). */
+size_t br_queue_due(struct br_queue *q);
 
 #endif

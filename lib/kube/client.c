@@ -218,6 +218,15 @@ void kube_client_stats(struct kube_client *c, struct kube_client_stats *out)
 	out->retries = atomic_load(&c->n_retries);
 	out->reauths = atomic_load(&c->n_reauths);
 	out->connects = atomic_load(&c->n_connects);
+	for (int v = 0; v < KUBE_NVERBS; v++)
+		out->by[v] = atomic_load(&c->n_verb[v]);
+}
+
+const char *kube_verb_name(enum kube_verb v)
+{
+	static const char *const names[KUBE_NVERBS] = {"get",	 "list",  "watch", "create",
+						       "update", "patch", "delete"};
+	return (unsigned)v < KUBE_NVERBS ? names[v] : "";
 }
 
 /* The calling thread's handle for c, made on first use. */

@@ -22,7 +22,9 @@ struct kube_informer {
 	struct kube_resource res;
 	char *ns, *label, *field;
 	long page_size, idle_ms;
-	bool strip;
+	bool strip, compact;
+	kube_informer_transform_fn transform;
+	void *transform_arg;
 	kube_informer_cb cb;
 	void *arg;
 
@@ -34,7 +36,7 @@ struct kube_informer {
 	struct kube_watch *watch;
 	pthread_t thread;
 	atomic_bool stop;
-	atomic_ulong lists;
+	atomic_ulong lists, dropped;
 };
 
 struct pending {
@@ -86,6 +88,9 @@ struct kube_informer *kube_informer_new(struct kube_client *c,
 	inf->page_size = opts->page_size > 0 ? opts->page_size : 500;
 	inf->idle_ms = opts->idle_timeout_ms > 0 ? opts->idle_timeout_ms : 5 * 60 * 1000;
 	inf->strip = opts->strip_managed_fields;
+	inf->transform = opts->transform;
+	inf->compact = opts->compact;
+	inf->transform_arg = opts->transform_arg;
 	inf->cb = opts->cb;
 	inf->arg = opts->arg;
 	if (pthread_mutex_init(&inf->lock, NULL)) {
@@ -118,6 +123,51 @@ static void run_pending(struct kube_informer *inf, struct pending *p, size_t n)
 		json_decref(p[i].obj);
 		json_decref(p[i].old);
 	}
+}
+
+/*
+ * Strips and transforms *obj (an owned reference, maybe replaced). Returns
+ * true to cache it, false when the transform leaves it out.
+ */
+static bool prepare(struct kube_informer *inf, json_t **obj)
+{
+	if (inf->strip)
+		json_object_del(json_object_get(*obj, "metadata"), "managedFields");
+	if (!inf->transform)
+		return true;
+	int r = inf->transform(obj, inf->transform_arg);
+	if (r == 1) {
+		atomic_fetch_add(&inf->dropped, 1);
+		return false;
+	}
+	if (r < 0)
+		sb_warn("Transform failed; caching the object as it came", "resource=%s errno=%d",
+			inf->res.resource, -r);
+	return true;
+}
+
+/* What the cache holds for obj: a new reference to obj, or with compact its
+ * compact JSON text as a json string. NULL on ENOMEM. */
+static json_t *stored(const struct kube_informer *inf, json_t *obj)
+{
+	if (!inf->compact)
+		return json_incref(obj);
+	size_t n = json_dumpb(obj, NULL, 0, JSON_COMPACT);
+	char *text = n ? malloc(n) : NULL;
+	json_t *v = NULL;
+	if (text && json_dumpb(obj, text, n, JSON_COMPACT) == n)
+		v = json_stringn_nocheck(text, n);
+	free(text);
+	return v;
+}
+
+/* A new reference to the object a cache value stands for (parsed again with
+ * compact), or NULL. */
+static json_t *loaded(const struct kube_informer *inf, json_t *v)
+{
+	if (!v || !inf->compact)
+		return json_incref(v);
+	return json_loadb(json_string_value(v), json_string_length(v), 0, NULL);
 }
 
 /* Lists everything and replaces the cache, synthesising the differences. */
@@ -172,18 +222,33 @@ static int relist(struct kube_informer *inf, struct kube_error *err)
 		if (api && !json_object_get(it, "apiVersion") &&
 		    json_object_set_new(it, "apiVersion", json_string(api)))
 			goto out;
-		if (inf->strip)
-			json_object_del(json_object_get(it, "metadata"), "managedFields");
-		if (json_object_set(fresh, key, it))
+		json_t *mine = json_incref(it);
+		if (!prepare(inf, &mine)) {
+			json_decref(mine);
+			continue;
+		}
+		if (json_object_set_new(fresh, key, mine))
 			goto out;
 	}
 
-	pthread_mutex_lock(&inf->lock);
 	const char *key;
 	json_t *obj;
+	/* the new cache's values (compact: the text, made outside the lock) */
+	json_t *store = inf->compact ? json_object() : json_incref(fresh);
+	if (!store)
+		goto out;
+	if (inf->compact)
+		json_object_foreach(fresh, key, obj)
+		{
+			if (json_object_set_new(store, key, stored(inf, obj))) {
+				json_decref(store);
+				goto out;
+			}
+		}
+	pthread_mutex_lock(&inf->lock);
 	json_object_foreach(fresh, key, obj)
 	{
-		json_t *old = json_object_get(inf->cache, key);
+		json_t *old = loaded(inf, json_object_get(inf->cache, key));
 		if (!old) {
 			p[np++] = (struct pending){KUBE_INFORMER_ADD, json_incref(obj), NULL};
 		} else {
@@ -191,16 +256,19 @@ static int relist(struct kube_informer *inf, struct kube_error *err)
 			if (!a || !b || strcmp(a, b) != 0)
 				p[np++] = (struct pending){KUBE_INFORMER_UPDATE, json_incref(obj),
 							   json_incref(old)};
+			json_decref(old);
 		}
 	}
 	json_object_foreach(inf->cache, key, obj)
 	{
-		if (!json_object_get(fresh, key) && np < cap)
-			p[np++] = (struct pending){KUBE_INFORMER_DELETE, json_incref(obj), NULL};
+		if (!json_object_get(fresh, key) && np < cap) {
+			json_t *last = loaded(inf, obj);
+			if (last)
+				p[np++] = (struct pending){KUBE_INFORMER_DELETE, last, NULL};
+		}
 	}
 	json_decref(inf->cache);
-	inf->cache = fresh;
-	fresh = NULL;
+	inf->cache = store;
 	free(inf->rv);
 	inf->rv = rv;
 	rv = NULL;
@@ -232,22 +300,41 @@ static int on_event(enum kube_event_type type, json_t *obj, void *arg)
 		return 0;
 	if (key_of(obj, key, sizeof(key)))
 		return 0;
-	if (inf->strip) /* the watch hands over its only reference: ours to change */
-		json_object_del(json_object_get(obj, "metadata"), "managedFields");
+	/* the watch hands over its only reference: ours to change */
+	json_t *mine = json_incref(obj);
+	bool keep = prepare(inf, &mine);
+	obj = mine;
+	json_t *value = keep && type != KUBE_EVENT_DELETED ? stored(inf, obj) : NULL;
+	if (keep && type != KUBE_EVENT_DELETED && !value) {
+		sb_warn("Out of memory caching an object", "resource=%s key=%s", inf->res.resource,
+			key);
+		json_decref(mine);
+		return 0;
+	}
 	pthread_mutex_lock(&inf->lock);
-	json_t *old = json_incref(json_object_get(inf->cache, key));
+	json_t *old = loaded(inf, json_object_get(inf->cache, key));
 	if (type == KUBE_EVENT_DELETED) {
 		json_object_del(inf->cache, key);
 		p = (struct pending){KUBE_INFORMER_DELETE, json_incref(obj), NULL};
 		json_decref(old);
 		old = NULL;
-	} else if (json_object_set(inf->cache, key, obj) == 0) {
+	} else if (!keep) {
+		/* left out now: a cached one goes, with its last cached state */
+		if (old) {
+			json_object_del(inf->cache, key);
+			p = (struct pending){KUBE_INFORMER_DELETE, old, NULL};
+			old = NULL;
+		}
+	} else if (json_object_set_new(inf->cache, key, value) == 0) {
+		value = NULL;
 		p = (struct pending){old ? KUBE_INFORMER_UPDATE : KUBE_INFORMER_ADD,
 				     json_incref(obj), old};
 		old = NULL;
 	}
 	pthread_mutex_unlock(&inf->lock);
 	json_decref(old);
+	json_decref(value);
+	json_decref(mine);
 	if (p.obj)
 		run_pending(inf, &p, 1);
 	return 0;
@@ -399,8 +486,10 @@ json_t *kube_informer_get(struct kube_informer *inf, const char *ns, const char 
 	if (n < 0 || (size_t)n >= sizeof(key) || !name)
 		return NULL;
 	pthread_mutex_lock(&inf->lock);
-	json_t *obj = json_incref(json_object_get(inf->cache, key));
+	json_t *v = json_incref(json_object_get(inf->cache, key));
 	pthread_mutex_unlock(&inf->lock);
+	json_t *obj = loaded(inf, v); /* parsed outside the lock */
+	json_decref(v);
 	return obj;
 }
 
@@ -421,7 +510,55 @@ json_t *kube_informer_list(struct kube_informer *inf)
 		}
 	}
 	pthread_mutex_unlock(&inf->lock);
+	if (!arr || !inf->compact)
+		return arr;
+	/* compact: parse each outside the lock */
+	size_t i;
+	for (i = 0; i < json_array_size(arr); i++) {
+		json_t *o = loaded(inf, json_array_get(arr, i));
+		if (!o || json_array_set_new(arr, i, o)) {
+			json_decref(arr);
+			return NULL;
+		}
+	}
 	return arr;
+}
+
+int kube_informer_foreach(struct kube_informer *inf, int (*fn)(const json_t *obj, void *arg),
+			  void *arg)
+{
+	/* references to the cache's values, then each parsed (compact) and
+	 * visited outside the lock: one parsed object at a time */
+	json_t *vals = json_array();
+	if (!vals)
+		return -ENOMEM;
+	pthread_mutex_lock(&inf->lock);
+	const char *key;
+	json_t *v;
+	int ret = 0;
+	json_object_foreach(inf->cache, key, v)
+	{
+		if (json_array_append(vals, v)) {
+			ret = -ENOMEM;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&inf->lock);
+	size_t i;
+	json_array_foreach(ret ? NULL : vals, i, v)
+	{
+		json_t *obj = loaded(inf, v);
+		if (!obj) {
+			ret = -ENOMEM;
+			break;
+		}
+		ret = fn(obj, arg);
+		json_decref(obj);
+		if (ret)
+			break;
+	}
+	json_decref(vals);
+	return ret;
 }
 
 size_t kube_informer_count(struct kube_informer *inf)
@@ -435,6 +572,21 @@ size_t kube_informer_count(struct kube_informer *inf)
 unsigned long kube_informer_lists(struct kube_informer *inf)
 {
 	return atomic_load(&inf->lists);
+}
+
+unsigned long kube_informer_dropped(struct kube_informer *inf)
+{
+	return atomic_load(&inf->dropped);
+}
+
+const struct kube_resource *kube_informer_resource(const struct kube_informer *inf)
+{
+	return &inf->res;
+}
+
+const char *kube_informer_ns(const struct kube_informer *inf)
+{
+	return inf->ns;
 }
 
 void kube_informer_free(struct kube_informer *inf)

@@ -187,11 +187,13 @@ struct kube_client {
 	pthread_mutex_t handles_lock;
 	struct kube_thread_handle *handles; /* every thread's handle */
 	atomic_ulong n_requests, n_retries, n_reauths, n_connects;
+	atomic_ulong n_verb[KUBE_NVERBS];
 };
 
 /* One HTTP request, retried per the rules in kube.h. */
 struct kube_request {
 	const char *method; /* "GET", "POST", "PUT", "PATCH", "DELETE" */
+	bool list;	    /* a GET of a collection (counted as a list) */
 	const char *url;
 	const char *content_type; /* of body, or NULL */
 	const char *body;	  /* or NULL */

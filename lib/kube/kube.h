@@ -226,12 +226,28 @@ struct kube_clock {
 void kube_clock_set(const struct kube_clock *c);
 
 /*
- * Counters of the client, for tests and benchmarks: requests sent (every
- * try), retries done, 401 recoveries, new connections opened (summed from
- * CURLINFO_NUM_CONNECTS).
+ * Counters of the client, for tests, benchmarks and metrics: requests sent
+ * (every try), retries done, 401 recoveries, new connections opened (summed
+ * from CURLINFO_NUM_CONNECTS), and the requests by Kubernetes verb (every
+ * try, so they add up to requests): by[KUBE_VERB_x]. A GET of a collection
+ * is a list, a watch (or a watch reconnect) is a watch, a GET of one object
+ * (or raw text, a log) is a get, POST create, PUT update, PATCH patch.
  */
+enum kube_verb {
+	KUBE_VERB_GET = 0,
+	KUBE_VERB_LIST,
+	KUBE_VERB_WATCH,
+	KUBE_VERB_CREATE,
+	KUBE_VERB_UPDATE,
+	KUBE_VERB_PATCH,
+	KUBE_VERB_DELETE,
+	KUBE_NVERBS
+};
+/* The verb's lower-case name ("get", "list", ...); "" when out of range. */
+const char *kube_verb_name(enum kube_verb v);
 struct kube_client_stats {
 	unsigned long requests, retries, reauths, connects;
+	unsigned long by[KUBE_NVERBS];
 };
 void kube_client_stats(struct kube_client *c, struct kube_client_stats *out);
 
@@ -504,6 +520,21 @@ enum kube_informer_event {
 typedef void (*kube_informer_cb)(enum kube_informer_event ev, const json_t *obj, const json_t *old,
 				 void *arg);
 
+/*
+ * A transform (as client-go's TransformFunc), called on the informer thread
+ * for every object from a list or a watch event before it is cached or
+ * handed to the callback (after strip_managed_fields and after the list's
+ * kind/apiVersion were added). *obj is an owned reference the transform may
+ * change in place, or replace (json_decref the old one, store a new
+ * reference: a smaller copy of the fields you read). Returns 0 to cache it,
+ * 1 to leave it out of the cache (as if the selector had not matched: no
+ * ADD; a cached object with the same key is removed with a DELETE event),
+ * or -errno: the informer then warns and caches the object as it came, so
+ * nothing is lost. For a DELETED event the result only shapes the object the
+ * callback sees.
+ */
+typedef int (*kube_informer_transform_fn)(json_t **obj, void *arg);
+
 struct kube_informer_opts {
 	const struct kube_resource *resource; /* required, borrowed for the
 						 informer's lifetime */
@@ -513,7 +544,14 @@ struct kube_informer_opts {
 	long page_size;		   /* list limit; 0: 500 */
 	long idle_timeout_ms;	   /* watch idle restart; 0: 5 minutes */
 	bool strip_managed_fields; /* drop metadata.managedFields before caching */
-	kube_informer_cb cb;	   /* may be NULL */
+	/* keep each object as its compact JSON text (a parsed jansson tree is
+	 * about 12 times larger): get and list then parse a fresh copy on each
+	 * call (still a new reference, the caller's; never shared), callbacks
+	 * get the parsed object as before. For large caches read rarely. */
+	bool compact;
+	kube_informer_transform_fn transform; /* may be NULL */
+	void *transform_arg;
+	kube_informer_cb cb; /* may be NULL */
 	void *arg;
 };
 
@@ -536,10 +574,23 @@ int kube_informer_wait_synced(struct kube_informer *inf, long timeout_ms);
 json_t *kube_informer_get(struct kube_informer *inf, const char *ns, const char *name);
 /* A new array (caller decrefs) of references to every cached object. */
 json_t *kube_informer_list(struct kube_informer *inf);
+/*
+ * Calls fn for each cached object (borrowed for the call), outside the
+ * informer's lock; with compact, one object is parsed at a time (list would
+ * parse them all at once). Stops at fn's first nonzero return and returns
+ * it; 0, or -ENOMEM.
+ */
+int kube_informer_foreach(struct kube_informer *inf, int (*fn)(const json_t *obj, void *arg),
+			  void *arg);
 /* Number of cached objects. */
 size_t kube_informer_count(struct kube_informer *inf);
 /* How many times the informer listed (1 + relists), for tests. */
 unsigned long kube_informer_lists(struct kube_informer *inf);
+/* Objects the transform left out of the cache so far (returned 1). */
+unsigned long kube_informer_dropped(struct kube_informer *inf);
+/* The informer's resource (borrowed) and namespace (NULL: all), for metrics. */
+const struct kube_resource *kube_informer_resource(const struct kube_informer *inf);
+const char *kube_informer_ns(const struct kube_informer *inf);
 /* Stops it if running, then frees it with its cache. */
 void kube_informer_free(struct kube_informer *inf);
 

@@ -98,7 +98,8 @@ int kube_list(struct kube_client *c, const struct kube_resource *r, const char *
 			      sizeof(q) / sizeof(q[0]), &url, err);
 		if (ret)
 			goto out;
-		struct kube_request req = {.method = "GET", .url = url, .idempotent = true};
+		struct kube_request req = {
+			.method = "GET", .list = true, .url = url, .idempotent = true};
 		ret = kube_request_do(c, &req, &page, err);
 		free(url);
 		if (ret)

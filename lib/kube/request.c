@@ -104,6 +104,22 @@ static long retry_after(CURL *h, long cap_ms)
 			goto setopt_fail;                            \
 	} while (0)
 
+static enum kube_verb verb_of(const struct kube_request *req)
+{
+	switch (req->method[0]) {
+	case 'G':
+		return req->list ? KUBE_VERB_LIST : KUBE_VERB_GET;
+	case 'D':
+		return KUBE_VERB_DELETE;
+	case 'P':
+		return req->method[1] == 'O'   ? KUBE_VERB_CREATE
+		       : req->method[1] == 'U' ? KUBE_VERB_UPDATE
+					       : KUBE_VERB_PATCH;
+	default:
+		return KUBE_VERB_GET;
+	}
+}
+
 /* One try. *cc is curl's result; the answer lands in *b and *code. */
 static int perform(struct kube_client *c, const struct kube_request *req, const char *token,
 		   struct body *b, long *code, CURLcode *cc, long *retry_after_ms,
@@ -158,6 +174,7 @@ static int perform(struct kube_client *c, const struct kube_request *req, const 
 
 	*cc = curl_easy_perform(h);
 	atomic_fetch_add(&c->n_requests, 1);
+	atomic_fetch_add(&c->n_verb[verb_of(req)], 1);
 	long conns = 0;
 	if (curl_easy_getinfo(h, CURLINFO_NUM_CONNECTS, &conns) == CURLE_OK && conns > 0)
 		atomic_fetch_add(&c->n_connects, (unsigned long)conns);

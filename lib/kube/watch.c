@@ -293,6 +293,7 @@ static enum outcome connect_once(struct kube_watch *w, bool force_token, int *re
 	added = true;
 	atomic_fetch_add(&w->connects, 1);
 	atomic_fetch_add(&w->c->n_requests, 1);
+	atomic_fetch_add(&w->c->n_verb[KUBE_VERB_WATCH], 1);
 	sb_debug("Started watch", "url=%s", url);
 
 	for (;;) {

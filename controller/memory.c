@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: MIT */
+#include "controller/memory.h"
+
+#include "controller/controller.h"
+#include "labels.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <malloc.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#define LAST_APPLIED "kubectl.kubernetes.io/last-applied-configuration"
+
+const enum br_cache_kind br_cache_kinds[5] = {BR_CACHE_RUNS, BR_CACHE_PVCS, BR_CACHE_PODS,
+					      BR_CACHE_CMS, BR_CACHE_SCS};
+
+/* Sets key of dst to src's (a new reference to the same value) when src has it. */
+static int keep(json_t *dst, const json_t *src, const char *key)
+{
+	json_t *v = json_object_get(src, key);
+	return v ? json_object_set(dst, key, v) : 0;
+}
+
+/* A pod as the controller reads it: metadata, the whole spec (the report's
+ * provenance checks it against the runner policy) and the status fields the
+ * reconcile reads. */
+static int compact_pod(json_t **obj)
+{
+	static const char *const top[] = {"apiVersion", "kind", "metadata", "spec"};
+	static const char *const st[] = {"phase",     "reason",	    "message",
+					 "startTime", "conditions", "hostIP"};
+	static const char *const cs[] = {"name",	 "state", "lastState",
+					 "restartCount", "ready", "started"};
+	json_t *src = *obj, *pod = json_object(), *status = json_object(), *css = json_array();
+	int ret = -ENOMEM;
+	if (!pod || !status || !css)
+		goto out;
+	for (size_t i = 0; i < sizeof(top) / sizeof(top[0]); i++)
+		if (keep(pod, src, top[i]))
+			goto out;
+	const json_t *sst = json_object_get(src, "status");
+	for (size_t i = 0; i < sizeof(st) / sizeof(st[0]); i++)
+		if (keep(status, sst, st[i]))
+			goto out;
+	size_t k;
+	const json_t *c;
+	json_array_foreach(json_object_get(sst, "containerStatuses"), k, c)
+	{
+		json_t *one = json_object();
+		if (!one || json_array_append_new(css, one))
+			goto out;
+		for (size_t i = 0; i < sizeof(cs) / sizeof(cs[0]); i++)
+			if (keep(one, c, cs[i]))
+				goto out;
+	}
+	if (json_array_size(css) && json_object_set(status, "containerStatuses", css))
+		goto out;
+	if (json_object_set(pod, "status", status))
+		goto out;
+	json_decref(*obj);
+	*obj = pod;
+	pod = NULL;
+	ret = 0;
+out:
+	json_decref(pod);
+	json_decref(status);
+	json_decref(css);
+	return ret;
+}
+
+int br_cache_transform(json_t **obj, void *arg)
+{
+	enum br_cache_kind kind = arg ? *(const enum br_cache_kind *)arg : BR_CACHE_RUNS;
+	json_t *md = json_object_get(*obj, "metadata");
+	if (kind == BR_CACHE_PVCS || kind == BR_CACHE_PODS || kind == BR_CACHE_CMS) {
+		const char *by = json_string_value(
+			json_object_get(json_object_get(md, "labels"), SB_LABEL_MANAGED_BY));
+		if (!by || strcmp(by, SB_MANAGER))
+			return 1;
+	}
+	json_object_del(md, "managedFields");
+	json_t *an = json_object_get(md, "annotations");
+	json_object_del(an, LAST_APPLIED);
+	if (an && json_object_size(an) == 0)
+		json_object_del(md, "annotations");
+	if (kind == BR_CACHE_PODS)
+		return compact_pod(obj);
+	return 0;
+}
+
+/* ------------------------------------------------------------- trimming */
+
+static atomic_ulong deletions, trimmed_at, trims;
+
+void br_memory_init(void)
+{
+	/* one arena per thread keeps each thread's freed memory apart */
+	if (!getenv("MALLOC_ARENA_MAX"))
+		mallopt(M_ARENA_MAX, 2);
+}
+
+void br_memory_deleted(void)
+{
+	atomic_fetch_add(&deletions, 1);
+}
+
+bool br_memory_idle(void)
+{
+	unsigned long d = atomic_load(&deletions);
+	unsigned long t = atomic_load(&trimmed_at);
+	if (d == t || !atomic_compare_exchange_strong(&trimmed_at, &t, d))
+		return false;
+	malloc_trim(0);
+	atomic_fetch_add(&trims, 1);
+	return true;
+}
+
+unsigned long br_memory_trims(void)
+{
+	return atomic_load(&trims);
+}
+
+/* ------------------------------------------------------------- /proc */
+
+int br_process_stats(struct br_process_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	long page = sysconf(_SC_PAGESIZE), hz = sysconf(_SC_CLK_TCK);
+	int ret = 0;
+	FILE *f = fopen("/proc/self/stat", "r");
+	if (f) {
+		char buf[1024];
+		size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+		buf[n] = '\0';
+		fclose(f);
+		/* fields after the command's closing parenthesis, from field 3 */
+		char *p = strrchr(buf, ')');
+		unsigned long utime = 0, stime = 0, vsize = 0;
+		unsigned long long start = 0;
+		long rss = 0;
+		if (p && sscanf(p + 2,
+				"%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu %*d %*d %*d "
+				"%*d %*d %*d %llu %lu %ld",
+				&utime, &stime, &start, &vsize, &rss) == 5) {
+			out->cpu_seconds = hz > 0 ? (double)(utime + stime) / (double)hz : 0;
+			out->vsize_bytes = vsize;
+			out->rss_bytes = (unsigned long long)rss * (unsigned long long)page;
+			f = fopen("/proc/stat", "r");
+			char line[256];
+			while (f && fgets(line, sizeof(line), f)) {
+				unsigned long long btime;
+				if (sscanf(line, "btime %llu", &btime) == 1 && hz > 0)
+					out->start_time_seconds =
+						(double)btime + (double)start / (double)hz;
+			}
+			if (f)
+				fclose(f);
+		} else {
+			ret = -EPROTO;
+		}
+	} else {
+		ret = -errno;
+	}
+	DIR *d = opendir("/proc/self/fd");
+	if (d) {
+		struct dirent *e;
+		while ((e = readdir(d)))
+			if (e->d_name[0] != '.')
+				out->open_fds++;
+		closedir(d);
+		if (out->open_fds)
+			out->open_fds--; /* the directory's own descriptor */
+	}
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
+		out->max_fds = (unsigned long)rl.rlim_cur;
+	return ret;
+}
+
+static void informer_line(FILE *f, struct kube_informer *inf)
+{
+	if (!inf)
+		return;
+	const char *ns = kube_informer_ns(inf);
+	fprintf(f, "storagebench_informer_objects{resource=\"%s\",namespace=\"%s\"} %zu\n",
+		kube_informer_resource(inf)->resource, ns ? ns : "", kube_informer_count(inf));
+}
+
+static void dropped_line(FILE *f, struct kube_informer *inf)
+{
+	if (!inf)
+		return;
+	const char *ns = kube_informer_ns(inf);
+	fprintf(f, "storagebench_informer_dropped_total{resource=\"%s\",namespace=\"%s\"} %lu\n",
+		kube_informer_resource(inf)->resource, ns ? ns : "", kube_informer_dropped(inf));
+}
+
+char *br_metrics_render_process(struct br_controller *c)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	struct br_process_stats ps;
+	br_process_stats(&ps);
+	fprintf(f,
+		"# HELP process_resident_memory_bytes Resident memory size in bytes.\n"
+		"# TYPE process_resident_memory_bytes gauge\n"
+		"process_resident_memory_bytes %llu\n"
+		"# HELP process_virtual_memory_bytes Virtual memory size in bytes.\n"
+		"# TYPE process_virtual_memory_bytes gauge\n"
+		"process_virtual_memory_bytes %llu\n"
+		"# HELP process_cpu_seconds_total Total user and system CPU time spent in "
+		"seconds.\n"
+		"# TYPE process_cpu_seconds_total counter\n"
+		"process_cpu_seconds_total %.2f\n"
+		"# HELP process_open_fds Number of open file descriptors.\n"
+		"# TYPE process_open_fds gauge\n"
+		"process_open_fds %lu\n"
+		"# HELP process_max_fds Maximum number of open file descriptors.\n"
+		"# TYPE process_max_fds gauge\n"
+		"process_max_fds %lu\n"
+		"# HELP process_start_time_seconds Start time of the process since unix epoch in "
+		"seconds.\n"
+		"# TYPE process_start_time_seconds gauge\n"
+		"process_start_time_seconds %.2f\n"
+		"# HELP storagebench_malloc_trims_total Times freed heap was given back "
+		"(malloc_trim) after deletions.\n"
+		"# TYPE storagebench_malloc_trims_total counter\n"
+		"storagebench_malloc_trims_total %lu\n",
+		ps.rss_bytes, ps.vsize_bytes, ps.cpu_seconds, ps.open_fds, ps.max_fds,
+		ps.start_time_seconds, br_memory_trims());
+	if (c) {
+		fprintf(f, "# HELP storagebench_informer_objects Objects in the controller's "
+			   "informer caches.\n"
+			   "# TYPE storagebench_informer_objects gauge\n");
+		for (size_t i = 0; i < c->nwatches; i++) {
+			informer_line(f, c->watches[i].runs);
+			informer_line(f, c->watches[i].pvcs);
+			informer_line(f, c->watches[i].pods);
+			informer_line(f, c->watches[i].cms);
+		}
+		informer_line(f, c->scs);
+		fprintf(f, "# HELP storagebench_informer_dropped_total Objects the informers' "
+			   "transform kept out of the cache (not the controller's).\n"
+			   "# TYPE storagebench_informer_dropped_total counter\n");
+		for (size_t i = 0; i < c->nwatches; i++) {
+			dropped_line(f, c->watches[i].pvcs);
+			dropped_line(f, c->watches[i].pods);
+			dropped_line(f, c->watches[i].cms);
+		}
+		struct kube_client_stats cs;
+		memset(&cs, 0, sizeof(cs));
+		if (c->kc)
+			kube_client_stats(c->kc, &cs);
+		fprintf(f, "# HELP storagebench_api_requests_total Kubernetes API requests sent "
+			   "(every try), by verb.\n"
+			   "# TYPE storagebench_api_requests_total counter\n");
+		for (int v = 0; v < KUBE_NVERBS; v++)
+			fprintf(f, "storagebench_api_requests_total{verb=\"%s\"} %lu\n",
+				kube_verb_name((enum kube_verb)v), cs.by[v]);
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}

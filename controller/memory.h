@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The controller's memory at scale (issue 16): what the informers keep of
+ * each object (br_cache_transform), giving freed memory back to the system
+ * after a burst of deletions (br_memory_*), and the process_* and
+ * per-informer metrics that show it on /metrics.
+ */
+#ifndef SB_CONTROLLER_MEMORY_H
+#define SB_CONTROLLER_MEMORY_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct br_controller;
+
+/* What an informer caches. */
+enum br_cache_kind {
+	BR_CACHE_RUNS = 0, /* BenchmarkRuns: spec and status kept */
+	BR_CACHE_PVCS,	   /* owned PVCs */
+	BR_CACHE_PODS,	   /* owned runner pods */
+	BR_CACHE_CMS,	   /* owned ConfigMaps (results, reports) */
+	BR_CACHE_SCS,	   /* StorageClasses */
+};
+
+/*
+ * The informers' transform (a kube_informer_transform_fn; arg is a
+ * pointer to a const enum br_cache_kind): changes obj in place before it is
+ * cached, keeping only what the controller reads, and refuses (returns 1)
+ * an owned-object kind (PVC, pod, ConfigMap) that does not carry
+ * SB_SELECTOR_MANAGED's label, so an object the controller does not own
+ * never enters its cache even if the server's selector let it through.
+ * Dropped from every object: metadata.managedFields and the
+ * kubectl.kubernetes.io/last-applied-configuration annotation (a copy of the
+ * whole object as applied: the larger half of a run applied with kubectl).
+ * A pod is rebuilt with only kind, apiVersion, metadata, spec (the
+ * report's provenance checks it against the runner policy) and status'
+ * phase, reason, message, startTime, conditions, hostIP and its
+ * containerStatuses' name, state, lastState, restartCount, ready, started
+ * (no pod IPs, QoS class, images, image and container IDs). Runs, PVCs,
+ * ConfigMaps (result data included: the report needs it) and
+ * StorageClasses keep the rest. Returns 0 (kept), 1 (not cached) or -ENOMEM (the informer then
+ * caches the object as it came).
+ */
+int br_cache_transform(json_t **obj, void *arg);
+extern const enum br_cache_kind br_cache_kinds[5]; /* arg values, indexed by kind */
+
+/*
+ * Freed memory back to the system: glibc keeps freed heap for reuse, so
+ * after 1,000 runs are deleted the controller would stay at its peak.
+ * br_memory_init limits malloc to 2 arenas (M_ARENA_MAX, unless
+ * MALLOC_ARENA_MAX is set: one arena per thread fragments); the informer
+ * callbacks count deletions with br_memory_deleted, and the workers call
+ * br_memory_idle when the queue is empty: after at least one deletion
+ * since the last trim it calls malloc_trim(0). Returns whether it trimmed.
+ */
+void br_memory_init(void);
+void br_memory_deleted(void);
+bool br_memory_idle(void);
+/* How many times malloc_trim ran (for metrics). */
+unsigned long br_memory_trims(void);
+
+/* The process's figures from /proc/self (0 when unreadable). */
+struct br_process_stats {
+	unsigned long long rss_bytes, vsize_bytes;
+	double cpu_seconds, start_time_seconds;
+	unsigned long open_fds, max_fds;
+};
+int br_process_stats(struct br_process_stats *out);
+
+/*
+ * Renders the process_* metrics (Prometheus' standard names), the informer
+ * object counts (storagebench_informer_objects{resource,namespace}), the
+ * API requests by verb (storagebench_api_requests_total{verb}) and the trims
+ * (storagebench_malloc_trims_total) in the text format. c may be NULL (no
+ * informer or API lines). A malloc'd string, or NULL on ENOMEM.
+ */
+char *br_metrics_render_process(struct br_controller *c);
+
+#endif
