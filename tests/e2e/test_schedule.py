@@ -262,11 +262,14 @@ def test_injected_regression_is_a_condition_event_and_metric(ns, sched_crd, cloc
     clock.set(time.time() - 3600)
     c = Controller(ns, extra=[f"--test-clock-file={clock.file}"], name="sched")
     try:
-        sb.apply(THROTTLED % {"name": "thr", "rate": ""}, namespace=ns)
+        # both runs rate-limited, so their spread does not depend on how busy
+        # the machine is: unthrottled 1 s iterations on a loaded machine had a
+        # CV near 50%, and with 3 iterations Welch's test then missed p < 0.05
+        sb.apply(THROTTLED % {"name": "thr", "rate": "rate_iops=1000"}, namespace=ns)
         t = first_activation(ns, "thr")
         made = []
         first = step_and_wait_run(ns, "thr", clock, t + 240, 1, made)
-        # the class gets slower: the next run is throttled to 100 IOPS
+        # the class gets slower: the next run is throttled to 100 IOPS (from 1000)
         sb.apply(THROTTLED % {"name": "thr", "rate": "rate_iops=100"}, namespace=ns)
         second = step_and_wait_run(ns, "thr", clock, t + 540, 2, made)
         assert second["spec"]["baseline"] == first["metadata"]["name"]
