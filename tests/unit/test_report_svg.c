@@ -416,11 +416,29 @@ static int test_lifecycle(void)
 	CHECK(lat && lc && lat < lc);
 	free(s);
 
-	/* without the section, or with an empty one, the document is as before */
+	/* many failed iterations: six listed, then how many more */
 	json_t *r = load("lifecycle-2"), *q = load("quick-2");
-	char err[256] = "", *a = NULL, *b = NULL;
-	unsigned mask = 0;
 	CHECK(r && q);
+	for (int i = 3; i < 11; i++)
+		CHECK_INT(json_array_append_new(json_object_get(r, "lifecycle"),
+						json_pack("{s:s,s:s,s:i,s:s}", "target", "fast",
+							  "phase", "error", "iteration", i,
+							  "message", "timed out")),
+			  0);
+	char err[256] = "", *a = NULL, *b = NULL;
+	CHECK_INT(sb_report_svg(r, SB_SVG_LIFECYCLE, &a, err, sizeof(err)), 0);
+	CHECK_INT(count(a, "class=\"failure\""), 7);
+	CHECK(strstr(a, ">fast: iteration 7 failed: timed out</text>"));
+	CHECK(!strstr(a, ">fast: iteration 8 failed"));
+	CHECK(strstr(a, ">and 3 more failed iterations (see the text report)</text>"));
+	CHECK(xml_check(a) == NULL);
+	free(a);
+	json_decref(r);
+
+	/* without the section, or with an empty one, the document is as before */
+	r = load("lifecycle-2");
+	unsigned mask = 0;
+	CHECK(r);
 	CHECK_INT(sb_report_svg_panels(r, &mask, err, sizeof(err)), 0);
 	CHECK_INT(mask, SB_SVG_IOPS | SB_SVG_BW | SB_SVG_LATENCY | SB_SVG_LIFECYCLE);
 	CHECK_STR(sb_report_svg_panel_name(SB_SVG_LIFECYCLE), "lifecycle");
