@@ -305,7 +305,7 @@ json_t *br_report_cm_manifest(const struct br_ref *run, const json_t *report)
 	unsigned mask = 0;
 	if (ok && sb_report_svg_panels(report, &mask, err, sizeof(err)) == 0 &&
 	    (mask & (mask - 1)) != 0) {
-		for (unsigned bit = 1; ok && bit <= SB_SVG_LATENCY; bit <<= 1) {
+		for (unsigned bit = 1; ok && bit & SB_SVG_ALL; bit <<= 1) {
 			char *svg = NULL, key[64];
 			if (!(mask & bit) || sb_report_svg(report, bit, &svg, err, sizeof(err)))
 				continue;

@@ -17,15 +17,22 @@
  *                   +-1 standard deviation band, side by side;
  *   SB_SVG_LATENCY  for workloads whose headline is a latency, p50, p99 and
  *                   p99.9 per target (from "merged", the histogram over all
- *                   iterations) on a logarithmic axis.
+ *                   iterations) on a logarithmic axis;
+ *   SB_SVG_LIFECYCLE  from the report's "lifecycle" section (volume
+ *                   lifecycle timings, controller/lifecycle.h): one group
+ *                   per phase (provision, attach, resize, delete), one bar
+ *                   per class for the mean, whiskers +-1 standard deviation,
+ *                   a diamond at p95; skipped phases and failed iterations
+ *                   in words.
  * A panel without data is left out. Line and latency charts switch to a
  * logarithmic axis when the values span more than a factor of 20 (latency:
  * always); bars always start at zero.
  *
  * Elements carry classes for tools and tests: <g class="panel"
- * data-panel="iops|bandwidth|fsync|latency">, one <g class="series"
+ * data-panel="iops|bandwidth|fsync|latency|lifecycle">, one <g class="series"
  * data-target="NAME"> per target in each chart, <rect class="bar">,
- * <path class="errorbar">, <path class="band">, <path class="line">.
+ * <path class="errorbar">, <path class="band">, <path class="line">,
+ * <path class="p95">, <text class="skipped">, <text class="failure">.
  */
 #ifndef SB_REPORT_SVG_H
 #define SB_REPORT_SVG_H
@@ -38,7 +45,8 @@ enum sb_svg_panel {
 	SB_SVG_BW = 1u << 1,
 	SB_SVG_FSYNC = 1u << 2,
 	SB_SVG_LATENCY = 1u << 3,
-	SB_SVG_ALL = (1u << 4) - 1,
+	SB_SVG_LIFECYCLE = 1u << 4,
+	SB_SVG_ALL = (1u << 5) - 1,
 };
 
 /*
@@ -61,7 +69,7 @@ char *sb_report_svg_render(const json_t *report, char *err, size_t errlen);
  */
 int sb_report_svg_panels(const json_t *report, unsigned *mask, char *err, size_t errlen);
 
-/* A panel's name ("iops", "bandwidth", "fsync", "latency"), NULL for others. */
+/* A panel's name ("iops", "bandwidth", "fsync", "latency", "lifecycle"), NULL for others. */
 const char *sb_report_svg_panel_name(unsigned panel);
 
 #endif

@@ -18,6 +18,7 @@ void svg_doc_release(struct doc *d)
 	free(d->tg);
 	free(d->wl);
 	free(d->r);
+	free(d->lc);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -166,6 +167,82 @@ static int res_parse(const json_t *r, size_t i, struct res *x, char *err, size_t
 	return 0;
 }
 
+/* Entry i of the lifecycle section into *x (x->ti left to the caller). */
+static int lc_parse(const json_t *e, size_t i, struct lc *x, char *err, size_t errlen)
+{
+	const json_t *t = json_object_get(e, "target"), *p = json_object_get(e, "phase");
+	const json_t *sk = json_object_get(e, "skipped"), *m = json_object_get(e, "message");
+	const json_t *n = json_object_get(e, "n"), *it = json_object_get(e, "iteration");
+	char path[64];
+
+	if (!json_is_object(e))
+		return BAD("lifecycle[%zu]: not an object", i);
+	if (!json_is_string(t))
+		return BAD("lifecycle[%zu].target: missing or not a string", i);
+	if (!json_is_string(p))
+		return BAD("lifecycle[%zu].phase: missing or not a string", i);
+	if (sk && !json_is_string(sk))
+		return BAD("lifecycle[%zu].skipped: not a string", i);
+	if (m && !json_is_string(m))
+		return BAD("lifecycle[%zu].message: not a string", i);
+	if (it && (!json_is_integer(it) || json_integer_value(it) < 0))
+		return BAD("lifecycle[%zu].iteration: not a non-negative integer", i);
+	x->target = json_string_value(t);
+	x->phase = json_string_value(p);
+	x->skipped = sk ? json_string_value(sk) : NULL;
+	x->message = m ? json_string_value(m) : NULL;
+	x->iteration = it ? json_integer_value(it) : -1;
+	x->p95 = -1;
+	if (sk || m)
+		return 0; /* no statistics */
+	snprintf(path, sizeof(path), "lifecycle[%zu]", i);
+	if (check_num(e, "mean", true, path, err, errlen) ||
+	    check_num(e, "stddev", false, path, err, errlen) ||
+	    check_num(e, "p95", false, path, err, errlen))
+		return -EINVAL;
+	if (n && (!json_is_integer(n) || json_integer_value(n) < 0))
+		return BAD("lifecycle[%zu].n: not a non-negative integer", i);
+	x->stats = true;
+	x->mean = json_number_value(json_object_get(e, "mean"));
+	x->sd = json_number_value(json_object_get(e, "stddev"));
+	x->n = n ? json_integer_value(n) : 1;
+	if (!json_object_get(e, "stddev"))
+		x->n = 1; /* no deviation to show, as svg_metric() */
+	if (x->n < 2)
+		x->sd = 0;
+	if (json_object_get(e, "p95"))
+		x->p95 = json_number_value(json_object_get(e, "p95"));
+	return 0;
+}
+
+/* The optional "lifecycle" section; its classes join the targets. */
+static int lc_from(const json_t *rep, struct doc *d, char *err, size_t errlen)
+{
+	const json_t *a = json_object_get(rep, "lifecycle"), *e;
+	size_t i;
+	int ret;
+
+	if (!a)
+		return 0;
+	if (!json_is_array(a))
+		return BAD("lifecycle: not an array");
+	d->lc = calloc(json_array_size(a) + 1, sizeof(*d->lc));
+	if (!d->lc)
+		return -ENOMEM;
+	json_array_foreach(a, i, e)
+	{
+		struct lc *x = &d->lc[d->nlc];
+		if ((ret = lc_parse(e, i, x, err, errlen)))
+			return ret;
+		long ti = name_index(&d->tg, &d->ntg, x->target);
+		if (ti < 0)
+			return -ENOMEM;
+		x->ti = (size_t)ti;
+		d->nlc++;
+	}
+	return 0;
+}
+
 int svg_doc_parse(const json_t *rep, struct doc *d, char *err, size_t errlen)
 {
 	const json_t *results, *r, *name;
@@ -220,6 +297,8 @@ int svg_doc_parse(const json_t *rep, struct doc *d, char *err, size_t errlen)
 		}
 		d->nr++;
 	}
+	if ((ret = lc_from(rep, d, err, errlen)))
+		goto fail;
 	return 0;
 fail:
 	svg_doc_release(d);

@@ -11,9 +11,17 @@
 double svg_legend(struct svg *s, const struct doc *d, double x, double y, double maxw,
 		  enum legend_style st)
 {
+	return svg_legend_of(s, d, NULL, x, y, maxw, st);
+}
+
+double svg_legend_of(struct svg *s, const struct doc *d, const bool *show, double x, double y,
+		     double maxw, enum legend_style st)
+{
 	double cx = x, cy = y;
 	svg_out(s, "<g class=\"legend\">\n");
 	for (size_t t = 0; t < d->ntg; t++) {
+		if (show && !show[t])
+			continue;
 		double w = svg_text_w(d->tg[t], 12);
 		if (w > 220)
 			w = 220;

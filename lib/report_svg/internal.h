@@ -11,7 +11,7 @@
  *   axis.c        linear and logarithmic axes, tick labels, gridlines
  *   frame.c       a panel's heading and legend
  *   categories.c  the rows of the bar and latency panels
- *   bars.c, fsync.c, latency.c   one panel each
+ *   bars.c, fsync.c, latency.c, lifecycle.c   one panel each
  *   lib/report_svg.c  the public entry points: the panels stacked into one
  *                 document under its title
  *
@@ -95,8 +95,22 @@ struct res {
 	long long fsync; /* "fsync" field, -1 when absent */
 };
 
+/* One entry of the "lifecycle" section: statistics of a class and phase
+ * (stats true), a skipped phase (skipped set) or a failed iteration
+ * (message set). */
+struct lc {
+	const char *target, *phase;
+	size_t ti;
+	bool stats;
+	double mean, sd, p95; /* sd 0 when n < 2, p95 -1 when absent */
+	long long n;
+	const char *skipped, *message;
+	long long iteration; /* -1 when absent */
+};
+
 /* The report: targets and workloads in order of first mention (the
- * "targets" and "workloads" lists, then the results), and the results. */
+ * "targets" and "workloads" lists, then the results, then the lifecycle
+ * section), the results and the lifecycle entries. */
 struct doc {
 	const char *name;
 	const char **tg;
@@ -105,6 +119,8 @@ struct doc {
 	size_t nwl;
 	struct res *r;
 	size_t nr;
+	struct lc *lc;
+	size_t nlc;
 };
 
 /*
@@ -218,6 +234,10 @@ enum legend_style { LG_BOX, LG_LINE };
 double svg_legend(struct svg *s, const struct doc *d, double x, double y, double maxw,
 		  enum legend_style st);
 
+/* The same for the targets t with show[t] (show NULL: all). */
+double svg_legend_of(struct svg *s, const struct doc *d, const bool *show, double x, double y,
+		     double maxw, enum legend_style st);
+
 /* A panel's title and subtitle at x, each fitted to maxw. */
 void svg_panel_head(struct svg *s, double x, double maxw, const char *title, const char *sub);
 
@@ -270,5 +290,9 @@ int svg_panel_fsync(struct svg *s, const struct doc *d, double *height);
 
 /* latency.c: p50, p99 and p99.9 per target on a log axis. */
 int svg_panel_latency(struct svg *s, const struct doc *d, double *height);
+
+/* lifecycle.c: the lifecycle section, grouped bars per phase (mean, stddev
+ * whiskers, p95), skipped phases and failed iterations in words. */
+int svg_panel_lifecycle(struct svg *s, const struct doc *d, double *height);
 
 #endif

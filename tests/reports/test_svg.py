@@ -180,6 +180,35 @@ def test_latency_percentiles():
     assert f"{p99:.3g} \u00b5s" in shown or f"{p99:.1f} \u00b5s" in shown
 
 
+@pytest.mark.parametrize("golden", [g for g in GOLDENS if g.startswith("lifecycle-")])
+def test_lifecycle_bars_whiskers_p95(golden):
+    rep = report_of(golden)
+    p = panels(tree(golden))["lifecycle"]
+    stats = [e for e in rep["lifecycle"] if "mean" in e]
+    # a series per class of the section, a bar, a whisker and a p95 tick per measured phase
+    classes = list(dict.fromkeys(e["target"] for e in rep["lifecycle"]))
+    assert [s.get("data-target") for s in series(p)] == classes
+    for s in series(p):
+        mine = [e for e in stats if e["target"] == s.get("data-target")]
+        bars = [e for e in s.iter(NS + "rect") if e.get("class") == "bar"]
+        ticks = [e for e in s.iter(NS + "path") if e.get("class") == "p95"]
+        errs = [e for e in s.iter(NS + "path") if e.get("class") == "errorbar"]
+        assert len(bars) == len(ticks) == len(mine)
+        assert len(errs) == len([e for e in mine if e["n"] >= 2])
+        # one linear scale from the bars' left edge: bar ends at the mean, tick at p95
+        for b, t, e in zip(bars, ticks, mine):
+            x0, w = float(b.get("x")), float(b.get("width"))
+            tx = float(re.match(r"M([\d.]+)", t.get("d")).group(1))
+            assert abs((tx - x0) / w - e["p95"] / e["mean"]) < 0.01, e
+            assert f"(n={e['n']})" in "".join(b.itertext())
+    texts = ["".join(t.itertext()) for t in p.iter(NS + "text")]
+    for e in rep["lifecycle"]:
+        if "skipped" in e:
+            assert "skipped: " + e["skipped"] in texts
+        if e.get("phase") == "error":
+            assert f"{e['target']}: iteration {e['iteration']} failed: {e['message']}" in texts
+
+
 def test_escaped_names_round_trip():
     rep = report_of("edge-escape")
     root = tree("edge-escape")

@@ -313,6 +313,21 @@ static int test_report_cm(void)
 	}
 	CHECK_STR(json_string_value(json_object_get(json_object_get(cm, "metadata"), "name")),
 		  "sc-report");
+	CHECK(!json_object_get(data, "report-lifecycle.svg"));
+	json_decref(cm);
+	json_decref(rep);
+	/* lifecycle timings: their chart too, and only in report-lifecycle.svg and report.svg */
+	rep = json_load_file("tests/fixtures/reports/lifecycle-2.json", 0, &je);
+	CHECK(rep != NULL);
+	cm = br_report_cm_manifest(&ref, rep);
+	CHECK(cm != NULL);
+	data = json_object_get(cm, "data");
+	const char *lc = json_string_value(json_object_get(data, "report-lifecycle.svg"));
+	const char *all = json_string_value(json_object_get(data, "report.svg"));
+	const char *lat = json_string_value(json_object_get(data, "report-latency.svg"));
+	CHECK(lc && strstr(lc, "data-panel=\"lifecycle\"") && !strstr(lc, "data-panel=\"iops\""));
+	CHECK(all && strstr(all, "data-panel=\"lifecycle\""));
+	CHECK(lat && !strstr(lat, "data-panel=\"lifecycle\""));
 	json_decref(cm);
 	json_decref(rep);
 	return T_PASS;

@@ -13,6 +13,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdbool.h>
 
 #define REPORTS "tests/fixtures/reports/"
@@ -199,6 +200,8 @@ static const struct {
 	{"edge-one-iteration", SB_SVG_ALL, "edge-one-iteration"},
 	{"edge-missing", SB_SVG_ALL, "edge-missing"},
 	{"edge-escape", SB_SVG_ALL, "edge-escape"},
+	{"lifecycle-2", SB_SVG_ALL, "lifecycle-2"},
+	{"lifecycle-2", SB_SVG_LIFECYCLE, "lifecycle-2.lifecycle"},
 };
 
 static char *slurp(const char *path)
@@ -331,6 +334,139 @@ static int test_quick_latency(void)
 	const char *first = strstr(s, ">latency-read<");
 	CHECK(lat && first && first > lat);
 	free(s);
+	return T_PASS;
+}
+
+/* The text between the start of needle's element in s and its end tag. */
+static bool has_text(const char *s, const char *attrs, const char *text)
+{
+	char needle[512];
+	snprintf(needle, sizeof(needle), "%s>%s</text>", attrs, text);
+	return strstr(s, needle) != NULL;
+}
+
+static int test_lifecycle(void)
+{
+	char *s = render("lifecycle-2", SB_SVG_LIFECYCLE);
+	CHECK(s);
+	CHECK(xml_check(s) == NULL);
+	CHECK_INT(count(s, "data-panel=\"lifecycle\""), 1);
+	CHECK_INT(count(s, "class=\"panel\""), 1);
+	CHECK(strstr(s, ">Volume lifecycle</text>"));
+	/* a series per class, in the report's order, with the targets' colours */
+	const char *fast = strstr(s, "<g class=\"series\" data-target=\"fast\" fill=\"#0072B2\">");
+	const char *disk = strstr(s, "<g class=\"series\" data-target=\"disk\" fill=\"#E69F00\">");
+	CHECK(fast && disk && fast < disk);
+	CHECK_INT(count(s, "<g class=\"series\""), 2);
+	/* the phases in order: provision, attach, resize, delete, then snapshot */
+	const char *ph[] = {">provision</text>", ">attach</text>", ">resize</text>",
+			    ">delete</text>", ">snapshot</text>"};
+	const char *prev = s;
+	for (size_t i = 0; i < 5; i++) {
+		const char *p = strstr(s, ph[i]);
+		CHECK(p && p > prev);
+		prev = p;
+	}
+	CHECK(!strstr(s, ">error</text>"));
+	/* seven measured phases: a bar, whiskers (n > 1) and a p95 tick each */
+	CHECK_INT(count(s, "<rect class=\"bar\""), 7);
+	CHECK_INT(count(s, "class=\"errorbar\""), 7);
+	CHECK_INT(count(s, "<path class=\"p95\""), 7);
+	/* the values: mean ± stddev and p95, computed by hand from the samples */
+	static const char *const vals[] = {
+		"338 \xc2\xb1 85 ms, p95 560 ms",   /* fast provision */
+		"1.28 \xc2\xb1 0.14 s, p95 1.62 s", /* fast attach */
+		"99.8 \xc2\xb1 16 ms, p95 140 ms",  /* fast resize */
+		"429 \xc2\xb1 73 ms, p95 620 ms",   /* fast delete */
+		"891 \xc2\xb1 226 ms, p95 1.45 s",  /* disk provision */
+		"1.49 \xc2\xb1 0.16 s, p95 1.88 s", /* disk attach */
+		"548 \xc2\xb1 87 ms, p95 760 ms",   /* disk delete */
+	};
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		if (!has_text(s, "class=\"value\" fill=\"#222\"", vals[i])) {
+			fprintf(stderr, "    no value \"%s\"\n", vals[i]);
+			free(s);
+			return T_FAIL;
+		}
+	}
+	CHECK(strstr(s, "<title>fast, provision: 338 \xc2\xb1 85 ms, p95 560 ms (n=9)</title>"));
+	CHECK(strstr(s, "<title>disk, delete: 548 \xc2\xb1 87 ms, p95 760 ms (n=8)</title>"));
+	/* skipped phases say why; the failed iteration is listed */
+	CHECK(strstr(s, ">skipped: storage class disk does not allow volume expansion</text>"));
+	CHECK_INT(count(s, ">skipped: no snapshot.storage.k8s.io API on the cluster</text>"), 2);
+	CHECK_INT(count(s, "class=\"failure\""), 1);
+	CHECK(strstr(s, ">disk: iteration 2 failed: attach: pod lc-disk-2-0 not running after "
+			"120s (ImagePullBackOff)</text>"));
+	/* the mean bar ends left of its p95 tick: fast provision, 337.7 and 560 ms */
+	const char *bar = strstr(fast, "<rect class=\"bar\" x=\"");
+	const char *tick = strstr(fast, "<path class=\"p95\" d=\"M");
+	CHECK(bar && tick);
+	double bx, bw, tx;
+	CHECK(sscanf(bar, "<rect class=\"bar\" x=\"%lf\" y=\"%*f\" width=\"%lf\"", &bx, &bw) == 2);
+	CHECK(sscanf(tick, "<path class=\"p95\" d=\"M%lf", &tx) == 1);
+	CHECK(bw > 0 && tx > bx + bw);
+	CHECK(fabs((tx - bx) / bw - 560.0 / 337.6667) < 0.01);
+	free(s);
+
+	/* in the whole document, after the I/O panels */
+	s = render("lifecycle-2", SB_SVG_ALL);
+	CHECK(s);
+	const char *lat = strstr(s, "data-panel=\"latency\""),
+		   *lc = strstr(s, "data-panel=\"lifecycle\"");
+	CHECK(lat && lc && lat < lc);
+	free(s);
+
+	/* many failed iterations: six listed, then how many more */
+	json_t *r = load("lifecycle-2"), *q = load("quick-2");
+	CHECK(r && q);
+	for (int i = 3; i < 11; i++)
+		CHECK_INT(json_array_append_new(json_object_get(r, "lifecycle"),
+						json_pack("{s:s,s:s,s:i,s:s}", "target", "fast",
+							  "phase", "error", "iteration", i,
+							  "message", "timed out")),
+			  0);
+	char err[256] = "", *a = NULL, *b = NULL;
+	CHECK_INT(sb_report_svg(r, SB_SVG_LIFECYCLE, &a, err, sizeof(err)), 0);
+	CHECK_INT(count(a, "class=\"failure\""), 7);
+	CHECK(strstr(a, ">fast: iteration 7 failed: timed out</text>"));
+	CHECK(!strstr(a, ">fast: iteration 8 failed"));
+	CHECK(strstr(a, ">and 3 more failed iterations (see the text report)</text>"));
+	CHECK(xml_check(a) == NULL);
+	free(a);
+	json_decref(r);
+
+	/* without the section, or with an empty one, the document is as before */
+	r = load("lifecycle-2");
+	unsigned mask = 0;
+	CHECK(r);
+	CHECK_INT(sb_report_svg_panels(r, &mask, err, sizeof(err)), 0);
+	CHECK_INT(mask, SB_SVG_IOPS | SB_SVG_BW | SB_SVG_LATENCY | SB_SVG_LIFECYCLE);
+	CHECK_STR(sb_report_svg_panel_name(SB_SVG_LIFECYCLE), "lifecycle");
+	CHECK_INT(json_object_del(r, "lifecycle"), 0);
+	CHECK_INT(json_object_set_new(r, "name", json_string("quick")), 0);
+	CHECK_INT(sb_report_svg(r, SB_SVG_ALL, &a, err, sizeof(err)), 0);
+	CHECK_INT(sb_report_svg(q, SB_SVG_ALL, &b, err, sizeof(err)), 0);
+	CHECK_STR(a, b);
+	CHECK(!strstr(a, "lifecycle"));
+	free(a);
+	CHECK_INT(sb_report_svg(r, SB_SVG_LIFECYCLE, &a, err, sizeof(err)), -ENODATA);
+	CHECK_INT(json_object_set_new(r, "lifecycle", json_array()), 0);
+	CHECK_INT(sb_report_svg(r, SB_SVG_ALL, &a, err, sizeof(err)), 0);
+	CHECK_STR(a, b);
+	free(a);
+	/* only reasons, nothing measured: no panel either */
+	CHECK_INT(json_array_append_new(json_object_get(r, "lifecycle"),
+					json_pack("{s:s,s:s,s:s}", "target", "fast", "phase",
+						  "resize", "skipped", "no expansion")),
+		  0);
+	CHECK_INT(sb_report_svg(r, SB_SVG_ALL, &a, err, sizeof(err)), 0);
+	CHECK_STR(a, b);
+	free(a);
+	CHECK_INT(sb_report_svg_panels(r, &mask, err, sizeof(err)), 0);
+	CHECK_INT(mask, SB_SVG_IOPS | SB_SVG_BW | SB_SVG_LATENCY);
+	free(b);
+	json_decref(r);
+	json_decref(q);
 	return T_PASS;
 }
 
@@ -488,6 +624,32 @@ static int test_malformed(void)
 		{"{\"results\": [{\"target\": \"t\", \"workload\": \"w\", \"metrics\": {}},"
 		 "{\"target\": \"t\", \"workload\": \"w\", \"metrics\": {}}]}",
 		 "results[1]: a second result for target 't' workload 'w'"},
+		{"{\"results\": [], \"lifecycle\": {}}", "lifecycle: not an array"},
+		{"{\"results\": [], \"lifecycle\": [1]}", "lifecycle[0]: not an object"},
+		{"{\"results\": [], \"lifecycle\": [{\"phase\": \"attach\", \"mean\": 1}]}",
+		 "lifecycle[0].target: missing or not a string"},
+		{"{\"results\": [], \"lifecycle\": [{\"target\": \"t\", \"mean\": 1}]}",
+		 "lifecycle[0].phase: missing or not a string"},
+		{"{\"results\": [], \"lifecycle\": [{\"target\": \"t\", \"phase\": \"attach\"}]}",
+		 "lifecycle[0].mean: missing"},
+		{"{\"results\": [], \"lifecycle\": [{\"target\": \"t\", \"phase\": \"attach\", "
+		 "\"mean\": 1, \"p95\": -1}]}",
+		 "lifecycle[0].p95: not a non-negative number"},
+		{"{\"results\": [], \"lifecycle\": [{\"target\": \"t\", \"phase\": \"attach\", "
+		 "\"mean\": 1, \"stddev\": \"x\"}]}",
+		 "lifecycle[0].stddev: not a non-negative number"},
+		{"{\"results\": [], \"lifecycle\": [{\"target\": \"t\", \"phase\": \"attach\", "
+		 "\"mean\": 1, \"n\": 2.5}]}",
+		 "lifecycle[0].n: not a non-negative integer"},
+		{"{\"results\": [], \"lifecycle\": [{\"target\": \"t\", \"phase\": \"resize\", "
+		 "\"skipped\": 3}]}",
+		 "lifecycle[0].skipped: not a string"},
+		{"{\"results\": [], \"lifecycle\": [{\"target\": \"t\", \"phase\": \"error\", "
+		 "\"iteration\": -1, \"message\": \"m\"}]}",
+		 "lifecycle[0].iteration: not a non-negative integer"},
+		{"{\"results\": [], \"lifecycle\": [{\"target\": \"t\", \"phase\": \"error\", "
+		 "\"message\": []}]}",
+		 "lifecycle[0].message: not a string"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		json_t *r = json_loads(cases[i].doc, 0, NULL);
@@ -540,9 +702,10 @@ static int mutate(json_t *doc, json_t *parent, const char *key, size_t *tried, s
 
 static int test_mutations(void)
 {
-	static const char *const names[] = {"storage-cluster-2", "quick-2", "edge-missing"};
+	static const char *const names[] = {"storage-cluster-2", "quick-2", "edge-missing",
+					    "lifecycle-2"};
 	size_t tried = 0, rejected = 0;
-	for (size_t n = 0; n < 3; n++) {
+	for (size_t n = 0; n < 4; n++) {
 		json_t *doc = load(names[n]);
 		CHECK(doc);
 		const char *key;
@@ -580,6 +743,15 @@ static int test_mutations(void)
 				}
 			}
 		}
+		size_t i;
+		json_t *e;
+		json_array_foreach(json_object_get(doc, "lifecycle"), i, e)
+		{
+			json_object_foreach(e, key, v)
+			{
+				CHECK(mutate(doc, e, key, &tried, &rejected) == T_PASS);
+			}
+		}
 		json_decref(doc);
 	}
 	CHECK(tried > 500);
@@ -594,6 +766,7 @@ static const struct test_case cases[] = {
 	{"report_svg/well-formed", test_well_formed},
 	{"report_svg/storage-cluster-series", test_storage_cluster_series},
 	{"report_svg/quick-latency", test_quick_latency},
+	{"report_svg/lifecycle", test_lifecycle},
 	{"report_svg/panels", test_panels},
 	{"report_svg/escaping", test_escaping},
 	{"report_svg/edge-reports", test_edge_reports},
