@@ -296,6 +296,9 @@ def test_examples_are_accepted_by_the_controller(rel):
             continue  # schedule.yaml: tests/e2e/test_schedule.py
         run["metadata"]["name"] = "ex-" + run["metadata"]["name"]
         run["spec"]["storageClasses"] = ["sbchart-no-such-class"]
+        if (run["spec"].get("validity") or {}).get("baselineClass"):
+            # it must name one of the run's classes
+            run["spec"]["validity"]["baselineClass"] = "sbchart-no-such-class"
         sb.apply(run, namespace=rel.run_ns)
         applied.append(run["metadata"]["name"])
     try:
