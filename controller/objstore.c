@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,11 +135,10 @@ static int parse_store(const json_t *v, size_t i, struct br_object_store *st, ch
 	return 0;
 }
 
-static int parse_workload(const json_t *v, size_t i, struct br_object_workload *w, char *err,
-			  size_t errlen)
+/* One workload; path names it in errors ("spec.objectWorkloads[2]"). */
+static int parse_workload(const json_t *v, const char *path, struct br_object_workload *w,
+			  char *err, size_t errlen)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "spec.objectWorkloads[%zu]", i);
 	if (!json_is_object(v))
 		return fail(err, errlen, "%s: must be an object", path);
 	snprintf(w->size, sizeof(w->size), "64KiB");
@@ -173,30 +173,188 @@ static int parse_workload(const json_t *v, size_t i, struct br_object_workload *
 	return 0;
 }
 
+/*
+ * Built-in object profiles: the warp runs of the reference pages, as
+ * object workloads (what spec.objectWorkloads would list by hand). Sizes
+ * in bytes (warp's KB and MB are powers of 1000, KiB and MiB of 1024).
+ */
+struct objprof_wl {
+	const char *name, *benchmark;
+	uint64_t size;
+	unsigned concurrent, objects, duration_s;
+};
+
+#define KB  1000ull
+#define MB  (1000ull * KB)
+#define KIB 1024ull
+#define MIB (1024ull * KIB)
+
+/* The managed cloud page's "s3" section (warp v1.4.0): 1 KB operations at 150
+ * and 16 concurrent requests, 100000 objects, 5 minutes; the 100 MB throughput
+ * tests (GET with 250 objects) at 16. */
+static const struct objprof_wl warp_operations[] = {
+	{"delete-1kb-c150", "delete", 1 * KB, 150, 100000, 300},
+	{"delete-1kb-c16", "delete", 1 * KB, 16, 100000, 300},
+	{"get-1kb-c150", "get", 1 * KB, 150, 100000, 300},
+	{"get-1kb-c16", "get", 1 * KB, 16, 100000, 300},
+	{"list-1kb-c150", "list", 1 * KB, 150, 100000, 300},
+	{"list-1kb-c16", "list", 1 * KB, 16, 100000, 300},
+	{"put-1kb-c150", "put", 1 * KB, 150, 100000, 300},
+	{"put-1kb-c16", "put", 1 * KB, 16, 100000, 300},
+	{"get-100mb", "get", 100 * MB, 16, 250, 300},
+	{"put-100mb", "put", 100 * MB, 16, 250, 300},
+};
+
+/* The object storage page's warp table: GET at 1 KiB, 100 KiB, 1 MiB and
+ * 4 MiB with 16, 32 and 64 concurrent requests, ~30 minutes each (warp's
+ * default 2500 objects). */
+static const struct objprof_wl warp_sizes[] = {
+	{"get-1kib-c16", "get", 1 * KIB, 16, 2500, 1800},
+	{"get-1kib-c32", "get", 1 * KIB, 32, 2500, 1800},
+	{"get-1kib-c64", "get", 1 * KIB, 64, 2500, 1800},
+	{"get-100kib-c16", "get", 100 * KIB, 16, 2500, 1800},
+	{"get-100kib-c32", "get", 100 * KIB, 32, 2500, 1800},
+	{"get-100kib-c64", "get", 100 * KIB, 64, 2500, 1800},
+	{"get-1mib-c16", "get", 1 * MIB, 16, 2500, 1800},
+	{"get-1mib-c32", "get", 1 * MIB, 32, 2500, 1800},
+	{"get-1mib-c64", "get", 1 * MIB, 64, 2500, 1800},
+	{"get-4mib-c16", "get", 4 * MIB, 16, 2500, 1800},
+	{"get-4mib-c32", "get", 4 * MIB, 32, 2500, 1800},
+	{"get-4mib-c64", "get", 4 * MIB, 64, 2500, 1800},
+};
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct {
+	const char *name;
+	const struct objprof_wl *parts[2];
+	size_t nparts[2];
+} objprofiles[] = {
+	{"warp-operations", {warp_operations, NULL}, {NELEM(warp_operations), 0}},
+	{"warp-sizes", {warp_sizes, NULL}, {NELEM(warp_sizes), 0}},
+	{"warp-seed", {warp_operations, warp_sizes}, {NELEM(warp_operations), NELEM(warp_sizes)}},
+};
+
+/* warp's spelling of a size: the largest unit dividing it, else bytes */
+static void fmt_size(uint64_t b, char *out, size_t len)
+{
+	static const struct {
+		uint64_t mul;
+		const char *unit;
+	} u[] = {{MIB, "MiB"}, {MB, "MB"}, {KIB, "KiB"}, {KB, "KB"}};
+	for (size_t i = 0; i < NELEM(u); i++)
+		if (b % u[i].mul == 0) {
+			snprintf(out, len, "%llu%s", (unsigned long long)(b / u[i].mul), u[i].unit);
+			return;
+		}
+	snprintf(out, len, "%llu", (unsigned long long)b);
+}
+
+/* x scaled by f (0 < f <= 1), rounded, at least lo */
+static uint64_t scaled(uint64_t x, double f, uint64_t lo)
+{
+	double v = (double)x * f + 0.5;
+	uint64_t r = (uint64_t)v;
+	return r < lo ? lo : r;
+}
+
+/*
+ * spec.objectProfile with spec.objectProfileScale, as the workloads a
+ * hand-written spec.objectWorkloads would list (new array in *out). 0,
+ * -EINVAL naming the field, -ENOMEM.
+ */
+static int profile_workloads(const json_t *spec, json_t **out, char *err, size_t errlen)
+{
+	const json_t *pv = json_object_get(spec, "objectProfile");
+	const json_t *fv = json_object_get(spec, "objectProfileScale");
+	const char *name = json_string_value(pv);
+	size_t p = 0;
+	*out = NULL;
+	while (name && p < NELEM(objprofiles) && strcmp(objprofiles[p].name, name))
+		p++;
+	if (!name || p == NELEM(objprofiles))
+		return fail(err, errlen,
+			    "spec.objectProfile: '%s' is not warp-operations, warp-sizes or "
+			    "warp-seed",
+			    name ? name : "(not a string)");
+	double f = 1.0;
+	if (fv) {
+		f = json_number_value(fv);
+		if (!json_is_number(fv) || !(f > 0.0 && f <= 1.0))
+			return fail(err, errlen,
+				    "spec.objectProfileScale: must be a number above 0 and at most "
+				    "1 (0.01 runs the profile with objects, object counts and "
+				    "durations a hundredth of the reference page's)");
+	}
+	json_t *a = json_array();
+	if (!a)
+		return -ENOMEM;
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; i < objprofiles[p].nparts[k]; i++) {
+			const struct objprof_wl *w = &objprofiles[p].parts[k][i];
+			char size[32], dur[32];
+			fmt_size(scaled(w->size, f, 1), size, sizeof(size));
+			snprintf(dur, sizeof(dur), "%llus",
+				 (unsigned long long)scaled(w->duration_s, f, 1));
+			/* every worker has an object to work on */
+			uint64_t objects = scaled(w->objects, f, w->concurrent);
+			if (json_array_append_new(
+				    a, json_pack("{s:s,s:s,s:s,s:I,s:I,s:s}", "name", w->name,
+						 "benchmark", w->benchmark, "objectSize", size,
+						 "concurrent", (json_int_t)w->concurrent, "objects",
+						 (json_int_t)objects, "duration", dur))) {
+				json_decref(a);
+				return -ENOMEM;
+			}
+		}
+	*out = a;
+	return 0;
+}
+
 int br_objstores_parse(const json_t *spec, char *const *classes, size_t nclasses,
 		       struct br_objstores **out, char *err, size_t errlen)
 {
 	const json_t *sv = json_object_get(spec, "objectStores");
 	const json_t *wv = json_object_get(spec, "objectWorkloads");
+	const json_t *pv = json_object_get(spec, "objectProfile");
 	*out = NULL;
-	if (!sv && !wv)
+	if (!sv && !wv && !pv && !json_object_get(spec, "objectProfileScale"))
 		return 0;
 	if (!json_is_array(sv) || json_array_size(sv) == 0)
 		return fail(err, errlen,
 			    "spec.objectStores: a list of at least one object store is needed with "
-			    "spec.objectWorkloads");
+			    "spec.%s",
+			    pv	 ? "objectProfile"
+			    : wv ? "objectWorkloads"
+				 : "objectProfileScale");
 	if (json_array_size(sv) > BR_MAX_OBJECT_STORES)
 		return fail(err, errlen, "spec.objectStores: at most %d", BR_MAX_OBJECT_STORES);
+	if (pv && wv)
+		return fail(err, errlen, "spec: set only one of objectProfile and objectWorkloads");
+	if (!pv && json_object_get(spec, "objectProfileScale"))
+		return fail(err, errlen,
+			    "spec.objectProfileScale: scales spec.objectProfile, which is not set");
+	json_t *pw = NULL; /* the profile's workloads */
+	if (pv) {
+		int r = profile_workloads(spec, &pw, err, errlen);
+		if (r)
+			return r;
+		wv = pw;
+	}
 	if (!json_is_array(wv) || json_array_size(wv) == 0)
 		return fail(err, errlen,
-			    "spec.objectWorkloads: a list of at least one workload is needed for "
-			    "the object stores");
-	if (json_array_size(wv) > BR_MAX_OBJECT_WORKLOADS)
+			    "spec.objectWorkloads: a list of at least one workload (or "
+			    "spec.objectProfile) is needed for the object stores");
+	if (json_array_size(wv) > BR_MAX_OBJECT_WORKLOADS) {
+		json_decref(pw);
 		return fail(err, errlen, "spec.objectWorkloads: at most %d",
 			    BR_MAX_OBJECT_WORKLOADS);
+	}
 	struct br_objstores *o = calloc(1, sizeof(*o));
-	if (!o)
+	if (!o) {
+		json_decref(pw);
 		return -ENOMEM;
+	}
 	int r = 0;
 	for (size_t i = 0; !r && i < json_array_size(sv); i++) {
 		struct br_object_store *st = &o->stores[i];
@@ -216,14 +374,19 @@ int br_objstores_parse(const json_t *spec, char *const *classes, size_t nclasses
 		o->nstores = i + 1;
 	}
 	for (size_t i = 0; !r && i < json_array_size(wv); i++) {
-		r = parse_workload(json_array_get(wv, i), i, &o->wl[i], err, errlen);
+		char path[96];
+		if (pw)
+			snprintf(path, sizeof(path), "spec.objectProfile: workload %zu", i);
+		else
+			snprintf(path, sizeof(path), "spec.objectWorkloads[%zu]", i);
+		r = parse_workload(json_array_get(wv, i), path, &o->wl[i], err, errlen);
 		for (size_t k = 0; !r && k < i; k++)
 			if (!strcmp(o->wl[k].name, o->wl[i].name))
-				r = fail(err, errlen,
-					 "spec.objectWorkloads[%zu].name: '%s' is listed twice", i,
+				r = fail(err, errlen, "%s.name: '%s' is listed twice", path,
 					 o->wl[i].name);
 		o->nwl = i + 1;
 	}
+	json_decref(pw);
 	if (r) {
 		free(o);
 		return r;

@@ -2,7 +2,9 @@
 /*
  * Object-store targets of a BenchmarkRun (docs/s3.md, docs/benchmarkrun.md):
  * spec.objectStores (S3 endpoints next to the storage classes) and
- * spec.objectWorkloads (warp's operations), parsed and validated, and the
+ * spec.objectWorkloads (warp's operations) or spec.objectProfile (the
+ * reference pages' warp runs, scaled by spec.objectProfileScale, expanded
+ * into the same workloads), parsed and validated, and the
  * runner pod's arguments and environment for one of them. An object store
  * is a target like a storage class (same name space, same result
  * ConfigMaps and report rows) whose runner pod has no volume.
@@ -43,7 +45,8 @@ struct br_objstores {
 };
 
 /*
- * Parses spec.objectStores and spec.objectWorkloads (spec borrowed). *out
+ * Parses spec.objectStores and spec.objectWorkloads or spec.objectProfile
+ * (with spec.objectProfileScale; spec borrowed). *out
  * is NULL when the run has no object store, else a new allocation (free
  * it). classes[0..nclasses) are the run's storage classes: a store may not
  * share a name with one. Returns 0, -EINVAL with err naming the field,

@@ -122,7 +122,10 @@ def validation(s, required):
         v.append("one of " + ", ".join(f"`{e}`" for e in s["enum"]))
     if "pattern" in s:
         v.append(f"matches `{s['pattern']}`")
-    v += bounds(s, "minimum", "maximum", "")
+    if s.get("exclusiveMinimum") and "minimum" in s:
+        v.append(f"above {s['minimum']}" + (f", at most {s['maximum']}" if "maximum" in s else ""))
+    else:
+        v += bounds(s, "minimum", "maximum", "")
     v += bounds(s, "minLength", "maxLength", " characters")
     v += bounds(s, "minItems", "maxItems", " items")
     it = s.get("items", {})

@@ -150,7 +150,171 @@ static int test_plan_no_pvc(void)
 	return T_PASS;
 }
 
+/* The name's workload, or NULL. */
+static const struct br_object_workload *wl_find(const struct br_objstores *o, const char *name)
+{
+	for (size_t i = 0; o && i < o->nwl; i++)
+		if (!strcmp(o->wl[i].name, name))
+			return &o->wl[i];
+	return NULL;
+}
+
+/* A built-in profile expands into the reference pages' workloads, unscaled. */
+static int test_profile(void)
+{
+	static struct br_spec s;
+	char err[1024] = "";
+	int r = parse("{\"storageClasses\": [\"fast\"], " STORES
+		      ", \"objectProfile\": \"warp-seed\"}",
+		      &s, err, sizeof(err));
+	if (r)
+		fprintf(stderr, "    %s\n", err);
+	CHECK_INT(r, 0);
+	CHECK_INT(s.nclasses, 2);
+	CHECK_INT(s.obj->nwl, 22); /* 10 operations + 12 sizes x concurrency */
+	const struct br_object_workload *w = wl_find(s.obj, "get-100mb");
+	CHECK(w != NULL);
+	CHECK_STR(w->benchmark, "get");
+	CHECK_STR(w->size, "100MB");
+	CHECK_INT(w->concurrent, 16);
+	CHECK_INT(w->objects, 250);
+	CHECK_STR(w->duration, "300s");
+	w = wl_find(s.obj, "delete-1kb-c150");
+	CHECK(w != NULL);
+	CHECK_STR(w->size, "1KB");
+	CHECK_INT(w->concurrent, 150);
+	CHECK_INT(w->objects, 100000);
+	static const char *const sizes[] = {"1kib", "100kib", "1mib", "4mib"};
+	static const char *const want[] = {"1KiB", "100KiB", "1MiB", "4MiB"};
+	static const unsigned conc[] = {16, 32, 64};
+	for (size_t i = 0; i < 4; i++)
+		for (size_t k = 0; k < 3; k++) {
+			char name[64];
+			snprintf(name, sizeof(name), "get-%s-c%u", sizes[i], conc[k]);
+			w = wl_find(s.obj, name);
+			if (!w)
+				fprintf(stderr, "    no workload %s\n", name);
+			CHECK(w != NULL);
+			CHECK_STR(w->benchmark, "get");
+			CHECK_STR(w->size, want[i]);
+			CHECK_INT(w->concurrent, conc[k]);
+			CHECK_STR(w->duration, "1800s");
+		}
+	/* the runner gets them as it gets hand-written ones */
+	json_t *args = br_objstore_runner_args(s.obj, br_objstore_find(s.obj, "rgw"));
+	char *a = json_dumps(args, JSON_COMPACT);
+	json_decref(args);
+	int ok = a && strstr(a, "\"--label\",\"get-4mib-c64\",\"--benchmark\",\"get\","
+				"\"--obj.size\",\"4MiB\",\"--duration\",\"1800s\","
+				"\"--concurrent\",\"64\",\"--objects\",\"2500\"");
+	if (!ok)
+		fprintf(stderr, "    args %s\n", a ? a : "(null)");
+	free(a);
+	br_spec_release(&s);
+	CHECK(ok);
+
+	/* the subsets */
+	r = parse("{\"storageClasses\": [\"fast\"], " STORES ", \"objectProfile\": \"warp-sizes\"}",
+		  &s, err, sizeof(err));
+	CHECK_INT(r, 0);
+	CHECK_INT(s.obj->nwl, 12);
+	CHECK(!wl_find(s.obj, "get-100mb"));
+	br_spec_release(&s);
+	r = parse("{\"storageClasses\": [\"fast\"], " STORES
+		  ", \"objectProfile\": \"warp-operations\"}",
+		  &s, err, sizeof(err));
+	CHECK_INT(r, 0);
+	CHECK_INT(s.obj->nwl, 10);
+	CHECK(wl_find(s.obj, "list-1kb-c16") && !wl_find(s.obj, "get-1kib-c16"));
+	br_spec_release(&s);
+	return T_PASS;
+}
+
+/* objectProfileScale shrinks sizes, object counts and durations, never below 1 byte,
+ * the concurrency's objects and 1 s. */
+static int test_profile_scale(void)
+{
+	static struct br_spec s;
+	char err[1024] = "";
+	int r = parse("{\"storageClasses\": [\"fast\"], " STORES
+		      ", \"objectProfile\": \"warp-seed\", \"objectProfileScale\": 0.01}",
+		      &s, err, sizeof(err));
+	if (r)
+		fprintf(stderr, "    %s\n", err);
+	CHECK_INT(r, 0);
+	CHECK_INT(s.obj->nwl, 22);
+	const struct br_object_workload *w = wl_find(s.obj, "get-100mb");
+	CHECK(w != NULL);
+	CHECK_STR(w->size, "1MB");
+	CHECK_INT(w->objects, 16); /* 2.5 rounded is 3, below the 16 workers */
+	CHECK_INT(w->concurrent, 16);
+	CHECK_STR(w->duration, "3s");
+	w = wl_find(s.obj, "get-1kb-c16");
+	CHECK_STR(w->size, "10"); /* bytes */
+	CHECK_INT(w->objects, 1000);
+	w = wl_find(s.obj, "get-4mib-c32");
+	CHECK_STR(w->size, "41943"); /* 4 MiB / 100, rounded */
+	CHECK_STR(w->duration, "18s");
+	br_spec_release(&s);
+
+	/* a tiny factor keeps every figure valid */
+	r = parse("{\"storageClasses\": [\"fast\"], " STORES
+		  ", \"objectProfile\": \"warp-seed\", \"objectProfileScale\": 1e-9}",
+		  &s, err, sizeof(err));
+	if (r)
+		fprintf(stderr, "    %s\n", err);
+	CHECK_INT(r, 0);
+	w = wl_find(s.obj, "delete-1kb-c150");
+	CHECK_STR(w->size, "1");
+	CHECK_INT(w->objects, 150);
+	CHECK_STR(w->duration, "1s");
+	br_spec_release(&s);
+
+	/* 1 is the reference pages' figures; an integer is a number too */
+	r = parse("{\"storageClasses\": [\"fast\"], " STORES
+		  ", \"objectProfile\": \"warp-sizes\", \"objectProfileScale\": 1}",
+		  &s, err, sizeof(err));
+	CHECK_INT(r, 0);
+	CHECK_STR(wl_find(s.obj, "get-100kib-c32")->size, "100KiB");
+	br_spec_release(&s);
+	return T_PASS;
+}
+
+static int test_profile_errors(void)
+{
+	static const struct {
+		const char *body, *needle;
+	} cases[] = {
+		{STORES ", \"objectProfile\": \"warp\"",
+		 "spec.objectProfile: 'warp' is not warp-operations, warp-sizes or warp-seed"},
+		{STORES ", \"objectProfile\": 3", "spec.objectProfile: '(not a string)' is not"},
+		{STORES ", \"objectProfile\": \"warp-seed\", " WLS,
+		 "spec: set only one of objectProfile and objectWorkloads"},
+		{STORES ", \"objectProfile\": \"warp-seed\", \"objectProfileScale\": 0",
+		 "spec.objectProfileScale: must be a number above 0 and at most 1"},
+		{STORES ", \"objectProfile\": \"warp-seed\", \"objectProfileScale\": 1.5",
+		 "spec.objectProfileScale: must be a number above 0 and at most 1"},
+		{STORES ", \"objectProfile\": \"warp-seed\", \"objectProfileScale\": \"0.1\"",
+		 "spec.objectProfileScale: must be a number above 0 and at most 1"},
+		{STORES ", " WLS ", \"objectProfileScale\": 0.1",
+		 "spec.objectProfileScale: scales spec.objectProfile, which is not set"},
+		{"\"objectProfile\": \"warp-seed\"",
+		 "spec.objectStores: a list of at least one object store is needed with "
+		 "spec.objectProfile"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[2048];
+		snprintf(text, sizeof(text), "{\"storageClasses\": [\"fast\"], %s}", cases[i].body);
+		if (expect_invalid(text, cases[i].needle) != T_PASS)
+			return T_FAIL;
+	}
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
+	{"objstore/profile", test_profile},
+	{"objstore/profile_scale", test_profile_scale},
+	{"objstore/profile_errors", test_profile_errors},
 	{"objstore/parse", test_parse},
 	{"objstore/errors", test_errors},
 	{"objstore/plan_no_pvc", test_plan_no_pvc},
