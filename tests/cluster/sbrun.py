@@ -60,15 +60,22 @@ def small(name, classes=("fast", "disk"), iterations=2, runtime="1s", cleanup="A
                     "runtime": runtime, "cleanup": cleanup, "extra": extra}
 
 
-def install_crd():
-    """Applies the BenchmarkRun CRD and waits until it is Established."""
-    sb.kubectl("apply", "-f", CRD)
+SCHEDULE_CRD = os.path.join(sb.ROOT, "manifests", "crd", "storagebench.io_benchmarkschedules.yaml")
 
-    def established():
-        crd = sb.kubectl_json("get", "crd", "benchmarkruns.storagebench.io")
-        conds = (crd.get("status") or {}).get("conditions") or []
-        return any(c["type"] == "Established" and c["status"] == "True" for c in conds)
-    sb.wait_for(established, timeout=30, what="the BenchmarkRun CRD Established")
+
+def install_crd():
+    """Applies the CRDs the chart installs (BenchmarkRun, BenchmarkSchedule)
+    and waits until they are Established: without the schedule CRD the
+    controller's schedule informer keeps retrying its list, so what a test
+    counts would depend on whether an earlier test installed it."""
+    for path, name in ((CRD, "benchmarkruns"), (SCHEDULE_CRD, "benchmarkschedules")):
+        sb.kubectl("apply", "-f", path)
+
+        def established(name=name):
+            crd = sb.kubectl_json("get", "crd", f"{name}.storagebench.io")
+            conds = (crd.get("status") or {}).get("conditions") or []
+            return any(c["type"] == "Established" and c["status"] == "True" for c in conds)
+        sb.wait_for(established, timeout=30, what=f"the {name} CRD Established")
 
 
 class Controller:
