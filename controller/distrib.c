@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "controller/distrib.h"
+#include "jsonobj.h"
 #include "controller/runkey.h"
 
 #include "aggregate.h"
@@ -17,38 +18,6 @@
 #include <string.h>
 
 #define MAX_ITER 1000 /* spec.iterations' bound */
-
-/* ------------------------------------------------------------ json helpers */
-
-static const char *jstr(const json_t *o, const char *k)
-{
-	const json_t *v = json_object_get(o, k);
-	return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
-static const char *label(const json_t *obj, const char *k)
-{
-	return jstr(json_object_get(json_object_get(obj, "metadata"), "labels"), k);
-}
-
-static const char *meta(const json_t *obj, const char *k)
-{
-	return jstr(json_object_get(obj, "metadata"), k);
-}
-
-static bool owned_by(const json_t *obj, const char *uid)
-{
-	size_t i;
-	const json_t *r;
-	json_array_foreach(json_object_get(json_object_get(obj, "metadata"), "ownerReferences"), i,
-			   r)
-	{
-		const char *u = jstr(r, "uid");
-		if (u && !strcmp(u, uid))
-			return true;
-	}
-	return false;
-}
 
 /* A label's unsigned value in [1, max], else 0. */
 static unsigned label_uint(const json_t *obj, const char *k, unsigned max)

@@ -5,6 +5,7 @@
  * deletes from the caller's thread) and the report section.
  */
 #include "controller/lifecycle.h"
+#include "jsonobj.h"
 #include "controller/objstore.h"
 
 #include "controller/controller.h"
@@ -116,12 +117,6 @@ int br_lifecycle_spec_parse(const json_t *lc, unsigned default_iterations, const
 }
 
 /* ------------------------------------------------------------ bookkeeping */
-
-static const char *jstr(const json_t *o, const char *k)
-{
-	const json_t *v = json_object_get(o, k);
-	return json_is_string(v) ? json_string_value(v) : NULL;
-}
 
 static const char *name_of(const json_t *obj)
 {

@@ -5,6 +5,7 @@
  * ends, and one status write per pass when something changed.
  */
 #include "controller/controller.h"
+#include "jsonobj.h"
 
 #include "aggregate.h"
 #include "compare.h"
@@ -33,39 +34,6 @@
 
 const struct kube_resource br_res_benchmarkruns = {SB_API_GROUP, "v1alpha1", "benchmarkruns", true};
 const struct kube_resource br_res_events = {"", "v1", "events", true};
-
-/* ------------------------------------------------------------ json helpers */
-
-static const char *jstr(const json_t *o, const char *k)
-{
-	const json_t *v = json_object_get(o, k);
-	return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
-static const char *label(const json_t *obj, const char *k)
-{
-	return jstr(json_object_get(json_object_get(obj, "metadata"), "labels"), k);
-}
-
-static const char *meta(const json_t *obj, const char *k)
-{
-	return jstr(json_object_get(obj, "metadata"), k);
-}
-
-/* True when obj's controller ownerReference is the run with uid. */
-static bool owned_by(const json_t *obj, const char *uid)
-{
-	size_t i;
-	const json_t *r;
-	json_array_foreach(json_object_get(json_object_get(obj, "metadata"), "ownerReferences"), i,
-			   r)
-	{
-		const char *u = jstr(r, "uid");
-		if (u && !strcmp(u, uid))
-			return true;
-	}
-	return false;
-}
 
 /* --------------------------------------------------------------- observe */
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The Regressed condition of a finished run. See regression.h. */
 #include "controller/regression.h"
+#include "jsonobj.h"
 
 #include "controller/manifests.h"
 #include "labels.h"
@@ -11,12 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char *jstr(const json_t *o, const char *k)
-{
-	const json_t *v = json_object_get(o, k);
-	return json_is_string(v) ? json_string_value(v) : NULL;
-}
 
 static double threshold_of(const json_t *run)
 {

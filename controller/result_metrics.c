@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Results as Prometheus gauges. See result_metrics.h. */
 #include "controller/result_metrics.h"
+#include "jsonobj.h"
 
 #include "controller/controller.h"
 #include "controller/manifests.h"
@@ -19,12 +20,6 @@ static const char *const exported[] = {
 	"read-iops",	"write-iops",	  "read-bw",	   "write-bw",	   "read-lat-mean",
 	"read-lat-p99", "write-lat-mean", "write-lat-p99", "sync-lat-p99",
 };
-
-static const char *jstr(const json_t *o, const char *k)
-{
-	const json_t *v = json_object_get(o, k);
-	return json_is_string(v) ? json_string_value(v) : NULL;
-}
 
 static bool is_exported(const char *m)
 {

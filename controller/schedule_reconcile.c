@@ -6,6 +6,7 @@
  * "schedule:<namespace>/<name>" (BR_SCHED_KEY_PREFIX).
  */
 #include "controller/schedule_reconcile.h"
+#include "jsonobj.h"
 
 #include "controller/controller.h"
 #include "controller/manifests.h"
@@ -41,31 +42,6 @@ int64_t br_sched_now(void)
 		}
 	}
 	return (int64_t)time(NULL);
-}
-
-static const char *jstr(const json_t *o, const char *k)
-{
-	const json_t *v = json_object_get(o, k);
-	return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
-static const char *meta(const json_t *obj, const char *k)
-{
-	return jstr(json_object_get(obj, "metadata"), k);
-}
-
-static bool owned_by(const json_t *obj, const char *uid)
-{
-	size_t i;
-	const json_t *r;
-	json_array_foreach(json_object_get(json_object_get(obj, "metadata"), "ownerReferences"), i,
-			   r)
-	{
-		const char *u = jstr(r, "uid");
-		if (u && uid && !strcmp(u, uid))
-			return true;
-	}
-	return false;
 }
 
 static const json_t *find_condition(const json_t *status, const char *type)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "owner.h"
+#include "jsonobj.h"
 
 #include "labels.h"
 #include "names.h"
@@ -10,12 +11,6 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-
-static const char *jstr(const json_t *o, const char *k)
-{
-	const json_t *v = json_object_get(o, k);
-	return json_is_string(v) ? json_string_value(v) : NULL;
-}
 
 static void say(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void say(char *why, size_t len, const char *fmt, ...)

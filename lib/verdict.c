@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Regression verdicts from a comparison document. See verdict.h. */
 #include "verdict.h"
+#include "jsonobj.h"
 
 #include <errno.h>
 #include <math.h>
@@ -19,12 +20,6 @@ static int fail(char *err, size_t len, const char *fmt, ...)
 		va_end(ap);
 	}
 	return -EINVAL;
-}
-
-static const char *jstr(const json_t *o, const char *k)
-{
-	const json_t *v = json_object_get(o, k);
-	return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
 static json_t *num_or_null(const json_t *v)

@@ -1,0 +1,48 @@
+/*
+ * Reading fields of Kubernetes objects held as jansson trees: one
+ * definition for the controller's and lib's readers. Every result is
+ * borrowed from obj (valid while obj is) or NULL when the field is absent
+ * or not a string.
+ */
+#ifndef SB_JSONOBJ_H
+#define SB_JSONOBJ_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <string.h>
+
+/* o[k] when it is a string. */
+static inline const char *jstr(const json_t *o, const char *k)
+{
+	const json_t *v = json_object_get(o, k);
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+/* obj.metadata.labels[k] */
+static inline const char *label(const json_t *obj, const char *k)
+{
+	return jstr(json_object_get(json_object_get(obj, "metadata"), "labels"), k);
+}
+
+/* obj.metadata[k] */
+static inline const char *meta(const json_t *obj, const char *k)
+{
+	return jstr(json_object_get(obj, "metadata"), k);
+}
+
+/* True when one of obj's ownerReferences has uid (false for a NULL uid). */
+static inline bool owned_by(const json_t *obj, const char *uid)
+{
+	size_t i;
+	const json_t *r;
+	json_array_foreach(json_object_get(json_object_get(obj, "metadata"), "ownerReferences"), i,
+			   r)
+	{
+		const char *u = jstr(r, "uid");
+		if (u && uid && !strcmp(u, uid))
+			return true;
+	}
+	return false;
+}
+
+#endif
