@@ -221,15 +221,21 @@ static uint64_t all_members(unsigned pods)
 /*
  * For each iteration, the attempt whose members all recorded it (the lowest
  * such attempt), 0 if none; also the newest result's creation. complete has
- * MAX_ITER + 1 entries.
+ * MAX_ITER + 1 entries. A member's result counts only when it passes the one
+ * rule for results (lib/owner.h, the run's signature included), as in the
+ * single-pod path: a forged result must not make an iteration count as done.
  */
-static int complete_iterations(const struct br_ref *run, const struct br_spec *s,
+static int complete_iterations(const struct br_ref *run, const struct br_spec *s, const char *cls,
 			       const char *run_label, const char *cls_label, const json_t *cmlist,
 			       unsigned *complete, time_t *newest)
 {
 	struct slot *v = NULL;
 	size_t n = 0, cap = 0, k;
 	const json_t *cm;
+	unsigned char key[SB_SIGN_KEY_BYTES];
+	int kr = br_runkey_derive(run->uid, key);
+	if (kr)
+		return kr;
 	memset(complete, 0, (MAX_ITER + 1) * sizeof(*complete));
 	*newest = 0;
 	json_array_foreach(cmlist, k, cm)
@@ -240,6 +246,9 @@ static int complete_iterations(const struct br_ref *run, const struct br_spec *s
 		unsigned at = label_uint(cm, SB_LABEL_ATTEMPT, 1000000);
 		unsigned m = label_uint(cm, SB_LABEL_MEMBER, s->pods);
 		if (!it || !at || !m)
+			continue;
+		struct sb_result_want want = {run->ns, run->name, run->uid, cls, it, key};
+		if (sb_result_check(cm, &want, NULL, NULL, 0))
 			continue;
 		struct slot *sl = slot_get(&v, &n, &cap, it, at);
 		if (!sl) {
@@ -524,7 +533,7 @@ int br_dist_observe(struct kube_client *kc, struct kube_informer *pvcs, const st
 	}
 
 	/* results: an iteration is done when every member of one attempt recorded it */
-	if ((ret = complete_iterations(run, s, run_label, cls_label, cmlist, complete,
+	if ((ret = complete_iterations(run, s, cls, run_label, cls_label, cmlist, complete,
 				       &co->last_result)))
 		goto out;
 	co->done = 0;
@@ -822,7 +831,8 @@ static int report_class(struct sb_agg *agg, const struct br_ref *run, const stru
 	if (sb_name_label(run_label, sizeof(run_label), run->name) ||
 	    sb_name_label(cls_label, sizeof(cls_label), cls))
 		goto out;
-	if ((ret = complete_iterations(run, s, run_label, cls_label, cmlist, complete, &newest)))
+	if ((ret = complete_iterations(run, s, cls, run_label, cls_label, cmlist, complete,
+				       &newest)))
 		goto out;
 	for (unsigned it = 1; it <= s->iterations; it++) {
 		unsigned at = complete[it], m;

@@ -1053,14 +1053,6 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 	}
 	for (size_t i = 0; i < plan->nevents; i++)
 		emit(c, &ref, &plan->events[i]);
-	for (size_t i = 0; i < s.nclasses; i++) {
-		unsigned d = ob->obs.classes[i].done;
-		if (d > ob->prev_done[i]) {
-			br_metrics_iterations(c->metrics, d - ob->prev_done[i]);
-			emitf(c, &ref, false, "IterationsRecorded", "%s: %u of %u iterations done",
-			      s.classes[i], d, s.iterations);
-		}
-	}
 
 	/* the report, once every class has ended */
 	bool terminal = plan->phase == BR_RUN_SUCCEEDED || plan->phase == BR_RUN_FAILED;
@@ -1221,6 +1213,17 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 	int wr = write_status(c, &ref, run, status);
 	if (wr < 0)
 		failures++;
+	/* newly recorded iterations count once: only a pass whose status write
+	 * succeeded counts them (a pass from a stale cache reads an older
+	 * iterationsDone, and its conditional write is refused with 409) */
+	for (size_t i = 0; i < s.nclasses && wr == 0; i++) {
+		unsigned d = ob->obs.classes[i].done;
+		if (d > ob->prev_done[i]) {
+			br_metrics_iterations(c->metrics, d - ob->prev_done[i]);
+			emitf(c, &ref, false, "IterationsRecorded", "%s: %u of %u iterations done",
+			      s.classes[i], d, s.iterations);
+		}
+	}
 
 	if (failures)
 		ret = -EAGAIN;

@@ -16,12 +16,16 @@
 #include <sys/uio.h>
 
 /*
- * Submission piece size: see docs/benchmarks.md ("Why the runner drove the
- * disk more slowly than fio at QD32"). Up to 2 SQEs per io_uring_enter()
- * are issued without a block plug; 4 keeps the plug short and the system
- * calls at one per 4 I/Os.
+ * Submission piece size while refilling: each I/O is submitted as soon as it
+ * is prepared, as fio does by default (iodepth_batch_submit=1). See
+ * docs/benchmarks.md ("Why the runner drove the disk more slowly than
+ * fio"): one io_uring_enter() with 3 or more SQEs builds its requests under
+ * a block plug and dispatches them only when the last one is built, which
+ * kept this virtio disk's requests longer in the block layer (4 at a time:
+ * 10-30% longer per I/O at QD4-64 on a quiet machine). The job option
+ * iodepth_batch_submit chooses another size.
  */
-#define SB_URING_SUBMIT_BATCH 4
+#define SB_URING_SUBMIT_BATCH 1
 
 struct uring_data {
 	struct io_uring ring;

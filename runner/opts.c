@@ -76,6 +76,7 @@ static const struct opt_def opt_defs[] = {
 	{ "bsrange", "blocksize_range", T_BSRANGE, O(bs), 0, 0, "block sizes MIN-MAX (\"r,w,t\" per direction): uniform multiples of MIN" },
 	{ "bssplit", NULL, T_BSSPLIT, O(bssplit), 0, 0, "weighted block sizes: bs/percent:bs/percent[,writes[,trims]]" },
 	{ "iodepth", NULL, T_UINT, O(iodepth), 1, 65536, "I/Os in flight per job" },
+	{ "iodepth_batch_submit", "iodepth_batch", T_UINT, O(iodepth_batch_submit), 0, 65536, "I/Os submitted together while refilling the queue (io_uring): 1, the default as in fio, submits each as soon as it is prepared; 0 means 1" },
 	{ "numjobs", NULL, T_UINT, O(numjobs), 1, 4096, "clones of this job, each in its own thread" },
 	{ "direct", NULL, T_BOOL, O(direct), 0, 0, "O_DIRECT: bypass the page cache" },
 	{ "buffered", NULL, T_NBOOL, O(direct), 0, 0, "opposite of direct" },
@@ -136,7 +137,6 @@ static const struct opt_def opt_defs[] = {
 	{ "log_prio", NULL, T_NOOP, 0, 0, 0, "I/O priorities are never changed: the logs' priority column is always 0" },
 	/* accepted, no effect on what is measured */
 	{ "thread", "threads", T_NOOP, 0, 0, 0, "jobs are always threads here" },
-	{ "iodepth_batch_submit", "iodepth_batch", T_NOOP, 0, 0, 0, "we submit queued I/Os in pieces of 4 (docs/benchmarks.md)" },
 	{ "iodepth_batch_complete_min", "iodepth_batch_complete", T_NOOP, 0, 0, 0, "we reap whatever has completed" },
 	{ "iodepth_batch_complete_max", NULL, T_NOOP, 0, 0, 0, "we reap whatever has completed" },
 	{ "iodepth_low", NULL, T_NOOP, 0, 0, 0, "the queue is refilled as soon as an I/O completes" },

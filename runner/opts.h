@@ -122,6 +122,9 @@ struct sb_job_opts {
 	unsigned nbssplit[3];
 
 	unsigned iodepth;
+	/* I/Os per submission while refilling (iodepth_batch_submit); 0: the engine's
+	 * default (runner/engine.h submit_batch) */
+	unsigned iodepth_batch_submit;
 	unsigned numjobs;
 	bool direct;
 

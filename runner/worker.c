@@ -818,8 +818,11 @@ static int run_loop(struct sb_worker *w)
 	const struct sb_job_opts *o = w->o;
 	unsigned inflight = 0, since_think = 0;
 	bool sync_engine = w->eng->max_depth == 1;
-	/* submit in pieces of this many while refilling (0: all at once) */
+	/* submit in pieces of this many while refilling (0: all at once); the
+	 * job's iodepth_batch_submit for engines that batch at all */
 	unsigned batch = w->eng->submit_batch;
+	if (batch && o->iodepth_batch_submit)
+		batch = o->iodepth_batch_submit;
 	int ret = 0;
 
 	for (;;) {

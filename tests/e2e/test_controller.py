@@ -53,6 +53,14 @@ def test_happy_path_two_classes(ns, controller):
     reasons = {r for r, _ in events(ns, "happy")}
     assert {"StartedClass", "CreatedVolume", "CreatedRunner", "IterationsRecorded",
             "ReportWritten", "RunSucceeded"} <= reasons
+    # each recorded iteration counted once (a pass from a stale cache must not
+    # count the same iterations again)
+    # (waited for: the pass that wrote the last status counts right after the write)
+    seen = []
+    sb.wait_for(lambda: seen.append(metric_value(controller.metrics(),
+                                                 "storagebench_iterations_completed_total"))
+                or seen[-1] is not None and seen[-1] >= 4, timeout=30, what="iteration count")
+    assert seen[-1] == 4, seen
     # kubectl get shows the printer columns
     out = sb.kubectl("-n", ns, "get", "br", "happy")
     assert "Succeeded" in out and "4/4" in out and "fast,disk" in out

@@ -39,12 +39,26 @@ def test_refused_engine_exit_2(tmp):
 
 def test_noop_option_warns_and_json_stays_one_document(tmp):
     r = run("--name=x", "--rw=write", "--size=1m", f"--directory={tmp}", "--thread",
-            "--iodepth_batch_submit=8", "--output-format=json")
+            "--iodepth_low=8", "--output-format=json")
     assert r.rc == 0, r
     doc = json.loads(r.out)  # the whole of stdout is one JSON document
     assert doc["jobs"][0]["write"]["io_bytes"] == 1 << 20
     assert "option 'thread' accepted without effect" in r.err
-    assert "iodepth_batch_submit" in r.err
+    assert "option 'iodepth_low' accepted without effect" in r.err
+
+
+def test_iodepth_batch_submit_is_an_option_with_a_range(tmp):
+    # the submission piece size of the io_uring loop (1 by default, as fio)
+    for n in ("1", "8", "0"):
+        r = run("--name=x", "--rw=randread", "--size=1m", f"--directory={tmp}",
+                "--iodepth=16", f"--iodepth_batch_submit={n}", "--ioengine=io_uring",
+                "--output-format=json")
+        assert r.rc == 0, r
+        assert "accepted without effect" not in r.err, r.err
+        assert r.job()["read"]["io_bytes"] == 1 << 20
+    r = run("--name=x", "--rw=read", "--size=1m", f"--directory={tmp}",
+            "--iodepth_batch=65537")
+    assert r.rc == 2 and "iodepth_batch" in r.err, r
 
 
 def test_engine_mapping_reported(tmp):

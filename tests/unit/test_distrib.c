@@ -5,9 +5,12 @@
 
 #include "controller/distrib.h"
 #include "controller/plan.h"
+#include "controller/runkey.h"
 #include "labels.h"
 #include "names.h"
+#include "owner.h"
 #include "report.h"
+#include "sign.h"
 
 #define SPEC(runner, volume)                                                      \
 	"{\"storageClasses\":[\"fast\"],\"profile\":\"quick\",\"volume\":" volume \
@@ -357,6 +360,82 @@ static int test_report_section(void)
 	return T_PASS;
 }
 
+/* A member's result ConfigMap for (iteration 1, attempt 1) of run d (uid UID), class cephfs. */
+#define DUID "0b7c1e52-1111-4222-8333-944445555777"
+static const unsigned char MASTER[SB_SIGN_KEY_BYTES] = "fedcba9876543210fedcba9876543210";
+
+static json_t *member_result(unsigned member, const char *text, bool sign)
+{
+	char name[64], m[8];
+	snprintf(name, sizeof(name), "d-cephfs-1-a1-m%u", member);
+	snprintf(m, sizeof(m), "%u", member);
+	json_t *cm = json_pack(
+		"{s:{s:s,s:s,s:s,s:{s:s,s:s,s:s,s:s,s:s,s:s},s:[{s:s,s:s,s:s,s:s}]},s:{s:s}}",
+		"metadata", "name", name, "namespace", "ns", "creationTimestamp",
+		"2026-12-01T10:00:00Z", "labels", SB_LABEL_COMPONENT, "result", SB_LABEL_RUN, "d",
+		SB_LABEL_CLASS, "cephfs", SB_LABEL_ITERATION, "1", SB_LABEL_ATTEMPT, "1",
+		SB_LABEL_MEMBER, m, "ownerReferences", "apiVersion", SB_API_VERSION, "kind",
+		SB_KIND, "name", "d", "uid", DUID, "data", SB_RESULT_KEY, text);
+	if (cm && sign) {
+		unsigned char key[SB_SIGN_KEY_BYTES];
+		char mac[SB_SIGN_HEX_LEN + 1];
+		if (br_runkey_derive(DUID, key) ||
+		    sb_sign_result(key, sizeof(key), DUID, "cephfs", 1, text, strlen(text), mac)) {
+			json_decref(cm);
+			return NULL;
+		}
+		json_object_set_new(json_object_get(cm, "data"), SB_RESULT_MAC_KEY,
+				    json_string(mac));
+	}
+	return cm;
+}
+
+/* An iteration counts as done only when every member's result passes the result rule,
+ * signature included: a forged member result must not make it count (and be skipped). */
+static int test_forged_member_result_not_counted(void)
+{
+	static const char *const TEXT =
+		"{\"jobs\":[{\"jobname\":\"a\"}],\"context\":{\"run\":\"d\",\"class\":\"cephfs\","
+		"\"iteration\":1,\"pod\":\"p\",\"attempt\":1}}";
+	struct br_spec s;
+	char err[512] = "";
+	int r = parse("{\"storageClasses\":[\"cephfs\"],\"profile\":\"quick\",\"iterations\":2,"
+		      "\"volume\":{\"accessMode\":\"ReadWriteMany\"},\"runner\":{\"pods\":2,"
+		      "\"volume\":\"shared\"}}",
+		      &s, err, sizeof(err));
+	if (r) {
+		fprintf(stderr, "    %s\n", err);
+		return T_FAIL;
+	}
+	br_runkey_set_master(MASTER);
+	struct br_ref run = {"ns", "d", DUID};
+	json_t *pods = json_array();
+	json_t *good =
+		json_pack("[o,o]", member_result(1, TEXT, true), member_result(2, TEXT, true));
+	json_t *forged =
+		json_pack("[o,o]", member_result(1, TEXT, true), member_result(2, TEXT, false));
+	unsigned done[2] = {99, 99};
+	int rc[2] = {-1, -1};
+	json_t *lists[2] = {good, forged};
+	for (int i = 0; i < 2; i++) {
+		struct br_class_obs co = {.name = "cephfs"};
+		struct br_dist_obs d;
+		bool left = false;
+		rc[i] = br_dist_observe(NULL, NULL, &run, &s, pods, lists[i], 1764583200, &co, &d,
+					&left);
+		done[i] = co.done;
+	}
+	json_decref(pods);
+	json_decref(good);
+	json_decref(forged);
+	br_spec_release(&s);
+	CHECK_INT(rc[0], 0);
+	CHECK_INT(done[0], 1);
+	CHECK_INT(rc[1], 0);
+	CHECK_INT(done[1], 0);
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
 	{"distrib/defaults: one pod", test_defaults_single_pod},
 	{"distrib/pods, volume, spread, barrier parsed", test_fields_parsed},
@@ -369,6 +448,8 @@ static const struct test_case cases[] = {
 	{"distrib/plan: barrier timeout fails the class, keeps iterations",
 	 test_plan_barrier_timeout},
 	{"distrib/report section: txt, md, pods.csv; bad rows skipped", test_report_section},
+	{"distrib/a forged member result does not count an iteration as done",
+	 test_forged_member_result_not_counted},
 };
 
 TEST_MAIN(cases)
