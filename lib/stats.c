@@ -138,9 +138,19 @@ int sb_summary_compute(const double *v, size_t n, struct sb_summary *s)
  * Stopping rule: once the factor C_n D_n is within 4 DBL_EPSILON of 1
  * the product f no longer changes beyond its own rounding; the remaining
  * factors shrink towards 1 geometrically, so the truncation error is of
- * the order of that last step. A fraction that has not converged after
- * BETA_CF_MAX_STEPS steps gives NAN (it needs about sqrt(min(a, b)) steps
- * near the switch point below: a and b up to ~1e11 are covered).
+ * the order of that last step. The number of steps grows with a and b
+ * near the switch point below (measured at a = b: 25 at 100, 545 at 1e6,
+ * 1.2e5 at 1e13; the t distribution took under 60 at every df tried, 1
+ * to 1e29); a fraction
+ * that has not converged after BETA_CF_MAX_STEPS steps gives NAN (a and b
+ * both beyond ~1e15 near x = a / (a + b)).
+ *
+ * Accuracy: checked against scipy on a grid (a, b up to 1000, df up to
+ * 1e6: tests/reports/test_stats_reference.py) to a relative 1e-12. For a
+ * and b both large, near x = a / (a + b), 1 + d_1 is itself a difference
+ * of nearly equal numbers in either form, and the relative error grows to
+ * about (a + b) DBL_EPSILON / 4 (6e-11 at a = b = 1e6); the t distribution
+ * (b = 1/2) does not meet this case.
  *
  * The switch. The fraction converges fast for x below the mean of the
  * integrand's beta law, x < (a + 1) / (a + b + 2), and slowly above it;

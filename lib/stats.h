@@ -76,7 +76,7 @@ double sb_student_t_p2(double t, double df);
  * (derivation and method in stats.c). x <= 0 gives 0 and x >= 1 gives 1
  * (the limits); NAN when a or b is NaN, not > 0 or infinite (or a + b
  * overflows), when x is NaN, or when the continued fraction does not
- * converge (only for a and b both far beyond 1e10 with x near a / (a + b)).
+ * converge (only for a and b both beyond ~1e15 with x near a / (a + b)).
  */
 double sb_betainc(double a, double b, double x);
 
