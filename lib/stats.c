@@ -102,8 +102,10 @@ int sb_summary_compute(const double *v, size_t n, struct sb_summary *s)
  *
  * derived here from its definition and standard identities (DLMF 8.17).
  *
- * Expansion. Integrating B(x; a, b) by parts repeatedly gives the
- * continued fraction (DLMF 8.17.22)
+ * Expansion. B(x; a, b) = x^a y^b / a * 2F1(a + b, 1; a + 1; x), and
+ * Gauss's continued fraction for a ratio of contiguous hypergeometric
+ * functions, taken with the second one equal to 1, turns that series into
+ * the continued fraction (DLMF 8.17.22)
  *
  *	I_x(a, b) = K / (a F),  K = x^a y^b / B(a, b),  y = 1 - x,
  *	F = 1 + d_1 / (1 + d_2 / (1 + d_3 / (1 + ...))),
