@@ -117,6 +117,11 @@ build/tests/tools/%: tests/tools/%.c
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
 	@$(CC) $(REL_CFLAGS) -o $@ $<
+# stats-eval calls lib/stats.c (the reference check of tests/reports)
+build/tests/tools/stats-eval: tests/tools/stats-eval.c $(LIB_REL)
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	@$(CC) $(REL_CFLAGS) -o $@ $< $(LIB_REL) $(LDFLAGS) $(LDLIBS_ALL)
 
 unit-bins: $(UNIT_BINS) $(TOOL_BINS)
 

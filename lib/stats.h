@@ -62,10 +62,22 @@ double sb_median(const double *v, size_t n);
 int sb_welch_t(const double *a, size_t na, const double *b, size_t nb, double *t, double *df,
 	       double *p);
 
-/* Two-sided p-value of Student's t distribution: P(|T| >= |t|) with df. */
+/*
+ * Two-sided p-value of Student's t distribution: P(|T| >= |t|) with df
+ * degrees of freedom (any real df > 0), I_x(df/2, 1/2) at x = df / (df +
+ * t^2). t = 0 gives 1, t = +-inf gives 0; df = +inf (and df above 1e30,
+ * where the two agree to double precision) gives the normal tail
+ * erfc(|t| / sqrt 2). NAN when t or df is NaN or df <= 0.
+ */
 double sb_student_t_p2(double t, double df);
 
-/* Regularized incomplete beta function I_x(a, b). */
+/*
+ * Regularized incomplete beta function I_x(a, b) = B(x; a, b) / B(a, b)
+ * (derivation and method in stats.c). x <= 0 gives 0 and x >= 1 gives 1
+ * (the limits); NAN when a or b is NaN, not > 0 or infinite (or a + b
+ * overflows), when x is NaN, or when the continued fraction does not
+ * converge (only for a and b both beyond ~1e15 with x near a / (a + b)).
+ */
 double sb_betainc(double a, double b, double x);
 
 #endif

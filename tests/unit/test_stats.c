@@ -103,6 +103,135 @@ static int test_student_t_known_values(void)
 	return T_PASS;
 }
 
+/* Relative error of v against a reference r (0 when equal, exact zeros included). */
+static double relerr(double v, double r)
+{
+	return v == r ? 0.0 : fabs(v - r) / fabs(r);
+}
+
+static int test_betainc_closed_forms(void)
+{
+	static const double xs[] = {1e-300, 1e-9, 1e-3, 0.1, 0.25, 0.5, 0.7, 0.99, 1 - 1e-9};
+	static const double ps[] = {0.1, 0.5, 1, 2, 3.5, 17, 250, 4000};
+
+	for (size_t i = 0; i < sizeof(xs) / sizeof(xs[0]); i++) {
+		double x = xs[i];
+		/* I_x(1, 1) = x: the uniform law */
+		CHECK(relerr(sb_betainc(1, 1, x), x) < 1e-14);
+		for (size_t j = 0; j < sizeof(ps) / sizeof(ps[0]); j++) {
+			double p = ps[j];
+			/* I_x(a, 1) = x^a and I_x(1, b) = 1 - (1-x)^b: integrals of a power */
+			double xa = pow(x, p), xb = -expm1(p * log1p(-x));
+			if (!(relerr(sb_betainc(p, 1, x), xa) < 1e-12) ||
+			    !(relerr(sb_betainc(1, p, x), xb) < 1e-12)) {
+				fprintf(stderr, "    x=%g p=%g: %.17g vs %.17g, %.17g vs %.17g\n",
+					x, p, sb_betainc(p, 1, x), xa, sb_betainc(1, p, x), xb);
+				return T_FAIL;
+			}
+			/*
+			 * the reflection s -> 1 - s of the integral, at a pair
+			 * y, 1 - y that sums to 1 exactly (1 - x itself may be
+			 * rounded: for x = 1e-9 by a relative 1e-7)
+			 */
+			double y = 1 - x, xy = 1 - y;
+			for (size_t k = 0; k < sizeof(ps) / sizeof(ps[0]); k++) {
+				double q = ps[k];
+				double lo = sb_betainc(p, q, xy), hi = sb_betainc(q, p, y);
+				CHECK(lo >= 0 && lo <= 1);
+				CHECK_NEAR(lo + hi, 1.0, 4e-15);
+			}
+		}
+	}
+	/* I_x(1/2, 1/2) = (2/pi) asin(sqrt x): the arcsine law */
+	for (int i = 0; i < 10; i++) {
+		double x = 0.05 + 0.1 * i;
+		CHECK(relerr(sb_betainc(0.5, 0.5, x), 2 / M_PI * asin(sqrt(x))) < 1e-13);
+	}
+	/* by hand: I_x(2, 3) = 12 (x^2/2 - 2x^3/3 + x^4/4) = 6x^2 - 8x^3 + 3x^4, 0.5248 at 0.4 */
+	CHECK_NEAR(sb_betainc(2, 3, 0.4), 0.5248, 2e-15);
+	/* symmetric law: I_1/2(a, a) = 1/2 */
+	CHECK_NEAR(sb_betainc(7.25, 7.25, 0.5), 0.5, 4e-15);
+	CHECK_NEAR(sb_betainc(1e5, 1e5, 0.5), 0.5, 1e-12);
+	return T_PASS;
+}
+
+static int test_student_t_closed_forms(void)
+{
+	static const double ts[] = {1e-8, 0.01, 0.3, 1, 2.5, 7, 40, 1e3, 1e6, 1e150, 1e300};
+
+	for (size_t i = 0; i < sizeof(ts) / sizeof(ts[0]); i++) {
+		double t = ts[i];
+		/* df = 1 is Cauchy's law: p = 1 - 2 atan|t| / pi = 2 atan(1/|t|) / pi */
+		double cauchy = 2 / M_PI * atan(1 / t);
+		/*
+		 * df = 2: p = 1 - |t| / sqrt(t^2 + 2), written without the
+		 * cancellation as 2 / (t^2 s (s + 1)) with s = sqrt(1 + 2 / t^2)
+		 */
+		double s = sqrt(1 + 2 / t / t);
+		double two = 2.0 / t / t / (s * (s + 1.0));
+		if (!(relerr(sb_student_t_p2(t, 1), cauchy) < 1e-12) ||
+		    !(relerr(sb_student_t_p2(-t, 1), cauchy) < 1e-12) ||
+		    !(relerr(sb_student_t_p2(t, 2), two) < 1e-12)) {
+			fprintf(stderr, "    t=%g: %.17g vs %.17g, %.17g vs %.17g\n", t,
+				sb_student_t_p2(t, 1), cauchy, sb_student_t_p2(t, 2), two);
+			return T_FAIL;
+		}
+	}
+	/* large df tends to the normal tail: 2 Q(1.96) = 0.04999579... */
+	CHECK(relerr(sb_student_t_p2(1.959963984540054, 1e12), 0.05) < 1e-9);
+	CHECK(fabs(sb_student_t_p2(1.959963984540054, 1e3) - 0.05) > 2e-4);
+	return T_PASS;
+}
+
+static int test_stats_special_edges(void)
+{
+	/* x outside (0, 1): the limits */
+	CHECK(sb_betainc(2, 3, 0) == 0.0);
+	CHECK(sb_betainc(2, 3, -1) == 0.0);
+	CHECK(sb_betainc(2, 3, -INFINITY) == 0.0);
+	CHECK(sb_betainc(2, 3, 1) == 1.0);
+	CHECK(sb_betainc(2, 3, 7) == 1.0);
+	/* a, b not in (0, inf), NaN anywhere: NAN */
+	CHECK(isnan(sb_betainc(0, 3, 0.5)));
+	CHECK(isnan(sb_betainc(2, -1, 0.5)));
+	CHECK(isnan(sb_betainc(INFINITY, 3, 0.5)));
+	CHECK(isnan(sb_betainc(1e308, 1e308, 0.5))); /* a + b overflows */
+	CHECK(sb_betainc(2, 1e308, 0.5) == 1.0);
+	CHECK(isnan(sb_betainc(NAN, 3, 0.5)));
+	CHECK(isnan(sb_betainc(2, NAN, 0.5)));
+	CHECK(isnan(sb_betainc(2, 3, NAN)));
+	/* tiny parameters: I_x(a, b) -> b / (a + b) as both go to 0, at any x */
+	CHECK_NEAR(sb_betainc(1e-10, 3e-10, 0.3), 0.75, 1e-9);
+
+	/* t = 0: p = 1 for every df; t = +-inf: p = 0 */
+	CHECK(sb_student_t_p2(0, 3) == 1.0);
+	CHECK(sb_student_t_p2(-0.0, INFINITY) == 1.0);
+	CHECK(sb_student_t_p2(INFINITY, 3) == 0.0);
+	CHECK(sb_student_t_p2(-INFINITY, 1e6) == 0.0);
+	CHECK(sb_student_t_p2(INFINITY, INFINITY) == 0.0);
+	/* df infinite: the normal tail, 2 Q(t) = erfc(t / sqrt 2) */
+	CHECK(relerr(sb_student_t_p2(1, INFINITY), erfc(M_SQRT1_2)) < 1e-15);
+	CHECK(relerr(sb_student_t_p2(-30, INFINITY), erfc(30 / M_SQRT2)) < 1e-15);
+	/* bad df, NaN t: NAN */
+	CHECK(isnan(sb_student_t_p2(1, 0)));
+	CHECK(isnan(sb_student_t_p2(1, -2)));
+	CHECK(isnan(sb_student_t_p2(1, NAN)));
+	CHECK(isnan(sb_student_t_p2(NAN, 5)));
+	CHECK(isnan(sb_student_t_p2(NAN, INFINITY)));
+	/* a tiny t is a p of 1 (not a NaN from 0 * log 0) */
+	CHECK(sb_student_t_p2(1e-200, 4) == 1.0);
+	/* monotone in |t|, and in df at a fixed t beyond the centre */
+	double prev = 1.0;
+	for (int i = -3; i < 6; i++) {
+		double p = sb_student_t_p2(ldexp(1.0, i), 3.7);
+		CHECK(p < prev && p > 0);
+		prev = p;
+	}
+	CHECK(sb_student_t_p2(3, 5) > sb_student_t_p2(3, 50));
+	CHECK(sb_student_t_p2(3, 50) > sb_student_t_p2(3, 5e9));
+	return T_PASS;
+}
+
 static int test_welch_degenerate(void)
 {
 	const double a[] = {5, 5, 5}, b[] = {5, 5}, c[] = {7, 7}, one[] = {1};
@@ -122,5 +251,8 @@ static const struct test_case cases[] = {
 	{"stats/welch-reference", test_welch_reference},
 	{"stats/student-t-known-values", test_student_t_known_values},
 	{"stats/welch-degenerate", test_welch_degenerate},
+	{"stats/betainc-closed-forms", test_betainc_closed_forms},
+	{"stats/student-t-closed-forms", test_student_t_closed_forms},
+	{"stats/special-edges", test_stats_special_edges},
 };
 TEST_MAIN(cases)
