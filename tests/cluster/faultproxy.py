@@ -24,8 +24,10 @@ Control: plain HTTP on http://127.0.0.1:16445:
   GET    /healthz    "ok"
 
 A rule: {"method": "GET"|"*", "path": "<python regex, re.search on path+query>",
-  "action": "status"|"drop"|"delay"|"cut_watch"|"refuse", "count": N (default 1;
-  -1 = every matching request), plus per action:
+  "action": "status"|"drop"|"delay"|"cut_watch"|"refuse"|"hold", "count": N (default 1;
+  -1 = every matching request), "body_match": "<python regex, re.search on the
+  request body>" (optional: e.g. the name in a POST, whose path does not
+  carry it), plus per action:
   status     "status": 500|503|429|410|..., "retry_after": seconds (sent as
              Retry-After, and as details.retryAfterSeconds in the body),
              "body": an optional JSON object (default: a Kubernetes Status,
@@ -44,6 +46,17 @@ A rule: {"method": "GET"|"*", "path": "<python regex, re.search on path+query>",
              connection are closed, and new connections are refused (the
              listening socket is closed) for "duration_ms": N (default 2000).
              "now": true starts that immediately when the rule is posted.
+  hold       "when": "request" (default) or "response", "timeout_ms": N
+             (default 60000): the request (or, with "response", the API
+             server's answer to it, the request having been forwarded and
+             answered) is held while the client stays connected. The log
+             gets an entry with action "held" when the hold begins, then
+             "dropped" if the client closed its connection meanwhile (a
+             held request is then never forwarded, a held answer never
+             sent: what a client killed at that moment leaves behind), or
+             the normal entry (action "hold") when timeout_ms passed and the
+             exchange went on. "held" and "dropped" entries carry status
+             null, or, with "response", the API server's status.
 Rules apply in the order they were added; the first match with a count
 left wins and uses one count; a used-up rule is removed.
 """
@@ -52,6 +65,7 @@ import http.server
 import itertools
 import json
 import re
+import select
 import socket
 import ssl
 import sys
@@ -59,7 +73,7 @@ import threading
 import time
 import urllib.parse
 
-ACTIONS = ("status", "drop", "delay", "cut_watch", "refuse")
+ACTIONS = ("status", "drop", "delay", "cut_watch", "refuse", "hold")
 REASONS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 405: "MethodNotAllowed",
            409: "Conflict", 410: "Expired", 422: "Invalid", 429: "TooManyRequests", 500: "InternalError",
            503: "ServiceUnavailable", 504: "Timeout"}
@@ -109,6 +123,9 @@ class State:
             "count": int(r.get("count", 1)),
         }
         rule["_re"] = re.compile(rule["path"])
+        if r.get("body_match") is not None:
+            rule["body_match"] = str(r["body_match"])
+            rule["_body_re"] = re.compile(rule["body_match"].encode())
         if act == "status":
             if "status" not in r:
                 raise ValueError("action status needs \"status\"")
@@ -125,6 +142,11 @@ class State:
             rule["after_ms"] = int(r.get("after_ms", 1000))
         elif act == "refuse":
             rule["duration_ms"] = int(r.get("duration_ms", 2000))
+        elif act == "hold":
+            rule["when"] = str(r.get("when", "request"))
+            if rule["when"] not in ("request", "response"):
+                raise ValueError("hold: \"when\" must be request or response")
+            rule["timeout_ms"] = int(r.get("timeout_ms", 60000))
         if rule["count"] == 0:
             raise ValueError("count must be positive, or -1 for every request")
         with self.lock:
@@ -141,10 +163,12 @@ class State:
         with self.lock:
             return [{k: v for k, v in r.items() if not k.startswith("_")} for r in self.rules]
 
-    def match(self, method, path):
+    def match(self, method, path, body=b""):
         with self.lock:
             for r in self.rules:
                 if r["method"] not in ("*", method) or not r["_re"].search(path):
+                    continue
+                if "_body_re" in r and not r["_body_re"].search(body):
                     continue
                 if r["count"] > 0:
                     r["count"] -= 1
@@ -330,7 +354,7 @@ class Proxy:
                     cs.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
                 body = read_body_raw(crf, headers)
                 close_after = (hget(headers, "connection") or "").lower() == "close"
-                rule = st.match(method, target)
+                rule = st.match(method, target, body)
                 act = rule["action"] if rule else "forward"
                 if act == "drop":
                     st.record(method, target, None, act)
@@ -346,10 +370,23 @@ class Proxy:
                     continue
                 if act == "delay":
                     time.sleep(rule["delay_ms"] / 1000.0)
+                if act == "hold" and rule["when"] == "request":
+                    st.record(method, target, None, "held")
+                    if self.client_gone(cs, rule["timeout_ms"]):
+                        st.record(method, target, None, "dropped")
+                        return
                 if us is None:
                     us, urf = self.upstream()
                 us.sendall(head_bytes(first, headers) + body)
-                keep = self.relay(cs, us, urf, method, target, act, rule)
+                answer = None
+                if act == "hold" and rule["when"] == "response":
+                    answer = read_head(urf)
+                    code = int(answer[0].split(" ")[1]) if answer else None
+                    st.record(method, target, code, "held")
+                    if answer is None or self.client_gone(cs, rule["timeout_ms"]):
+                        st.record(method, target, code, "dropped")
+                        return
+                keep = self.relay(cs, us, urf, method, target, act, rule, answer)
                 if not keep:
                     return
                 if close_after:
@@ -384,9 +421,33 @@ class Proxy:
         cs.sendall(head_bytes(f"HTTP/1.1 {code} {PHRASES.get(code, 'Error')}", hdrs) + data)
         self.state.record(method, target, code, "status")
 
-    def relay(self, cs, us, urf, method, target, act, rule):
-        """Relay one response; True when both connections may be reused."""
-        head = read_head(urf)
+    @staticmethod
+    def client_gone(cs, timeout_ms):
+        """Waits up to timeout_ms for the client to close its connection
+        (while it waits for an answer it sends nothing); True if it did."""
+        end = time.monotonic() + timeout_ms / 1000.0
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                return False
+            r, _, _ = select.select([cs], [], [], min(left, 0.2))
+            if not r:
+                continue
+            try:
+                # the TCP stream under TLS, not consumed: EOF, or a TLS alert
+                # (record type 21: close_notify) from a client closing cleanly
+                peek = socket.socket.recv(cs, 1, socket.MSG_PEEK)
+            except OSError:
+                return True
+            if not peek or peek[0] == 21:
+                return True
+            time.sleep(0.2)
+
+    def relay(self, cs, us, urf, method, target, act, rule, head=None):
+        """Relay one response (head: its head, when already read); True when
+        both connections may be reused."""
+        if head is None:
+            head = read_head(urf)
         if head is None:
             self.state.record(method, target, None, act)
             return False

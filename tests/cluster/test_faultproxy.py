@@ -154,6 +154,48 @@ def test_delay(proxy):
     assert proxy.log()[-2]["action"] == "delay"
 
 
+def _cm(name):
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}}
+
+
+def _entry(proxy, action):
+    return sb.wait_for(lambda: next((e for e in proxy.log() if e["action"] == action), None), 15,
+                       interval=0.05, what=f"a log entry {action}")
+
+
+@pytest.mark.parametrize("when", ["request", "response"])
+def test_hold_until_the_client_goes(proxy, ns, when):
+    """A held request is never forwarded once its client has gone; a held
+    answer is the API server's (the object exists), never sent."""
+    path = f"/api/v1/namespaces/{ns}/configmaps"
+    proxy.add(method="POST", path=path + "$", body_match='"name": *"held-[a-z]+"', action="hold",
+              when=when)
+    assert request("POST", path, _cm("other"))[0] == 201  # the body does not match: forwarded
+    c = conn(timeout=60)
+    c.request("POST", path, body=json.dumps(_cm("held-one")), headers={
+        "Authorization": "Bearer " + sb.admin_token(), "Content-Type": "application/json"})
+    held = _entry(proxy, "held")
+    assert held["status"] == (201 if when == "response" else None), held
+    assert not proxy.rules()  # used up
+    c.close()  # the client goes away while it waits
+    dropped = _entry(proxy, "dropped")
+    assert dropped["path"] == path and dropped["time"] >= held["time"]
+    exists = sb.api("GET", f"{path}/held-one")[0] == 200
+    assert exists == (when == "response")
+    assert request("POST", path, _cm("held-two"))[0] == 201  # the rule is used up
+
+
+def test_hold_times_out_and_goes_on(proxy, ns):
+    path = f"/api/v1/namespaces/{ns}/configmaps"
+    proxy.add(method="POST", path=path + "$", action="hold", timeout_ms=600)
+    t0 = time.monotonic()
+    assert request("POST", path, _cm("late"))[0] == 201
+    assert time.monotonic() - t0 >= 0.6
+    # this test's POSTs only: a connection of an earlier test may still log as it ends
+    mine = [e for e in proxy.log() if e["method"] == "POST" and e["path"] == path]
+    assert [(e["status"], e["action"]) for e in mine] == [(None, "held"), (201, "hold")]
+
+
 def test_cut_watch(proxy, ns):
     proxy.add(path=f"namespaces/{ns}/configmaps\\?.*watch=", action="cut_watch", after_ms=700)
     c = conn(timeout=15)
