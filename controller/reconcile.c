@@ -129,6 +129,14 @@ static void observe_pod(const json_t *pod, struct br_pod_obs *po)
 		po->exit_code = json_is_integer(ec) ? (int)json_integer_value(ec) : -1;
 		const char *m = jstr(term, "message");
 		const char *r = jstr(term, "reason");
+		if (r && !strcmp(r, "OOMKilled")) {
+			/* the runner wrote no message: what follows it is the log tail
+			 * (FallbackToLogsOnError), which says nothing about the cause */
+			snprintf(po->message, sizeof(po->message),
+				 "OOMKilled: the runner container went over its memory limit "
+				 "(spec.runner.resources.limits.memory)");
+			continue;
+		}
 		snprintf(po->message, sizeof(po->message), "%s%s%s", r ? r : "", r && m ? ": " : "",
 			 m ? m : "");
 		/* one line is enough for a status message */

@@ -145,6 +145,8 @@ def test_runner_oom_killed_says_so(ns, controller):
     assert c["iterationsDone"] == 0
     print("class message:", c["message"])
     assert "OOMKilled" in c["message"], c
+    assert "over its memory limit (spec.runner.resources.limits.memory)" in c["message"], c
+    assert "\n" not in c["message"], c  # one line, not the pod's log tail
     assert "OOMKilled" in st["message"], st["message"]
     # the kubelet enforced the limit: the container's own record says so
     pods = sb.kubectl_json("-n", ns, "get", "pods", "-l", "storagebench.io/run=oom")["items"]
