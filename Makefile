@@ -52,6 +52,7 @@ LIB_REL := build/rel/libsb.a
 LIB_ASAN := build/asan/libsb.a
 ALL_CORE_SRCS := $(LIB_SRCS) $(RUNNER_SRCS) $(CONTROLLER_SRCS) $(PLUGIN_SRCS)
 -include fuzz/fuzz.mk
+-include tests/arm64/arm64.mk
 
 $(LIB_REL): $(call obj,rel,$(ALL_CORE_SRCS))
 	@mkdir -p $(@D)

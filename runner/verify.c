@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "runner/verify.h"
+#include "runner/crc32c.h"
 
 #include <errno.h>
 #include <openssl/evp.h>
@@ -19,39 +20,6 @@ struct verify_hdr {
 };
 
 _Static_assert(sizeof(struct verify_hdr) == SB_VERIFY_HDR_LEN, "verify header is 64 bytes");
-
-__attribute__((target("sse4.2"))) static uint32_t crc32c_hw(uint32_t crc, const uint8_t *p,
-							    size_t len)
-{
-	uint64_t c = crc;
-	while (len >= 8) {
-		uint64_t v;
-		memcpy(&v, p, 8);
-		c = __builtin_ia32_crc32di(c, v);
-		p += 8;
-		len -= 8;
-	}
-	uint32_t c32 = (uint32_t)c;
-	while (len--)
-		c32 = __builtin_ia32_crc32qi(c32, *p++);
-	return c32;
-}
-
-uint32_t sb_crc32c(const void *buf, size_t len)
-{
-	const uint8_t *p = buf;
-	uint32_t crc = ~0u;
-
-	if (__builtin_cpu_supports("sse4.2"))
-		return ~crc32c_hw(crc, p, len);
-	/* no SSE 4.2: the bitwise definition (slow, but no shared table) */
-	while (len--) {
-		crc ^= *p++;
-		for (int k = 0; k < 8; k++)
-			crc = crc & 1 ? (crc >> 1) ^ 0x82f63b78u : crc >> 1;
-	}
-	return ~crc;
-}
 
 /* Checksum of the header (csum zeroed) and the payload. */
 static int digest(const uint8_t *buf, uint32_t len, enum sb_verify type, uint8_t out[32],

@@ -3,8 +3,9 @@
  * Data verification (fio's verify=): each written block starts with a
  * 64-byte header (magic, length, offset, checksum type) followed by a
  * checksum of the header and the payload. Reading the block back proves
- * it holds what was written at that offset. crc32c uses the CPU's CRC32
- * instruction when there is one; md5 and sha256 come from OpenSSL.
+ * it holds what was written at that offset. crc32c is runner/crc32c.h
+ * (the CPU's CRC32C instruction on x86-64 and arm64 when there is one, a
+ * table otherwise); md5 and sha256 come from OpenSSL.
  */
 #ifndef SB_RUNNER_VERIFY_H
 #define SB_RUNNER_VERIFY_H
@@ -26,8 +27,5 @@ int sb_verify_stamp(void *buf, uint32_t len, uint64_t offset, enum sb_verify typ
  */
 int sb_verify_check(const void *buf, uint32_t len, uint64_t offset, enum sb_verify type, char *why,
 		    size_t whylen);
-
-/* CRC-32C (Castagnoli), standard: init ~0 and final xor are applied. */
-uint32_t sb_crc32c(const void *buf, size_t len);
 
 #endif
