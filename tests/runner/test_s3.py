@@ -387,7 +387,12 @@ def test_iterations_summary_mean_stddev(s3):
               "--duration", "1s", "--iterations", "2", "--target", "mock", "get")
     assert r.rc == 0, r
     assert "=== summary over 2 iterations" in r.out
-    assert "mock: s3-get:" in r.out and "; TTFB p50 " in r.out
+    # in object words and units, and the object table (no block table)
+    assert "mock: s3-get: GET 1 KiB x 1: " in r.out and " ops/s on average" in r.out, r
+    assert ", TTFB p50 " in r.out and "read IOPS" not in r.out
+    table = r.out.split("\n=== object storage\n")[1].splitlines()
+    assert table[0].startswith("target | workload | operation | object size | concurrency")
+    assert table[2].startswith("mock   | s3-get   | GET       | 1 KiB       | 1 ")
 
 
 @pytest.fixture
