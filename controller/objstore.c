@@ -93,7 +93,7 @@ static int parse_store(const json_t *v, size_t i, struct br_object_store *st, ch
 	size_t hl = strlen(st->host);
 	if (hl && st->host[hl - 1] == '/')
 		st->host[--hl] = '\0';
-	if (!hl || strchr(st->host, '/') || strchr(st->host, ' '))
+	if (!hl || strchr(st->host, '/') || strchr(st->host, ' ') || strchr(st->host, ','))
 		return fail(err, errlen, "%s.endpoint: '%s' must be scheme://host[:port] only",
 			    path, ep);
 	const json_t *sr = json_object_get(v, "secretRef");
@@ -150,7 +150,8 @@ static int parse_workload(const json_t *v, const char *path, struct br_object_wo
 	    get_str(v, "objectSize", path, w->size, sizeof(w->size), err, errlen) ||
 	    get_str(v, "duration", path, w->duration, sizeof(w->duration), err, errlen) ||
 	    get_uint(v, "concurrent", path, 1, 1024, &w->concurrent, err, errlen) ||
-	    get_uint(v, "objects", path, 1, 1000000, &w->objects, err, errlen))
+	    get_uint(v, "objects", path, 1, 1000000, &w->objects, err, errlen) ||
+	    get_uint(v, "batch", path, 1, 1000, &w->batch, err, errlen))
 		return -EINVAL;
 	if (!dns_label(w->name))
 		return fail(err, errlen,
@@ -170,6 +171,10 @@ static int parse_workload(const json_t *v, const char *path, struct br_object_wo
 	if (sb_s3_opt_set(&o, "", "duration", w->duration, e2, sizeof(e2)))
 		return fail(err, errlen, "%s.duration: '%s' is not a duration (30s, 5m)", path,
 			    w->duration);
+	if (w->batch && o.bench != SB_S3_B_DELETE)
+		return fail(err, errlen,
+			    "%s.batch: only the delete benchmark deletes in batches (this is %s)",
+			    path, w->benchmark);
 	return 0;
 }
 
@@ -425,6 +430,8 @@ json_t *br_objstore_runner_args(const struct br_objstores *o, const struct br_ob
 		ok = ok && add(a, "--concurrent") && add(a, buf);
 		snprintf(buf, sizeof(buf), "%u", w->objects);
 		ok = ok && add(a, "--objects") && add(a, buf);
+		snprintf(buf, sizeof(buf), "%u", w->batch);
+		ok = ok && (!w->batch || (add(a, "--batch") && add(a, buf)));
 	}
 	if (!ok) {
 		json_decref(a);

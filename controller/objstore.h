@@ -35,6 +35,7 @@ struct br_object_workload {
 	char size[32];	    /* object size, warp's units */
 	unsigned concurrent, objects;
 	char duration[16];
+	unsigned batch; /* delete: keys per multi-object delete; 0: the runner's default (100) */
 };
 
 struct br_objstores {

@@ -32,6 +32,7 @@ enum metric {
 	M_STEADY,	/* 100 when the job reached steady state (fio's steadystate), else 0 */
 	M_STEADY_AFTER, /* seconds from the job's start until it did */
 	M_TTFB_P50,	/* S3: median time to first byte (storagebench.s3.ttfb_hist) */
+	M_ERRORS,	/* S3: failed requests (storagebench.s3.errors) */
 	M_COUNT
 };
 
@@ -39,12 +40,12 @@ static const struct {
 	const char *name;
 	const char *unit;
 } metric_info[M_COUNT] = {
-	{"read-iops", "IOPS"},	 {"read-bw", "B/s"},	  {"read-lat-mean", "ns"},
-	{"read-lat-p50", "ns"},	 {"read-lat-p99", "ns"},  {"read-lat-p99.9", "ns"},
-	{"write-iops", "IOPS"},	 {"write-bw", "B/s"},	  {"write-lat-mean", "ns"},
-	{"write-lat-p50", "ns"}, {"write-lat-p99", "ns"}, {"write-lat-p99.9", "ns"},
-	{"sync-lat-mean", "ns"}, {"sync-lat-p99", "ns"},  {"steady", "%"},
-	{"steady-after", "s"},	 {"ttfb-p50", "ns"},
+	{"read-iops", "IOPS"},	 {"read-bw", "B/s"},	     {"read-lat-mean", "ns"},
+	{"read-lat-p50", "ns"},	 {"read-lat-p99", "ns"},     {"read-lat-p99.9", "ns"},
+	{"write-iops", "IOPS"},	 {"write-bw", "B/s"},	     {"write-lat-mean", "ns"},
+	{"write-lat-p50", "ns"}, {"write-lat-p99", "ns"},    {"write-lat-p99.9", "ns"},
+	{"sync-lat-mean", "ns"}, {"sync-lat-p99", "ns"},     {"steady", "%"},
+	{"steady-after", "s"},	 {SB_METRIC_TTFB_P50, "ns"}, {SB_METRIC_ERRORS, "requests"},
 };
 
 struct dvec {
@@ -64,9 +65,10 @@ struct cell {
 	unsigned *iters; /* iterations seen */
 	size_t niters, citers;
 	struct dvec m[M_COUNT];
-	struct sb_hist hist[3]; /* read, write clat; sync lat; merged */
-	struct dvec secs[2];	/* per-second IOPS of every iteration */
-	struct dvec secs_bw[2]; /* per-second bytes/s of every iteration */
+	struct sb_hist hist[3];	  /* read, write clat; sync lat; merged */
+	struct dvec secs[2];	  /* per-second IOPS of every iteration */
+	struct dvec secs_bw[2];	  /* per-second bytes/s of every iteration */
+	json_t *errors_by_status; /* S3: failed requests per HTTP status, summed; NULL: none */
 };
 
 struct sb_agg {
@@ -111,6 +113,7 @@ static void cell_free(struct cell *c)
 	free(c->secs[1].v);
 	free(c->secs_bw[0].v);
 	free(c->secs_bw[1].v);
+	json_decref(c->errors_by_status);
 	free(c);
 }
 
@@ -305,6 +308,63 @@ static int ttfb_from_json(const json_t *job, double *vals, bool *have, char *err
 	return r;
 }
 
+/*
+ * An S3 job's failed requests (runner/s3_out.c): the count into vals, the
+ * counts per status into *by (new reference, NULL when the job has none).
+ */
+static int s3_errors_from_json(const json_t *job, double *vals, bool *have, json_t **by, char *err,
+			       size_t errlen)
+{
+	const json_t *x = json_object_get(json_object_get(job, "storagebench"), "s3");
+	const json_t *e = json_object_get(x, "errors"),
+		     *bs = json_object_get(x, "errors_by_status");
+	const char *key;
+	const json_t *v;
+	*by = NULL;
+	if (!e)
+		return 0;
+	if (!json_is_integer(e) || json_integer_value(e) < 0)
+		return fail(err, errlen, "storagebench.s3.errors: not a count");
+	vals[M_ERRORS] = (double)json_integer_value(e);
+	have[M_ERRORS] = true;
+	if (!bs)
+		return 0;
+	if (!json_is_object(bs))
+		return fail(err, errlen, "storagebench.s3.errors_by_status: not an object");
+	json_object_foreach((json_t *)bs, key, v)
+	{
+		char *end;
+		long st = strtol(key, &end, 10);
+		if (!*key || *end || st < 0 || st > 999 || !json_is_integer(v) ||
+		    json_integer_value(v) < 0)
+			return fail(err, errlen,
+				    "storagebench.s3.errors_by_status.%.16s: not an HTTP status "
+				    "with a count",
+				    key);
+	}
+	*by = json_deep_copy(bs);
+	return *by ? 0 : -ENOMEM;
+}
+
+/* dst[status] += src[status] for every status (both validated). 0 or -ENOMEM. */
+static int status_add(json_t **dst, const json_t *src)
+{
+	const char *key;
+	const json_t *v;
+	if (!src)
+		return 0;
+	if (!*dst && !(*dst = json_object()))
+		return -ENOMEM;
+	json_object_foreach((json_t *)src, key, v)
+	{
+		json_int_t n =
+			json_integer_value(json_object_get(*dst, key)) + json_integer_value(v);
+		if (json_object_set_new(*dst, key, json_integer(n)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const json_t *job,
 	       char *err, size_t errlen)
 {
@@ -314,6 +374,7 @@ int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const j
 	bool have[M_COUNT] = {false};
 	struct sb_hist *h = NULL;
 	struct dvec secs[2] = {{0}, {0}}, secs_bw[2] = {{0}, {0}};
+	json_t *by_status = NULL;
 	int ret = -EINVAL;
 
 	if (!json_is_object(job))
@@ -468,7 +529,8 @@ int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const j
 
 	if (steady_from_json(job, vals, have, err, errlen))
 		goto out;
-	if ((ret = ttfb_from_json(job, vals, have, err, errlen)) != 0) {
+	if ((ret = ttfb_from_json(job, vals, have, err, errlen)) != 0 ||
+	    (ret = s3_errors_from_json(job, vals, have, &by_status, err, errlen)) != 0) {
 		if (ret != -ENOMEM)
 			ret = -EINVAL;
 		goto out;
@@ -509,6 +571,10 @@ int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const j
 			ret = -ENOMEM;
 			goto out;
 		}
+	if (status_add(&c->errors_by_status, by_status)) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	for (int d = 0; d < 3; d++)
 		sb_hist_merge(&c->hist[d], &h[d]);
 	for (int d = 0; d < 2; d++) {
@@ -539,6 +605,7 @@ int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const j
 		snprintf(c->engine, sizeof(c->engine), "%s", json_string_value(eng));
 	ret = 0;
 out:
+	json_decref(by_status);
 	free(h);
 	free(secs[0].v);
 	free(secs[1].v);
@@ -718,6 +785,12 @@ json_t *sb_agg_report(const struct sb_agg *a, const char *name)
 			json_decref(metrics);
 			json_decref(merged);
 			json_decref(secs);
+			if (r && c->errors_by_status &&
+			    json_object_set_new(r, "errors_by_status",
+						json_deep_copy(c->errors_by_status))) {
+				json_decref(r);
+				r = NULL;
+			}
 			ok = r && json_array_append_new(results, r) == 0;
 		}
 	}

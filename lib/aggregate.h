@@ -21,6 +21,15 @@
 
 struct sb_agg;
 
+/*
+ * Metrics of object-storage results (runner/s3_out.c's storagebench.s3):
+ * the median time to first byte (ns) and the failed requests of an
+ * iteration (unit "requests"; the result then also has "errors_by_status",
+ * {"503": 10, "0": 2} summed over the iterations, "0" no response).
+ */
+#define SB_METRIC_TTFB_P50 "ttfb-p50"
+#define SB_METRIC_ERRORS   "errors"
+
 /* A new, empty aggregation; NULL on ENOMEM. Free with sb_agg_free. */
 struct sb_agg *sb_agg_new(void);
 void sb_agg_free(struct sb_agg *a);

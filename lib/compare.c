@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "compare.h"
 
+#include "aggregate.h"
 #include "report.h"
 #include "stats.h"
 
@@ -219,6 +220,8 @@ static int side_get(const json_t *m, struct side_stats *s)
 static bool lower_is_better(const char *name, const json_t *m)
 {
 	const char *unit = json_string_value(json_object_get(m, "unit"));
+	if (!strcmp(name, SB_METRIC_ERRORS))
+		return true; /* failed requests of an object store (docs/s3.md) */
 	if (unit)
 		return !strcmp(unit, "ns");
 	return strstr(name, "-lat") != NULL;

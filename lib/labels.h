@@ -38,6 +38,14 @@
  * refuses a larger result. */
 #define SB_RESULT_MAX_BYTES (900 * 1024)
 
+/*
+ * The rw of an object-storage job in a result (runner/s3_out.c writes
+ * "s3-get", "s3-put", ... for warp's operations): the aggregation keeps it
+ * as the report row's rw, and the reports render such rows as object
+ * operations (docs/s3.md).
+ */
+#define SB_RW_OBJECT_PREFIX "s3-"
+
 /* The result's HMAC-SHA256 (lib/sign.h), hex, beside it in the result ConfigMap. */
 #define SB_RESULT_MAC_KEY "result.json.hmac-sha256"
 /* The run's key Secret (<run>-key): its data key, and where runner pods have it. */

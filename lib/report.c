@@ -2,6 +2,7 @@
 #include "report.h"
 #include "report_sections.h"
 #include "report_dist.h"
+#include "report_object.h"
 
 #include "report_svg.h"
 #include "units.h"
@@ -130,14 +131,6 @@ static void sentence(FILE *f, const struct rview *v, const char *metric, bool md
 			sb_fmt_ns((double)json_integer_value(json_object_get(p, "p99")), c,
 				  sizeof(c)));
 	}
-	double ttfb, ttfb_sd;
-	json_int_t tn;
-	const char *tu;
-	if (metric_get(v->metrics, "ttfb-p50", &ttfb, &ttfb_sd, &tn, &tu)) {
-		/* object storage (docs/s3.md): time to first byte */
-		char c[32];
-		fprintf(f, "; TTFB p50 %s", sb_fmt_ns(ttfb, c, sizeof(c)));
-	}
 	fprintf(f, ".\n");
 }
 
@@ -196,6 +189,25 @@ static void cell_text(const json_t *results, const char *target, const char *wl,
 	}
 }
 
+/*
+ * True when the target named has results and every one is an object
+ * operation: it is in the object table (report_object.h), not in this one.
+ */
+static bool object_only(const json_t *results, const char *name)
+{
+	size_t i, n = 0;
+	const json_t *r;
+	json_array_foreach(results, i, r)
+	{
+		if (strcmp(json_string_value(json_object_get(r, "target")), name))
+			continue;
+		if (!sb_report_is_object(r))
+			return false;
+		n++;
+	}
+	return n > 0;
+}
+
 /* Column header for a workload: "iops-read (IOPS)". */
 static void table(FILE *f, const json_t *report, const json_t *results, bool md)
 {
@@ -207,7 +219,8 @@ static void table(FILE *f, const json_t *report, const json_t *results, bool md)
 
 	for (size_t t = 0; t < nt; t++) {
 		size_t l = strlen(json_string_value(json_array_get(targets, t)));
-		if (l > width0)
+		if (l > width0 &&
+		    !object_only(results, json_string_value(json_array_get(targets, t))))
 			width0 = l;
 	}
 	/* collect column titles and cells: a workload may have two headlines (mixed) */
@@ -225,7 +238,8 @@ static void table(FILE *f, const json_t *report, const json_t *results, bool md)
 		const json_t *r;
 		json_array_foreach(results, i, r)
 		{
-			if (strcmp(json_string_value(json_object_get(r, "workload")), wl))
+			if (strcmp(json_string_value(json_object_get(r, "workload")), wl) ||
+			    sb_report_is_object(r))
 				continue;
 			const json_t *h = json_object_get(r, "headline");
 			size_t nh = json_array_size(h);
@@ -254,6 +268,8 @@ static void table(FILE *f, const json_t *report, const json_t *results, bool md)
 	/* widths from the cells */
 	for (size_t c = 0; c < nc; c++) {
 		for (size_t t = 0; t < nt; t++) {
+			if (object_only(results, json_string_value(json_array_get(targets, t))))
+				continue;
 			cell_text(results, json_string_value(json_array_get(targets, t)),
 				  cols[c].wl, cols[c].metric, cell, sizeof(cell));
 			size_t l = strlen(cell) - (strstr(cell, "±") ? 1 : 0); /* ± is 2 bytes */
@@ -278,6 +294,8 @@ static void table(FILE *f, const json_t *report, const json_t *results, bool md)
 	fprintf(f, "%s\n", md ? "|" : "");
 	for (size_t t = 0; t < nt; t++) {
 		const char *tg = json_string_value(json_array_get(targets, t));
+		if (object_only(results, tg))
+			continue;
 		fprintf(f, "%s%-*s", md ? "| " : "", (int)width0, tg);
 		for (size_t c = 0; c < nc; c++) {
 			cell_text(results, tg, cols[c].wl, cols[c].metric, cell, sizeof(cell));
@@ -450,6 +468,8 @@ int sb_report_validate(const json_t *report, char *err, size_t errlen)
 				if (want_type(m, nums[k], mp, T_NUM, err, errlen))
 					return -EINVAL;
 		}
+		if (sb_report_object_validate(r, path, err, errlen))
+			return -EINVAL;
 		json_object_foreach((json_t *)json_object_get(r, "seconds"), key, m)
 		{
 			if (!json_is_object(m)) {
@@ -496,6 +516,11 @@ static int render_text(FILE *f, const json_t *report, bool md, char *err, size_t
 		struct rview v;
 		if (get_view(r, i, &v, err, errlen))
 			return -EINVAL;
+		if (sb_report_is_object(r)) {
+			/* object storage: its own words and units */
+			sb_report_object_sentence(f, r, md);
+			continue;
+		}
 		for (size_t k = 0; k < json_array_size(v.headline); k++)
 			sentence(f, &v, headline0(&v, k), md);
 		steady_sentence(f, &v, md);
@@ -536,8 +561,18 @@ static int render_text(FILE *f, const json_t *report, bool md, char *err, size_t
 		if (eng && *eng && strcmp(eng, "io_uring"))
 			fprintf(f, "%s  engine: %s\n", md ? "  " : "", eng);
 	}
-	fprintf(f, "\n");
-	table(f, report, results, md);
+	/* the block and file table, unless every result is an object operation */
+	bool only_objects = json_array_size(results) > 0;
+	json_array_foreach(results, i, r)
+	{
+		if (!sb_report_is_object(r))
+			only_objects = false;
+	}
+	if (!only_objects) {
+		fprintf(f, "\n");
+		table(f, report, results, md);
+	}
+	sb_report_object_table(f, report, md);
 	sb_report_sections_text(f, report, md);
 	provenance(f, report, md);
 	return 0;

@@ -3,7 +3,9 @@
  * Rendering a report document (see aggregate.h) for people: txt (sentences
  * like the reference pages, then a table with one row per target and one
  * column per workload), md (the same as Markdown), csv (one row per
- * target x workload x metric) and json (the document itself).
+ * target x workload x metric) and json (the document itself). Object-storage
+ * rows (rw "s3-...") have their own sentences and table in txt and md
+ * (report_object.h); the per-workload table keeps the block and file rows.
  */
 #ifndef SB_REPORT_H
 #define SB_REPORT_H

@@ -45,22 +45,25 @@ const char *sb_s3_bench_name(enum sb_s3_bench b);
 /* Parses a benchmark name (any case). 0 or -EINVAL. */
 int sb_s3_bench_parse(const char *s, enum sb_s3_bench *out);
 
-#define SB_S3_MAX_STR 512
+#define SB_S3_MAX_STR	512
+#define SB_S3_MAX_HOSTS 16 /* endpoints in one --host list */
 
 struct sb_s3_opts {
 	enum sb_s3_bench bench;
-	char host[SB_S3_MAX_STR];   /* host[:port] */
-	char region[64];	    /* default us-east-1 */
-	char bucket[64];	    /* empty: a new bucket per run */
-	char prefix[128];	    /* object name prefix inside the bucket */
-	char access_key[256];	    /* never printed */
-	char secret_key[256];	    /* never printed */
-	bool tls;		    /* https */
-	bool insecure;		    /* do not verify the TLS certificate */
-	char cacert[SB_S3_MAX_STR]; /* CA bundle for TLS (empty: the system's) */
-	bool path_style;	    /* --lookup path (default) or dns */
-	uint64_t obj_size;	    /* bytes; the upper bound when random */
-	uint64_t obj_size_min;	    /* lower bound of a random size (obj.randsize) */
+	char host[SB_S3_MAX_STR];	  /* host[:port], or warp's list host1:port,host2:port */
+	char hosts[SB_S3_MAX_HOSTS][256]; /* the list, split; requests take them in turn */
+	unsigned nhosts;		  /* 0: host as it is (set directly, not by --host) */
+	char region[64];		  /* default us-east-1 */
+	char bucket[64];		  /* empty: a new bucket per run */
+	char prefix[128];		  /* object name prefix inside the bucket */
+	char access_key[256];		  /* never printed */
+	char secret_key[256];		  /* never printed */
+	bool tls;			  /* https */
+	bool insecure;			  /* do not verify the TLS certificate */
+	char cacert[SB_S3_MAX_STR];	  /* CA bundle for TLS (empty: the system's) */
+	bool path_style;		  /* --lookup path (default) or dns */
+	uint64_t obj_size;		  /* bytes; the upper bound when random */
+	uint64_t obj_size_min;		  /* lower bound of a random size (obj.randsize) */
 	bool randsize;
 	unsigned concurrent;
 	uint64_t duration_us;
@@ -69,6 +72,8 @@ struct sb_s3_opts {
 	uint64_t multipart_threshold; /* put objects at least this large in parts */
 	unsigned distrib[SB_S3_NOPS]; /* mixed: percent per op */
 	unsigned max_keys;	      /* list page size */
+	unsigned batch; /* delete: keys per DeleteObjects request (warp's 100); 1: DELETE each */
+	bool batch_set; /* --batch given (only delete takes it) */
 	bool keep_data;
 	bool noclear;	    /* warp's --noclear: same as keep_data */
 	unsigned timeout_s; /* per request */
@@ -77,6 +82,9 @@ struct sb_s3_opts {
 };
 
 void sb_s3_opts_init(struct sb_s3_opts *o);
+
+/* The i-th endpoint of the --host list, round and round (o->host when it was not split). */
+const char *sb_s3_host(const struct sb_s3_opts *o, unsigned i);
 
 /*
  * Applies one warp flag (name without dashes, e.g. "obj.size") with its
@@ -152,6 +160,9 @@ void sb_s3_result_release(struct sb_s3_result *r);
 struct sb_s3_client {
 	CURL *curl;
 	const struct sb_s3_opts *o;
+	unsigned next_host; /* the host list's entry the next request goes to (round robin) */
+	bool sticky;	    /* stay on next_host; move on only when a request gets no response */
+	const char *host;   /* the host of the last request (NULL before the first) */
 	char errbuf[CURL_ERROR_SIZE];
 	/* the last response */
 	long status;
@@ -179,14 +190,18 @@ extern const char sb_s3_empty_sha256[65];
 /*
  * The URL of bucket/key (key may be NULL: the bucket itself) with the query
  * string query (may be NULL, already encoded), path or virtual-host style,
- * into out. Returns 0, -ENAMETOOLONG.
+ * on the first host, into out. Returns 0, -ENAMETOOLONG.
  */
 int sb_s3_url(const struct sb_s3_opts *o, const char *bucket, const char *key, const char *query,
 	      char *out, size_t outlen);
+/* The same on host (one host[:port]). */
+int sb_s3_url_at(const struct sb_s3_opts *o, const char *host, const char *bucket, const char *key,
+		 const char *query, char *out, size_t outlen);
 
 /*
  * One request: method on bucket/key?query with body (may be NULL) whose
- * SHA-256 is sha (NULL: computed here). Returns 0 when a response came
+ * SHA-256 is sha (NULL: computed here), to the next host of the list
+ * (c->next_host, round robin; c->host says which). Returns 0 when a response came
  * (c->status is the HTTP status), -EIO when none did (c->msg says why),
  * -ENOMEM. extra is an optional header line ("Content-MD5: ...").
  */

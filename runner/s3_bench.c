@@ -330,6 +330,8 @@ static int do_put(struct worker *w, uint64_t id, uint64_t size, bool rec)
 	return r;
 }
 
+static bool pool_has(struct run *rn, uint64_t id);
+
 static int do_get_stat(struct worker *w, const struct obj *ob, bool stat)
 {
 	struct run *rn = w->run;
@@ -338,6 +340,11 @@ static int do_get_stat(struct worker *w, const struct obj *ob, bool stat)
 	int r = sb_s3_request(&w->c, stat ? "HEAD" : "GET", rn->bucket, key, NULL, NULL, 0, NULL,
 			      NULL);
 	bool ok = r == 0 && status_ok(w->c.status);
+	/* mixed: another worker deleted the object while this one read it (our own
+	 * race, not the server's error): not counted */
+	if (!ok && r == 0 && w->c.status == 404 && rn->o->bench == SB_S3_B_MIXED &&
+	    !pool_has(rn, ob->id))
+		return -EIO;
 	if (ok && !stat && w->c.rx_bytes != ob->size) {
 		ok = false;
 		snprintf(w->c.msg, sizeof(w->c.msg), "GET %s: %llu bytes, expected %llu", key,
@@ -359,6 +366,40 @@ static int do_delete(struct worker *w, uint64_t id, bool rec)
 		record(w, SB_S3_DELETE, ok, w->c.total_ns, w->c.ttfb_ns, 0, 1, (int)w->c.status,
 		       w->c.msg);
 	return ok ? 0 : -EIO;
+}
+
+static int delete_batch(struct sb_s3_client *c, const char *bucket, const char *const *keys,
+			size_t n);
+
+/*
+ * warp's delete --batch: objects[0..n) in one multi-object delete, counted
+ * as one request that touched n objects (ops/s are objects per second).
+ */
+static int do_delete_batch(struct worker *w, const struct obj *objs, size_t n)
+{
+	struct run *rn = w->run;
+	char(*keys)[512] = malloc(n * sizeof(*keys));
+	const char **kp = malloc(n * sizeof(*kp));
+	if (!keys || !kp) {
+		free(keys);
+		free(kp);
+		w->fatal = -ENOMEM;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		key_of(rn, objs[i].id, keys[i], sizeof(keys[i]));
+		kp[i] = keys[i];
+	}
+	int r = delete_batch(&w->c, rn->bucket, kp, n);
+	free(keys);
+	free(kp);
+	if (r == -ENOMEM) {
+		w->fatal = r;
+		return r;
+	}
+	record(w, SB_S3_DELETE, r == 0, w->c.total_ns, w->c.ttfb_ns, 0, n, (int)w->c.status,
+	       w->c.msg);
+	return r;
 }
 
 /*
@@ -458,6 +499,17 @@ static int pool_add(struct run *rn, uint64_t id, uint64_t size)
 	return 0;
 }
 
+/* Whether object id is in the pool (still there, as far as the run knows). */
+static bool pool_has(struct run *rn, uint64_t id)
+{
+	bool found = false;
+	pthread_mutex_lock(&rn->mu);
+	for (size_t i = 0; i < rn->npool && !found; i++)
+		found = rn->pool[i].id == id;
+	pthread_mutex_unlock(&rn->mu);
+	return found;
+}
+
 /* A random object of the pool (removed from it when take). false when empty. */
 static bool pool_pick(struct run *rn, uint64_t *rng, bool take, struct obj *out)
 {
@@ -538,10 +590,17 @@ static void *bench_main(void *arg)
 			do_get_stat(w, &ob, o->bench == SB_S3_B_STAT);
 			break;
 		case SB_S3_B_DELETE: {
-			uint64_t i = atomic_fetch_add(&rn->delete_next, 1);
+			/* the next batch of prepared objects (warp's --batch, 100) */
+			uint64_t n = o->batch ? o->batch : 1;
+			uint64_t i = atomic_fetch_add(&rn->delete_next, n);
 			if (i >= rn->npool)
 				goto done; /* every object is gone: the run ends, as warp's */
-			do_delete(w, rn->pool[i].id, true);
+			if (n > rn->npool - i)
+				n = rn->npool - i;
+			if (o->batch <= 1)
+				do_delete(w, rn->pool[i].id, true);
+			else
+				do_delete_batch(w, &rn->pool[i], (size_t)n);
 			break;
 		}
 		case SB_S3_B_LIST:
@@ -608,21 +667,90 @@ static int describe_failure(const struct sb_s3_opts *o, const struct sb_s3_clien
 			    const char *what, char *err, size_t errlen)
 {
 	const char *scheme = o->tls ? "https" : "http";
+	const char *host = c->host ? c->host : sb_s3_host(o, 0); /* the one that failed */
 	if (c->status == 0) {
 		bool tls = strstr(c->msg, "SSL") || strstr(c->msg, "certificate") ||
 			   strstr(c->msg, "TLS");
-		snprintf(err, errlen, "%s://%s: %s: %s%s", scheme, o->host, what,
+		snprintf(err, errlen, "%s://%s: %s: %s%s", scheme, host, what,
 			 tls ? "TLS failure: " : "endpoint unreachable: ", c->msg);
 		return tls ? -EPROTO : -EHOSTUNREACH;
 	}
 	if (c->status == 403) {
 		snprintf(err, errlen,
 			 "%s://%s: %s: access denied (%s): check the access and secret key", scheme,
-			 o->host, what, c->msg);
+			 host, what, c->msg);
 		return -EACCES;
 	}
-	snprintf(err, errlen, "%s://%s: %s: %s", scheme, o->host, what, c->msg);
+	snprintf(err, errlen, "%s://%s: %s: %s", scheme, host, what, c->msg);
 	return c->status == 404 ? -ENOENT : -EIO;
+}
+
+/*
+ * One multi-object delete (DeleteObjects: POST ?delete, an XML body with
+ * Content-MD5, as S3 and radosgw want it) of keys[0..n), n <= 1000, quiet
+ * (the answer lists only the keys that failed). Returns 0 when every key was
+ * deleted, -EIO when the request failed or a key was refused (c->msg says
+ * which; c->status is the answer's status, 0 none), -ENOMEM.
+ */
+static int delete_batch(struct sb_s3_client *c, const char *bucket, const char *const *keys,
+			size_t n)
+{
+	size_t cap = 64, len = 0;
+	for (size_t k = 0; k < n; k++)
+		cap += 32 + 6 * strlen(keys[k]);
+	char *xml = malloc(cap);
+	if (!xml)
+		return -ENOMEM;
+	len += (size_t)snprintf(xml, cap, "<Delete><Quiet>true</Quiet>");
+	for (size_t k = 0; k < n; k++) {
+		len += (size_t)snprintf(xml + len, cap - len, "<Object><Key>");
+		for (const char *p = keys[k]; *p; p++) {
+			const char *esc = *p == '&'   ? "&amp;"
+					  : *p == '<' ? "&lt;"
+					  : *p == '>' ? "&gt;"
+						      : NULL;
+			if (esc)
+				len += (size_t)snprintf(xml + len, cap - len, "%s", esc);
+			else
+				xml[len++] = *p;
+		}
+		len += (size_t)snprintf(xml + len, cap - len, "</Key></Object>");
+	}
+	len += (size_t)snprintf(xml + len, cap - len, "</Delete>");
+	/* S3 wants Content-MD5 on a multi-object delete */
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	char md5h[64] = "Content-MD5: ";
+	if (!EVP_Digest(xml, len, md, &mdlen, EVP_md5(), NULL)) {
+		free(xml);
+		return -EIO;
+	}
+	EVP_EncodeBlock((unsigned char *)md5h + strlen(md5h), md, (int)mdlen);
+	bool keep = c->keep_body;
+	c->keep_body = true;
+	int r = sb_s3_request(c, "POST", bucket, NULL, "delete=", xml, len, NULL, md5h);
+	c->keep_body = keep;
+	free(xml);
+	if (r)
+		return r;
+	if (!status_ok(c->status))
+		return -EIO;
+	/* a 200 whose body has <Error> entries: those keys were not deleted */
+	const char *body = c->body ? c->body : "";
+	if (strstr(body, "<Error>")) {
+		size_t pos = 0, nerr = 0;
+		char key[256] = "", code[64] = "", tmp[8];
+		size_t kp = 0, cp = 0;
+		(void)sb_s3_xml_next(body, "Key", &kp, key, sizeof(key));
+		(void)sb_s3_xml_next(body, "Code", &cp, code, sizeof(code));
+		while (sb_s3_xml_next(body, "Error", &pos, tmp, sizeof(tmp)))
+			nerr++;
+		snprintf(c->msg, sizeof(c->msg),
+			 "POST /%s?delete: %zu of %zu keys not deleted (first: %.128s: %.48s)",
+			 bucket, nerr, n, key, code);
+		return -EIO;
+	}
+	return 0;
 }
 
 /* Deletes the keys (up to 1000 per request) with S3's multi-object delete. */
@@ -631,45 +759,9 @@ static int delete_keys(struct sb_s3_client *c, const char *bucket, char **keys, 
 {
 	for (size_t i = 0; i < n;) {
 		size_t batch = n - i < 1000 ? n - i : 1000;
-		size_t cap = 64, len = 0;
-		for (size_t k = 0; k < batch; k++)
-			cap += 32 + 6 * strlen(keys[i + k]);
-		char *xml = malloc(cap);
-		if (!xml)
-			return -ENOMEM;
-		len += (size_t)snprintf(xml, cap, "<Delete><Quiet>true</Quiet>");
-		for (size_t k = 0; k < batch; k++) {
-			len += (size_t)snprintf(xml + len, cap - len, "<Object><Key>");
-			for (const char *p = keys[i + k]; *p; p++) {
-				const char *esc = *p == '&'   ? "&amp;"
-						  : *p == '<' ? "&lt;"
-						  : *p == '>' ? "&gt;"
-							      : NULL;
-				if (esc)
-					len += (size_t)snprintf(xml + len, cap - len, "%s", esc);
-				else
-					xml[len++] = *p;
-			}
-			len += (size_t)snprintf(xml + len, cap - len, "</Key></Object>");
-		}
-		len += (size_t)snprintf(xml + len, cap - len, "</Delete>");
-		/* S3 wants Content-MD5 on a multi-object delete */
-		unsigned char md[EVP_MAX_MD_SIZE];
-		unsigned int mdlen = 0;
-		char md5h[64] = "Content-MD5: ";
-		if (!EVP_Digest(xml, len, md, &mdlen, EVP_md5(), NULL)) {
-			free(xml);
-			return -EIO;
-		}
-		EVP_EncodeBlock((unsigned char *)md5h + strlen(md5h), md, (int)mdlen);
-		c->keep_body = true;
-		int r = sb_s3_request(c, "POST", bucket, NULL, "delete=", xml, len, NULL, md5h);
-		c->keep_body = false;
-		free(xml);
+		int r = delete_batch(c, bucket, (const char *const *)keys + i, batch);
 		if (r)
 			return r;
-		if (!status_ok(c->status) || (c->body && strstr(c->body, "<Error>")))
-			return -EIO;
 		*deleted += batch;
 		i += batch;
 	}
@@ -749,15 +841,27 @@ static int cleanup(struct sb_s3_client *c, const struct sb_s3_opts *o, struct sb
 		sb_info("Kept the benchmark data", "bucket=%s", r->bucket);
 		return 0;
 	}
-	int e = empty_bucket(c, o, r->bucket, &r->cleaned);
+	/* several hosts: a host that does not answer is left for the next one */
+	unsigned tries = o->nhosts > 1 ? o->nhosts : 1;
+	int e;
+	for (unsigned k = 0;; k++) {
+		e = empty_bucket(c, o, r->bucket, &r->cleaned);
+		if (!e || e == -ENOMEM || c->status != 0 || k + 1 >= tries)
+			break;
+	}
 	if (e) {
 		if (e != -ENOMEM)
 			describe_failure(o, c, "removing the benchmark's objects", err, errlen);
 		return e;
 	}
 	if (r->bucket_created) {
-		if (sb_s3_request(c, "DELETE", r->bucket, NULL, NULL, NULL, 0, NULL, NULL) ||
-		    !status_ok(c->status))
+		int d;
+		for (unsigned k = 0;; k++) {
+			d = sb_s3_request(c, "DELETE", r->bucket, NULL, NULL, NULL, 0, NULL, NULL);
+			if (d != -EIO || c->status != 0 || k + 1 >= tries)
+				break;
+		}
+		if (d || !status_ok(c->status))
 			return describe_failure(o, c, "removing the bucket", err, errlen);
 		r->bucket_removed = true;
 	}
@@ -788,6 +892,7 @@ int sb_s3_run(const struct sb_s3_opts *o, struct sb_s3_result *r, char *err, siz
 			return -ENOMEM;
 	if (sb_s3_client_init(&admin, o))
 		return -ENOMEM;
+	admin.sticky = true; /* the bucket's own requests: one host while it answers */
 
 	/* the payload: random bytes as long as the longest single request */
 	uint64_t need = o->obj_size;
@@ -815,7 +920,11 @@ int sb_s3_run(const struct sb_s3_opts *o, struct sb_s3_result *r, char *err, siz
 	if (o->part_size <= rn.data_len)
 		sb_s3_sha256_hex(rn.data, (size_t)o->part_size, rn.part_sha);
 
-	ret = make_bucket(&admin, o, r, err, errlen);
+	for (unsigned k = 0;; k++) {
+		ret = make_bucket(&admin, o, r, err, errlen);
+		if (ret != -EHOSTUNREACH || k + 1 >= (o->nhosts > 1 ? o->nhosts : 1))
+			break; /* several hosts: one that does not answer is left for the next */
+	}
 	if (ret)
 		goto out;
 	have_bucket = true;
@@ -836,6 +945,7 @@ int sb_s3_run(const struct sb_s3_opts *o, struct sb_s3_result *r, char *err, siz
 			ret = -ENOMEM;
 			goto out;
 		}
+		ws[i].c.next_host = i; /* several hosts: the workers start on different ones */
 	}
 
 	/* prepare: the objects get/stat/delete/list/mixed work on */

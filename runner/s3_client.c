@@ -62,17 +62,23 @@ static int encode_key(const char *key, char *out, size_t outlen)
 int sb_s3_url(const struct sb_s3_opts *o, const char *bucket, const char *key, const char *query,
 	      char *out, size_t outlen)
 {
+	return sb_s3_url_at(o, sb_s3_host(o, 0), bucket, key, query, out, outlen);
+}
+
+int sb_s3_url_at(const struct sb_s3_opts *o, const char *host, const char *bucket, const char *key,
+		 const char *query, char *out, size_t outlen)
+{
 	char ek[1024] = "";
 	if (key && encode_key(key, ek, sizeof(ek)))
 		return -ENAMETOOLONG;
 	const char *scheme = o->tls ? "https" : "http";
 	int n;
 	if (o->path_style)
-		n = snprintf(out, outlen, "%s://%s/%s%s%s%s%s", scheme, o->host, bucket,
+		n = snprintf(out, outlen, "%s://%s/%s%s%s%s%s", scheme, host, bucket,
 			     key ? "/" : (query ? "/" : ""), ek, query ? "?" : "",
 			     query ? query : "");
 	else
-		n = snprintf(out, outlen, "%s://%s.%s/%s%s%s", scheme, bucket, o->host, ek,
+		n = snprintf(out, outlen, "%s://%s.%s/%s%s%s", scheme, bucket, host, ek,
 			     query ? "?" : "", query ? query : "");
 	return n < 0 || (size_t)n >= outlen ? -ENAMETOOLONG : 0;
 }
@@ -165,7 +171,8 @@ int sb_s3_request(struct sb_s3_client *c, const char *method, const char *bucket
 	c->errbuf[0] = '\0';
 	c->ttfb_ns = c->total_ns = 0;
 	c->etag[0] = '\0';
-	if (sb_s3_url(o, bucket, key, query, url, sizeof(url))) {
+	c->host = sb_s3_host(o, c->sticky ? c->next_host : c->next_host++);
+	if (sb_s3_url_at(o, c->host, bucket, key, query, url, sizeof(url))) {
 		snprintf(c->msg, sizeof(c->msg), "object name too long");
 		return -ENAMETOOLONG;
 	}
@@ -244,6 +251,8 @@ int sb_s3_request(struct sb_s3_client *c, const char *method, const char *bucket
 		snprintf(c->msg, sizeof(c->msg), "%s %s: %s", method, key ? key : bucket,
 			 c->errbuf[0] ? c->errbuf : curl_easy_strerror(rc));
 		c->status = 0;
+		if (c->sticky)
+			c->next_host++; /* that host did not answer: the next request tries another */
 		ret = rc == CURLE_OUT_OF_MEMORY ? -ENOMEM : -EIO;
 		goto out;
 	}

@@ -31,6 +31,11 @@ const char *sb_s3_bench_name(enum sb_s3_bench b)
 	return b < SB_S3_B_NONE ? bench_names[b] : "?";
 }
 
+const char *sb_s3_host(const struct sb_s3_opts *o, unsigned i)
+{
+	return o->nhosts ? o->hosts[i % o->nhosts] : o->host;
+}
+
 int sb_s3_bench_parse(const char *s, enum sb_s3_bench *out)
 {
 	for (int i = 0; i < SB_S3_B_NONE; i++) {
@@ -59,6 +64,7 @@ void sb_s3_opts_init(struct sb_s3_opts *o)
 	o->distrib[SB_S3_PUT] = 15;
 	o->distrib[SB_S3_DELETE] = 10;
 	o->max_keys = 1000;
+	o->batch = 100; /* warp's delete --batch */
 	o->timeout_s = 60;
 	o->interval_ms = 1000;
 }
@@ -135,6 +141,44 @@ static bool bucket_name_ok(const char *b)
 	return true;
 }
 
+/* warp's --host list "host1:9000,host2:9000" into o->hosts. */
+static int split_hosts(struct sb_s3_opts *o, const char *where, const char *val, char *err,
+		       size_t errlen)
+{
+	const char *p = val;
+	o->nhosts = 0;
+	if (strstr(val, "..."))
+		return bad(err, errlen, where, "host", val,
+			   "uses warp's {1...N} expansion, which is not supported: list the hosts "
+			   "(host1:port,host2:port)");
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+		while (n && (*p == ' ' || *p == '\t')) {
+			p++;
+			n--;
+		}
+		while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+			n--;
+		if (!n)
+			return bad(err, errlen, where, "host", val,
+				   "has an empty host in its list");
+		if (o->nhosts == SB_S3_MAX_HOSTS)
+			return bad(err, errlen, where, "host", val, "names more than 16 hosts");
+		if (n >= sizeof(o->hosts[0]))
+			return bad(err, errlen, where, "host", val, "has a host name too long");
+		memcpy(o->hosts[o->nhosts], p, n);
+		o->hosts[o->nhosts][n] = '\0';
+		if (strchr(o->hosts[o->nhosts], ' ') || strchr(o->hosts[o->nhosts], '/'))
+			return bad(err, errlen, where, "host", val,
+				   "is not a list of host[:port] (no spaces or paths)");
+		o->nhosts++;
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
 int sb_s3_opt_set(struct sb_s3_opts *o, const char *where, const char *name, const char *val,
 		  char *err, size_t errlen)
 {
@@ -145,13 +189,10 @@ int sb_s3_opt_set(struct sb_s3_opts *o, const char *where, const char *name, con
 	if (!strcmp(name, "host")) {
 		if (set_str(o->host, sizeof(o->host), where, name, val, err, errlen))
 			return -EINVAL;
-		if (strchr(val, ',') || strstr(val, "..."))
-			return bad(err, errlen, where, name, val,
-				   "names several hosts; one endpoint per run is supported");
 		if (strstr(val, "://"))
 			return bad(err, errlen, where, name, val,
 				   "has a scheme; give host[:port] and --tls for https");
-		return 0;
+		return split_hosts(o, where, val, err, errlen);
 	}
 	if (!strcmp(name, "access-key"))
 		return set_secret(o->access_key, sizeof(o->access_key), where, name, val, err,
@@ -298,6 +339,14 @@ int sb_s3_opt_set(struct sb_s3_opts *o, const char *where, const char *name, con
 		o->max_keys = n;
 		return 0;
 	}
+	if (!strcmp(name, "batch")) {
+		/* S3's DeleteObjects takes at most 1000 keys */
+		if (!val || parse_uint(val, 1, 1000, &n))
+			return bad(err, errlen, where, name, val, "is not a number in 1..1000");
+		o->batch = n;
+		o->batch_set = true;
+		return 0;
+	}
 	if (!strcmp(name, "timeout")) {
 		if (!val || sb_parse_duration_us(val, 1000000, &u) || u < 1000000 ||
 		    u > 3600ull * 1000000)
@@ -352,6 +401,12 @@ int sb_s3_opts_check(const struct sb_s3_opts *o, char *err, size_t errlen)
 			 (unsigned long long)o->part_size);
 		return -EINVAL;
 	}
+	if (o->batch_set && o->bench != SB_S3_B_DELETE) {
+		snprintf(err, errlen,
+			 "--batch: only the delete benchmark deletes in batches (this is %s)",
+			 sb_s3_bench_name(o->bench));
+		return -EINVAL;
+	}
 	if (o->bench == SB_S3_B_MIXED) {
 		unsigned sum = 0;
 		for (int i = 0; i < SB_S3_NOPS; i++)
@@ -402,6 +457,7 @@ static const struct {
 	{"params.obj.size", "obj.size"},
 	{"params.obj.rand-size", "obj.randsize"},
 	{"params.obj.part-size", "part.size"},
+	{"params.batch", "batch"},
 	{"obj.part-size", "part.size"},
 	{"io.prefix", "prefix"},
 	{"params.distribution.get", "get-distrib"},

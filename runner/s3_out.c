@@ -5,6 +5,7 @@
  * the same thing, so lib/aggregate reads it).
  */
 #include "fiotime.h"
+#include "labels.h"
 #include "runner/s3.h"
 #include "units.h"
 
@@ -295,7 +296,7 @@ static json_t *job_json(const struct sb_s3_opts *o, const struct sb_s3_result *r
 	/* fio's option names where they say the same: the report's rw, bs and
 	 * iodepth columns show the operation, object size and concurrency */
 	char rw[16], conc[16];
-	snprintf(rw, sizeof(rw), "s3-%s", opn);
+	snprintf(rw, sizeof(rw), SB_RW_OBJECT_PREFIX "%s", opn);
 	for (char *p = rw; *p; p++)
 		if (*p >= 'A' && *p <= 'Z')
 			*p = (char)(*p - 'A' + 'a');

@@ -86,8 +86,13 @@ def test_storage_class_and_object_store_side_by_side(ns, controller, s3keys):
     assert get["metrics"]["read-iops"]["n"] == 3 and get["metrics"]["read-bw"]["mean"] > 0
     assert get["metrics"]["ttfb-p50"]["n"] == 3
     assert (get["rw"], get["bs"], get["iodepth"]) == ("s3-get", "65536", 2)
+    assert get["metrics"]["errors"]["n"] == 3 and get["metrics"]["errors"]["mean"] == 0
     txt = cm["data"]["report.txt"]
-    assert "fast: rr: " in txt and "rgw: get-64k: " in txt and "TTFB p50" in txt
+    assert "fast: rr: " in txt and "rgw: get-64k: GET 64 KiB x 2: " in txt and "TTFB p50" in txt
+    # the block table has fast, the object table rgw (docs/s3.md "In the report")
+    block, objects = txt.split("\n=== object storage\n")
+    assert "\nfast " in block and "\nrgw " not in block
+    assert "\nrgw    | get-64k  | GET       | 64 KiB      | 2 " in objects, objects
     # every per-run bucket is gone from radosgw
     assert rgw_buckets(s3keys.env) == before
 

@@ -9,18 +9,33 @@ multi-object delete and multipart uploads, path-style and virtual-host-style
 (the bucket in the Host name). Written for these tests from the S3 API's
 documented behaviour.
 
+A multi-object delete (DeleteObjects) is checked as radosgw checks it: a
+POST with the `delete` query, a body digest (Content-MD5, or one of the
+x-amz-checksum-crc32 / -sha1 / -sha256 headers) that matches the body, a
+well-formed `<Delete>` document of 1 to 1000 `<Object><Key>`s; the answer
+lists the deleted keys (`<Deleted>`) unless `<Quiet>true</Quiet>`, and the
+keys it refused (`<Error>`) always.
+
 Fault knobs: `force_status` answers every object request with that status;
-`stop()` closes the listening socket and every open connection (a server
-that went away). Counters: `connections`, `requests`, `multipart_completed`.
+`fail_every = N` answers every Nth object request whose method is in
+`fail_methods` (all by default) with 503 SlowDown; `deny_delete` is a set of keys a multi-object
+delete refuses (AccessDenied, in a 200 answer); `stop()` closes the
+listening socket and every open connection (a server that went away).
+Counters: `connections`, `requests`, `multipart_completed`,
+`multi_deletes` (the key count of each multi-object delete), `deletes`
+(single-object DELETEs).
 """
 import base64
 import hashlib
 import hmac
+import itertools
 import http.server
 import socket
 import ssl
 import threading
 import urllib.parse
+import xml.etree.ElementTree as ET
+import zlib
 from xml.sax.saxutils import escape
 
 ACCESS = "SBTESTACCESSKEY"
@@ -38,23 +53,35 @@ def _uri_encode(s, keep_slash):
 
 
 class S3Mock:
-    def __init__(self, region="us-east-1", tls=None):
-        """tls: (certfile, keyfile) to serve https."""
+    def __init__(self, region="us-east-1", tls=None, share=None):
+        """tls: (certfile, keyfile) to serve https. share: another S3Mock whose
+        buckets this one serves too (two endpoints of one store, as two
+        radosgw instances of one cluster); counters stay per endpoint."""
         self.region = region
-        self.buckets = {}          # name -> {key: bytes}
-        self.uploads = {}          # upload id -> {part number: bytes}
-        self.lock = threading.Lock()
+        self.buckets = share.buckets if share else {}   # name -> {key: bytes}
+        self.uploads = share.uploads if share else {}   # upload id -> {part number: bytes}
+        self.upload_ids = share.upload_ids if share else itertools.count(1)
+        self.lock = share.lock if share else threading.Lock()
         self.connections = 0
         self.requests = 0
         self.bad_signatures = 0
         self.multipart_completed = 0
         self.force_status = None
+        self.fail_every = 0
+        self.fail_methods = None
+        self.deny_delete = set()
+        self.multi_deletes = []
+        self.deletes = 0
+        self._object_requests = 0
         self.seen_methods = set()
         self._socks = set()
         mock = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # headers and body in one write (flushed after each request): no
+            # Nagle and delayed-ACK wait between them
+            wbufsize = 1 << 16
 
             def setup(self):
                 super().setup()
@@ -176,6 +203,12 @@ class S3Mock:
             self.seen_methods.add((h.command, bool(key), tuple(sorted(q))))
         if key and self.force_status:
             return self._error(h, self.force_status, "Forced")
+        if key and self.fail_every and (not self.fail_methods or h.command in self.fail_methods):
+            with self.lock:
+                self._object_requests += 1
+                fail = self._object_requests % self.fail_every == 0
+            if fail:
+                return self._error(h, 503, "SlowDown")
         with self.lock:
             return self._dispatch(h, bucket, key, q, body)
 
@@ -198,14 +231,7 @@ class S3Mock:
                 del self.buckets[bucket]
                 return self._reply(h, 204)
             if m == "POST" and "delete" in q:
-                md5 = base64.b64encode(hashlib.md5(body).digest()).decode()
-                if h.headers.get("Content-MD5") != md5:
-                    return self._error(h, 400, "InvalidDigest")
-                import re
-                for k in re.findall(r"<Key>(.*?)</Key>", body.decode()):
-                    k = k.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
-                    b.pop(k, None)
-                return self._reply(h, 200, "<DeleteResult></DeleteResult>")
+                return self._multi_delete(h, b, body)
             if m == "GET" and q.get("list-type") == "2":
                 prefix = q.get("prefix", "")
                 maxk = int(q.get("max-keys", "1000"))
@@ -226,7 +252,7 @@ class S3Mock:
         if b is None:
             return self._error(h, 404, "NoSuchBucket")
         if m == "POST" and "uploads" in q:
-            uid = f"up{len(self.uploads) + 1}"
+            uid = f"up{next(self.upload_ids)}"
             self.uploads[uid] = {}
             return self._reply(h, 200, f"<InitiateMultipartUploadResult><UploadId>{uid}"
                                "</UploadId></InitiateMultipartUploadResult>")
@@ -264,5 +290,102 @@ class S3Mock:
             return None
         if m == "DELETE":
             del b[key]
+            self.deletes += 1
             return self._reply(h, 204)
         return self._error(h, 400, "NotImplemented")
+
+    # ---- DeleteObjects ----
+    @staticmethod
+    def _digest_error(h, body):
+        """None when the body's digest header is there and right, else the S3 error code."""
+        md5 = h.headers.get("Content-MD5")
+        if md5 is not None:
+            ok = md5 == base64.b64encode(hashlib.md5(body).digest()).decode()
+            return None if ok else "InvalidDigest"
+        sums = {
+            "x-amz-checksum-sha256": lambda: hashlib.sha256(body).digest(),
+            "x-amz-checksum-sha1": lambda: hashlib.sha1(body).digest(),
+            "x-amz-checksum-crc32": lambda: zlib.crc32(body).to_bytes(4, "big"),
+        }
+        for name, fn in sums.items():
+            v = h.headers.get(name)
+            if v is not None:
+                return None if v == base64.b64encode(fn()).decode() else "BadDigest"
+        return "MissingContentMD5"
+
+    def _multi_delete(self, h, b, body):
+        code = self._digest_error(h, body)
+        if code:
+            return self._error(h, 400, code)
+        try:
+            root = ET.fromstring(body)
+        except ET.ParseError:
+            return self._error(h, 400, "MalformedXML")
+        tag = lambda e: e.tag.rsplit("}", 1)[-1]
+        if tag(root) != "Delete":
+            return self._error(h, 400, "MalformedXML")
+        quiet, keys = False, []
+        for e in root:
+            if tag(e) == "Quiet":
+                if (e.text or "").strip() not in ("true", "false"):
+                    return self._error(h, 400, "MalformedXML")
+                quiet = e.text.strip() == "true"
+            elif tag(e) == "Object":
+                k = [x for x in e if tag(x) == "Key"]
+                if len(k) != 1 or not k[0].text:
+                    return self._error(h, 400, "MalformedXML")
+                keys.append(k[0].text)
+            else:
+                return self._error(h, 400, "MalformedXML")
+        if not 1 <= len(keys) <= 1000:
+            return self._error(h, 400, "MalformedXML")
+        self.multi_deletes.append(len(keys))
+        out = "<DeleteResult>"
+        for k in keys:
+            if k in self.deny_delete:
+                out += (f"<Error><Key>{escape(k)}</Key><Code>AccessDenied</Code>"
+                        "<Message>Access Denied</Message></Error>")
+                continue
+            b.pop(k, None)       # a key that is not there counts as deleted, as in S3
+            if not quiet:
+                out += f"<Deleted><Key>{escape(k)}</Key></Deleted>"
+        out += "</DeleteResult>"
+        return self._reply(h, 200, out, {"Content-Type": "application/xml"})
+
+
+def signed_request(mock, method, path, query="", body=b"", headers=None, secret=SECRET):
+    """One request to the mock signed with SigV4 as a client would (for tests of
+    the mock's own checks). path is /bucket[/key]; returns (status, body bytes)."""
+    import datetime
+    import http.client
+    now = datetime.datetime.now(datetime.timezone.utc)
+    amzdate, date = now.strftime("%Y%m%dT%H%M%SZ"), now.strftime("%Y%m%d")
+    h = {"Host": mock.host, "x-amz-date": amzdate,
+         "x-amz-content-sha256": hashlib.sha256(body).hexdigest()}
+    h.update(headers or {})
+    names = sorted(k.lower() for k in h)
+    low = {k.lower(): v for k, v in h.items()}
+    canon_headers = "".join(f"{n}:{' '.join(str(low[n]).split())}\n" for n in names)
+    q = urllib.parse.parse_qsl(query, keep_blank_values=True)
+    canon_query = "&".join(
+        f"{_uri_encode(k, False)}={_uri_encode(v, False)}" for k, v in sorted(q))
+    signed = ";".join(names)
+    canon = "\n".join([method, _uri_encode(path, True), canon_query, canon_headers, signed,
+                       low["x-amz-content-sha256"]])
+    scope = f"{date}/{mock.region}/s3/aws4_request"
+    sts = "\n".join(["AWS4-HMAC-SHA256", amzdate, scope,
+                     hashlib.sha256(canon.encode()).hexdigest()])
+    k = _sign(("AWS4" + secret).encode(), date)
+    for part in (mock.region, "s3", "aws4_request"):
+        k = _sign(k, part)
+    sig = hmac.new(k, sts.encode(), hashlib.sha256).hexdigest()
+    h["Authorization"] = (f"AWS4-HMAC-SHA256 Credential={ACCESS}/{scope}, "
+                          f"SignedHeaders={signed}, Signature={sig}")
+    c = http.client.HTTPConnection("127.0.0.1", mock.port, timeout=30)
+    try:
+        c.request(method, _uri_encode(path, True) + (f"?{query}" if query else ""), body=body,
+                  headers=h)
+        r = c.getresponse()
+        return r.status, r.read()
+    finally:
+        c.close()

@@ -13,7 +13,7 @@ import subprocess
 import pytest
 
 from conftest import run
-from s3mock import ACCESS, SECRET, S3Mock
+from s3mock import ACCESS, SECRET, S3Mock, signed_request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SEED_FILES = os.path.join(HERE, "..", "fixtures", "warp")
@@ -241,6 +241,12 @@ def test_credentials_required_and_never_printed(s3):
     (["--duration", "soon", "put"], "--duration: 'soon' is not a duration"),
     (["--bucket", "Bad_Name", "put"], "--bucket: 'Bad_Name' is not a bucket name"),
     (["--lookup", "auto", "put"], "--lookup: 'auto' is not one of path, dns"),
+    (["--host", "a:1,,b:2", "put"], "--host: 'a:1,,b:2' has an empty host in its list"),
+    (["--host", "h{1...3}:9000", "put"], "uses warp's {1...N} expansion, which is not supported"),
+    (["--host", ",".join(f"h{i}:1" for i in range(17)), "put"], "names more than 16 hosts"),
+    (["--batch", "0", "delete"], "--batch: '0' is not a number in 1..1000"),
+    (["--batch", "1001", "delete"], "--batch: '1001' is not a number in 1..1000"),
+    (["--batch", "10", "get"], "--batch: only the delete benchmark deletes in batches (this is get)"),
     (["--get-distrib", "50", "mixed"], "they add up to 105, not 100"),
     (["--warp-client", "a:7761", "put"], "--warp-client: unknown or unsupported option"),
     (["zap"], "'zap' is not a supported benchmark"),
@@ -381,7 +387,12 @@ def test_iterations_summary_mean_stddev(s3):
               "--duration", "1s", "--iterations", "2", "--target", "mock", "get")
     assert r.rc == 0, r
     assert "=== summary over 2 iterations" in r.out
-    assert "mock: s3-get:" in r.out and "; TTFB p50 " in r.out
+    # in object words and units, and the object table (no block table)
+    assert "mock: s3-get: GET 1 KiB x 1: " in r.out and " ops/s on average" in r.out, r
+    assert ", TTFB p50 " in r.out and "read IOPS" not in r.out
+    table = r.out.split("\n=== object storage\n")[1].splitlines()
+    assert table[0].startswith("target | workload | operation | object size | concurrency")
+    assert table[2].startswith("mock   | s3-get   | GET       | 1 KiB       | 1 ")
 
 
 @pytest.fixture
@@ -415,3 +426,170 @@ def test_tls_verified_by_default(tls_s3):
     r = s3run(m, "--insecure", *args)
     assert r.rc == 0, r
     assert m.buckets == {} and m.bad_signatures == 0
+
+
+# ---- warp's multi-object delete (delete --batch) ----
+
+def test_delete_batch_counts_objects_and_requests(s3):
+    r = s3run(s3, "--obj.size", "1KiB", "--objects", "250", "--concurrent", "2",
+              "--batch", "100", "--duration", "30s", "--output-format=json", "delete")
+    assert r.rc == 0, r
+    d = jobs_by_op(r)["DELETE"]
+    x = d["storagebench"]["s3"]
+    # every prepared object once, in DeleteObjects requests of at most 100 keys
+    assert x["objects"] == 250 and x["requests"] == 3 and x["errors"] == 0, x
+    assert sorted(s3.multi_deletes) == [50, 100, 100]
+    assert s3.deletes == 0
+    assert d["read"]["total_ios"] == 3            # requests
+    assert x["req_ns"]["N"] == 3
+    # objects per second: 250 objects over the run, not 3 requests
+    runtime_s = r.json["s3"]["runtime_us"] / 1e6
+    assert abs(x["ops"] - 250 / runtime_s) < 1e-6 * max(1.0, x["ops"]), (x["ops"], runtime_s)
+    assert r.json["s3"]["cleaned"] == 0 and s3.buckets == {}
+    assert s3.bad_signatures == 0
+
+
+def test_delete_batch_default_is_warps_100(s3):
+    r = s3run(s3, "--obj.size", "1KiB", "--objects", "150", "--concurrent", "1",
+              "--duration", "30s", "--output-format=json", "delete")
+    assert r.rc == 0, r
+    assert s3.multi_deletes == [100, 50] and s3.deletes == 0
+    assert jobs_by_op(r)["DELETE"]["storagebench"]["s3"]["objects"] == 150
+
+
+def test_delete_batch_1_is_one_delete_per_object(s3):
+    r = s3run(s3, "--obj.size", "1KiB", "--objects", "30", "--concurrent", "2",
+              "--batch", "1", "--duration", "30s", "--output-format=json", "delete")
+    assert r.rc == 0, r
+    x = jobs_by_op(r)["DELETE"]["storagebench"]["s3"]
+    assert x["objects"] == x["requests"] == 30
+    assert s3.deletes == 30 and s3.multi_deletes == []
+    assert s3.buckets == {}
+
+
+def test_delete_batch_refused_key_is_a_failed_request(s3):
+    # one worker: object names are 0/<id>.obj; the first batch holds 0/5.obj
+    s3.deny_delete = {"0/5.obj"}
+    r = s3run(s3, "--obj.size", "1KiB", "--objects", "20", "--concurrent", "1",
+              "--batch", "10", "--duration", "30s", "--output-format=json", "delete")
+    assert r.rc == 1, r
+    x = jobs_by_op(r)["DELETE"]["storagebench"]["s3"]
+    assert x["requests"] == 2 and x["errors"] == 1 and x["objects"] == 10, x
+    assert x["errors_by_status"] == {"200": 1}
+    assert "1 of 10 keys not deleted (first: 0/5.obj: AccessDenied)" in x["first_error"]
+    # the cleanup cannot remove it either, and says so; nothing else is left
+    assert "removing the benchmark's objects" in r.err, r
+    assert [set(v) for v in s3.buckets.values()] == [{"0/5.obj"}]
+
+
+def test_delete_batch_from_run_file(s3, tmp):
+    p = write(tmp, "delete.yaml", f"""\
+warp:
+  api: v1
+  benchmark: delete
+  host: {s3.host}
+  objects: 60
+  concurrent: 2
+  duration: 30s
+  obj:
+    size: 1KiB
+  params:
+    batch: 25
+""")
+    r = run("s3", "--log-level", "warn", "run", p, "--output-format=json", env=KEYS)
+    assert r.rc == 0, r
+    assert sorted(s3.multi_deletes) == [10, 25, 25]
+    assert jobs_by_op(r)["DELETE"]["storagebench"]["s3"]["objects"] == 60
+
+
+def test_parse_only_batch_outside_delete_named(tmp):
+    p = write(tmp, "get.yaml", SEED_DELETE.replace("benchmark: delete", "benchmark: get")
+              .replace("  tls: true\n", "  tls: true\n  batch: 10\n"))
+    r = run("--parse-only", p)
+    assert r.rc == 2, r
+    assert "--batch: only the delete benchmark deletes in batches" in r.err, r
+
+
+# ---- the mock checks a multi-object delete as radosgw does ----
+
+def _delete_xml(keys, quiet=False):
+    body = "<Delete>" + ("<Quiet>true</Quiet>" if quiet else "")
+    body += "".join(f"<Object><Key>{k}</Key></Object>" for k in keys) + "</Delete>"
+    return body.encode()
+
+
+def _md5(body):
+    import base64
+    import hashlib
+    return base64.b64encode(hashlib.md5(body).digest()).decode()
+
+
+def test_mock_multi_delete_checks(s3):
+    import base64
+    import hashlib
+    s3.buckets["b"] = {f"k{i}": b"x" for i in range(3)}
+    body = _delete_xml(["k0"])
+    # no digest, a wrong one, a wrong checksum: refused, nothing deleted
+    assert signed_request(s3, "POST", "/b", "delete=", body)[0] == 400
+    st, out = signed_request(s3, "POST", "/b", "delete=", body, {"Content-MD5": _md5(b"x")})
+    assert st == 400 and b"InvalidDigest" in out
+    st, out = signed_request(s3, "POST", "/b", "delete=", body,
+                             {"x-amz-checksum-sha256": base64.b64encode(b"0" * 32).decode()})
+    assert st == 400 and b"BadDigest" in out
+    assert set(s3.buckets["b"]) == {"k0", "k1", "k2"}
+    # malformed documents
+    for bad in (b"<Delete><Object><Key>k0</Key></Object>", b"<Remove/>", b"<Delete></Delete>",
+                _delete_xml([f"x{i}" for i in range(1001)])):
+        st, out = signed_request(s3, "POST", "/b", "delete=", bad, {"Content-MD5": _md5(bad)})
+        assert st == 400 and b"MalformedXML" in out, (bad[:40], out)
+    assert s3.multi_deletes == []
+    # an x-amz-checksum instead of Content-MD5, not quiet: the deleted keys are listed
+    st, out = signed_request(s3, "POST", "/b", "delete=", body, {
+        "x-amz-checksum-sha256": base64.b64encode(hashlib.sha256(body).digest()).decode()})
+    assert st == 200 and b"<Deleted><Key>k0</Key></Deleted>" in out, out
+    # quiet: only errors listed
+    s3.deny_delete = {"k2"}
+    body = _delete_xml(["k1", "k2"], quiet=True)
+    st, out = signed_request(s3, "POST", "/b", "delete=", body, {"Content-MD5": _md5(body)})
+    assert st == 200 and b"<Deleted>" not in out and b"<Key>k2</Key><Code>AccessDenied" in out
+    assert s3.buckets["b"] == {"k2": b"x"} and s3.multi_deletes == [1, 2]
+
+
+# ---- several hosts (warp's --host a:1,b:2, one request after the other on each) ----
+
+@pytest.fixture
+def two_s3():
+    a = S3Mock()
+    b = S3Mock(share=a)
+    yield a, b
+    a.stop()
+    b.stop()
+
+
+def test_several_hosts_round_robin(two_s3):
+    a, b = two_s3
+    r = s3run(a, "--obj.size", "1KiB", "--objects", "40", "--concurrent", "2",
+              "--duration", "1s", "--output-format=json", "get", host=f"{a.host},{b.host}")
+    assert r.rc == 0, r
+    x = jobs_by_op(r)["GET"]["storagebench"]["s3"]
+    assert x["errors"] == 0 and x["requests"] > 20, x
+    # every worker takes the hosts in turn: the two endpoints share the requests,
+    # apart from one per worker and the bucket's own (create, cleanup: on one host)
+    total = a.requests + b.requests
+    assert total >= x["requests"] + 40
+    assert abs(a.requests - b.requests) <= 2 + 6, (a.requests, b.requests)
+    assert a.connections >= 1 and b.connections >= 1
+    assert a.bad_signatures == b.bad_signatures == 0   # each request signed for its host
+    assert r.json["s3"]["endpoint"] == f"{a.host},{b.host}"
+    assert a.buckets == {}                                # one store: cleaned up through both
+
+
+def test_several_hosts_one_down_named(two_s3):
+    a, b = two_s3
+    b.stop()
+    r = s3run(a, "--obj.size", "1KiB", "--objects", "20", "--concurrent", "2",
+              "--duration", "1s", "get", host=f"{a.host},{b.host}")
+    assert r.rc == 1, r
+    # the prepare phase's requests to the stopped host fail: that host is named
+    assert "preparing 20 objects" in r.err and str(b.port) in r.err, r
+    assert a.buckets == {}

@@ -106,6 +106,14 @@ static int test_errors(void)
 		{STORES ", \"objectWorkloads\": [{\"name\": \"w\", \"benchmark\": \"get\", "
 			"\"concurrent\": 0}]",
 		 "spec.objectWorkloads[0].concurrent: must be a whole number from 1 to 1024"},
+		{STORES ", \"objectWorkloads\": [{\"name\": \"w\", \"benchmark\": \"delete\", "
+			"\"batch\": 1001}]",
+		 "spec.objectWorkloads[0].batch: must be a whole number from 1 to 1000"},
+		{STORES ", \"objectWorkloads\": [{\"name\": \"w\", \"benchmark\": \"get\", "
+			"\"batch\": 10}]",
+		 "spec.objectWorkloads[0].batch: only the delete benchmark deletes in batches "
+		 "(this "
+		 "is get)"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char text[2048];
@@ -113,6 +121,34 @@ static int test_errors(void)
 		if (expect_invalid(text, cases[i].needle) != T_PASS)
 			return T_FAIL;
 	}
+	return T_PASS;
+}
+
+/* warp's delete --batch: passed to the runner when set, else the runner's default (100). */
+static int test_batch_args(void)
+{
+	static struct br_spec s;
+	char err[1024] = "";
+	int r = parse("{\"storageClasses\": [\"fast\"], " STORES
+		      ", \"objectWorkloads\": [{\"name\": \"del\", \"benchmark\": \"delete\", "
+		      "\"batch\": 250}, {\"name\": \"del1\", \"benchmark\": \"delete\"}]}",
+		      &s, err, sizeof(err));
+	if (r)
+		fprintf(stderr, "    %s\n", err);
+	CHECK_INT(r, 0);
+	CHECK_INT(s.obj->wl[0].batch, 250);
+	CHECK_INT(s.obj->wl[1].batch, 0);
+	json_t *args = br_objstore_runner_args(s.obj, br_objstore_find(s.obj, "rgw"));
+	char *a = json_dumps(args, JSON_COMPACT);
+	json_decref(args);
+	br_spec_release(&s);
+	const char *second = a ? strstr(a, "\"--label\",\"del1\"") : NULL;
+	int ok = a && second && strstr(a, "\"--objects\",\"100\",\"--batch\",\"250\",") &&
+		 !strstr(second, "--batch");
+	if (!ok)
+		fprintf(stderr, "    args %s\n", a ? a : "(null)");
+	free(a);
+	CHECK(ok);
 	return T_PASS;
 }
 
@@ -317,6 +353,7 @@ static const struct test_case cases[] = {
 	{"objstore/profile_errors", test_profile_errors},
 	{"objstore/parse", test_parse},
 	{"objstore/errors", test_errors},
+	{"objstore/batch_args", test_batch_args},
 	{"objstore/plan_no_pvc", test_plan_no_pvc},
 };
 TEST_MAIN(cases)

@@ -104,6 +104,80 @@ static int test_flags(void)
 	return T_PASS;
 }
 
+/* warp's --host list: split, taken in turn, each URL on its own host; bad lists named. */
+static int test_hosts(void)
+{
+	struct sb_s3_opts o;
+	char err[512], u[256];
+	sb_s3_opts_init(&o);
+	CHECK_INT(sb_s3_opt_set(&o, "", "host", "rgw1:7480, rgw2:7480,10.0.0.3", err, sizeof(err)),
+		  0);
+	CHECK_INT(o.nhosts, 3);
+	CHECK_STR(sb_s3_host(&o, 0), "rgw1:7480");
+	CHECK_STR(sb_s3_host(&o, 1), "rgw2:7480");
+	CHECK_STR(sb_s3_host(&o, 2), "10.0.0.3");
+	CHECK_STR(sb_s3_host(&o, 4), "rgw2:7480");
+	CHECK_STR(o.host, "rgw1:7480, rgw2:7480,10.0.0.3"); /* as given: the endpoint's name */
+	CHECK_INT(sb_s3_url_at(&o, sb_s3_host(&o, 1), "b", "k", NULL, u, sizeof(u)), 0);
+	CHECK_STR(u, "http://rgw2:7480/b/k");
+	CHECK_INT(sb_s3_url(&o, "b", NULL, NULL, u, sizeof(u)), 0);
+	CHECK_STR(u, "http://rgw1:7480/b");
+	/* one host: the list of one */
+	CHECK_INT(sb_s3_opt_set(&o, "", "host", "h:1", err, sizeof(err)), 0);
+	CHECK_INT(o.nhosts, 1);
+	CHECK_STR(sb_s3_host(&o, 7), "h:1");
+	static const struct {
+		const char *val, *want;
+	} bad[] = {
+		{"a:1,", "--host: 'a:1,' has an empty host in its list"},
+		{"a:1, ,b", "has an empty host in its list"},
+		{"h{1...4}:9000", "uses warp's {1...N} expansion, which is not supported"},
+		{"a:1,http://b:2", "has a scheme"},
+		{"a:1,b/x", "is not a list of host[:port]"},
+		{"a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q", "names more than 16 hosts"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		CHECK_INT(sb_s3_opt_set(&o, "", "host", bad[i].val, err, sizeof(err)), -EINVAL);
+		if (!strstr(err, bad[i].want))
+			fprintf(stderr, "    %s: %s\n", bad[i].val, err);
+		CHECK(strstr(err, bad[i].want) != NULL);
+	}
+	return T_PASS;
+}
+
+/* warp's delete --batch: 100 by default, 1..1000, only for delete. */
+static int test_batch(void)
+{
+	struct sb_s3_opts o;
+	char err[512];
+	sb_s3_opts_init(&o);
+	CHECK_INT(o.batch, 100);
+	snprintf(o.host, sizeof(o.host), "h:1");
+	o.bench = SB_S3_B_GET;
+	CHECK_INT(sb_s3_opts_check(&o, err, sizeof(err)), 0); /* the default: no complaint */
+	CHECK_INT(sb_s3_opt_set(&o, "", "batch", "1000", err, sizeof(err)), 0);
+	CHECK_INT(o.batch, 1000);
+	CHECK_INT(sb_s3_opts_check(&o, err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "--batch: only the delete benchmark deletes in batches (this is get)");
+	o.bench = SB_S3_B_DELETE;
+	CHECK_INT(sb_s3_opts_check(&o, err, sizeof(err)), 0);
+	CHECK_INT(sb_s3_opt_set(&o, "f.yaml:3", "batch", "0", err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "f.yaml:3: --batch: '0' is not a number in 1..1000");
+	CHECK_INT(sb_s3_opt_set(&o, "", "batch", "1001", err, sizeof(err)), -EINVAL);
+	CHECK_INT(o.batch, 1000);
+	/* in a run file, at the top or under params: as warp writes it */
+	const char *text = "warp:\n  api: v1\n  benchmark: delete\n  params:\n    batch: 25\n";
+	sb_s3_opts_init(&o);
+	CHECK_INT(sb_s3_yaml_parse(&o, "d.yaml", text, strlen(text), err, sizeof(err)), 0);
+	CHECK_INT(o.batch, 25);
+	text = "warp:\n  api: v1\n  benchmark: delete\n  batch: 7\n";
+	sb_s3_opts_init(&o);
+	CHECK_INT(sb_s3_yaml_parse(&o, "d.yaml", text, strlen(text), err, sizeof(err)), 0);
+	CHECK_INT(o.batch, 7);
+	return T_PASS;
+}
+
 static int write_file(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
@@ -264,6 +338,8 @@ static const struct test_case cases[] = {
 	{"s3/urls", test_urls},
 	{"s3/xml", test_xml},
 	{"s3/flags", test_flags},
+	{"s3/hosts", test_hosts},
+	{"s3/batch", test_batch},
 	{"s3/yaml", test_yaml},
 	{"s3/error_counts", test_error_counts},
 	{"s3/aggregates", test_aggregates},
