@@ -16,7 +16,7 @@
 enum sb_out_format { SB_OUT_NORMAL, SB_OUT_JSON, SB_OUT_JSON_PLUS };
 
 /* --clients: at most this many processes (as many as a class's runner pods) */
-#define SB_CLIENTS_MAX 64
+#define SB_CLIENTS_MAX 64u
 
 struct sb_cli {
 	enum sb_out_format format;
