@@ -742,8 +742,10 @@ void sb_clients_text(FILE *f, const json_t *doc)
 			fprintf(f, "aggregate over the %.0f s every client measured\n",
 				json_number_value(sec));
 		else
-			fprintf(f, "aggregate of the clients' rates (%s)\n",
-				json_is_string(win) ? json_string_value(win) : "no series");
+			fprintf(f, "aggregate: the sum of the clients' rates (%s)\n",
+				json_is_string(win) && !strcmp(json_string_value(win), "rates")
+					? "no second that every client measured whole"
+					: "no per-second series");
 		fprintf(f, "  %-10s %12s %12s %12s %12s %12s %12s\n", "", "read IOPS", "read MiB/s",
 			"write IOPS", "write MiB/s", "clat p50 us", "clat p99 us");
 		fprintf(f, "  %-10s %12.1f %12.2f %12.1f %12.2f %12.1f %12.1f\n", "all",

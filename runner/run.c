@@ -163,7 +163,7 @@ static int run_group(const struct sb_joblist *l, size_t first, size_t last, unsi
 				else
 					out->io_error = true;
 				sb_error("Job could not start", "job=%s clone=%u error=\"%s\"",
-					 g->job->o.name, c, w->res->errmsg);
+					 g->job->o.name, g->cfg.clone_base + c, w->res->errmsg);
 			}
 		}
 	}
