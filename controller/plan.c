@@ -2,6 +2,7 @@
 #include "controller/plan.h"
 
 #include "controller/spec.h"
+#include "labels.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -196,7 +197,7 @@ static void progress_class(const struct br_obs *o, struct br_plan *p, size_t i, 
 			}
 			deadline(next, o->now, since + o->iteration_s);
 		}
-	} else if (cur->phase == BR_POD_FAILED && cur->exit_code == 2) {
+	} else if (cur->phase == BR_POD_FAILED && cur->exit_code == SB_EXIT_USAGE) {
 		fail_class(p, c, i, "RunnerFailed", "the runner refused the workload: %s",
 			   cur->message[0] ? cur->message : "exit status 2");
 		return;

@@ -52,6 +52,21 @@
 #define SB_SIGN_SECRET_KEY "key"
 #define SB_SIGN_DIR	   "/var/run/secrets/storagebench.io/run-key"
 #define SB_SIGN_PATH	   SB_SIGN_DIR "/" SB_SIGN_SECRET_KEY
+/*
+ * The runner's exit status, in every mode (command line, pod, s3; docs/runner.md).
+ * The controller (controller/plan.c) retries a runner pod that failed with
+ * anything but SB_EXIT_USAGE in a new attempt.
+ */
+#define SB_EXIT_OK    0 /* every job ran (pod mode: every iteration recorded) */
+#define SB_EXIT_FAIL  1 /* a job failed while doing I/O, or the API failed: retried */
+#define SB_EXIT_USAGE 2 /* refused: bad option, a configuration that cannot run; not retried */
+/*
+ * Stopped by SIGTERM or SIGINT (runner/stop.h): 128 + the signal, as a shell
+ * reports a process the signal ended (143 SIGTERM, 130 SIGINT). What was
+ * complete is kept (printed, recorded); the interrupted iteration is not.
+ */
+#define SB_EXIT_INTERRUPTED_BASE 128
+#define SB_EXIT_INTERRUPTED(sig) (SB_EXIT_INTERRUPTED_BASE + (sig))
 /* The runner's subcommand that only waits for SIGTERM (the consumer pod of a
  * lifecycle measurement, controller/lifecycle.c): storagebench-runner idle */
 #define SB_RUNNER_IDLE "idle"

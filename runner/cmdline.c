@@ -38,6 +38,7 @@ int sb_cli_parse(int argc, char **argv, struct sb_cli *cli, struct sb_diag *d)
 	sb_job_opts_init(&cli->global.o);
 	snprintf(cli->global.origin, sizeof(cli->global.origin), "command line");
 	cli->iterations = 1;
+	cli->clients = 1;
 	cli->jobfiles = calloc((size_t)argc + 1, sizeof(*cli->jobfiles));
 	if (!cli->jobfiles)
 		return -ENOMEM;
@@ -95,6 +96,18 @@ int sb_cli_parse(int argc, char **argv, struct sb_cli *cli, struct sb_diag *d)
 				goto out;
 			}
 			cli->iterations = (unsigned)n;
+			continue;
+		}
+		if (!strcmp(key, "clients")) {
+			uint64_t n;
+			if (!val || sb_parse_u64(val, &n) || n < 1 || n > SB_CLIENTS_MAX) {
+				snprintf(d->msg, sizeof(d->msg),
+					 "--clients: '%s' is not an integer from 1 to %u",
+					 val ? val : "", SB_CLIENTS_MAX);
+				ret = -EINVAL;
+				goto out;
+			}
+			cli->clients = (unsigned)n;
 			continue;
 		}
 		if (!strcmp(key, "label")) {

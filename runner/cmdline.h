@@ -4,7 +4,7 @@
  * (or -key=value); those before the first --name are global; each --name
  * starts a job; other arguments are job files. Our own flags:
  * --output-format, --output, --parse-only, --profile, --iterations,
- * --label, --report-format, --version, --help, --cmdhelp.
+ * --clients, --label, --report-format, --version, --help, --cmdhelp.
  */
 #ifndef SB_RUNNER_CMDLINE_H
 #define SB_RUNNER_CMDLINE_H
@@ -15,12 +15,16 @@
 
 enum sb_out_format { SB_OUT_NORMAL, SB_OUT_JSON, SB_OUT_JSON_PLUS };
 
+/* --clients: at most this many processes (as many as a class's runner pods) */
+#define SB_CLIENTS_MAX 64u
+
 struct sb_cli {
 	enum sb_out_format format;
 	const char *output; /* borrowed from argv */
 	bool parse_only;
 	const char *profile;
 	unsigned iterations;
+	unsigned clients; /* --clients=N: N processes run the jobs together (runner/clients.h) */
 	const char *label;
 	const char *report_format; /* txt, md, csv, json, svg */
 	const char *report_file;   /* --report=FILE: the summary goes there */

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "runner/files.h"
+#include "runner/run.h"
+#include "runner/stop.h"
 #include "runner/trim.h"
 
 #include "log.h"
@@ -285,6 +287,13 @@ static int layout_data(struct sb_worker *w, int fd, const char *path, uint64_t f
 		sb_fmt_bytes(end, b1, sizeof(b1)));
 	for (uint64_t off = from; off < end;) {
 		size_t n = end - off < LAYOUT_CHUNK ? (size_t)(end - off) : LAYOUT_CHUNK;
+		if (sb_stop_requested()) {
+			ret = -EINTR;
+			snprintf(w->res->errmsg, sizeof(w->res->errmsg),
+				 "laying out '%s' stopped at offset %llu by %s", path,
+				 (unsigned long long)off, sb_stop_name(sb_stop_signal()));
+			goto out;
+		}
 		if (w->o->zero_buffers)
 			memset(buf, 0, n);
 		else
@@ -501,7 +510,7 @@ int sb_files_setup(struct sb_worker *w, uint64_t per_file, bool *usage)
 					 "filename: name too long");
 				return -ENAMETOOLONG;
 			}
-			f->shared = o->numjobs > 1;
+			f->shared = o->numjobs > 1 || sb_run_clients() > 1;
 		} else {
 			int r = snprintf(f->path, sizeof(f->path), "%s/%s.%u.%u",
 					 o->directory ? o->directory : ".", o->name, w->clone, i);

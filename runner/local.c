@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "runner/local.h"
 
+#include "runner/clients.h"
 #include "runner/iolog.h"
 
 #include "aggregate.h"
@@ -9,7 +10,10 @@
 #include "runner/out_json.h"
 #include "runner/out_text.h"
 #include "runner/run.h"
+#include "runner/stop.h"
 #include "validity.h"
+
+#include "labels.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -67,6 +71,27 @@ static int aggregate_iteration(struct sb_agg *agg, struct sb_validity *val, cons
 	return 0;
 }
 
+/* Feeds the merged jobs of a --clients iteration into the aggregation. */
+static int aggregate_doc(struct sb_agg *agg, struct sb_validity *val, const char *label,
+			 unsigned it, const json_t *doc)
+{
+	size_t i;
+	const json_t *jj;
+	json_array_foreach(json_object_get(doc, "jobs"), i, jj)
+	{
+		char err[256];
+		int r = sb_agg_add(agg, label, it, jj, err, sizeof(err));
+		if (!r)
+			r = sb_validity_add(val, label, it, jj, err, sizeof(err));
+		if (r) {
+			sb_error("Could not aggregate a result", "workload=%s error=\"%s\"",
+				 json_string_value(json_object_get(jj, "jobname")), err);
+			return r;
+		}
+	}
+	return 0;
+}
+
 int sb_local_run(const struct sb_cli *cli, const struct sb_joblist *jobs)
 {
 	FILE *out = stdout;
@@ -77,6 +102,7 @@ int sb_local_run(const struct sb_cli *cli, const struct sb_joblist *jobs)
 	struct sb_agg *agg = NULL;
 	struct sb_validity *val = NULL;
 	json_t *docs = NULL, *single = NULL;
+	unsigned complete = 0; /* iterations that ran to their end */
 
 	if (cli->output && !(out = fopen(cli->output, "w"))) {
 		fprintf(stderr, "storagebench-runner: --output: cannot write '%s': %s\n",
@@ -103,6 +129,38 @@ int sb_local_run(const struct sb_cli *cli, const struct sb_joblist *jobs)
 		struct sb_results res = SB_RESULTS_INIT;
 		if (n > 1)
 			sb_info("Started iteration", "iteration=%u of=%u", it, n);
+		if (cli->clients > 1) {
+			/* several processes (runner/clients.h): their merged result */
+			json_t *cdoc = NULL;
+			int cs = sb_clients_iteration(jobs, cli->clients, plus, &cdoc);
+			bool intr = cs > SB_EXIT_INTERRUPTED_BASE;
+			if (cs == SB_EXIT_USAGE || intr || (cs && status == 0))
+				status = cs;
+			if (!cdoc)
+				status = status ? status : 1;
+			if (!json && cdoc) {
+				if (n > 1)
+					fprintf(out, "%s=== iteration %u of %u\n",
+						it > 1 ? "\n" : "", it, n);
+				sb_clients_text(out, cdoc);
+			}
+			if (agg && cdoc && !intr && aggregate_doc(agg, val, label, it, cdoc))
+				status = status ? status : 1;
+			if (!intr)
+				complete++;
+			if (json && cdoc && n == 1) {
+				single = cdoc;
+				cdoc = NULL;
+			} else if (json && cdoc) {
+				if (json_array_append_new(docs, cdoc))
+					status = status ? status : 1;
+				cdoc = NULL;
+			}
+			json_decref(cdoc);
+			if (status == 2 || intr)
+				break;
+			continue;
+		}
 		int r = sb_run_jobs(jobs, &res);
 		if (r)
 			status = 1;
@@ -110,13 +168,30 @@ int sb_local_run(const struct sb_cli *cli, const struct sb_joblist *jobs)
 			status = 2;
 		else if (res.io_error && status == 0)
 			status = 1;
+		if (res.interrupted) {
+			/* what ran is printed, marked; it is not a result of the iteration */
+			status = SB_EXIT_INTERRUPTED(res.interrupted);
+			sb_warn("Stopped by a signal: the iteration is incomplete, not summarised",
+				"signal=%s iteration=%u", sb_stop_name(res.interrupted), it);
+		}
 		if (!json) {
 			if (n > 1)
 				fprintf(out, "%s=== iteration %u of %u\n", it > 1 ? "\n" : "", it,
 					n);
+			if (res.interrupted)
+				fprintf(out,
+					"=== interrupted by %s: partial results of an incomplete "
+					"iteration\n",
+					sb_stop_name(res.interrupted));
 			sb_out_text(out, &res);
 		} else {
 			json_t *doc = sb_out_json_doc(&res, plus);
+			if (doc && res.interrupted &&
+			    json_object_set_new(doc, "interrupted",
+						json_string(sb_stop_name(res.interrupted)))) {
+				json_decref(doc);
+				doc = NULL;
+			}
 			if (!doc) {
 				/* not silently: an empty output would look like a result lost */
 				fprintf(stderr,
@@ -129,15 +204,18 @@ int sb_local_run(const struct sb_cli *cli, const struct sb_joblist *jobs)
 			else if (json_array_append_new(docs, doc))
 				status = 1;
 		}
-		if (agg && aggregate_iteration(agg, val, label, it, &res))
+		if (agg && !res.interrupted && aggregate_iteration(agg, val, label, it, &res))
 			status = status ? status : 1;
+		if (!res.interrupted)
+			complete++;
+		bool stop = res.interrupted != 0;
 		sb_results_release(&res);
-		if (status == 2)
+		if (status == 2 || stop)
 			break; /* a configuration problem will not go away */
 	}
 
 	json_t *report = NULL;
-	if (agg) {
+	if (agg && complete) {
 		char aerr[512] = "";
 		if (sb_agg_report_checked(agg, label, &report, aerr, sizeof(aerr))) {
 			fprintf(stderr, "storagebench-runner: no report: %s\n", aerr);
@@ -172,7 +250,7 @@ int sb_local_run(const struct sb_cli *cli, const struct sb_joblist *jobs)
 			fprintf(stderr, "storagebench-runner: summary: %s\n", err);
 			status = status ? status : 1;
 		} else if (!cli->report_file) {
-			fprintf(out, "\n=== summary over %u iterations\n%s", n, txt);
+			fprintf(out, "\n=== summary over %u iterations\n%s", complete, txt);
 		} else if (!(rf = fopen(cli->report_file, "w"))) {
 			fprintf(stderr, "storagebench-runner: --report: cannot write '%s': %s\n",
 				cli->report_file, strerror(errno));

@@ -2,10 +2,12 @@
 /*
  * storagebench-runner: a fio-equivalent I/O benchmark on io_uring.
  *
- * Exit status: 0 when every job ran without error, 1 when a job failed
- * while doing I/O (its partial results and the other jobs' are still
- * printed), 2 for a usage error (bad option, bad job file, unusable
- * configuration such as unaligned direct I/O or a missing directory).
+ * Exit status (lib/labels.h SB_EXIT_*): 0 when every job ran without
+ * error, 1 when a job failed while doing I/O (its partial results and the
+ * other jobs' are still printed), 2 for a usage error (bad option, bad job
+ * file, unusable configuration such as unaligned direct I/O or a missing
+ * directory), 128 + the signal when SIGTERM (143) or SIGINT (130) stopped
+ * it (what ran is printed, marked interrupted; runner/stop.h).
  */
 #include "log.h"
 #include "runner/cmdline.h"
@@ -16,6 +18,7 @@
 #include "runner/profiles.h"
 #include "runner/run.h"
 #include "runner/s3.h"
+#include "runner/stop.h"
 
 #include "labels.h"
 
@@ -50,6 +53,9 @@ static void usage(FILE *f)
 		"another)\n"
 		"  --iterations=N         repeat everything N times, then print mean, stddev,\n"
 		"                         min, max and CV per workload and metric\n"
+		"  --clients=N            N processes run the jobs together, each on its own\n"
+		"                         files, started at a barrier; prints their sum per\n"
+		"                         workload (per-second series) and a row per client\n"
 		"  --label=NAME           what the summary calls the target (default: the "
 		"directory)\n"
 		"  --report-format=txt|md|csv|json|svg   summary format with --iterations (default "
@@ -61,7 +67,8 @@ static void usage(FILE *f)
 		"  --version, --help\n"
 		"\n"
 		"Exit status: 0 success, 1 an I/O failure (results still printed), 2 usage "
-		"error.\n");
+		"error,\n"
+		"143 (130) stopped by SIGTERM (SIGINT): partial results printed, marked.\n");
 }
 
 static void cmdhelp(FILE *f, const char *which)
@@ -122,6 +129,13 @@ int main(int argc, char **argv)
 	struct sb_joblist jobs = SB_JOBLIST_INIT;
 	int status = 0;
 
+	/* every mode stops cleanly on SIGTERM/SIGINT (as PID 1 of a runner
+	 * container, a signal without a handler would be ignored) */
+	int sr = sb_stop_install();
+	if (sr) {
+		fprintf(stderr, "storagebench-runner: cannot handle SIGTERM: %s\n", strerror(-sr));
+		return 1;
+	}
 	if (argc > 1 && !strcmp(argv[1], "pod"))
 		return sb_pod_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], SB_RUNNER_IDLE))

@@ -17,9 +17,12 @@
  * iteration (files laid out) creates its "ready" ConfigMap and waits for
  * the controller's "start" ConfigMap, then for the start time it holds.
  *
- * Exit status: 0 every iteration recorded; 1 an I/O or API failure (the
- * controller retries the remaining iterations in a new pod); 2 the
- * workloads cannot run here (unaligned direct I/O, ...; not retried). The
+ * Exit status (lib/labels.h SB_EXIT_*): 0 every iteration recorded; 1 an
+ * I/O or API failure (the controller retries the remaining iterations in
+ * a new pod); 2 the workloads cannot run here (unaligned direct I/O, ...;
+ * not retried); 128 + the signal (143) when SIGTERM stopped it (the pod
+ * was deleted or evicted): the iterations recorded stay, the one that was
+ * running is not recorded, and a new attempt (if any) runs it again. The
  * reason is also written to the termination message.
  */
 #include "runner/pod.h"
@@ -36,6 +39,7 @@
 #include "runner/run.h"
 #include "sign.h"
 #include "runner/s3_pod.h"
+#include "runner/stop.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -236,6 +240,12 @@ static int barrier_wait(void *ctx, unsigned group)
 		r = kube_get(b->kc, &kube_res_configmaps, e->ns, start, &cm, &kerr);
 		if (r == 0)
 			break;
+		if (sb_stop_requested()) {
+			snprintf(b->err, sizeof(b->err),
+				 "stopped by %s at the start barrier of iteration %u",
+				 sb_stop_name(sb_stop_signal()), b->it);
+			return -EINTR;
+		}
 		if (now_ns(CLOCK_MONOTONIC) > give_up) {
 			snprintf(b->err, sizeof(b->err),
 				 "no start time for iteration %u within %lds (configmap %s: %s)",
@@ -270,9 +280,18 @@ static int barrier_wait(void *ctx, unsigned group)
 			 b->it, (long long)(late / 1000000));
 		return -ETIME;
 	}
-	struct timespec at = {(time_t)(when / 1000000000), (long)(when % 1000000000)};
-	while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &at, NULL) == EINTR)
-		;
+	/* to the start time, in steps of at most 20 ms so that a stop is seen */
+	for (int64_t t = now_ns(CLOCK_REALTIME); t < when; t = now_ns(CLOCK_REALTIME)) {
+		if (sb_stop_requested()) {
+			snprintf(b->err, sizeof(b->err),
+				 "stopped by %s waiting for the start time of iteration %u",
+				 sb_stop_name(sb_stop_signal()), b->it);
+			return -EINTR;
+		}
+		int64_t until = when - t > 20000000 ? t + 20000000 : when;
+		struct timespec at = {(time_t)(until / 1000000000), (long)(until % 1000000000)};
+		(void)clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &at, NULL);
+	}
 	int64_t actual = now_ns(CLOCK_REALTIME);
 	if (group == 0)
 		b->actual_ns = actual;
@@ -424,10 +443,26 @@ int sb_pod_main(int argc, char **argv)
 		status = finish(2, "%s", diag.msg);
 		goto out;
 	}
+	if (cli.log_level) {
+		enum sb_log_level lvl;
+		if (sb_log_parse_level(cli.log_level, &lvl)) {
+			status = finish(2,
+					"--log-level: '%s' is not one of debug, info, warn, error, "
+					"off",
+					cli.log_level);
+			goto out;
+		}
+		sb_log_set_level(lvl);
+	}
 	int jr = sb_cli_jobs(&cli, &jobs, &diag);
 	if (jr) {
 		status = finish(jr == -ENOMEM ? 1 : 2, "%s",
 				jr == -ENOMEM ? "out of memory" : diag.msg);
+		goto out;
+	}
+	if (cli.clients > 1) {
+		status = finish(2, "--clients: not in a runner pod (spec.runner.pods runs several "
+				   "pods per class)");
 		goto out;
 	}
 	for (size_t i = 0; i < jobs.n && e.members > 1 && e.member; i++) {
@@ -471,6 +506,14 @@ kube:
 
 	for (unsigned it = 1; it <= e.iterations; it++) {
 		char name[64];
+		if (sb_stop_requested()) {
+			status =
+				finish(SB_EXIT_INTERRUPTED(sb_stop_signal()),
+				       "stopped by %s before iteration %u; %u iterations recorded, "
+				       "%u already present",
+				       sb_stop_name(sb_stop_signal()), it, recorded, skipped);
+			goto out;
+		}
 		if (e.members > 1 && in_list(e.done, it)) {
 			sb_info("Skipped iteration already recorded", "iteration=%u", it);
 			skipped++;
@@ -526,6 +569,15 @@ kube:
 			fprintf(stderr, "=== %s, iteration %u of %u\n", e.cls, it, e.iterations);
 			r = sb_s3_pod_iteration(&s3, stderr, &doc, err, sizeof(err));
 			fflush(stderr);
+			if (sb_stop_requested()) {
+				json_decref(doc);
+				status = finish(SB_EXIT_INTERRUPTED(sb_stop_signal()),
+						"iteration %u interrupted by %s: not recorded; %u "
+						"iterations recorded, %u already present",
+						it, sb_stop_name(sb_stop_signal()), recorded,
+						skipped);
+				goto out;
+			}
 			if (r) {
 				/* wrong keys, TLS, a bucket with data: a retry will not help */
 				bool final = r == -EACCES || r == -EPROTO || r == -ENOTEMPTY;
@@ -538,6 +590,23 @@ kube:
 		bar.it = it;
 		bar.err[0] = '\0';
 		r = sb_run_jobs(&jobs, &res);
+		if (res.interrupted || sb_stop_requested()) {
+			/* what ran is logged, marked; an incomplete iteration is no result */
+			int sig = res.interrupted ? res.interrupted : sb_stop_signal();
+			fprintf(stderr,
+				"=== %s, iteration %u of %u: interrupted by %s, partial, not "
+				"recorded\n",
+				e.cls, it, e.iterations, sb_stop_name(sig));
+			sb_out_text(stderr, &res);
+			fflush(stderr);
+			sb_results_release(&res);
+			status = finish(
+				SB_EXIT_INTERRUPTED(sig),
+				"iteration %u interrupted by %s: not recorded; %u iterations "
+				"recorded, %u already present",
+				it, sb_stop_name(sig), recorded, skipped);
+			goto out;
+		}
 		if (r && bar.err[0]) {
 			status = finish(1, "iteration %u: %s", it, bar.err);
 			sb_results_release(&res);

@@ -4,6 +4,7 @@
 #include "log.h"
 #include "runner/engine.h"
 #include "runner/files.h"
+#include "runner/stop.h"
 #include "runner/worker.h"
 
 #include <errno.h>
@@ -59,6 +60,19 @@ const struct sb_engine_ops *sb_pick_engine(const struct sb_job_opts *o, char *wh
 	return &sb_engine_psync;
 }
 
+static unsigned client_index, client_count = 1;
+
+void sb_run_set_client(unsigned index, unsigned count)
+{
+	client_index = index;
+	client_count = count ? count : 1;
+}
+
+unsigned sb_run_clients(void)
+{
+	return client_count;
+}
+
 static int (*start_hook)(void *ctx, unsigned group);
 static void *start_hook_ctx;
 
@@ -100,7 +114,8 @@ static int run_group(const struct sb_joblist *l, size_t first, size_t last, unsi
 		/* fio numbers every job clone of the run from 1 (log file names) */
 		g->cfg.first_thread = 1;
 		for (size_t k = 0; k < first + i; k++)
-			g->cfg.first_thread += l->jobs[k].o.numjobs;
+			g->cfg.first_thread += l->jobs[k].o.numjobs * client_count;
+		g->cfg.clone_base = client_index * g->job->o.numjobs;
 		g->cfg.eng = sb_pick_engine(&g->job->o, g->cfg.engine_reason,
 					    sizeof(g->cfg.engine_reason));
 		if (g->cfg.eng == &sb_engine_psync && g->job->o.engine != SB_ENGINE_PSYNC &&
@@ -148,13 +163,18 @@ static int run_group(const struct sb_joblist *l, size_t first, size_t last, unsi
 				else
 					out->io_error = true;
 				sb_error("Job could not start", "job=%s clone=%u error=\"%s\"",
-					 g->job->o.name, c, w->res->errmsg);
+					 g->job->o.name, g->cfg.clone_base + c, w->res->errmsg);
 			}
 		}
 	}
 	/* laid out: a distributed run waits for its start time here */
 	if (start_hook && (ret = start_hook(start_hook_ctx, gidx)) != 0)
 		goto out;
+	if (sb_stop_requested()) {
+		/* stopped while laying out or waiting: the group does not start */
+		out->interrupted = sb_stop_signal();
+		goto out;
+	}
 	/* start them together */
 	pthread_t *threads = calloc(total, sizeof(*threads));
 	bool *running = calloc(total, sizeof(*running));
@@ -185,6 +205,8 @@ static int run_group(const struct sb_joblist *l, size_t first, size_t last, unsi
 			pthread_join(threads[t], NULL);
 	free(threads);
 	free(running);
+	if (sb_stop_requested())
+		out->interrupted = sb_stop_signal();
 
 	/* collect: per clone, or the whole group when group_reporting */
 	bool grouped = l->jobs[first].o.group_reporting;
@@ -235,12 +257,18 @@ int sb_run_jobs(const struct sb_joblist *l, struct sb_results *out)
 	size_t i = 0;
 	unsigned gidx = 0;
 	while (i < l->n) {
+		if (sb_stop_requested()) {
+			out->interrupted = sb_stop_signal();
+			break;
+		}
 		size_t j = i + 1;
 		while (j < l->n && l->jobs[j].group == l->jobs[i].group)
 			j++;
 		int r = run_group(l, i, j, gidx++, out);
 		if (r)
 			return r;
+		if (out->interrupted)
+			break;
 		i = j;
 	}
 	return 0;

@@ -19,6 +19,12 @@ struct sb_results {
 	size_t cap;
 	bool usage_error; /* a job's configuration was unusable (exit 2) */
 	bool io_error;	  /* a job failed while running (exit 1) */
+	/*
+	 * The signal that stopped the run (runner/stop.h), or 0. The results
+	 * are then partial: the groups that ran are in v, the one that was
+	 * running with what it did until the stop; later groups did not run.
+	 */
+	int interrupted;
 };
 
 #define SB_RESULTS_INIT \
@@ -43,6 +49,18 @@ void sb_results_release(struct sb_results *r);
  * thread-safe.
  */
 void sb_run_set_start_hook(int (*fn)(void *ctx, unsigned group), void *ctx);
+
+/*
+ * Several processes running the same jobs (--clients, runner/clients.c):
+ * this process is client index (0..count-1). Clone c of a job with
+ * numjobs N becomes clone index * N + c, so generated file names, random
+ * seeds, offset_increment and log file numbers are those fio gives
+ * count * N clones of the job. (0, 1) is the default. Process-wide.
+ */
+void sb_run_set_client(unsigned index, unsigned count);
+
+/* The count of clients set with sb_run_set_client (1 by default). */
+unsigned sb_run_clients(void);
 
 /* Appends r (taking ownership). 0 or -ENOMEM (r is freed). */
 int sb_results_push(struct sb_results *out, struct sb_job_result *r);

@@ -10,6 +10,7 @@
  */
 #include "log.h"
 #include "runner/s3.h"
+#include "runner/stop.h"
 
 #include <errno.h>
 #include <openssl/evp.h>
@@ -533,7 +534,7 @@ static void *prepare_main(void *arg)
 	struct worker *w = arg;
 	struct run *rn = w->run;
 	for (;;) {
-		if (atomic_load(&rn->prepare_failed))
+		if (atomic_load(&rn->prepare_failed) || sb_stop_requested())
 			break;
 		uint64_t i = atomic_fetch_add(&rn->prepare_next, 1);
 		if (i >= rn->o->objects)
@@ -574,7 +575,8 @@ static void *bench_main(void *arg)
 	const struct sb_s3_opts *o = rn->o;
 	char token[1024] = "";
 
-	while (!w->fatal && now_ns() < rn->deadline_ns) {
+	/* SIGTERM/SIGINT: no new request; the one under way ends (runner/stop.h) */
+	while (!w->fatal && now_ns() < rn->deadline_ns && !sb_stop_requested()) {
 		struct obj ob;
 		uint64_t errs_before = 0;
 		for (int i = 0; i < SB_S3_NOPS; i++)

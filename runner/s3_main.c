@@ -13,6 +13,9 @@
 #include "log.h"
 #include "report.h"
 #include "runner/s3.h"
+#include "runner/stop.h"
+
+#include "labels.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -248,6 +251,7 @@ int sb_s3_main(int argc, char **argv)
 	json_t *single = NULL;
 	if (iterations > 1 && (!agg || !runs))
 		status = 1;
+	unsigned complete = 0; /* iterations not interrupted by a signal */
 	for (unsigned it = 1; it <= iterations && (iterations == 1 || (agg && runs)); it++) {
 		struct sb_s3_result r;
 		if (iterations > 1)
@@ -266,10 +270,21 @@ int sb_s3_main(int argc, char **argv)
 		}
 		/* what ran is printed also when the run stopped early */
 		json_t *doc = sb_s3_json(&o, &r);
+		int sig = sb_stop_signal();
 		if (!doc)
 			status = 1;
 		if (doc && ret)
 			json_object_set_new(doc, "error", json_string(err));
+		if (sig) {
+			/* an interrupted iteration is printed, marked, and not summarised */
+			status = SB_EXIT_INTERRUPTED(sig);
+			if (doc)
+				json_object_set_new(doc, "interrupted",
+						    json_string(sb_stop_name(sig)));
+			if (!json)
+				fprintf(f, "=== interrupted by %s: partial results\n",
+					sb_stop_name(sig));
+		}
 		if (!json && (any || !ret)) {
 			if (iterations > 1)
 				fprintf(f, "%s=== iteration %u of %u\n", it > 1 ? "\n" : "", it,
@@ -279,7 +294,7 @@ int sb_s3_main(int argc, char **argv)
 		sb_s3_result_release(&r);
 		size_t i;
 		json_t *j;
-		json_array_foreach(doc ? json_object_get(doc, "jobs") : NULL, i, j)
+		json_array_foreach(doc && !sig ? json_object_get(doc, "jobs") : NULL, i, j)
 		{
 			char aerr[256];
 			if (agg && sb_agg_add(agg, target, it, j, aerr, sizeof(aerr))) {
@@ -292,11 +307,13 @@ int sb_s3_main(int argc, char **argv)
 			json_array_append_new(runs, doc);
 		else if (doc)
 			single = doc;
-		if (ret)
+		if (!sig)
+			complete++;
+		if (ret || sig)
 			break; /* refused (unreachable, 403, bucket not empty): will not change */
 	}
 	json_t *report = NULL;
-	if (agg) {
+	if (agg && complete) {
 		char aerr[512] = "";
 		if (sb_agg_report_checked(agg, target, &report, aerr, sizeof(aerr))) {
 			fprintf(stderr, "storagebench-runner s3: no report: %s\n", aerr);
@@ -320,7 +337,7 @@ int sb_s3_main(int argc, char **argv)
 			fprintf(stderr, "storagebench-runner s3: summary: %s\n", rerr);
 			status = 1;
 		} else {
-			fprintf(f, "\n=== summary over %u iterations\n%s", iterations, txt);
+			fprintf(f, "\n=== summary over %u iterations\n%s", complete, txt);
 			free(txt);
 		}
 	}

@@ -12,6 +12,7 @@
 #include "runner/files.h"
 #include "runner/iolog.h"
 #include "runner/steady.h"
+#include "runner/stop.h"
 #include "runner/trim.h"
 #include "runner/verify.h"
 
@@ -62,12 +63,10 @@ void sb_gate_destroy(struct sb_gate *g)
 	pthread_mutex_destroy(&g->mu);
 }
 
+/* Sleeps, waking early when the runner is asked to stop (runner/stop.h). */
 static void sleep_ns(uint64_t ns)
 {
-	struct timespec ts = {.tv_sec = (time_t)(ns / NS_PER_SEC),
-			      .tv_nsec = (long)(ns % NS_PER_SEC)};
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
+	(void)sb_stop_sleep_ns(ns);
 }
 
 static void fill_pattern(unsigned char *p, size_t len, const unsigned char *pat, unsigned plen)
@@ -220,7 +219,7 @@ int sb_worker_setup(struct sb_worker *w, const struct sb_job *job, unsigned clon
 	*usage = false;
 	w->job = job;
 	w->o = o;
-	w->clone = clone;
+	w->clone = cfg->clone_base + clone;
 	w->eng = cfg->eng;
 	w->start = cfg->start;
 	w->res = sb_job_result_new();
@@ -236,7 +235,7 @@ int sb_worker_setup(struct sb_worker *w, const struct sb_job *job, unsigned clon
 	snprintf(w->res->engine_ran, sizeof(w->res->engine_ran), "%s", cfg->eng->name);
 	snprintf(w->res->engine_reason, sizeof(w->res->engine_reason), "%s", cfg->engine_reason);
 
-	w->seed = make_seed(o, clone);
+	w->seed = make_seed(o, w->clone);
 	sb_rand_seed(&w->rng_data, w->seed ^ 0xda7a5eedull);
 	w->min_bs = sb_job_min_bs(o);
 	w->max_bs = sb_job_max_bs(o);
@@ -268,7 +267,7 @@ int sb_worker_setup(struct sb_worker *w, const struct sb_job *job, unsigned clon
 		w->free_io_us[w->nfree++] = u;
 	}
 
-	w->thread_number = cfg->first_thread + clone;
+	w->thread_number = cfg->first_thread + w->clone;
 	ret = sb_files_setup(w, cfg->per_file, usage);
 	if (ret)
 		return ret;
@@ -632,6 +631,11 @@ static int close_intervals(struct sb_worker *w, uint64_t now)
 			w->slot_ios[d] = w->slot_bytes[d] = 0;
 		}
 		w->next_boundary += w->interval_ns;
+		if (!w->said_first_interval) {
+			/* a progress mark: the job is measuring (tests wait for it) */
+			w->said_first_interval = true;
+			sb_debug("Measured the first second", "job=%s clone=%u", o->name, w->clone);
+		}
 	}
 	return 0;
 }
@@ -735,7 +739,7 @@ static void complete_io(struct sb_worker *w, struct sb_io_u *u, uint64_t tc)
 static bool done_issuing(struct sb_worker *w, uint64_t now)
 {
 	const struct sb_job_opts *o = w->o;
-	if (w->res->error)
+	if (w->res->error || sb_stop_requested())
 		return true;
 	if (w->verify_phase)
 		return w->bytes_issued + w->min_bs > w->verify_target;
@@ -813,6 +817,35 @@ static int submit_pending(struct sb_worker *w, unsigned *inflight)
 	return 0;
 }
 
+/*
+ * Stopping on a signal: nothing more is issued; what is in flight is
+ * reaped (and accounted) for at most SB_STOP_DRAIN_NS. 0, or -ETIMEDOUT
+ * with the job's error set when I/Os are still in flight then.
+ */
+#define SB_STOP_DRAIN_NS (5 * NS_PER_SEC)
+static int drain_on_stop(struct sb_worker *w, unsigned *inflight)
+{
+	uint64_t give_up = sb_now_ns() + SB_STOP_DRAIN_NS;
+	while (*inflight) {
+		if (reap(w, 0, inflight) < 0)
+			return -w->res->error;
+		if (!*inflight)
+			break;
+		if (sb_now_ns() > give_up) {
+			if (!w->res->error) {
+				w->res->error = ETIMEDOUT;
+				snprintf(w->res->errmsg, sizeof(w->res->errmsg),
+					 "%u I/Os still in flight %llu s after the stop", *inflight,
+					 (unsigned long long)(SB_STOP_DRAIN_NS / NS_PER_SEC));
+			}
+			return -ETIMEDOUT;
+		}
+		struct timespec ts = {0, 1000000}; /* not sb_stop_sleep_ns: stopping already */
+		(void)nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
 static int run_loop(struct sb_worker *w)
 {
 	const struct sb_job_opts *o = w->o;
@@ -843,7 +876,7 @@ static int run_loop(struct sb_worker *w)
 		if (stop && inflight == 0) {
 			/* write phase over: read everything back when verifying */
 			if (!w->verify_phase && o->verify != SB_VERIFY_NONE && o->do_verify &&
-			    !w->res->error) {
+			    !w->res->error && !sb_stop_requested()) {
 				w->verify_phase = true;
 				w->t_verify = w->t_last_complete;
 				w->verify_target = w->write_bytes_all;
@@ -947,6 +980,12 @@ static int run_loop(struct sb_worker *w)
 			since_think = 0;
 			continue;
 		}
+		if (inflight && sb_stop_requested()) {
+			ret = drain_on_stop(w, &inflight);
+			if (ret)
+				return ret;
+			continue; /* nothing in flight: the loop ends */
+		}
 		if (inflight) {
 			bool full = inflight >= w->depth || !w->nfree;
 			unsigned min = full || stop || wait ? 1 : 0;
@@ -985,7 +1024,8 @@ void *sb_worker_main(void *arg)
 	}
 	ret = run_loop(w);
 	uint64_t t_end = w->t_last_complete;
-	if (!ret && o->end_fsync && sb_rw_writes(o->rw) && !o->verify_only && w->measuring) {
+	if (!ret && o->end_fsync && sb_rw_writes(o->rw) && !o->verify_only && w->measuring &&
+	    !sb_stop_requested()) {
 		for (unsigned i = 0; i < w->nfiles; i++) {
 			if (fsync(w->files[i].fd) != 0 && !r->error) {
 				r->error = errno;

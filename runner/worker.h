@@ -38,7 +38,7 @@ struct sb_file {
 struct sb_worker {
 	const struct sb_job *job; /* borrowed */
 	const struct sb_job_opts *o;
-	unsigned clone; /* 0..numjobs-1 */
+	unsigned clone; /* 0..numjobs-1, plus the client's base (sb_run_set_client) */
 
 	struct sb_file *files;
 	unsigned nfiles;
@@ -83,9 +83,10 @@ struct sb_worker {
 	uint64_t tw_offset;	   /* ... at this offset of file tw_file */
 	uint32_t tw_len;
 	uint16_t tw_file;
-	unsigned thread_number; /* fio's job number, from 1 (log names) */
-	struct sb_ss *ss;	/* steady-state tracking; owned, NULL when off */
-	struct sb_iolog *logs;	/* fio log files; owned, NULL when none */
+	unsigned thread_number;	  /* fio's job number, from 1 (log names) */
+	bool said_first_interval; /* the "Measured the first second" debug line */
+	struct sb_ss *ss;	  /* steady-state tracking; owned, NULL when off */
+	struct sb_iolog *logs;	  /* fio log files; owned, NULL when none */
 
 	struct sb_job_result *res; /* owned until handed to the group */
 
@@ -119,6 +120,7 @@ struct sb_worker_cfg {
 	char engine_reason[256]; /* why this engine, when not what was asked */
 	struct sb_gate *start;
 	unsigned first_thread; /* thread_number of clone 0 */
+	unsigned clone_base;   /* added to the clone number (sb_run_set_client) */
 };
 
 /*

@@ -29,6 +29,7 @@ runs=(
 	"--profile=quick --runtime=300ms --size=8m --numjobs=1 --iterations=2 --report-format=svg"
 	"--name=z --rw=randrw --bsrange=4k-16k --size=1m --random_distribution=zipf:1.1 --write_iops_log=$dir/vg --write_lat_log=$dir/vg --log_avg_msec=50 --time_based --runtime=1500ms --ss=iops:90% --ss_dur=1 --output-format=json"
 	"--name=t --rw=trimwrite --bs=16k --size=1m --buffer_pattern=0xdeadface --file_service_type=random --nrfiles=2"
+	"--clients=2 --name=c --rw=randwrite --bs=4k --size=1m --time_based --runtime=1500ms --output-format=json"
 )
 for args in "${runs[@]}"; do
 	n=$((n + 1))

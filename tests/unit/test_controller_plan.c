@@ -3,6 +3,9 @@
 #include "tests/unit/harness.h"
 #include "controller/plan.h"
 #include "controller/spec.h"
+#include "labels.h"
+
+#include <signal.h>
 
 static struct br_obs obs;
 static struct br_plan plan;
@@ -242,6 +245,23 @@ static int test_usage_error_is_not_retried(void)
 	return T_PASS;
 }
 
+/* A runner stopped by SIGTERM (evicted, drained: SB_EXIT_INTERRUPTED) is retried, not refused. */
+static int test_interrupted_runner_is_retried(void)
+{
+	base(1);
+	bound(0);
+	obs.classes[0].done = 1;
+	add_pod(0, 1, BR_POD_FAILED, SB_EXIT_INTERRUPTED(SIGTERM),
+		"iteration 2 interrupted by SIGTERM: not recorded; 1 iterations recorded");
+	br_plan_compute(&obs, &plan);
+	CHECK_INT(SB_EXIT_INTERRUPTED(SIGTERM), 143);
+	CHECK_INT(count(BR_ACT_CREATE_POD), 1);
+	CHECK_INT(find(BR_ACT_CREATE_POD)->attempt, 2);
+	CHECK(has_event("RunnerRestarted"));
+	CHECK_INT(plan.classes[0].phase, BR_CLASS_RUNNING);
+	return T_PASS;
+}
+
 static int test_iteration_timeout_stops_pod(void)
 {
 	base(1);
@@ -359,6 +379,7 @@ static const struct test_case cases[] = {
 	{"plan/killed-pod-replaced", test_killed_pod_is_replaced},
 	{"plan/attempts-bounded", test_attempts_are_bounded},
 	{"plan/usage-error-not-retried", test_usage_error_is_not_retried},
+	{"plan/interrupted-runner-retried", test_interrupted_runner_is_retried},
 	{"plan/iteration-timeout", test_iteration_timeout_stops_pod},
 	{"plan/done-writes-report-and-cleans", test_all_done_writes_report_and_cleans},
 	{"plan/partial-failure-keeps-results", test_partial_failure_keeps_results},

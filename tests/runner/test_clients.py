@@ -1,0 +1,148 @@
+"""--clients=N: N processes run the same jobs together on this host and their
+per-second series are merged as a distributed run merges its pods
+(docs/runner.md "Several processes", docs/distributed.md). The tests
+recompute the aggregate from each client's own result."""
+import json
+import os
+import shutil
+import signal
+import tempfile
+
+import pytest
+
+from conftest import run
+from proc import Proc
+
+
+@pytest.fixture
+def shm():
+    d = tempfile.mkdtemp(prefix="sb-cl-", dir="/dev/shm")
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def series(job, d, key):
+    return job["storagebench"][d][key]
+
+
+def test_aggregate_is_the_sum_of_the_clients_series(shm):
+    r = run("--clients=3", "--name=w", "--rw=randwrite", "--bs=4k", "--size=8m",
+            "--time_based", "--runtime=3", f"--directory={shm}", "--output-format=json")
+    assert r.rc == 0, r
+    doc = r.json
+    c = doc["clients"]
+    assert c["count"] == 3 and c["failed"] == [] and len(c["results"]) == 3
+    own = [res["jobs"][0] for res in c["results"]]
+    assert [res["context"]["client"] for res in c["results"]] == [1, 2, 3]
+    assert len({res["context"]["pid"] for res in c["results"]}) == 3
+    # each client on its own file, named as fio names clones
+    assert sorted(f for f in os.listdir(shm)) == ["w.0.0", "w.1.0", "w.2.0"]
+
+    merged = doc["jobs"][0]
+    assert merged["jobname"] == "w"
+    w = min(len(series(j, "write", "ios_series")) for j in own)
+    assert w >= 2
+    ios = [sum(series(j, "write", "ios_series")[i] for j in own) for i in range(w)]
+    by = [sum(series(j, "write", "bytes_series")[i] for j in own) for i in range(w)]
+    assert series(merged, "write", "ios_series") == ios
+    assert series(merged, "write", "bytes_series") == by
+    # the aggregate rate is over the seconds every client measured, not a sum of averages
+    assert merged["write"]["iops"] == pytest.approx(sum(ios) / w, rel=1e-9)
+    assert merged["write"]["bw_bytes"] == round(sum(by) / w)
+    assert merged["storagebench"]["merge"]["write"] == {"window": "series", "seconds": w}
+    assert merged["write"]["total_ios"] == sum(j["write"]["total_ios"] for j in own)
+    # latency from the histograms added bucket by bucket
+    hist = {}
+    for j in own:
+        for b, n in series(j, "write", "clat_hist"):
+            hist[b] = hist.get(b, 0) + n
+    assert {b: n for b, n in series(merged, "write", "clat_hist")} == hist
+    # start skew: the latest minus the earliest start of the clients
+    starts = [res["context"]["start"]["actual_ns"] for res in c["results"]]
+    assert all(s > 0 for s in starts)
+    assert c["skew_ms"] == pytest.approx((max(starts) - min(starts)) / 1e6)
+    # one row per client with its own rates
+    rows = [row for row in c["rows"] if row["workload"] == "w"]
+    assert [row["client"] for row in rows] == [1, 2, 3]
+    for row, j in zip(rows, own):
+        assert row["write-iops"] == pytest.approx(j["write"]["iops"])
+        assert row["write-bw"] == pytest.approx(j["write"]["bw_bytes"])
+
+
+def test_text_output_aggregate_and_rows(shm):
+    r = run("--clients=2", "--name=w", "--rw=randread", "--bs=4k", "--size=2m",
+            "--time_based", "--runtime=2", f"--directory={shm}")
+    assert r.rc == 0, r
+    assert r.out.startswith("=== 2 clients (processes), start skew ")
+    assert "w: aggregate over the " in r.out
+    for label in ("all", "client 1", "client 2"):
+        assert f"\n  {label} " in r.out, r.out
+
+
+def test_shared_file_with_offset_increment(shm):
+    """filename= is shared by the clients; offset_increment places them as fio's clones."""
+    f = os.path.join(shm, "shared")
+    r = run("--clients=2", "--name=s", "--rw=write", "--bs=64k", "--size=2m",
+            "--offset_increment=2m", f"--filename={f}", "--output-format=json")
+    assert r.rc == 0, r
+    assert os.path.getsize(f) == 4 << 20  # client 1 wrote [0, 2m), client 2 [2m, 4m)
+    assert r.json["jobs"][0]["write"]["io_bytes"] == 4 << 20
+
+
+def test_a_failing_client_is_named(shm):
+    # client 2's file (clone 1 of job w) cannot be a file: a directory is in the way
+    os.mkdir(os.path.join(shm, "w.1.0"))
+    r = run("--clients=3", "--name=w", "--rw=write", "--bs=4k", "--size=1m",
+            f"--directory={shm}", "--output-format=json")
+    assert r.rc != 0, r
+    assert r.rc == 2  # the job cannot run there: a usage error, as without --clients
+    assert "client 2 (pid " in r.err and "failed" in r.err, r.err
+    assert "w.1.0" in r.err and "is not a regular file" in r.err
+    failed = r.json["clients"]["failed"]
+    assert [x["client"] for x in failed] == [2] and failed[0]["status"] == 2
+    # the others ran
+    others = [res for res in r.json["clients"]["results"] if res["context"]["client"] != 2]
+    assert all(res["jobs"][0]["write"]["io_bytes"] == 1 << 20 for res in others)
+
+
+def test_sigterm_stops_every_client(shm):
+    p = Proc(["--clients=2", "--name=t", "--rw=randwrite", "--bs=4k", "--size=4m",
+              "--time_based", "--runtime=60", f"--directory={shm}", "--log-level=debug",
+              "--output-format=json"])
+    p.wait_line("Measured the first second")
+    rc, secs = p.signal_and_wait(signal.SIGTERM)
+    assert rc == 143, p
+    assert secs < 10, p
+    doc = json.loads(p.out)
+    assert doc["interrupted"] == "SIGTERM"
+    assert doc["clients"]["failed"] == []  # stopped with the rest, not failed
+    assert all(res["interrupted"] == "SIGTERM" for res in doc["clients"]["results"])
+
+
+def test_iterations_summarise_the_merged_results(shm):
+    r = run("--clients=2", "--iterations=2", "--name=w", "--rw=randwrite", "--bs=4k",
+            "--size=2m", "--time_based", "--runtime=1", f"--directory={shm}",
+            "--output-format=json")
+    assert r.rc == 0, r
+    assert len(r.json["runs"]) == 2
+    assert all(run_doc["clients"]["count"] == 2 for run_doc in r.json["runs"])
+    rows = []
+
+    def walk(n):
+        if isinstance(n, dict):
+            if "workload" in n and "iterations" in n:
+                rows.append(n)
+            for v in n.values():
+                walk(v)
+        elif isinstance(n, list):
+            for v in n:
+                walk(v)
+    walk(r.json["report"])
+    assert rows and all(x["iterations"] == 2 for x in rows), r.json["report"]
+
+
+@pytest.mark.parametrize("value", ["0", "65", "x", ""])
+def test_bad_count_is_refused(value):
+    r = run(f"--clients={value}", "--name=w", "--rw=read", "--size=1m")
+    assert r.rc == 2, r
+    assert "--clients: " in r.err and "is not an integer from 1 to 64" in r.err, r.err
