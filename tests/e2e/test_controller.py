@@ -153,6 +153,28 @@ def test_runner_pod_killed_mid_run_resumes(ns, controller):
     assert any(r == "CreatedRunner" and "attempt 2" in m for r, m in events(ns, "killed"))
 
 
+
+def test_runner_pod_deleted_gracefully_stops_at_once(ns, controller):
+    """A runner pod deleted with a grace period (as a drain or a user does) gets
+    SIGTERM: the runner (PID 1 of its container) stops its I/O, records nothing
+    of the interrupted iteration and exits, so the pod is gone long before a
+    10-minute grace period ends (a runner that ignored SIGTERM would hold it
+    that long); the next attempt runs what is left, nothing lost or twice."""
+    sb.apply(small("graceful", classes=("fast",), iterations=4, runtime="2s"), namespace=ns)
+    _first_result(ns, "graceful")
+    t0 = time.monotonic()
+    sb.kubectl("-n", ns, "delete", "pod", "graceful-fast-1", "--grace-period=600",
+               "--wait=false")
+    sb.wait_for(lambda: not sb.kubectl_json("-n", ns, "get", "pods", "--field-selector",
+                                            "metadata.name=graceful-fast-1")["items"],
+                timeout=300, what="the gracefully deleted runner pod gone")
+    assert time.monotonic() - t0 < 300  # far below the 600 s grace period
+    st = wait_phase(ns, "graceful", timeout=240)
+    assert st["phase"] == "Succeeded", st
+    assert st["classes"][0]["attempts"] == 2
+    res = results(ns, "graceful")
+    assert sorted(res) == [("fast", i) for i in (1, 2, 3, 4)]  # none lost, none twice
+
 def test_controller_restart_mid_run(ns, controller):
     sb.apply(small("restart", classes=("fast",), iterations=4, runtime="2s"), namespace=ns)
     _first_result(ns, "restart")
