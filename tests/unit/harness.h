@@ -17,6 +17,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,32 @@ static const char *t_skip_reason;
 		t_skip_reason = (why); \
 		return T_SKIP;         \
 	} while (0)
+
+/* The whole of the file at path as a NUL-terminated string (malloc'd: the
+ * caller frees it), NULL when it cannot be read. For golden files. */
+static inline char *t_slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	char chunk[8192];
+	size_t n;
+	bool bad = !m;
+	while (m && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		bad = bad || fwrite(chunk, 1, n, m) != n;
+	bad = bad || ferror(f);
+	fclose(f);
+	if (m && fclose(m))
+		bad = true;
+	if (bad) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
 
 static inline int test_run_all(const struct test_case *cases, size_t n)
 {

@@ -23,24 +23,6 @@
 #define REPORTS "tests/fixtures/reports/"
 #define GOLDEN	"tests/fixtures/report-text/"
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	char chunk[8192];
-	size_t n;
-	while (m && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		fwrite(chunk, 1, n, m);
-	fclose(f);
-	if (m)
-		fclose(m);
-	return buf;
-}
-
 /* ---- golden files ---- */
 
 static const char *const fixtures[] = {
@@ -78,7 +60,7 @@ static int test_golden(void)
 					bad++;
 				}
 			}
-			char *want = slurp(path);
+			char *want = t_slurp(path);
 			if (!want || strcmp(want, got)) {
 				fprintf(stderr, "    %s differs from the rendering of %s.json:\n%s",
 					path, fixtures[i], got);
@@ -169,15 +151,27 @@ static json_t *two_targets(bool with_block)
 	return rep;
 }
 
+/* rep rendered as text and Markdown (both malloc'd; rep released). 0, or -1
+ * when either could not be rendered (the error printed). */
+static int render_txt_md(json_t *rep, char **txt, char **md)
+{
+	char err[256] = "";
+	*txt = rep ? sb_report_render(rep, "txt", err, sizeof(err)) : NULL;
+	*md = *txt ? sb_report_render(rep, "md", err, sizeof(err)) : NULL;
+	json_decref(rep);
+	if (*txt && *md)
+		return 0;
+	fprintf(stderr, "    render: %s\n", err);
+	free(*txt);
+	free(*md);
+	*txt = *md = NULL;
+	return -1;
+}
+
 static int test_object_sentence(void)
 {
-	json_t *rep = two_targets(true);
-	char err[256];
-	CHECK(rep);
-	char *txt = sb_report_render(rep, "txt", err, sizeof(err));
-	char *md = sb_report_render(rep, "md", err, sizeof(err));
-	json_decref(rep);
-	CHECK(txt && md);
+	char *txt, *md;
+	CHECK(render_txt_md(two_targets(true), &txt, &md) == 0);
 	static const char want[] =
 		"rgw: get-1m: GET 1 MiB x 16: 412 ops/s on average with a standard deviation of "
 		"12 ops/s, 412 MiB/s, p50 38.0ms, p99 95.0ms, TTFB p50 3.00ms, 3 failed requests "
@@ -201,13 +195,8 @@ static int test_object_sentence(void)
 
 static int test_object_table(void)
 {
-	json_t *rep = two_targets(true);
-	char err[256];
-	CHECK(rep);
-	char *txt = sb_report_render(rep, "txt", err, sizeof(err));
-	char *md = sb_report_render(rep, "md", err, sizeof(err));
-	json_decref(rep);
-	CHECK(txt && md);
+	char *txt, *md;
+	CHECK(render_txt_md(two_targets(true), &txt, &md) == 0);
 	static const char want_txt[] =
 		"\n=== object storage\n"
 		"target | workload | operation | object size | concurrency | ops/s (mean ± sd) "

@@ -204,24 +204,6 @@ static const struct {
 	{"lifecycle-2", SB_SVG_LIFECYCLE, "lifecycle-2.lifecycle"},
 };
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	char chunk[8192];
-	size_t n;
-	while (m && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		fwrite(chunk, 1, n, m);
-	fclose(f);
-	if (m)
-		fclose(m);
-	return buf;
-}
-
 static int test_golden(void)
 {
 	bool update = getenv("SB_UPDATE_GOLDEN") != NULL;
@@ -236,7 +218,7 @@ static int test_golden(void)
 			CHECK(fputs(got, f) >= 0);
 			CHECK(fclose(f) == 0);
 		}
-		char *want = slurp(path);
+		char *want = t_slurp(path);
 		if (!want || strcmp(got, want)) {
 			fprintf(stderr,
 				"    %s differs from the rendering of %s (look at both as PNG; "
