@@ -180,12 +180,12 @@ json_t *br_pod_manifest(const struct br_ref *run, const struct br_spec *s, const
 	snprintf(att, sizeof(att), "%u", attempt);
 	env = args ? json_pack("[{s:s,s:s},{s:s,s:s},{s:s,s:s},{s:s,s:s},{s:s,s:s},"
 			       "{s:s,s:{s:{s:s}}},{s:s,s:{s:{s:s}}}]",
-			       "name", "SB_RUN", "value", run->name, "name", "SB_RUN_UID", "value",
-			       run->uid, "name", "SB_CLASS", "value", cls, "name", "SB_ITERATIONS",
-			       "value", iters, "name", "SB_ATTEMPT", "value", att, "name",
-			       "SB_NAMESPACE", "valueFrom", "fieldRef", "fieldPath",
-			       "metadata.namespace", "name", "SB_POD_NAME", "valueFrom", "fieldRef",
-			       "fieldPath", "metadata.name")
+			       "name", SB_ENV_RUN, "value", run->name, "name", SB_ENV_RUN_UID,
+			       "value", run->uid, "name", SB_ENV_CLASS, "value", cls, "name",
+			       SB_ENV_ITERATIONS, "value", iters, "name", SB_ENV_ATTEMPT, "value",
+			       att, "name", SB_ENV_NAMESPACE, "valueFrom", "fieldRef", "fieldPath",
+			       "metadata.namespace", "name", SB_ENV_POD_NAME, "valueFrom",
+			       "fieldRef", "fieldPath", "metadata.name")
 		   : NULL;
 	size_t i;
 	json_t *e;

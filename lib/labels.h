@@ -85,6 +85,14 @@
 #define SB_COMPONENT_START "start"
 /* The start ConfigMap's key: the start time in nanoseconds since the epoch (decimal). */
 #define SB_START_KEY "startUnixNano"
+/* The environment of every runner pod: controller/manifests.c sets it, runner/pod.c reads it. */
+#define SB_ENV_RUN	  "SB_RUN"	  /* the BenchmarkRun's name */
+#define SB_ENV_RUN_UID	  "SB_RUN_UID"	  /* its UID: the owner of what the runner writes */
+#define SB_ENV_CLASS	  "SB_CLASS"	  /* the storage class (or object store) */
+#define SB_ENV_ITERATIONS "SB_ITERATIONS" /* iterations of the run, 1..100000 */
+#define SB_ENV_ATTEMPT	  "SB_ATTEMPT"	  /* this pod's attempt number */
+#define SB_ENV_NAMESPACE  "SB_NAMESPACE"  /* metadata.namespace, through the downward API */
+#define SB_ENV_POD_NAME	  "SB_POD_NAME"	  /* metadata.name, through the downward API */
 /* The environment a member pod gets besides the run's (runner/pod.c). */
 #define SB_ENV_MEMBER	       "SB_MEMBER"	    /* this pod's member number, 1..SB_MEMBERS */
 #define SB_ENV_MEMBERS	       "SB_MEMBERS"	    /* members of the class */

@@ -99,8 +99,8 @@ static int finish(int status, const char *fmt, ...)
 
 static int read_env(struct pod_env *e, char *err, size_t len)
 {
-	static const char *const names[] = {"SB_RUN", "SB_RUN_UID", "SB_CLASS", "SB_NAMESPACE",
-					    "SB_POD_NAME"};
+	static const char *const names[] = {SB_ENV_RUN, SB_ENV_RUN_UID, SB_ENV_CLASS,
+					    SB_ENV_NAMESPACE, SB_ENV_POD_NAME};
 	const char **dst[] = {&e->run, &e->uid, &e->cls, &e->ns, &e->pod};
 	for (size_t i = 0; i < 5; i++) {
 		*dst[i] = getenv(names[i]);
@@ -112,11 +112,11 @@ static int read_env(struct pod_env *e, char *err, size_t len)
 			return -EINVAL;
 		}
 	}
-	const char *it = getenv("SB_ITERATIONS"), *at = getenv("SB_ATTEMPT");
+	const char *it = getenv(SB_ENV_ITERATIONS), *at = getenv(SB_ENV_ATTEMPT);
 	char *end;
 	unsigned long n = it ? strtoul(it, &end, 10) : 0;
 	if (!it || *end || n < 1 || n > 100000) {
-		snprintf(err, len, "SB_ITERATIONS: '%s' is not a count from 1 to 100000",
+		snprintf(err, len, "%s: '%s' is not a count from 1 to 100000", SB_ENV_ITERATIONS,
 			 it ? it : "");
 		return -EINVAL;
 	}
