@@ -3,7 +3,7 @@
 
 #include "controller/spec.h"
 
-#include "runner/s3.h"
+#include "fiojob/s3_opts.h"
 
 #include <ctype.h>
 #include <errno.h>

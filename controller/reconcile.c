@@ -22,7 +22,7 @@
 #include "log.h"
 #include "names.h"
 #include "owner.h"
-#include "runner/jobfile.h"
+#include "fiojob/jobfile.h"
 #include "validity.h"
 
 #include <errno.h>

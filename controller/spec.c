@@ -3,8 +3,8 @@
 
 #include "controller/objstore.h"
 
-#include "runner/jobfile.h"
-#include "runner/profiles.h"
+#include "fiojob/jobfile.h"
+#include "fiojob/profiles.h"
 #include "units.h"
 
 #include <ctype.h>

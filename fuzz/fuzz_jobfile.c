@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* fio job files (runner/jobfile.c) and option validation (runner/opts.c). */
+/* fio job files (lib/fiojob/jobfile.c) and option validation (lib/fiojob/opts.c). */
 #include "fuzz/fuzz.h"
-#include "runner/jobfile.h"
-#include "runner/opts.h"
+#include "fiojob/jobfile.h"
+#include "fiojob/opts.h"
 
 /* ${VAR} expands from a fixed set, never the environment: inputs reproduce anywhere. */
 static const char *lookup(const char *name, void *ctx)

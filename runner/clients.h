@@ -20,7 +20,7 @@
 #ifndef SB_RUNNER_CLIENTS_H
 #define SB_RUNNER_CLIENTS_H
 
-#include "runner/job.h"
+#include "fiojob/job.h"
 
 #include <jansson.h>
 #include <stdbool.h>

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "runner/cmdline.h"
 
-#include "runner/jobfile.h"
-#include "runner/profiles.h"
+#include "fiojob/jobfile.h"
+#include "fiojob/profiles.h"
 #include "units.h"
 
 #include <errno.h>

@@ -9,7 +9,7 @@
 #ifndef SB_RUNNER_CMDLINE_H
 #define SB_RUNNER_CMDLINE_H
 
-#include "runner/job.h"
+#include "fiojob/job.h"
 
 #include <stdbool.h>
 

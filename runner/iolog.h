@@ -17,7 +17,7 @@
 #ifndef SB_RUNNER_IOLOG_H
 #define SB_RUNNER_IOLOG_H
 
-#include "runner/opts.h"
+#include "fiojob/opts.h"
 
 #include <jansson.h>
 #include <stdbool.h>

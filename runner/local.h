@@ -9,7 +9,7 @@
 #define SB_RUNNER_LOCAL_H
 
 #include "runner/cmdline.h"
-#include "runner/job.h"
+#include "fiojob/job.h"
 
 /* Runs and prints. Returns the exit status: 0, 1 (I/O failure), 2 (usage). */
 int sb_local_run(const struct sb_cli *cli, const struct sb_joblist *jobs);

@@ -15,7 +15,7 @@
 #include "runner/out_json.h"
 #include "runner/out_text.h"
 #include "runner/pod.h"
-#include "runner/profiles.h"
+#include "fiojob/profiles.h"
 #include "runner/run.h"
 #include "runner/s3.h"
 #include "runner/stop.h"

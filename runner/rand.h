@@ -8,7 +8,7 @@
 #ifndef SB_RUNNER_RAND_H
 #define SB_RUNNER_RAND_H
 
-#include "runner/opts.h"
+#include "fiojob/opts.h"
 
 #include <stddef.h>
 #include <stdint.h>

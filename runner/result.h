@@ -10,7 +10,7 @@
 
 #include "hist.h"
 #include "stats.h"
-#include "runner/opts.h"
+#include "fiojob/opts.h"
 
 #include <stdbool.h>
 #include <stdint.h>

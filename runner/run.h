@@ -8,7 +8,7 @@
 #ifndef SB_RUNNER_RUN_H
 #define SB_RUNNER_RUN_H
 
-#include "runner/job.h"
+#include "fiojob/job.h"
 #include "runner/result.h"
 
 #include <stdbool.h>

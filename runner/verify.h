@@ -10,7 +10,7 @@
 #ifndef SB_RUNNER_VERIFY_H
 #define SB_RUNNER_VERIFY_H
 
-#include "runner/opts.h"
+#include "fiojob/opts.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -9,7 +9,7 @@
 #define SB_RUNNER_WORKER_H
 
 #include "runner/engine.h"
-#include "runner/job.h"
+#include "fiojob/job.h"
 #include "runner/rand.h"
 #include "runner/result.h"
 

@@ -3,7 +3,7 @@
 
 The table sits between the markers <!-- options:begin --> and
 <!-- options:end -->; it is built from `storagebench-runner --cmdhelp`,
-whose rows come from the option table in runner/opts.c. With --check the
+whose rows come from the option table in lib/fiojob/opts.c. With --check the
 script only compares and exits 1 when the document is out of date.
 """
 import os

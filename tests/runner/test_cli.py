@@ -131,7 +131,7 @@ def test_single_dash_options_as_fio(tmp):
 
 
 def test_docs_option_table_is_current():
-    # docs/runner.md lists every option of runner/opts.c with its status
+    # docs/runner.md lists every option of lib/fiojob/opts.c with its status
     import subprocess
     import sys
     from conftest import ROOT

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "tests/unit/harness.h"
-#include "runner/jobfile.h"
-#include "runner/opts.h"
-#include "runner/profiles.h"
+#include "fiojob/jobfile.h"
+#include "fiojob/opts.h"
+#include "fiojob/profiles.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "runner/job.h"
+#include "fiojob/job.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
 #ifndef SB_RUNNER_PROFILES_H
 #define SB_RUNNER_PROFILES_H
 
-#include "runner/job.h"
+#include "fiojob/job.h"
 
 #include <stddef.h>
 #include <stdio.h>

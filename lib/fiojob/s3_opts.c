@@ -5,7 +5,7 @@
  * not support.
  */
 #include "log.h"
-#include "runner/s3.h"
+#include "fiojob/s3_opts.h"
 #include "units.h"
 
 #include <ctype.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "runner/jobfile.h"
+#include "fiojob/jobfile.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -9,7 +9,7 @@
 #ifndef SB_RUNNER_JOB_H
 #define SB_RUNNER_JOB_H
 
-#include "runner/opts.h"
+#include "fiojob/opts.h"
 
 #include <stddef.h>
 

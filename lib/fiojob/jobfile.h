@@ -8,7 +8,7 @@
 #ifndef SB_RUNNER_JOBFILE_H
 #define SB_RUNNER_JOBFILE_H
 
-#include "runner/job.h"
+#include "fiojob/job.h"
 
 /*
  * Parses text (the contents of a job file called `path`, used in

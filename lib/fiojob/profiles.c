@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "runner/profiles.h"
+#include "fiojob/profiles.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "runner/opts.h"
+#include "fiojob/opts.h"
 
 #include "units.h"
 
