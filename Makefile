@@ -12,16 +12,23 @@ VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 CC ?= cc
 PKGS := liburing jansson yaml-0.1 libcurl openssl libmicrohttpd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -luring -ljansson -lyaml -lcurl -lssl -lcrypto -lmicrohttpd)
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
 	-Wmissing-prototypes -Wvla -Wno-missing-field-initializers \
 	-Wno-format-truncation
-BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -DSB_VERSION='"$(VERSION)"' $(WARN) -Ilib -I. $(PKG_CFLAGS)
+# Include paths by layer: code in lib/ sees only lib/ (an include of
+# runner/, controller/ or plugin/ from lib/ does not compile); the binaries'
+# code and the tests see lib/ and the top directory. src_inc picks by path.
+LIB_INC := -Ilib
+APP_INC := -Ilib -I.
+src_inc = $(if $(filter lib/%,$(1)),$(LIB_INC),$(APP_INC))
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -DSB_VERSION='"$(VERSION)"' $(WARN) $(PKG_CFLAGS)
 REL_CFLAGS := $(BASE_CFLAGS) -O2 -g $(CFLAGS)
 ASAN_CFLAGS := $(BASE_CFLAGS) -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=undefined $(CFLAGS)
-LDLIBS_ALL := $(PKG_LIBS) -lpthread -lm
+# Every system library (test programs, which link every layer); a binary
+# links only its layers' (layer_libs below).
+LDLIBS_ALL = $(LDLIBS_TESTS)
 ASAN_LDFLAGS := -fsanitize=address,undefined
 
 # Fragments append their sources to these lists.
@@ -34,6 +41,56 @@ PLUGIN_MAIN :=
 PLUGIN_SRCS :=
 BINS :=
 
+# ---- Layers and the link rule (docs/architecture.md "Layers") ----
+# Each layer is one archive, build/<variant>/libsb-<layer>.a. LAYER_USES_x
+# are the layers x may call, highest first (its link order); a binary links
+# its own layer's archive then those, each scanned once (no --start-group),
+# so a call from a lower layer into a higher one is an undefined symbol.
+# `make layer-check` links every archive whole against only what it may
+# use, so the rule holds for code no binary pulls in too.
+# LAYER_PKGS_x / LAYER_LIBS_x: the system libraries x's own code calls.
+LAYERS := core kube report fiojob runner controller plugin
+LAYER_USES_core :=
+LAYER_USES_kube := core
+LAYER_USES_report := core
+LAYER_USES_fiojob := core
+LAYER_USES_runner := report fiojob kube core
+LAYER_USES_controller := report fiojob kube core
+LAYER_USES_plugin := report kube core
+LAYER_PKGS_core := jansson openssl
+LAYER_LIBS_core := -lm
+LAYER_PKGS_kube := jansson yaml-0.1 libcurl openssl
+LAYER_LIBS_kube := -lpthread
+LAYER_PKGS_report := jansson
+LAYER_LIBS_report := -lm
+LAYER_PKGS_fiojob := yaml-0.1
+LAYER_PKGS_runner := liburing jansson libcurl openssl
+LAYER_LIBS_runner := -lpthread -lm
+LAYER_PKGS_controller := libmicrohttpd jansson openssl
+LAYER_LIBS_controller := -lpthread
+LAYER_PKGS_plugin := jansson
+# Tests link every layer, highest first.
+TEST_LAYERS := plugin controller runner report fiojob kube core
+
+# $(call layer_ar,variant,layer): the archive
+layer_ar = build/$(1)/libsb-$(2).a
+# $(call layer_link,variant,layer): the layer's archive and those it uses, in link order
+layer_link = $(foreach l,$(2) $(LAYER_USES_$(2)),$(call layer_ar,$(1),$(l)))
+# $(call layer_all,variant): every archive in link order (tests)
+layer_all = $(foreach l,$(TEST_LAYERS),$(call layer_ar,$(1),$(l)))
+# $(call layer_libs,layer...): the system libraries of those layers and what they use
+layer_closure = $(sort $(foreach x,$(1),$(x) $(LAYER_USES_$(x))))
+layer_pkgs = $(sort $(foreach l,$(call layer_closure,$(1)),$(LAYER_PKGS_$(l))))
+layer_libs = $(shell pkg-config --libs $(call layer_pkgs,$(1))) \
+	$(sort $(foreach l,$(call layer_closure,$(1)),$(LAYER_LIBS_$(l))))
+
+# The archives of every variant (rel, asan; fuzz and arm64 in their fragments).
+define layer_ar_rule
+$(call layer_ar,$(1),$(2)): $$(call obj,$(1),$$(LAYER_SRCS_$(2)))
+	@mkdir -p $$(@D)
+	@echo "  AR      $$@"
+	@rm -f $$@ && $(3) rcs $$@ $$^
+endef
 .PHONY: all test check lint fmt fmt-check bench demo demo-ceph install clean help deps valgrind unit vg-bins unit-bins asan test-repeat
 all:
 
@@ -48,54 +105,58 @@ all:
 
 obj = $(patsubst %.c,build/$(1)/%.o,$(2))
 
-LIB_REL := build/rel/libsb.a
-LIB_ASAN := build/asan/libsb.a
 ALL_CORE_SRCS := $(LIB_SRCS) $(RUNNER_SRCS) $(CONTROLLER_SRCS) $(PLUGIN_SRCS)
+
+LAYER_SRCS_core := $(LIB_CORE_SRCS)
+LAYER_SRCS_kube := $(LIB_KUBE_SRCS)
+LAYER_SRCS_report := $(LIB_REPORT_SRCS)
+LAYER_SRCS_fiojob := $(LIB_FIOJOB_SRCS)
+LAYER_SRCS_runner := $(RUNNER_SRCS)
+LAYER_SRCS_controller := $(CONTROLLER_SRCS)
+LAYER_SRCS_plugin := $(PLUGIN_SRCS)
+
+$(foreach v,rel asan,$(foreach l,$(LAYERS),$(eval $(call layer_ar_rule,$(v),$(l),ar))))
+# Every archive of a variant, in link order (the tests link these).
+LIB_REL := $(call layer_all,rel)
+LIB_ASAN := $(call layer_all,asan)
+LDLIBS_TESTS := $(call layer_libs,$(LAYERS))
+
 -include fuzz/fuzz.mk
 -include tests/arm64/arm64.mk
-
-$(LIB_REL): $(call obj,rel,$(ALL_CORE_SRCS))
-	@mkdir -p $(@D)
-	@echo "  AR      $@"
-	@rm -f $@ && ar rcs $@ $^
-$(LIB_ASAN): $(call obj,asan,$(ALL_CORE_SRCS))
-	@mkdir -p $(@D)
-	@echo "  AR      $@"
-	@rm -f $@ && ar rcs $@ $^
 
 build/rel/%.o: %.c
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	@$(CC) $(REL_CFLAGS) -MMD -MP -c -o $@ $<
+	@$(CC) $(REL_CFLAGS) $(call src_inc,$<) -MMD -MP -c -o $@ $<
 build/asan/%.o: %.c
 	@mkdir -p $(@D)
 	@echo "  CC asan $<"
-	@$(CC) $(ASAN_CFLAGS) -MMD -MP -c -o $@ $<
+	@$(CC) $(ASAN_CFLAGS) $(call src_inc,$<) -MMD -MP -c -o $@ $<
 
-bin/storagebench-runner: build/rel/$(RUNNER_MAIN:.c=.o) $(LIB_REL)
+bin/storagebench-runner: build/rel/$(RUNNER_MAIN:.c=.o) $(call layer_link,rel,runner)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $^ $(LDFLAGS) $(LDLIBS_ALL)
-build/asan/bin/storagebench-runner: build/asan/$(RUNNER_MAIN:.c=.o) $(LIB_ASAN)
+	$(CC) -o $@ $^ $(LDFLAGS) $(call layer_libs,runner)
+build/asan/bin/storagebench-runner: build/asan/$(RUNNER_MAIN:.c=.o) $(call layer_link,asan,runner)
 	@mkdir -p $(@D)
-	$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS_ALL)
+	$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(LDFLAGS) $(call layer_libs,runner)
 
 ifneq ($(CONTROLLER_MAIN),)
 BINS += bin/storagebench-controller
-bin/storagebench-controller: build/rel/$(CONTROLLER_MAIN:.c=.o) $(LIB_REL)
+bin/storagebench-controller: build/rel/$(CONTROLLER_MAIN:.c=.o) $(call layer_link,rel,controller)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $^ $(LDFLAGS) $(LDLIBS_ALL)
-build/asan/bin/storagebench-controller: build/asan/$(CONTROLLER_MAIN:.c=.o) $(LIB_ASAN)
+	$(CC) -o $@ $^ $(LDFLAGS) $(call layer_libs,controller)
+build/asan/bin/storagebench-controller: build/asan/$(CONTROLLER_MAIN:.c=.o) $(call layer_link,asan,controller)
 	@mkdir -p $(@D)
-	$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS_ALL)
+	$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(LDFLAGS) $(call layer_libs,controller)
 endif
 ifneq ($(PLUGIN_MAIN),)
 BINS += bin/kubectl-storagebench
-bin/kubectl-storagebench: build/rel/$(PLUGIN_MAIN:.c=.o) $(LIB_REL)
+bin/kubectl-storagebench: build/rel/$(PLUGIN_MAIN:.c=.o) $(call layer_link,rel,plugin)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $^ $(LDFLAGS) $(LDLIBS_ALL)
-build/asan/bin/kubectl-storagebench: build/asan/$(PLUGIN_MAIN:.c=.o) $(LIB_ASAN)
+	$(CC) -o $@ $^ $(LDFLAGS) $(call layer_libs,plugin)
+build/asan/bin/kubectl-storagebench: build/asan/$(PLUGIN_MAIN:.c=.o) $(call layer_link,asan,plugin)
 	@mkdir -p $(@D)
-	$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS_ALL)
+	$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(LDFLAGS) $(call layer_libs,plugin)
 endif
 
 BINS := bin/storagebench-runner $(BINS)
@@ -105,24 +166,24 @@ all: $(BINS)
 asan: $(ASAN_BINS)
 
 # Unit tests: every tests/unit/test_*.c is its own program, built with the
-# sanitizers, linked against everything but the mains.
+# sanitizers, linked against every layer's archive but the mains.
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(patsubst tests/unit/%.c,build/asan/tests/unit/%,$(UNIT_SRCS))
 build/asan/tests/unit/%: build/asan/tests/unit/%.o $(LIB_ASAN)
 	@mkdir -p $(@D)
-	$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS_ALL)
+	$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS_TESTS)
 .PRECIOUS: build/asan/tests/unit/%.o
 # Small helper programs the tests run (tests/tools/*.c), built plain.
 TOOL_BINS := $(patsubst tests/tools/%.c,build/tests/tools/%,$(wildcard tests/tools/*.c))
 build/tests/tools/%: tests/tools/%.c
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	@$(CC) $(REL_CFLAGS) -o $@ $<
+	@$(CC) $(REL_CFLAGS) $(APP_INC) -o $@ $<
 # stats-eval calls lib/stats.c (the reference check of tests/reports)
-build/tests/tools/stats-eval: tests/tools/stats-eval.c $(LIB_REL)
+build/tests/tools/stats-eval: tests/tools/stats-eval.c $(call layer_ar,rel,core)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	@$(CC) $(REL_CFLAGS) -o $@ $< $(LIB_REL) $(LDFLAGS) $(LDLIBS_ALL)
+	@$(CC) $(REL_CFLAGS) $(APP_INC) -o $@ $< $(call layer_ar,rel,core) $(LDFLAGS) $(call layer_libs,core)
 
 unit-bins: $(UNIT_BINS) $(TOOL_BINS)
 
@@ -142,7 +203,7 @@ unit: all asan unit-bins
 VG_UNIT_BINS := $(patsubst tests/unit/%.c,build/rel/tests/unit/%,$(UNIT_SRCS))
 build/rel/tests/unit/%: build/rel/tests/unit/%.o $(LIB_REL)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $^ $(LDFLAGS) $(LDLIBS_ALL)
+	$(CC) -o $@ $^ $(LDFLAGS) $(LDLIBS_TESTS)
 .PRECIOUS: build/rel/tests/unit/%.o
 
 vg-bins: $(VG_UNIT_BINS)
@@ -163,8 +224,39 @@ fmt-check:
 	@out=$$(for f in $(SRC_ALL); do clang-format --dry-run -Werror $$f 2>&1 >/dev/null || echo $$f; done); \
 	if [ -n "$$out" ]; then echo "not clang-formatted (run make fmt):"; echo "$$out"; exit 1; fi
 
-lint:
+lint: layer-check
 	bash scripts/lint.sh
+
+# The layers' rule, checked (docs/architecture.md "Layers"):
+#  - each layer's archive linked whole (every object, pulled in by a binary
+#    or not) with a stub main against only the layers it may use and its own
+#    system libraries: a call in the wrong direction, or a library the layer
+#    does not declare, is an undefined reference;
+#  - no binary's code includes another binary's directory (lib/ cannot:
+#    it compiles with -Ilib only).
+# LAYER_PLANT_<layer>=obj.o adds an object to a layer and LAYER_CHECK_DIR
+# moves the output (tests/layers/test_layers.sh plants a wrong call).
+LAYER_CHECK_DIR ?= build/rel/layer-check
+.PHONY: layer-check
+layer-check: build/rel/tests/layers/main_stub.o $(foreach l,$(LAYERS),$(call layer_ar,rel,$(l)))
+	@mkdir -p $(LAYER_CHECK_DIR)
+	@set -e; $(foreach l,$(LAYERS),echo "  LAYER   $(l) uses $(or $(LAYER_USES_$(l)),nothing)"; \
+		$(CC) -o $(LAYER_CHECK_DIR)/$(l) $< -Wl,--whole-archive $(call layer_ar,rel,$(l)) \
+		$(LAYER_PLANT_$(l)) -Wl,--no-whole-archive \
+		$(foreach u,$(LAYER_USES_$(l)),$(call layer_ar,rel,$(u))) $(LDFLAGS) $(call layer_libs,$(l));)
+	@inc='^[[:space:]]*#[[:space:]]*include[[:space:]]*"'; \
+	out=$$(grep -nE "$$inc(\.\./|runner/|controller/|plugin/)" $$(git ls-files 'lib/*.[ch]'); \
+		grep -nE "$$inc(\.\./|controller/|plugin/)" $$(git ls-files 'runner/*.[ch]'); \
+		grep -nE "$$inc(\.\./|runner/|plugin/)" $$(git ls-files 'controller/*.[ch]'); \
+		grep -nE "$$inc(\.\./|runner/|controller/)" $$(git ls-files 'plugin/*.[ch]')); \
+	if [ -n "$$out" ]; then \
+		echo "layer-check: an include across the layers:"; echo "$$out"; exit 1; fi
+	@echo "layer-check: every layer links against only what it may use"
+# tests/layers/test_layers.sh: a file of tests/layers/ compiled as if it
+# were in lib/ (lib/'s include path, src_inc).
+build/layer-probe/%.o: tests/layers/%.c
+	@mkdir -p $(@D)
+	$(CC) $(REL_CFLAGS) $(call src_inc,lib/$(notdir $<)) -c -o $@ $<
 
 check: fmt-check lint test
 
@@ -194,7 +286,7 @@ help:
 	$(info $()  test       install missing packages, build, run every test suite)
 	$(info $()  unit       run only the unit tests (sanitizer build))
 	$(info $()  check      format check, lint, then test)
-	$(info $()  lint       clang-tidy, cppcheck and the banned-function grep)
+	$(info $()  lint       the layers' link and include check, clang-tidy, cppcheck, the banned-function grep)
 	$(info $()  fmt        reformat the C sources with clang-format)
 	$(info $()  valgrind   run the unit tests and the runner under valgrind)
 	$(info $()  test-repeat  the timing-sensitive tests N times (N=5), flaky cases counted)

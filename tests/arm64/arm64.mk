@@ -7,12 +7,13 @@
 #    (tests/arm64/headers.sh), the C library is the arm64 one;
 #  - the unit tests that need nothing but libc and libm (ARM64_UNITS)
 #    linked with UBSan and run with qemu-aarch64 -L $(ARM64_SYSROOT).
-# Included after ALL_CORE_SRCS is known (the archive is its objects).
+# Included after the layers are known (one archive per layer, as the
+# Makefile's).
 ARM64_CC ?= aarch64-linux-gnu-gcc
 ARM64_SYSROOT ?= /usr/aarch64-linux-gnu
 ARM64_INC := build/arm64/include
 ARM64_SAN := -fsanitize=undefined -fno-sanitize-recover=undefined
-ARM64_CFLAGS := -std=c11 -D_GNU_SOURCE -DSB_VERSION='"$(VERSION)"' $(WARN) -Ilib -I. \
+ARM64_CFLAGS := -std=c11 -D_GNU_SOURCE -DSB_VERSION='"$(VERSION)"' $(WARN) \
 	-idirafter $(ARM64_INC) -O2 -g $(ARM64_SAN)
 # Every C source: what git tracks and what is on disk (a new file counts
 # before it is committed); the suite checks each tracked one has its object.
@@ -39,12 +40,9 @@ $(ARM64_INC)/.stamp: scripts/deps/build.list tests/arm64/headers.sh
 build/arm64/%.o: %.c $(ARM64_INC)/.stamp
 	@mkdir -p $(@D)
 	@echo "  CC arm64 $<"
-	@$(ARM64_CC) $(or $(ARM64_FILE_CFLAGS),$(ARM64_CFLAGS)) -MMD -MP -c -o $@ $<
-build/arm64/libsb.a: $(call obj,arm64,$(ALL_CORE_SRCS))
-	@mkdir -p $(@D)
-	@echo "  AR      $@"
-	@rm -f $@ && aarch64-linux-gnu-ar rcs $@ $^
-build/arm64/tests/unit/test_%: build/arm64/tests/unit/test_%.o build/arm64/libsb.a
+	@$(ARM64_CC) $(or $(ARM64_FILE_CFLAGS),$(ARM64_CFLAGS) $(call src_inc,$<)) -MMD -MP -c -o $@ $<
+$(foreach l,$(LAYERS),$(eval $(call layer_ar_rule,arm64,$(l),aarch64-linux-gnu-ar)))
+build/arm64/tests/unit/test_%: build/arm64/tests/unit/test_%.o $(call layer_all,arm64)
 	@echo "  LD arm64 $@"
 	@$(ARM64_CC) $(ARM64_SAN) -o $@ $^ -lm -lpthread
 .PRECIOUS: build/arm64/tests/unit/test_%.o

@@ -2,14 +2,14 @@
 # tests/kube/test_*.c is its own program, built with the sanitizers like the
 # unit tests, into build/asan/tests/kube/. tests/suites/50-cluster.sh runs
 # them inside the cluster's network namespace; without the cluster they skip.
-# (The archive path is spelled out: LIB_ASAN is defined after this fragment
-# is included.)
+# (The archives are named by layer_all, expanded when the rule runs:
+# LIB_ASAN is defined after this fragment is included.)
 KUBE_TEST_SRCS := $(sort $(wildcard tests/kube/test_*.c))
 KUBE_TEST_BINS := $(patsubst tests/kube/%.c,build/asan/tests/kube/%,$(KUBE_TEST_SRCS))
 
-build/asan/tests/kube/%: build/asan/tests/kube/%.o build/asan/libsb.a
+build/asan/tests/kube/%: build/asan/tests/kube/%.o $(call layer_all,asan)
 	@mkdir -p $(@D)
-	$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS_ALL)
+	$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS_TESTS)
 .PRECIOUS: build/asan/tests/kube/%.o
 
 unit-bins: $(KUBE_TEST_BINS)
@@ -19,12 +19,12 @@ asan: $(KUBE_TEST_BINS)
 # tests and the kube unit tests linked against the release archive.
 KUBE_VG_BINS := $(patsubst %.c,build/rel/%,$(KUBE_TEST_SRCS) \
 	$(sort $(wildcard tests/unit/test_kube_*.c)))
-build/rel/tests/kube/%: build/rel/tests/kube/%.o build/rel/libsb.a
+build/rel/tests/kube/%: build/rel/tests/kube/%.o $(call layer_all,rel)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $^ $(LDFLAGS) $(LDLIBS_ALL)
-build/rel/tests/unit/test_kube_%: build/rel/tests/unit/test_kube_%.o build/rel/libsb.a
+	$(CC) -o $@ $^ $(LDFLAGS) $(LDLIBS_TESTS)
+build/rel/tests/unit/test_kube_%: build/rel/tests/unit/test_kube_%.o $(call layer_all,rel)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $^ $(LDFLAGS) $(LDLIBS_ALL)
+	$(CC) -o $@ $^ $(LDFLAGS) $(LDLIBS_TESTS)
 .PRECIOUS: build/rel/tests/kube/%.o build/rel/tests/unit/test_kube_%.o
 .PHONY: kube-valgrind-bins kube-valgrind
 kube-valgrind-bins: $(KUBE_VG_BINS)
