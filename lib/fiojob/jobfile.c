@@ -79,137 +79,163 @@ int sb_jobfile_parse(const char *text, const char *path, const struct sb_job *ba
 	return sb_jobfile_parse_vars(text, path, base, lookup_environ, NULL, NULL, out, d);
 }
 
+/* A job file being parsed: [global]'s options, the job being read, where we are. */
+struct jf_parse {
+	const char *path;
+	sb_jobfile_lookup_fn lookup;
+	void *ctx;
+	const char *vars_where;
+	struct sb_job global, cur; /* cur is owned while in_job */
+	size_t njobs;
+	bool in_job, in_global, any_section;
+	struct sb_joblist *out;
+	struct sb_diag *d;
+};
+
+/* fio reads "numjobs=4	; a comment": a ';' after a blank ends the line */
+static void strip_comment(char *s)
+{
+	char *semi = strstr(s, " ;");
+	char *tab = strstr(s, "\t;");
+	if (tab && (!semi || tab < semi))
+		semi = tab;
+	if (semi) {
+		*semi = '\0';
+		for (size_t k = strlen(s); k > 0 && (s[k - 1] == ' ' || s[k - 1] == '\t'); k--)
+			s[k - 1] = '\0';
+	}
+}
+
+/* "[name]": ends the job being read, starts [global] or a new job. */
+static int jf_section(struct jf_parse *jp, char *s, const char *where)
+{
+	struct sb_diag *d = jp->d;
+	char *end = strchr(s, ']');
+	int ret;
+
+	if (!end || trim(end + 1)[0] != '\0') {
+		snprintf(d->msg, sizeof(d->msg), "%s: malformed section header '%s'", where, s);
+		return -EINVAL;
+	}
+	*end = '\0';
+	char *name = trim(s + 1);
+	if (!*name) {
+		snprintf(d->msg, sizeof(d->msg), "%s: empty section name", where);
+		return -EINVAL;
+	}
+	if (jp->in_job) {
+		ret = sb_joblist_push(jp->out, &jp->cur);
+		if (ret)
+			return ret;
+		jp->in_job = false;
+	}
+	jp->any_section = true;
+	if (strcmp(name, "global") == 0) {
+		jp->in_global = true;
+		return 0;
+	}
+	jp->in_global = false;
+	if (++jp->njobs > SB_JOBFILE_MAX_JOBS) {
+		snprintf(d->msg, sizeof(d->msg), "%s: more than %d jobs in one job file", where,
+			 SB_JOBFILE_MAX_JOBS);
+		return -E2BIG;
+	}
+	ret = sb_job_copy(&jp->cur, &jp->global);
+	if (ret)
+		return ret;
+	jp->in_job = true;
+	snprintf(jp->cur.origin, sizeof(jp->cur.origin), "%s", where);
+	return sb_job_apply(&jp->cur, "name", name, where, d);
+}
+
+/* "key=value" or a bare "key", for [global] or the current job. */
+static int jf_option(struct jf_parse *jp, char *s, const char *where)
+{
+	struct sb_diag *d = jp->d;
+
+	if (!jp->any_section) {
+		snprintf(d->msg, sizeof(d->msg),
+			 "%s: option outside a section (start with [global] or [jobname])", where);
+		return -EINVAL;
+	}
+	char *eq = strchr(s, '=');
+	char *key = s, *value = NULL;
+	if (eq) {
+		*eq = '\0';
+		key = trim(s);
+		value = trim(eq + 1);
+	}
+	if (!*key) {
+		snprintf(d->msg, sizeof(d->msg), "%s: missing option name", where);
+		return -EINVAL;
+	}
+	return sb_job_apply(jp->in_global ? &jp->global : &jp->cur, key, value, where, d);
+}
+
+/* One line (line[0..len), not NUL-terminated), number lineno. */
+static int jf_line(struct jf_parse *jp, const char *line, size_t len, unsigned lineno)
+{
+	struct sb_diag *d = jp->d;
+	char raw[4096], expanded[8192], where[300], bad[256];
+
+	snprintf(where, sizeof(where), "%s:%u", jp->path, lineno);
+	if (len >= sizeof(raw)) {
+		snprintf(d->msg, sizeof(d->msg), "%s: line longer than %zu bytes", where,
+			 sizeof(raw) - 1);
+		return -EINVAL;
+	}
+	memcpy(raw, line, len);
+	raw[len] = '\0';
+
+	char *s = trim(raw);
+	if (!*s || *s == ';' || *s == '#')
+		return 0;
+	strip_comment(s);
+	if (expand_env(s, expanded, sizeof(expanded), jp->lookup, jp->ctx, jp->vars_where, bad,
+		       sizeof(bad))) {
+		snprintf(d->msg, sizeof(d->msg), "%s: %s", where, bad);
+		return -EINVAL;
+	}
+	if (expanded[0] == '[')
+		return jf_section(jp, expanded, where);
+	return jf_option(jp, expanded, where);
+}
+
 int sb_jobfile_parse_vars(const char *text, const char *path, const struct sb_job *base,
 			  sb_jobfile_lookup_fn lookup, void *ctx, const char *vars_where,
 			  struct sb_joblist *out, struct sb_diag *d)
 {
-	struct sb_job global, cur;
-	size_t njobs = 0;
-	bool in_job = false, in_global = false, any_section = false;
+	struct jf_parse jp = {
+		.path = path,
+		.lookup = lookup,
+		.ctx = ctx,
+		.vars_where = vars_where,
+		.out = out,
+		.d = d,
+	};
 	unsigned lineno = 0;
 	int ret = 0;
-	char where[300], bad[256];
 
-	memset(&cur, 0, sizeof(cur));
-	if (sb_job_copy(&global, base))
+	if (sb_job_copy(&jp.global, base))
 		return -ENOMEM;
-
-	const char *p = text;
-	while (*p) {
+	for (const char *p = text; *p && !ret;) {
 		const char *nl = strchr(p, '\n');
 		size_t len = nl ? (size_t)(nl - p) : strlen(p);
-		char raw[4096], line[8192];
-		lineno++;
-		snprintf(where, sizeof(where), "%s:%u", path, lineno);
-		if (len >= sizeof(raw)) {
-			snprintf(d->msg, sizeof(d->msg), "%s: line longer than %zu bytes", where,
-				 sizeof(raw) - 1);
-			ret = -EINVAL;
-			goto out;
-		}
-		memcpy(raw, p, len);
-		raw[len] = '\0';
+		ret = jf_line(&jp, p, len, ++lineno);
 		p = nl ? nl + 1 : p + len;
-
-		char *s = trim(raw);
-		if (!*s || *s == ';' || *s == '#')
-			continue;
-		/* fio reads "numjobs=4	; a comment": a ';' after a blank ends the line */
-		char *semi = strstr(s, " ;");
-		char *tab = strstr(s, "\t;");
-		if (tab && (!semi || tab < semi))
-			semi = tab;
-		if (semi) {
-			*semi = '\0';
-			for (size_t k = strlen(s); k > 0 && (s[k - 1] == ' ' || s[k - 1] == '\t');
-			     k--)
-				s[k - 1] = '\0';
-		}
-		if (expand_env(s, line, sizeof(line), lookup, ctx, vars_where, bad, sizeof(bad))) {
-			snprintf(d->msg, sizeof(d->msg), "%s: %s", where, bad);
-			ret = -EINVAL;
-			goto out;
-		}
-		s = line;
-		if (*s == '[') {
-			char *end = strchr(s, ']');
-			if (!end || trim(end + 1)[0] != '\0') {
-				snprintf(d->msg, sizeof(d->msg),
-					 "%s: malformed section header '%s'", where, s);
-				ret = -EINVAL;
-				goto out;
-			}
-			*end = '\0';
-			char *name = trim(s + 1);
-			if (!*name) {
-				snprintf(d->msg, sizeof(d->msg), "%s: empty section name", where);
-				ret = -EINVAL;
-				goto out;
-			}
-			if (in_job) {
-				ret = sb_joblist_push(out, &cur);
-				if (ret)
-					goto out;
-				in_job = false;
-			}
-			any_section = true;
-			if (strcmp(name, "global") == 0) {
-				in_global = true;
-				continue;
-			}
-			in_global = false;
-			if (++njobs > SB_JOBFILE_MAX_JOBS) {
-				snprintf(d->msg, sizeof(d->msg),
-					 "%s: more than %d jobs in one job file", where,
-					 SB_JOBFILE_MAX_JOBS);
-				ret = -E2BIG;
-				goto out;
-			}
-			ret = sb_job_copy(&cur, &global);
-			if (ret)
-				goto out;
-			in_job = true;
-			snprintf(cur.origin, sizeof(cur.origin), "%s", where);
-			ret = sb_job_apply(&cur, "name", name, where, d);
-			if (ret)
-				goto out;
-			continue;
-		}
-		if (!any_section) {
-			snprintf(d->msg, sizeof(d->msg),
-				 "%s: option outside a section (start with [global] or [jobname])",
-				 where);
-			ret = -EINVAL;
-			goto out;
-		}
-		char *eq = strchr(s, '=');
-		char *key = s, *value = NULL;
-		if (eq) {
-			*eq = '\0';
-			key = trim(s);
-			value = trim(eq + 1);
-		}
-		if (!*key) {
-			snprintf(d->msg, sizeof(d->msg), "%s: missing option name", where);
-			ret = -EINVAL;
-			goto out;
-		}
-		ret = sb_job_apply(in_global ? &global : &cur, key, value, where, d);
-		if (ret)
-			goto out;
 	}
-	if (in_job) {
-		ret = sb_joblist_push(out, &cur);
-		in_job = false;
+	if (!ret && jp.in_job) {
+		ret = sb_joblist_push(out, &jp.cur);
+		if (!ret)
+			jp.in_job = false; /* else released below */
 	}
-	if (!ret && !any_section) {
+	if (!ret && !jp.any_section) {
 		snprintf(d->msg, sizeof(d->msg), "%s: no jobs defined", path);
 		ret = -EINVAL;
 	}
-out:
-	if (in_job)
-		sb_job_release(&cur);
-	sb_job_release(&global);
+	if (jp.in_job)
+		sb_job_release(&jp.cur);
+	sb_job_release(&jp.global);
 	return ret;
 }
 

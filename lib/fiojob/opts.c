@@ -977,20 +977,429 @@ static long utf8_bad_at(const char *s)
 	return -1;
 }
 
+/*
+ * The setters, one per option type (as fio's per-type option callbacks):
+ * each parses value for the option d (key is the name it was given as,
+ * for messages) into o, and returns SB_OPT_OK or an error with err set.
+ * value is non-NULL and, but for T_DESC, not empty.
+ */
+typedef enum sb_opt_status (*opt_setter)(struct sb_job_opts *o, const struct opt_def *d,
+					 const char *key, const char *value, char *err,
+					 size_t errlen);
+
+static void *opt_field(struct sb_job_opts *o, const struct opt_def *d)
+{
+	return (char *)o + d->off;
+}
+
+static enum sb_opt_status set_name(struct sb_job_opts *o, const struct opt_def *d, const char *key,
+				   const char *value, char *err, size_t errlen)
+{
+	if (strlen(value) >= SB_NAME_MAX)
+		return bad(err, errlen, "%s: longer than %d characters", key, SB_NAME_MAX - 1);
+	for (const char *p = value; *p; p++)
+		if (*p == '/' || iscntrl((unsigned char)*p))
+			return bad(err, errlen, "%s: '%s' contains '/' or a control character", key,
+				   value);
+	snprintf(opt_field(o, d), SB_NAME_MAX, "%s", value);
+	return SB_OPT_OK;
+}
+
+static enum sb_opt_status set_desc(struct sb_job_opts *o, const struct opt_def *d, const char *key,
+				   const char *value, char *err, size_t errlen)
+{
+	(void)key;
+	(void)err;
+	(void)errlen;
+	snprintf(opt_field(o, d), 256, "%s", value);
+	return SB_OPT_OK;
+}
+
+static enum sb_opt_status set_strdup(struct sb_job_opts *o, const struct opt_def *d,
+				     const char *key, const char *value, char *err, size_t errlen)
+{
+	char **field = opt_field(o, d);
+	char *dup = strdup(value);
+	if (!dup)
+		return bad(err, errlen, "%s: out of memory", key);
+	free(*field);
+	*field = dup;
+	return SB_OPT_OK;
+}
+
+static enum sb_opt_status set_size(struct sb_job_opts *o, const struct opt_def *d, const char *key,
+				   const char *value, char *err, size_t errlen)
+{
+	uint64_t u;
+	if (sb_parse_size(value, o->kb_base, &u))
+		return bad(err, errlen, "%s: '%s' is not a size (e.g. 4k, 1g)", key, value);
+	*(uint64_t *)opt_field(o, d) = u;
+	return SB_OPT_OK;
+}
+
+static enum sb_opt_status set_size_pct(struct sb_job_opts *o, const struct opt_def *d,
+				       const char *key, const char *value, char *err, size_t errlen)
+{
+	uint64_t u;
+	unsigned pct;
+	enum sb_opt_status st = parse_size_pct(o, key, value, &u, &pct, err, errlen);
+	(void)d;
+	if (st != SB_OPT_OK)
+		return st;
+	if (!pct && u == 0)
+		return bad(err, errlen, "%s: must be more than 0", key);
+	o->size = u;
+	o->size_percent = pct;
+	return SB_OPT_OK;
+}
+
+static enum sb_opt_status set_offset(struct sb_job_opts *o, const struct opt_def *d,
+				     const char *key, const char *value, char *err, size_t errlen)
+{
+	uint64_t u;
+	unsigned pct;
+	enum sb_opt_status st = parse_size_pct(o, key, value, &u, &pct, err, errlen);
+	(void)d;
+	if (st != SB_OPT_OK)
+		return st;
+	o->offset = u;
+	o->offset_percent = pct;
+	return SB_OPT_OK;
+}
+
+static enum sb_opt_status set_bs(struct sb_job_opts *o, const struct opt_def *d, const char *key,
+				 const char *value, char *err, size_t errlen)
+{
+	return parse_bs(o, key, value, d->type == T_BSRANGE, err, errlen);
+}
+
+static enum sb_opt_status set_bssplit(struct sb_job_opts *o, const struct opt_def *d,
+				      const char *key, const char *value, char *err, size_t errlen)
+{
+	(void)d;
+	return parse_bssplit(o, key, value, err, errlen);
+}
+
+static enum sb_opt_status set_uint(struct sb_job_opts *o, const struct opt_def *d, const char *key,
+				   const char *value, char *err, size_t errlen)
+{
+	uint64_t u;
+	if (sb_parse_u64(value, &u) || u < d->min || u > d->max)
+		return bad(err, errlen, "%s: '%s' is not an integer from %u to %u", key, value,
+			   d->min, d->max);
+	*(unsigned *)opt_field(o, d) = (unsigned)u;
+	return SB_OPT_OK;
+}
+
+static enum sb_opt_status set_bool(struct sb_job_opts *o, const struct opt_def *d, const char *key,
+				   const char *value, char *err, size_t errlen)
+{
+	bool b;
+	if (sb_parse_bool(value, &b))
+		return bad(err, errlen, "%s: '%s' is not a boolean (0 or 1)", key, value);
+	*(bool *)opt_field(o, d) = d->type == T_NBOOL ? !b : b;
+	return SB_OPT_OK;
+}
+
+static enum sb_opt_status set_time(struct sb_job_opts *o, const struct opt_def *d, const char *key,
+				   const char *value, char *err, size_t errlen)
+{
+	uint64_t u;
+	if (sb_parse_duration_us(value, d->type == T_TIME_S ? 1000000 : 1, &u))
+		return bad(err, errlen, "%s: '%s' is not a duration (e.g. 60, 60s, 2m, 500ms)", key,
+			   value);
+	*(uint64_t *)opt_field(o, d) = u;
+	return SB_OPT_OK;
+}
+
+static enum sb_opt_status set_rw(struct sb_job_opts *o, const struct opt_def *d, const char *key,
+				 const char *value, char *err, size_t errlen)
+{
+	(void)d;
+	for (size_t i = 0; i < sizeof(rw_names) / sizeof(rw_names[0]); i++) {
+		if (strcmp(value, rw_names[i].name) == 0) {
+			o->rw = rw_names[i].rw;
+			return SB_OPT_OK;
+		}
+	}
+	if (strchr(value, ':'))
+		return bad(err, errlen, "%s: '%s': the ':N' offset modifier is not supported", key,
+			   value);
+	return bad(err, errlen,
+		   "%s: '%s' is not one of read, write, randread, randwrite, rw, "
+		   "readwrite, randrw, trim, randtrim, trimwrite",
+		   key, value);
+}
+
+static enum sb_opt_status set_engine(struct sb_job_opts *o, const struct opt_def *d,
+				     const char *key, const char *value, char *err, size_t errlen)
+{
+	(void)d;
+	for (size_t i = 0; i < sizeof(engine_names) / sizeof(engine_names[0]); i++) {
+		if (strcmp(value, engine_names[i].name) != 0)
+			continue;
+		if (engine_names[i].refused) {
+			snprintf(err, errlen, "ioengine '%s' is not supported: %s", value,
+				 engine_names[i].refused);
+			return SB_OPT_REFUSED;
+		}
+		o->engine = engine_names[i].engine;
+		snprintf(o->ioengine_asked, sizeof(o->ioengine_asked), "%s", value);
+		return SB_OPT_OK;
+	}
+	return bad(err, errlen, "%s: unknown engine '%s' (use io_uring, libaio, psync or null)",
+		   key, value);
+}
+
+static enum sb_opt_status set_verify(struct sb_job_opts *o, const struct opt_def *d,
+				     const char *key, const char *value, char *err, size_t errlen)
+{
+	(void)d;
+	if (!strcmp(value, "0") || !strcmp(value, "none") || !strcmp(value, "null"))
+		o->verify = SB_VERIFY_NONE;
+	else if (!strcmp(value, "crc32c") || !strcmp(value, "crc32c-intel") || !strcmp(value, "1"))
+		o->verify = SB_VERIFY_CRC32C;
+	else if (!strcmp(value, "md5"))
+		o->verify = SB_VERIFY_MD5;
+	else if (!strcmp(value, "sha256"))
+		o->verify = SB_VERIFY_SHA256;
+	else if (!strcmp(value, "pattern"))
+		o->verify = SB_VERIFY_PATTERN;
+	else
+		return bad(err, errlen,
+			   "%s: '%s' is not supported (use 0, crc32c, md5, sha256, pattern)", key,
+			   value);
+	return SB_OPT_OK;
+}
+
+static enum sb_opt_status set_pctlist(struct sb_job_opts *o, const struct opt_def *d,
+				      const char *key, const char *value, char *err, size_t errlen)
+{
+	(void)d;
+	return parse_pctlist(o, key, value, err, errlen);
+}
+
+/* rate, rate_iops: "r", "r,w" or ",w" (bytes/s with units, or I/Os per second) */
+static enum sb_opt_status set_rate(struct sb_job_opts *o, const struct opt_def *d, const char *key,
+				   const char *value, char *err, size_t errlen)
+{
+	char a[64], bb[64];
+	uint64_t r = 0, w = 0;
+	uint64_t *dst = opt_field(o, d);
+	bool iops = d->type == T_RATE_IOPS;
+	if (split_rw_pair(value, a, bb, sizeof(a)))
+		return bad(err, errlen, "%s: '%s' is not a rate", key, value);
+	if (a[0] && (iops ? sb_parse_u64(a, &r) : sb_parse_size(a, o->kb_base, &r)))
+		return bad(err, errlen, "%s: '%s' is not a rate", key, a);
+	if (iops ? sb_parse_u64(bb, &w) : sb_parse_size(bb, o->kb_base, &w))
+		return bad(err, errlen, "%s: '%s' is not a rate", key, bb);
+	if (a[0])
+		dst[0] = r;
+	dst[1] = w;
+	return SB_OPT_OK;
+}
+
+static enum sb_opt_status set_kbbase(struct sb_job_opts *o, const struct opt_def *d,
+				     const char *key, const char *value, char *err, size_t errlen)
+{
+	uint64_t u;
+	(void)d;
+	if (sb_parse_u64(value, &u) || (u != 1000 && u != 1024))
+		return bad(err, errlen, "%s: '%s' must be 1000 or 1024", key, value);
+	o->kb_base = (unsigned)u;
+	return SB_OPT_OK;
+}
+
+static enum sb_opt_status set_rwmixwrite(struct sb_job_opts *o, const struct opt_def *d,
+					 const char *key, const char *value, char *err,
+					 size_t errlen)
+{
+	uint64_t u;
+	(void)d;
+	if (sb_parse_u64(value, &u) || u > 100)
+		return bad(err, errlen, "%s: '%s' is not an integer from 0 to 100", key, value);
+	o->rwmixread = (unsigned)(100 - u);
+	return SB_OPT_OK;
+}
+
+static enum sb_opt_status set_randseed(struct sb_job_opts *o, const struct opt_def *d,
+				       const char *key, const char *value, char *err, size_t errlen)
+{
+	uint64_t u;
+	(void)d;
+	if (sb_parse_u64(value, &u))
+		return bad(err, errlen, "%s: '%s' is not an integer", key, value);
+	o->randseed = u;
+	o->randseed_set = true;
+	return SB_OPT_OK;
+}
+
+static enum sb_opt_status set_fallocate(struct sb_job_opts *o, const struct opt_def *d,
+					const char *key, const char *value, char *err,
+					size_t errlen)
+{
+	(void)d;
+	if (!strcmp(value, "none") || !strcmp(value, "0") || !strcmp(value, "truncate"))
+		o->fallocate = false;
+	else if (!strcmp(value, "native") || !strcmp(value, "posix") || !strcmp(value, "keep") ||
+		 !strcmp(value, "1"))
+		o->fallocate = true;
+	else
+		return bad(err, errlen, "%s: '%s' is not none, native, posix or keep", key, value);
+	return SB_OPT_OK;
+}
+
+/* file_service_type's ":N" (I/Os per switch) or ":param" (the distribution's) */
+static enum sb_opt_status fst_suffix(struct sb_job_opts *o, const char *key, const char *arg,
+				     char *err, size_t errlen)
+{
+	if (o->fst <= SB_FST_RANDOM) {
+		uint64_t u;
+		if (sb_parse_u64(arg, &u) || u == 0 || u > UINT32_MAX)
+			return bad(err, errlen, "%s: '%s' is not a positive I/O count", key, arg);
+		o->fst_nr = (unsigned)u;
+		return SB_OPT_OK;
+	}
+	char *e;
+	errno = 0;
+	o->fst_param = strtod(arg, &e);
+	if (e == arg || *e || errno || o->fst_param <= 0)
+		return bad(err, errlen, "%s: '%s' is not a positive number", key, arg);
+	if (o->fst == SB_FST_ZIPF && o->fst_param == 1.0)
+		return bad(err, errlen, "%s: zipf theta must not be 1", key);
+	if (o->fst == SB_FST_PARETO && o->fst_param >= 1.0)
+		return bad(err, errlen, "%s: pareto h must be below 1", key);
+	return SB_OPT_OK;
+}
+
+static enum sb_opt_status set_file_service(struct sb_job_opts *o, const struct opt_def *d,
+					   const char *key, const char *value, char *err,
+					   size_t errlen)
+{
+	static const struct {
+		const char *name;
+		enum sb_fst t;
+	} fst[] = {{"roundrobin", SB_FST_ROUNDROBIN}, {"sequential", SB_FST_SEQUENTIAL},
+		   {"random", SB_FST_RANDOM},	      {"zipf", SB_FST_ZIPF},
+		   {"pareto", SB_FST_PARETO},	      {"normal", SB_FST_NORMAL},
+		   {"gauss", SB_FST_NORMAL}};
+	const char *colon = strchr(value, ':');
+	size_t nl = colon ? (size_t)(colon - value) : strlen(value), i;
+	(void)d;
+	for (i = 0; i < sizeof(fst) / sizeof(fst[0]); i++)
+		if (strlen(fst[i].name) == nl && !strncmp(value, fst[i].name, nl))
+			break;
+	if (i == sizeof(fst) / sizeof(fst[0]))
+		return bad(err, errlen,
+			   "%s: '%s' is not roundrobin, sequential, random, zipf, pareto, "
+			   "normal or gauss",
+			   key, value);
+	o->fst = fst[i].t;
+	o->fst_nr = 0;
+	o->fst_param = 0;
+	return colon ? fst_suffix(o, key, colon + 1, err, errlen) : SB_OPT_OK;
+}
+
+static enum sb_opt_status set_random_dist(struct sb_job_opts *o, const struct opt_def *d,
+					  const char *key, const char *value, char *err,
+					  size_t errlen)
+{
+	(void)d;
+	return parse_distribution(o, key, value, err, errlen);
+}
+
+static enum sb_opt_status set_randgen(struct sb_job_opts *o, const struct opt_def *d,
+				      const char *key, const char *value, char *err, size_t errlen)
+{
+	(void)d;
+	if (!strcmp(value, "tausworthe"))
+		o->randgen = SB_RANDGEN_TAUSWORTHE;
+	else if (!strcmp(value, "lfsr"))
+		o->randgen = SB_RANDGEN_LFSR;
+	else if (!strcmp(value, "tausworthe64"))
+		o->randgen = SB_RANDGEN_TAUSWORTHE64;
+	else
+		return bad(err, errlen, "%s: '%s' is not tausworthe, lfsr or tausworthe64", key,
+			   value);
+	return SB_OPT_OK;
+}
+
+static enum sb_opt_status set_pattern(struct sb_job_opts *o, const struct opt_def *d,
+				      const char *key, const char *value, char *err, size_t errlen)
+{
+	bool vp = d->off == O(verify_pattern);
+	enum sb_opt_status st =
+		parse_pattern(key, value, vp ? o->verify_pattern : o->buffer_pattern,
+			      vp ? &o->verify_pattern_len : &o->buffer_pattern_len, err, errlen);
+	if (st == SB_OPT_OK && vp && o->verify == SB_VERIFY_NONE)
+		o->verify = SB_VERIFY_PATTERN; /* as fio: a pattern alone verifies it */
+	return st;
+}
+
+static enum sb_opt_status set_ss(struct sb_job_opts *o, const struct opt_def *d, const char *key,
+				 const char *value, char *err, size_t errlen)
+{
+	(void)d;
+	return parse_ss(o, key, value, err, errlen);
+}
+
+static enum sb_opt_status set_logname(struct sb_job_opts *o, const struct opt_def *d,
+				      const char *key, const char *value, char *err, size_t errlen)
+{
+	if (strlen(value) >= SB_LOGNAME_MAX)
+		return bad(err, errlen, "%s: longer than %d characters", key, SB_LOGNAME_MAX - 1);
+	snprintf(opt_field(o, d), SB_LOGNAME_MAX, "%s", value);
+	return SB_OPT_OK;
+}
+
+/* The setter of each option type; T_NOOP and T_REFUSED have none. */
+static const opt_setter opt_setters[] = {
+	[T_NAME] = set_name,
+	[T_DESC] = set_desc,
+	[T_STRDUP] = set_strdup,
+	[T_SIZE] = set_size,
+	[T_SIZE_PCT] = set_size_pct,
+	[T_BS] = set_bs,
+	[T_BSSPLIT] = set_bssplit,
+	[T_UINT] = set_uint,
+	[T_BOOL] = set_bool,
+	[T_NBOOL] = set_bool,
+	[T_TIME_S] = set_time,
+	[T_TIME_US] = set_time,
+	[T_RW] = set_rw,
+	[T_ENGINE] = set_engine,
+	[T_VERIFY] = set_verify,
+	[T_PCTLIST] = set_pctlist,
+	[T_RATE] = set_rate,
+	[T_RATE_IOPS] = set_rate,
+	[T_KBBASE] = set_kbbase,
+	[T_RWMIXWRITE] = set_rwmixwrite,
+	[T_RANDSEED] = set_randseed,
+	[T_FALLOCATE] = set_fallocate,
+	[T_FILE_SERVICE] = set_file_service,
+	[T_RANDOM_DIST] = set_random_dist,
+	[T_RANDGEN] = set_randgen,
+	[T_BSRANGE] = set_bs,
+	[T_PATTERN] = set_pattern,
+	[T_SS] = set_ss,
+	[T_LOGNAME] = set_logname,
+	[T_OFFSET] = set_offset,
+	[T_NOOP] = NULL,
+	[T_REFUSED] = NULL,
+};
+_Static_assert(sizeof(opt_setters) / sizeof(opt_setters[0]) == T_REFUSED + 1,
+	       "every option type has its entry in opt_setters");
+
 enum sb_opt_status sb_job_opts_set(struct sb_job_opts *o, const char *key, const char *value,
 				   char *err, size_t errlen)
 {
 	const struct opt_def *d = find_opt(key);
-	char *field;
-	uint64_t u;
-	bool b;
 
 	err[0] = '\0';
 	if (!d) {
 		snprintf(err, errlen, "unknown option '%s'", key);
 		return SB_OPT_UNKNOWN;
 	}
-	field = (char *)o + d->off;
 	long bad_at = value ? utf8_bad_at(value) : -1;
 	if (bad_at >= 0)
 		return bad(err, errlen, "%s: not valid UTF-8 text (byte %ld of the value)", key,
@@ -1015,257 +1424,10 @@ enum sb_opt_status sb_job_opts_set(struct sb_job_opts *o, const char *key, const
 	}
 	if (!value[0] && d->type != T_DESC)
 		return bad(err, errlen, "%s: empty value", key);
-
-	switch (d->type) {
-	case T_NAME:
-		if (strlen(value) >= SB_NAME_MAX)
-			return bad(err, errlen, "%s: longer than %d characters", key,
-				   SB_NAME_MAX - 1);
-		for (const char *p = value; *p; p++)
-			if (*p == '/' || iscntrl((unsigned char)*p))
-				return bad(err, errlen,
-					   "%s: '%s' contains '/' or a control character", key,
-					   value);
-		snprintf(field, SB_NAME_MAX, "%s", value);
-		break;
-	case T_DESC:
-		snprintf(field, 256, "%s", value);
-		break;
-	case T_STRDUP: {
-		char *dup = strdup(value);
-		if (!dup)
-			return bad(err, errlen, "%s: out of memory", key);
-		free(*(char **)field);
-		*(char **)field = dup;
-		break;
-	}
-	case T_SIZE:
-		if (sb_parse_size(value, o->kb_base, &u))
-			return bad(err, errlen, "%s: '%s' is not a size (e.g. 4k, 1g)", key, value);
-		*(uint64_t *)field = u;
-		break;
-	case T_SIZE_PCT: {
-		unsigned pct;
-		enum sb_opt_status st = parse_size_pct(o, key, value, &u, &pct, err, errlen);
-		if (st != SB_OPT_OK)
-			return st;
-		if (!pct && u == 0)
-			return bad(err, errlen, "%s: must be more than 0", key);
-		o->size = u;
-		o->size_percent = pct;
-		break;
-	}
-	case T_BS:
-		return parse_bs(o, key, value, false, err, errlen);
-	case T_BSRANGE:
-		return parse_bs(o, key, value, true, err, errlen);
-	case T_BSSPLIT:
-		return parse_bssplit(o, key, value, err, errlen);
-	case T_UINT:
-		if (sb_parse_u64(value, &u) || u < d->min || u > d->max)
-			return bad(err, errlen, "%s: '%s' is not an integer from %u to %u", key,
-				   value, d->min, d->max);
-		*(unsigned *)field = (unsigned)u;
-		break;
-	case T_BOOL:
-	case T_NBOOL:
-		if (sb_parse_bool(value, &b))
-			return bad(err, errlen, "%s: '%s' is not a boolean (0 or 1)", key, value);
-		*(bool *)field = d->type == T_NBOOL ? !b : b;
-		break;
-	case T_TIME_S:
-	case T_TIME_US:
-		if (sb_parse_duration_us(value, d->type == T_TIME_S ? 1000000 : 1, &u))
-			return bad(err, errlen,
-				   "%s: '%s' is not a duration (e.g. 60, 60s, 2m, 500ms)", key,
-				   value);
-		*(uint64_t *)field = u;
-		break;
-	case T_RW: {
-		size_t i;
-		for (i = 0; i < sizeof(rw_names) / sizeof(rw_names[0]); i++)
-			if (strcmp(value, rw_names[i].name) == 0)
-				break;
-		if (i == sizeof(rw_names) / sizeof(rw_names[0])) {
-			if (strchr(value, ':'))
-				return bad(err, errlen,
-					   "%s: '%s': the ':N' offset modifier is not supported",
-					   key, value);
-			return bad(err, errlen,
-				   "%s: '%s' is not one of read, write, randread, randwrite, rw, "
-				   "readwrite, randrw, trim, randtrim, trimwrite",
-				   key, value);
-		}
-		o->rw = rw_names[i].rw;
-		break;
-	}
-	case T_ENGINE: {
-		for (size_t i = 0; i < sizeof(engine_names) / sizeof(engine_names[0]); i++) {
-			if (strcmp(value, engine_names[i].name) != 0)
-				continue;
-			if (engine_names[i].refused) {
-				snprintf(err, errlen, "ioengine '%s' is not supported: %s", value,
-					 engine_names[i].refused);
-				return SB_OPT_REFUSED;
-			}
-			o->engine = engine_names[i].engine;
-			snprintf(o->ioengine_asked, sizeof(o->ioengine_asked), "%s", value);
-			return SB_OPT_OK;
-		}
-		return bad(err, errlen,
-			   "%s: unknown engine '%s' (use io_uring, libaio, psync or null)", key,
-			   value);
-	}
-	case T_VERIFY:
-		if (!strcmp(value, "0") || !strcmp(value, "none") || !strcmp(value, "null"))
-			o->verify = SB_VERIFY_NONE;
-		else if (!strcmp(value, "crc32c") || !strcmp(value, "crc32c-intel") ||
-			 !strcmp(value, "1"))
-			o->verify = SB_VERIFY_CRC32C;
-		else if (!strcmp(value, "md5"))
-			o->verify = SB_VERIFY_MD5;
-		else if (!strcmp(value, "sha256"))
-			o->verify = SB_VERIFY_SHA256;
-		else if (!strcmp(value, "pattern"))
-			o->verify = SB_VERIFY_PATTERN;
-		else
-			return bad(
-				err, errlen,
-				"%s: '%s' is not supported (use 0, crc32c, md5, sha256, pattern)",
-				key, value);
-		break;
-	case T_PCTLIST:
-		return parse_pctlist(o, key, value, err, errlen);
-	case T_RATE:
-	case T_RATE_IOPS: {
-		char a[64], bb[64];
-		uint64_t r = 0, w = 0;
-		uint64_t *dst = (uint64_t *)field;
-		if (split_rw_pair(value, a, bb, sizeof(a)))
-			return bad(err, errlen, "%s: '%s' is not a rate", key, value);
-		int (*parse)(const char *, uint64_t *) = NULL;
-		if (d->type == T_RATE_IOPS)
-			parse = sb_parse_u64;
-		if (a[0] && (parse ? parse(a, &r) : sb_parse_size(a, o->kb_base, &r)))
-			return bad(err, errlen, "%s: '%s' is not a rate", key, a);
-		if (parse ? parse(bb, &w) : sb_parse_size(bb, o->kb_base, &w))
-			return bad(err, errlen, "%s: '%s' is not a rate", key, bb);
-		if (a[0])
-			dst[0] = r;
-		dst[1] = w;
-		break;
-	}
-	case T_KBBASE:
-		if (sb_parse_u64(value, &u) || (u != 1000 && u != 1024))
-			return bad(err, errlen, "%s: '%s' must be 1000 or 1024", key, value);
-		o->kb_base = (unsigned)u;
-		break;
-	case T_RWMIXWRITE:
-		if (sb_parse_u64(value, &u) || u > 100)
-			return bad(err, errlen, "%s: '%s' is not an integer from 0 to 100", key,
-				   value);
-		o->rwmixread = (unsigned)(100 - u);
-		break;
-	case T_RANDSEED:
-		if (sb_parse_u64(value, &u))
-			return bad(err, errlen, "%s: '%s' is not an integer", key, value);
-		o->randseed = u;
-		o->randseed_set = true;
-		break;
-	case T_FALLOCATE:
-		if (!strcmp(value, "none") || !strcmp(value, "0") || !strcmp(value, "truncate"))
-			o->fallocate = false;
-		else if (!strcmp(value, "native") || !strcmp(value, "posix") ||
-			 !strcmp(value, "keep") || !strcmp(value, "1"))
-			o->fallocate = true;
-		else
-			return bad(err, errlen, "%s: '%s' is not none, native, posix or keep", key,
-				   value);
-		break;
-	case T_FILE_SERVICE: {
-		static const struct {
-			const char *name;
-			enum sb_fst t;
-		} fst[] = {{"roundrobin", SB_FST_ROUNDROBIN}, {"sequential", SB_FST_SEQUENTIAL},
-			   {"random", SB_FST_RANDOM},	      {"zipf", SB_FST_ZIPF},
-			   {"pareto", SB_FST_PARETO},	      {"normal", SB_FST_NORMAL},
-			   {"gauss", SB_FST_NORMAL}};
-		const char *colon = strchr(value, ':');
-		size_t nl = colon ? (size_t)(colon - value) : strlen(value), i;
-		for (i = 0; i < sizeof(fst) / sizeof(fst[0]); i++)
-			if (strlen(fst[i].name) == nl && !strncmp(value, fst[i].name, nl))
-				break;
-		if (i == sizeof(fst) / sizeof(fst[0]))
-			return bad(err, errlen,
-				   "%s: '%s' is not roundrobin, sequential, random, zipf, pareto, "
-				   "normal or gauss",
-				   key, value);
-		o->fst = fst[i].t;
-		o->fst_nr = 0;
-		o->fst_param = 0;
-		if (colon && fst[i].t <= SB_FST_RANDOM) {
-			if (sb_parse_u64(colon + 1, &u) || u == 0 || u > UINT32_MAX)
-				return bad(err, errlen, "%s: '%s' is not a positive I/O count", key,
-					   colon + 1);
-			o->fst_nr = (unsigned)u;
-		} else if (colon) {
-			char *e;
-			errno = 0;
-			o->fst_param = strtod(colon + 1, &e);
-			if (e == colon + 1 || *e || errno || o->fst_param <= 0)
-				return bad(err, errlen, "%s: '%s' is not a positive number", key,
-					   colon + 1);
-			if (fst[i].t == SB_FST_ZIPF && o->fst_param == 1.0)
-				return bad(err, errlen, "%s: zipf theta must not be 1", key);
-			if (fst[i].t == SB_FST_PARETO && o->fst_param >= 1.0)
-				return bad(err, errlen, "%s: pareto h must be below 1", key);
-		}
-		break;
-	}
-	case T_RANDOM_DIST:
-		return parse_distribution(o, key, value, err, errlen);
-	case T_RANDGEN:
-		if (!strcmp(value, "tausworthe"))
-			o->randgen = SB_RANDGEN_TAUSWORTHE;
-		else if (!strcmp(value, "lfsr"))
-			o->randgen = SB_RANDGEN_LFSR;
-		else if (!strcmp(value, "tausworthe64"))
-			o->randgen = SB_RANDGEN_TAUSWORTHE64;
-		else
-			return bad(err, errlen, "%s: '%s' is not tausworthe, lfsr or tausworthe64",
-				   key, value);
-		break;
-	case T_PATTERN: {
-		bool vp = d->off == O(verify_pattern);
-		enum sb_opt_status st = parse_pattern(
-			key, value, vp ? o->verify_pattern : o->buffer_pattern,
-			vp ? &o->verify_pattern_len : &o->buffer_pattern_len, err, errlen);
-		if (st == SB_OPT_OK && vp && o->verify == SB_VERIFY_NONE)
-			o->verify = SB_VERIFY_PATTERN; /* as fio: a pattern alone verifies it */
-		return st;
-	}
-	case T_SS:
-		return parse_ss(o, key, value, err, errlen);
-	case T_LOGNAME:
-		if (strlen(value) >= SB_LOGNAME_MAX)
-			return bad(err, errlen, "%s: longer than %d characters", key,
-				   SB_LOGNAME_MAX - 1);
-		snprintf(field, SB_LOGNAME_MAX, "%s", value);
-		break;
-	case T_OFFSET: {
-		unsigned pct;
-		enum sb_opt_status st = parse_size_pct(o, key, value, &u, &pct, err, errlen);
-		if (st != SB_OPT_OK)
-			return st;
-		o->offset = u;
-		o->offset_percent = pct;
-		break;
-	}
-	case T_NOOP:
-	case T_REFUSED:
-		break;
-	}
-	return SB_OPT_OK;
+	if ((size_t)d->type >= sizeof(opt_setters) / sizeof(opt_setters[0]) ||
+	    !opt_setters[d->type])
+		return bad(err, errlen, "%s: no setter for this option", key);
+	return opt_setters[d->type](o, d, key, value, err, errlen);
 }
 
 int sb_job_opts_validate(const struct sb_job_opts *o, char *err, size_t errlen)
