@@ -379,6 +379,19 @@ const char *sb_ddir_name(enum sb_ddir d)
 	return (unsigned)d < 4 ? n[d] : "?";
 }
 
+const char *sb_rw_accepted(size_t i)
+{
+	return i < sizeof(rw_names) / sizeof(rw_names[0]) ? rw_names[i].name : NULL;
+}
+
+const char *sb_engine_known(size_t i, const char **refused)
+{
+	if (i >= sizeof(engine_names) / sizeof(engine_names[0]))
+		return NULL;
+	*refused = engine_names[i].refused;
+	return engine_names[i].name;
+}
+
 static enum sb_opt_status bad(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

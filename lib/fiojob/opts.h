@@ -239,6 +239,17 @@ const char *sb_engine_name(enum sb_engine e);
 const char *sb_verify_name(enum sb_verify v);
 const char *sb_ddir_name(enum sb_ddir d);
 
+/*
+ * The tables behind rw= and ioengine=, for the check that the CRD's enums
+ * equal them (tests/unit/test_crd_enums.c). sb_rw_accepted: the i-th value
+ * rw= accepts (fio's names, aliases included), NULL past the last.
+ * sb_engine_known: the i-th ioengine= name we know, NULL past the last;
+ * *refused is NULL when we run it (perhaps mapped onto one of ours), else
+ * why we do not.
+ */
+const char *sb_rw_accepted(size_t i);
+const char *sb_engine_known(size_t i, const char **refused);
+
 static inline bool sb_rw_reads(enum sb_rw rw)
 {
 	return rw == SB_RW_READ || rw == SB_RW_RANDREAD || rw == SB_RW_RW || rw == SB_RW_RANDRW;

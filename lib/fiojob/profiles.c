@@ -72,6 +72,11 @@ const struct sb_profile *sb_profile_find(const char *name)
 	return NULL;
 }
 
+const struct sb_profile *sb_profile_at(size_t i)
+{
+	return i < ARRAY_SIZE(profiles) ? &profiles[i] : NULL;
+}
+
 void sb_profile_list(FILE *f)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(profiles); i++) {

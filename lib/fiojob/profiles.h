@@ -29,6 +29,9 @@ struct sb_profile {
 /* The profile called name, or NULL. */
 const struct sb_profile *sb_profile_find(const char *name);
 
+/* The i-th profile, NULL past the last. */
+const struct sb_profile *sb_profile_at(size_t i);
+
 /* Lists the profiles and their workloads. */
 void sb_profile_list(FILE *f);
 
