@@ -69,12 +69,12 @@ def run_obj(name, classes, iterations=2, runtime="1s"):
 class Controller:
     """The controller under test, as tests/cluster/sbrun.Controller starts it."""
 
-    def __init__(self, binary, ns, port):
+    def __init__(self, binary, ns, port, extra=()):
         self.port = port
         self.logpath = f"/tmp/sb-bench-controller-{ns}.log"
         self._log = open(self.logpath, "w")
         cmd = [binary, f"--kubeconfig={sb.KUBECONFIG}", f"--namespace={ns}",
-               f"--metrics-bind-address=127.0.0.1:{port}", f"--runner-image={sb.IMAGE}"]
+               f"--metrics-bind-address=127.0.0.1:{port}", f"--runner-image={sb.IMAGE}"] + list(extra)
         # nsenter execs the controller: the pid is the controller's
         self.proc = subprocess.Popen(sb._prefix() + cmd, stdout=self._log,
                                      stderr=subprocess.STDOUT)
@@ -258,10 +258,10 @@ def sb_time(s):
     return time.mktime(time.strptime(s, "%Y-%m-%dT%H:%M:%SZ"))
 
 
-def bench(n=1000, m=20, binary=sbrun.CONTROLLER, timeout=900, log=print):
+def bench(n=1000, m=20, binary=sbrun.CONTROLLER, timeout=900, log=print, extra=()):
     """Runs the four phases; returns the figures (a dict)."""
     sbrun.install_crd()
-    out = {"runs": n, "real": m, "controller": binary}
+    out = {"runs": n, "real": m, "controller": binary, "extra": list(extra)}
     out["ceiling_per_s"] = api_ceiling(n, log)
     with sb.namespace("bench") as ns:
         sb.apply(sbrun.RUNNER_RBAC, namespace=ns)
@@ -269,7 +269,7 @@ def bench(n=1000, m=20, binary=sbrun.CONTROLLER, timeout=900, log=print):
         sb.apply({"apiVersion": "v1", "kind": "ConfigMap",
                   "metadata": {"name": "foreign", "labels": {"app": "someone-else"}},
                   "data": {"x": "y" * 512}}, namespace=ns)
-        c = Controller(binary, ns, 18600 + os.getpid() % 300)
+        c = Controller(binary, ns, 18600 + os.getpid() % 300, extra)
         try:
             sb.wait_for(c.ready, timeout=60, what="the controller ready")
             time.sleep(2)
@@ -363,7 +363,8 @@ def table(r, cmd):
     per_it = sum(solo["api"].values()) / done if done else 0
     lines = [
         f"command: {cmd}",
-        f"controller: {r['controller']}; {r['runs']} fail-fast + {r['real']} real runs",
+        f"controller: {r['controller']} {' '.join(r['extra'])}; {r['runs']} fail-fast + "
+        f"{r['real']} real runs",
         f"  RSS idle {r['rss_idle'] / mib:.1f} MiB, peak {r['rss_peak'] / mib:.1f} MiB, "
         f"all finished {r['rss_finished'] / mib:.1f} MiB, after delete "
         f"{r['rss_deleted'] / mib:.1f} MiB",
@@ -393,13 +394,15 @@ def main():
     ap.add_argument("--real", type=int, default=20, help="real short runs (default 20)")
     ap.add_argument("--controller", default=sbrun.CONTROLLER, help="controller binary")
     ap.add_argument("--timeout", type=int, default=900)
+    ap.add_argument("--controller-arg", action="append", default=[],
+                    help="one more controller flag, e.g. --controller-arg=--workers=4 (repeatable)")
     ap.add_argument("--json", help="write the figures here")
     a = ap.parse_args()
     if not sb.cluster_up():
         print("bench-controller: the test cluster is not up (make cluster-up)", file=sys.stderr)
         return 2
     r = bench(a.runs, a.real, a.controller, a.timeout,
-              log=lambda s: print(s, file=sys.stderr, flush=True))
+              log=lambda s: print(s, file=sys.stderr, flush=True), extra=a.controller_arg)
     cmd = " ".join(["scripts/bench-controller.py"] + sys.argv[1:])
     print(table(r, cmd))
     if a.json:
