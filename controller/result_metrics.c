@@ -245,19 +245,32 @@ static json_t *cache_cm(void *arg, const char *ns, const char *name)
 	return NULL;
 }
 
+/* kube_informer_foreach callback: a successful run's metadata and status
+ * (all the metrics read) appended to the array arg; other runs are left
+ * out. One parsed run at a time: with a list of every run, each scrape held
+ * 1,000 parsed runs at once (the controller's peak heap, heaptrack). */
+static int collect_succeeded(const json_t *run, void *arg)
+{
+	if (!succeeded(run))
+		return 0;
+	json_t *slim = json_object();
+	if (!slim || json_object_set(slim, "metadata", json_object_get(run, "metadata")) ||
+	    json_object_set(slim, "status", json_object_get(run, "status")) ||
+	    json_array_append_new(arg, slim))
+		return -ENOMEM;
+	return 0;
+}
+
 char *br_result_metrics_render(struct br_controller *c)
 {
 	json_t *all = json_array();
 	if (!all)
 		return NULL;
 	for (size_t w = 0; w < c->nwatches; w++) {
-		json_t *runs = kube_informer_list(c->watches[w].runs);
-		if (runs && json_array_extend(all, runs)) {
-			json_decref(runs);
+		if (kube_informer_foreach(c->watches[w].runs, collect_succeeded, all)) {
 			json_decref(all);
 			return NULL;
 		}
-		json_decref(runs);
 	}
 	char *buf = NULL;
 	size_t len = 0;

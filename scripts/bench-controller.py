@@ -6,7 +6,9 @@ that with SB_PREFIX honoured):
     tests/cluster/in-netns.sh /usr/bin/python3 scripts/bench-controller.py \
         [--runs N=1000] [--real M=20] [--controller PATH] [--json FILE]
 
-Starts the controller as the e2e tests do (a process in the cluster's
+First, the API server's own pace: N runs created with no controller
+watching (a run cannot be terminal before it exists, so runs/s is at most
+that). Then starts the controller as the e2e tests do (a process in the cluster's
 network namespace watching one fresh namespace, metrics on loopback), then:
   1. idle: RSS once the informers synced;
   2. real: M real short runs alone (class "fast", 2 iterations of two 1 s
@@ -26,6 +28,7 @@ under test is watch-driven: that is what the API counts show).
 """
 import argparse
 import concurrent.futures
+import http.client
 import json
 import os
 import re
@@ -66,12 +69,12 @@ def run_obj(name, classes, iterations=2, runtime="1s"):
 class Controller:
     """The controller under test, as tests/cluster/sbrun.Controller starts it."""
 
-    def __init__(self, binary, ns, port):
+    def __init__(self, binary, ns, port, extra=()):
         self.port = port
         self.logpath = f"/tmp/sb-bench-controller-{ns}.log"
         self._log = open(self.logpath, "w")
         cmd = [binary, f"--kubeconfig={sb.KUBECONFIG}", f"--namespace={ns}",
-               f"--metrics-bind-address=127.0.0.1:{port}", f"--runner-image={sb.IMAGE}"]
+               f"--metrics-bind-address=127.0.0.1:{port}", f"--runner-image={sb.IMAGE}"] + list(extra)
         # nsenter execs the controller: the pid is the controller's
         self.proc = subprocess.Popen(sb._prefix() + cmd, stdout=self._log,
                                      stderr=subprocess.STDOUT)
@@ -158,16 +161,67 @@ class Sampler:
         return self.peak
 
 
-def create_all(ns, objs, threads=8):
-    """Creates objs with threads concurrent clients; raises on any failure."""
-    path = f"/apis/storagebench.io/v1alpha1/namespaces/{ns}/benchmarkruns"
+class KeepAlive(threading.local):
+    """One HTTPS connection to the API server per thread, kept open (as a
+    client-go or libcurl client does): with a TLS handshake per request
+    (urllib) the bench's own Python client, not the API server, set the
+    pace of the creates."""
+
+    def __init__(self):
+        super().__init__()
+        self.conn = None
+        self.token = sb.admin_token()
+
+    def post(self, path, obj):
+        body = json.dumps(obj).encode()
+        for attempt in (1, 2):
+            if self.conn is None:
+                self.conn = http.client.HTTPSConnection(sb.API_IP, 443, context=sb._ssl(),
+                                                        timeout=60)
+            try:
+                self.conn.request("POST", path, body, {
+                    "Authorization": "Bearer " + self.token, "Accept": "application/json",
+                    "Content-Type": "application/json"})
+                r = self.conn.getresponse()
+                return r.status, r.read().decode()
+            except (OSError, http.client.HTTPException):
+                # the server closed an idle connection: one more try on a new one
+                self.conn.close()
+                self.conn = None
+                if attempt == 2:
+                    raise
+
+
+def create_all(ns, objs, threads=8, resource="benchmarkruns"):
+    """Creates objs with threads concurrent keep-alive clients; raises on any
+    failure."""
+    if resource == "benchmarkruns":
+        path = f"/apis/storagebench.io/v1alpha1/namespaces/{ns}/benchmarkruns"
+    else:
+        path = f"/api/v1/namespaces/{ns}/{resource}"
+    client = KeepAlive()
 
     def one(o):
-        code, body = sb.api("POST", path, o)
+        code, body = client.post(path, o)
         if code != 201:
-            raise sb.ClusterError(f"creating {o['metadata']['name']}: {code} {str(body)[:300]}")
+            raise sb.ClusterError(f"creating {o['metadata']['name']}: {code} {body[:300]}")
     with concurrent.futures.ThreadPoolExecutor(threads) as ex:
         list(ex.map(one, objs))
+
+
+def api_ceiling(n, log):
+    """The API server's pace for this bench's client with no controller
+    running: N runs created in a namespace no controller watches (a
+    fail-fast run cannot end sooner than its create), then deleted.
+    Returns creates/s."""
+    with sb.namespace("bench-ceiling") as ns:
+        objs = [run_obj(f"fail-{i}", [MISSING_CLASS]) for i in range(n)]
+        t0 = time.monotonic()
+        create_all(ns, objs)
+        dt = time.monotonic() - t0
+        sb.kubectl("-n", ns, "delete", "benchmarkruns", "--all", "--wait=false", timeout=600)
+    log(f"API ceiling: {n} runs created in {dt:.1f} s with no controller: {n / dt:.1f}/s")
+    return n / dt if dt > 0 else 0.0
 
 
 def wait_until(c, cond, timeout, what, interval=0.2):
@@ -204,17 +258,18 @@ def sb_time(s):
     return time.mktime(time.strptime(s, "%Y-%m-%dT%H:%M:%SZ"))
 
 
-def bench(n=1000, m=20, binary=sbrun.CONTROLLER, timeout=900, log=print):
+def bench(n=1000, m=20, binary=sbrun.CONTROLLER, timeout=900, log=print, extra=()):
     """Runs the four phases; returns the figures (a dict)."""
     sbrun.install_crd()
-    out = {"runs": n, "real": m, "controller": binary}
+    out = {"runs": n, "real": m, "controller": binary, "extra": list(extra)}
+    out["ceiling_per_s"] = api_ceiling(n, log)
     with sb.namespace("bench") as ns:
         sb.apply(sbrun.RUNNER_RBAC, namespace=ns)
         # a ConfigMap the controller does not own: it must never be cached
         sb.apply({"apiVersion": "v1", "kind": "ConfigMap",
                   "metadata": {"name": "foreign", "labels": {"app": "someone-else"}},
                   "data": {"x": "y" * 512}}, namespace=ns)
-        c = Controller(binary, ns, 18600 + os.getpid() % 300)
+        c = Controller(binary, ns, 18600 + os.getpid() % 300, extra)
         try:
             sb.wait_for(c.ready, timeout=60, what="the controller ready")
             time.sleep(2)
@@ -308,7 +363,8 @@ def table(r, cmd):
     per_it = sum(solo["api"].values()) / done if done else 0
     lines = [
         f"command: {cmd}",
-        f"controller: {r['controller']}; {r['runs']} fail-fast + {r['real']} real runs",
+        f"controller: {r['controller']} {' '.join(r['extra'])}; {r['runs']} fail-fast + "
+        f"{r['real']} real runs",
         f"  RSS idle {r['rss_idle'] / mib:.1f} MiB, peak {r['rss_peak'] / mib:.1f} MiB, "
         f"all finished {r['rss_finished'] / mib:.1f} MiB, after delete "
         f"{r['rss_deleted'] / mib:.1f} MiB",
@@ -317,7 +373,8 @@ def table(r, cmd):
         f"{r['anon_deleted'] / mib:.1f} MiB",
         f"  fail-fast: {r['runs']} runs terminal {mixed['failfast_s']:.1f} s after the first "
         f"create: {mixed['runs_per_s']:.1f} runs/s (creating them took "
-        f"{mixed['create_s']:.1f} s)",
+        f"{mixed['create_s']:.1f} s); the same {r['runs']} creates with no controller: "
+        f"{r['ceiling_per_s']:.1f}/s",
         f"  real runs: median {solo['median_run_s']} s alone, {mixed['median_run_s']} s beside "
         f"the fail-fast runs (max {solo['max_run_s']} / {mixed['max_run_s']} s)",
         f"  API requests, real runs alone: {solo['api']} = {sum(solo['api'].values())} for "
@@ -337,13 +394,15 @@ def main():
     ap.add_argument("--real", type=int, default=20, help="real short runs (default 20)")
     ap.add_argument("--controller", default=sbrun.CONTROLLER, help="controller binary")
     ap.add_argument("--timeout", type=int, default=900)
+    ap.add_argument("--controller-arg", action="append", default=[],
+                    help="one more controller flag, e.g. --controller-arg=--workers=4 (repeatable)")
     ap.add_argument("--json", help="write the figures here")
     a = ap.parse_args()
     if not sb.cluster_up():
         print("bench-controller: the test cluster is not up (make cluster-up)", file=sys.stderr)
         return 2
     r = bench(a.runs, a.real, a.controller, a.timeout,
-              log=lambda s: print(s, file=sys.stderr, flush=True))
+              log=lambda s: print(s, file=sys.stderr, flush=True), extra=a.controller_arg)
     cmd = " ".join(["scripts/bench-controller.py"] + sys.argv[1:])
     print(table(r, cmd))
     if a.json:

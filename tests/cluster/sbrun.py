@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import subprocess
+import time
 import urllib.request
 
 import sbcluster as sb
@@ -69,7 +70,16 @@ def install_crd():
     controller's schedule informer keeps retrying its list, so what a test
     counts would depend on whether an earlier test installed it."""
     for path, name in ((CRD, "benchmarkruns"), (SCHEDULE_CRD, "benchmarkschedules")):
-        sb.kubectl("apply", "-f", path)
+        # two test processes may apply it at once: one create loses
+        # (AlreadyExists) and the next apply patches what the other made
+        for attempt in range(3):
+            try:
+                sb.kubectl("apply", "-f", path)
+                break
+            except sb.ClusterError:
+                if attempt == 2:
+                    raise
+                time.sleep(1)
 
         def established(name=name):
             crd = sb.kubectl_json("get", "crd", f"{name}.storagebench.io")
@@ -83,7 +93,10 @@ class Controller:
     watching one namespace, with its log in a file (.log) and its metrics on
     a loopback port."""
 
-    _next_port = [18100 + os.getpid() % 500]
+    # metrics ports: a range per pytest-xdist worker (gw0, gw1, ...), so two
+    # test processes never pick the same one
+    _worker = os.environ.get("PYTEST_XDIST_WORKER", "gw")[2:]
+    _next_port = [18100 + 1000 * (int(_worker) + 1 if _worker.isdigit() else 0) + os.getpid() % 500]
 
     def __init__(self, ns, kubeconfig=sb.KUBECONFIG, extra=(), name="c"):
         Controller._next_port[0] += 1

@@ -199,6 +199,7 @@ def after(log, i, pred):
     return any(pred(e) for e in log[i + 1:])
 
 
+@pytest.mark.serial  # the one shared fault proxy
 def test_api_errors_injected(ns, controller):
     controller.stop()
     with sb.FaultProxy() as fp:
@@ -248,6 +249,7 @@ def test_api_errors_injected(ns, controller):
         assert errs and int(errs.group(1)) >= 1, m
 
 
+@pytest.mark.serial  # lease renewals on time: no other test loading the machine
 def test_two_replicas_only_leader_acts(ns, controller):
     controller.stop()
     a = controller.start(name="a", extra=("--leader-elect", "--identity=replica-a"))

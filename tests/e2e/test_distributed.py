@@ -194,6 +194,7 @@ def test_barrier_timeout_names_pod_and_node(ns, controller):
     assert len(ready_members) == 2 and named[-1] not in ready_members, (named, ready_members)
 
 
+@pytest.mark.serial  # restarts a node other tests' pods may run on
 def test_node_restarted_mid_run_keeps_completed_iterations(ns, controller):
     """A member's node restarted (every container stopped) after iteration 1:
     the restarted member finds its start time long past and fails rather

@@ -2,7 +2,12 @@
 control plane stopped mid-run."""
 import time
 
+import pytest
+
 from conftest import events, sb, small, wait_phase
+
+# stops the API server every other test talks to (tests/pytest.ini)
+pytestmark = pytest.mark.serial
 
 
 def test_api_server_down_20s_mid_run(ns, controller):

@@ -51,6 +51,7 @@ def _ended_with_every_iteration(ns, name, iterations):
     return st
 
 
+@pytest.mark.serial  # stops etcd under every other test
 def test_etcd_alone_restarted_mid_run(ns, controller):
     """etcd stopped (the API server stays up and answers errors or waits),
     then started again with its data: the run goes on and ends with every
@@ -78,6 +79,7 @@ def test_etcd_alone_restarted_mid_run(ns, controller):
     assert reasons.count("ReportWritten") == 1, reasons
 
 
+@pytest.mark.serial  # the one shared fault proxy
 @pytest.mark.parametrize("when", ["request", "response"])
 def test_controller_killed_while_it_writes_the_report(ns, controller, when):
     """The controller's create of the report ConfigMap is held by the fault

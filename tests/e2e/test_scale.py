@@ -7,7 +7,12 @@ import importlib.util
 import os
 import re
 
+import pytest
+
 from conftest import HERE, Controller, sb
+
+# the benchmark loads the API server on purpose (tests/pytest.ini)
+pytestmark = pytest.mark.serial
 
 BENCH = os.path.join(os.path.dirname(os.path.dirname(HERE)), "scripts", "bench-controller.py")
 

@@ -149,22 +149,42 @@ add_counts() {
 	LAST_FAILED=$b
 }
 
-# One pytest process per directory: their conftest.py modules would
-# collide in one session (each directory imports its own "conftest").
-for d in "${dirs[@]}"; do
-	echo "--- pytest $d (inside the network namespace)"
+# run_pytest WHAT ARGS...: one pytest process inside the namespace, its
+# count line added, a failure when it has none or exits non-zero alone.
+run_pytest() {
+	local what=$1 out rc
+	shift
+	echo "--- pytest $what (inside the network namespace)"
 	out=$(SB_TRACE_CONNECT=$TRACE timeout "$PYTEST_TIMEOUT" tests/cluster/in-netns.sh \
-		/usr/bin/python3 -m pytest -c tests/pytest.ini "$d" 2>&1)
+		/usr/bin/python3 -m pytest -c tests/pytest.ini "$@" 2>&1)
 	rc=$?
 	echo "$out" | grep -vE '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$'
 	if ! add_counts "$out"; then
-		echo "FAIL $d: pytest exited $rc without a count line"
+		echo "FAIL $what: pytest exited $rc without a count line"
 		f=$((f + 1))
 	elif [ $rc -ne 0 ] && [ "$LAST_FAILED" -eq 0 ]; then
-		echo "FAIL $d: pytest exited $rc"
+		echo "FAIL $what: pytest exited $rc"
 		f=$((f + 1))
 	fi
-	unrun_skips "$d" "$out"
+	unrun_skips "$what" "$out"
+}
+
+# Directories whose tests each work in a namespace of their own and mostly
+# wait for pods: SB_PARALLEL_WORKERS pytest-xdist processes (default 2) run
+# them, then the ones marked "serial" (tests/pytest.ini) run alone.
+PARALLEL_DIRS=" tests/e2e "
+WORKERS=${SB_PARALLEL_WORKERS:-2}
+# One pytest process per directory: their conftest.py modules would
+# collide in one session (each directory imports its own "conftest").
+for d in "${dirs[@]}"; do
+	if [[ "$PARALLEL_DIRS" == *" $d "* ]] && [ "$WORKERS" -gt 1 ]; then
+		/usr/bin/python3 -c 'import xdist' 2>/dev/null ||
+			fail_setup xdist "python3-pytest-xdist is not installed (make deps installs it)"
+		run_pytest "$d (not serial, $WORKERS processes)" -m "not serial" -n "$WORKERS" --dist load "$d"
+		run_pytest "$d (serial)" -m serial "$d"
+	else
+		run_pytest "$d" "$d"
+	fi
 done
 
 for t in "${ctests[@]}"; do
