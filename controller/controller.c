@@ -82,6 +82,78 @@ static void on_owned(enum kube_informer_event ev, const json_t *obj, const json_
 	}
 }
 
+/* A runner pod changed: it is no longer in flight (controller.h); its run is queued. */
+static void on_pod(enum kube_informer_event ev, const json_t *obj, const json_t *old, void *arg)
+{
+	struct br_controller *c = arg;
+	const json_t *md = json_object_get(obj, "metadata");
+	const char *ns = json_string_value(json_object_get(md, "namespace"));
+	const char *name = json_string_value(json_object_get(md, "name"));
+	if (ns && name)
+		br_inflight_drop(c, ns, name);
+	on_owned(ev, obj, old, arg);
+}
+
+static void inflight_key(char *key, size_t len, const char *ns, const char *name)
+{
+	snprintf(key, len, "%s/%s", ns, name);
+}
+
+void br_inflight_add(struct br_controller *c, const char *ns, const char *name, time_t now)
+{
+	char key[sizeof(c->inflight[0].key)];
+	struct br_inflight *slot = NULL;
+	inflight_key(key, sizeof(key), ns, name);
+	pthread_mutex_lock(&c->mu);
+	for (size_t i = 0; i < BR_INFLIGHT; i++) {
+		struct br_inflight *f = &c->inflight[i];
+		if (!strcmp(f->key, key) || (!slot && !f->key[0]))
+			slot = f;
+		if (!strcmp(f->key, key))
+			break;
+	}
+	if (!slot) {
+		/* full: the oldest goes (taken as gone, as after BR_INFLIGHT_MAX_S) */
+		slot = &c->inflight[0];
+		for (size_t i = 1; i < BR_INFLIGHT; i++)
+			if (c->inflight[i].since < slot->since)
+				slot = &c->inflight[i];
+	}
+	snprintf(slot->key, sizeof(slot->key), "%s", key);
+	slot->since = now;
+	pthread_mutex_unlock(&c->mu);
+}
+
+void br_inflight_drop(struct br_controller *c, const char *ns, const char *name)
+{
+	char key[sizeof(c->inflight[0].key)];
+	inflight_key(key, sizeof(key), ns, name);
+	pthread_mutex_lock(&c->mu);
+	for (size_t i = 0; i < BR_INFLIGHT; i++)
+		if (!strcmp(c->inflight[i].key, key))
+			c->inflight[i].key[0] = '\0';
+	pthread_mutex_unlock(&c->mu);
+}
+
+bool br_inflight_has(struct br_controller *c, const char *ns, const char *name, time_t now)
+{
+	char key[sizeof(c->inflight[0].key)];
+	bool has = false;
+	inflight_key(key, sizeof(key), ns, name);
+	pthread_mutex_lock(&c->mu);
+	for (size_t i = 0; i < BR_INFLIGHT; i++) {
+		struct br_inflight *f = &c->inflight[i];
+		if (!f->key[0] || strcmp(f->key, key))
+			continue;
+		if (now - f->since > BR_INFLIGHT_MAX_S)
+			f->key[0] = '\0'; /* the informer missed it: taken as gone */
+		else
+			has = true;
+	}
+	pthread_mutex_unlock(&c->mu);
+	return has;
+}
+
 static int queue_run(const json_t *run, void *arg)
 {
 	on_run(KUBE_INFORMER_UPDATE, run, NULL, arg);
@@ -124,11 +196,10 @@ static struct kube_informer *informer(struct br_controller *c, const struct kube
 	return kube_informer_new(c->kc, &o, err);
 }
 
-int br_controller_init(struct br_controller *c, struct kube_client *kc,
-		       const struct br_controller_opts *opts, struct br_metrics *m,
-		       struct kube_error *err)
+int br_controller_init_ops(struct br_controller *c, const struct br_ops *ops,
+			   const struct br_controller_opts *opts, struct br_metrics *m)
 {
-	c->kc = kc;
+	c->ops = *ops;
 	c->opts = *opts;
 	c->metrics = m;
 	if (!c->opts.max_attempts)
@@ -146,15 +217,26 @@ int br_controller_init(struct br_controller *c, struct kube_client *kc,
 	c->policy.nowned = 0; /* never freed here: the caller owns them */
 	pthread_mutex_init(&c->mu, NULL);
 	c->queue = br_queue_new();
-	if (!c->queue)
-		return -ENOMEM;
+	return c->queue ? 0 : -ENOMEM;
+}
+
+int br_controller_init(struct br_controller *c, struct kube_client *kc,
+		       const struct br_controller_opts *opts, struct br_metrics *m,
+		       struct kube_error *err)
+{
+	struct br_ops ops;
+	br_ops_kube(c, &ops);
+	int r = br_controller_init_ops(c, &ops, opts, m);
+	if (r)
+		return r;
+	c->kc = kc;
 	size_t n = opts->nnamespaces ? opts->nnamespaces : 1;
 	for (size_t i = 0; i < n; i++) {
 		struct br_watch *w = &c->watches[c->nwatches++];
 		w->ns = opts->nnamespaces ? opts->namespaces[i] : NULL;
 		w->runs = informer(c, &br_res_benchmarkruns, w->ns, NULL, on_run, err);
 		w->pvcs = informer(c, &kube_res_pvcs, w->ns, SB_SELECTOR_MANAGED, on_owned, err);
-		w->pods = informer(c, &kube_res_pods, w->ns, SB_SELECTOR_MANAGED, on_owned, err);
+		w->pods = informer(c, &kube_res_pods, w->ns, SB_SELECTOR_MANAGED, on_pod, err);
 		w->cms = informer(c, &kube_res_configmaps, w->ns, SB_SELECTOR_MANAGED, on_owned,
 				  err);
 		if (!w->runs || !w->pvcs || !w->pods || !w->cms)
