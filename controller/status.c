@@ -97,12 +97,12 @@ json_t *br_status_condition(const json_t *prev, const char *status, const char *
 json_t *br_status_invalid(const json_t *prev, const char *msg, long long gen, time_t now)
 {
 	char ts[40];
-	json_t *st = json_pack(
-		"{s:s,s:I,s:s,s:s,s:o}", "phase", "Failed", "observedGeneration", (json_int_t)gen,
-		"message", msg, "completionTime",
-		jstr(prev, "completionTime") ? jstr(prev, "completionTime")
-					     : br_time_str(now, ts, sizeof(ts)),
-		"conditions", br_status_condition(prev, "False", "InvalidSpec", msg, gen, now));
+	json_t *st = json_pack("{s:s,s:I,s:s,s:s,s:o}", "phase", "Failed", "observedGeneration",
+			       (json_int_t)gen, "message", msg, "completionTime",
+			       jstr(prev, "completionTime") ? jstr(prev, "completionTime")
+							    : br_time_str(now, ts, sizeof(ts)),
+			       "conditions",
+			       br_status_condition(prev, "False", "InvalidSpec", msg, gen, now));
 	if (st && jstr(prev, "startTime") &&
 	    json_object_set_new(st, "startTime", json_string(jstr(prev, "startTime")))) {
 		json_decref(st);
@@ -134,7 +134,7 @@ static const char *headline(const struct br_status_in *in, const char **reason, 
 	}
 	/* a run whose report is not written yet is still Running */
 	return in->terminal || plan->phase < BR_RUN_SUCCEEDED ? br_run_phase_name(plan->phase)
-							       : br_run_phase_name(BR_RUN_RUNNING);
+							      : br_run_phase_name(BR_RUN_RUNNING);
 }
 
 /* One entry of status.classes; empty strings are left out (the 1.20 API server turns "" into null). */
@@ -219,9 +219,9 @@ json_t *br_status_compute(const struct br_status_in *in)
 	     !json_object_set_new(status, "startTime",
 				  json_string(st ? st : br_time_str(in->now, ts, sizeof(ts)))) &&
 	     !json_object_set_new(status, "message", json_string(message)) &&
-	     !json_object_set_new(status, "conditions",
-				  br_status_condition(in->prev, cstat, reason, message, in->gen,
-						      in->now)) &&
+	     !json_object_set_new(
+		     status, "conditions",
+		     br_status_condition(in->prev, cstat, reason, message, in->gen, in->now)) &&
 	     !json_object_set(status, "classes", classes);
 	json_decref(classes);
 	if (ok && in->terminal)

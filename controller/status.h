@@ -15,10 +15,10 @@
 #include <time.h>
 
 struct br_status_class {
-	const char *name;     /* storage class */
-	unsigned done;	      /* iterations with a result */
-	unsigned attempts;    /* the plan's, less a create that did not happen */
-	const char *engine;   /* "" unknown */
+	const char *name;		      /* storage class */
+	unsigned done;			      /* iterations with a result */
+	unsigned attempts;		      /* the plan's, less a create that did not happen */
+	const char *engine;		      /* "" unknown */
 	const char *apply_reason, *apply_err; /* why an action failed this pass; "" none */
 };
 

@@ -77,8 +77,7 @@ static inline long fo_find(json_t *store, const char *res, const char *ns, const
 	json_array_foreach(fo_arr(store, res), i, o)
 	{
 		const char *ons = fo_meta(o, "namespace");
-		if (!strcmp(fo_meta(o, "name"), name) &&
-		    (!ns || !*ns || (ons && !strcmp(ons, ns))))
+		if (!strcmp(fo_meta(o, "name"), name) && (!ns || !*ns || (ons && !strcmp(ons, ns))))
 			return (long)i;
 	}
 	return -1;
@@ -96,7 +95,7 @@ static inline void fo_put(json_t *store, const char *res, const json_t *obj)
 }
 
 static inline int fo_record(struct fakeops *fo, const char *verb, const struct kube_resource *r,
-		     const char *name, struct kube_error *err)
+			    const char *name, struct kube_error *err)
 {
 	if (fo->ncalls < FO_MAX_CALLS) {
 		struct fo_call *c = &fo->calls[fo->ncalls++];
@@ -130,8 +129,8 @@ static inline void fo_store(struct fakeops *fo, const char *res, json_t *obj)
 		fo_put(fo->cache, res, obj);
 }
 
-static inline int fo_create(void *arg, const struct kube_resource *r, const char *ns, const json_t *obj,
-		     struct kube_error *err)
+static inline int fo_create(void *arg, const struct kube_resource *r, const char *ns,
+			    const json_t *obj, struct kube_error *err)
 {
 	struct fakeops *fo = arg;
 	int f = fo_record(fo, "create", r, fo_meta(obj, "name"), err);
@@ -157,7 +156,7 @@ static inline int fo_create(void *arg, const struct kube_resource *r, const char
 }
 
 static inline int fo_get(void *arg, const struct kube_resource *r, const char *ns, const char *name,
-		  json_t **out, struct kube_error *err)
+			 json_t **out, struct kube_error *err)
 {
 	struct fakeops *fo = arg;
 	int f = fo_record(fo, "get", r, name, err);
@@ -172,7 +171,7 @@ static inline int fo_get(void *arg, const struct kube_resource *r, const char *n
 }
 
 static inline int fo_del(void *arg, const struct kube_resource *r, const char *ns, const char *name,
-		  struct kube_error *err)
+			 struct kube_error *err)
 {
 	struct fakeops *fo = arg;
 	int f = fo_record(fo, "delete", r, name, err);
@@ -189,7 +188,7 @@ static inline int fo_del(void *arg, const struct kube_resource *r, const char *n
 
 /* A merge patch of the status, refused with 409 when metadata.resourceVersion is not current. */
 static inline int fo_patch_status(void *arg, const struct kube_resource *r, const char *ns,
-			   const char *name, const json_t *patch, struct kube_error *err)
+				  const char *name, const json_t *patch, struct kube_error *err)
 {
 	struct fakeops *fo = arg;
 	int f = fo_record(fo, "patch", r, name, err);
@@ -226,7 +225,7 @@ static inline int fo_patch_status(void *arg, const struct kube_resource *r, cons
 }
 
 static inline int fo_list(void *arg, const struct kube_resource *r, const char *ns,
-		   const char *field_selector, json_t **out, struct kube_error *err)
+			  const char *field_selector, json_t **out, struct kube_error *err)
 {
 	struct fakeops *fo = arg;
 	(void)ns;
@@ -238,7 +237,8 @@ static inline int fo_list(void *arg, const struct kube_resource *r, const char *
 	return 0;
 }
 
-static inline json_t *fo_cache_get(void *arg, enum br_cache_kind k, const char *ns, const char *name)
+static inline json_t *fo_cache_get(void *arg, enum br_cache_kind k, const char *ns,
+				   const char *name)
 {
 	struct fakeops *fo = arg;
 	long i = fo_find(fo->cache, fo_kind_res[k], ns, name);
@@ -264,7 +264,7 @@ static inline void fo_init(struct fakeops *fo)
 	fo->server = json_object();
 	fo->cache = json_object();
 	fo->now = 1796000000; /* 2026-11-30 */
-	fo->ops = (struct br_ops){fo,	       fo_create, fo_get,	 fo_del, fo_patch_status,
+	fo->ops = (struct br_ops){fo,	   fo_create,	 fo_get,	fo_del, fo_patch_status,
 				  fo_list, fo_cache_get, fo_cache_list, fo_now};
 }
 
@@ -282,8 +282,8 @@ static inline void fo_sync(struct fakeops *fo)
 	fo->cache = json_deep_copy(fo->server);
 }
 
-static inline void fo_fail(struct fakeops *fo, const char *verb, const char *resource, int err, int http,
-		    unsigned times)
+static inline void fo_fail(struct fakeops *fo, const char *verb, const char *resource, int err,
+			   int http, unsigned times)
 {
 	if (fo->nfaults == FO_MAX_FAULTS)
 		return;
@@ -297,7 +297,7 @@ static inline void fo_fail(struct fakeops *fo, const char *verb, const char *res
 
 /* Calls of verb on resource (name NULL: any) so far. */
 static inline size_t fo_calls(const struct fakeops *fo, const char *verb, const char *resource,
-		       const char *name)
+			      const char *name)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < fo->ncalls; i++)

@@ -74,9 +74,9 @@ static unsigned long iterations_metric(void)
 {
 	char *text = br_metrics_render(E.m, NULL, 0);
 	const char *p = text ? strstr(text, "\nstoragebench_iterations_completed_total ") : NULL;
-	unsigned long n = p ? strtoul(p + strlen("\nstoragebench_iterations_completed_total "),
-				      NULL, 10)
-			    : 999;
+	unsigned long n =
+		p ? strtoul(p + strlen("\nstoragebench_iterations_completed_total "), NULL, 10)
+		  : 999;
 	free(text);
 	return n;
 }
@@ -130,13 +130,14 @@ static int add_result(const char *cls, unsigned it, double iops)
 	if (sb_name_result(name, sizeof(name), RUN, cls, it) || br_runkey_derive(UID, key) ||
 	    sb_name_label(cls_label, sizeof(cls_label), cls))
 		return -1;
-	snprintf(text, sizeof(text),
-		 "{\"jobs\":[{\"jobname\":\"randread\",\"job options\":{\"rw\":\"randread\","
-		 "\"bs\":\"4k\",\"iodepth\":\"32\"},\"read\":{\"total_ios\":100,\"iops\":%g,"
-		 "\"bw_bytes\":%g,\"lat_ns\":{\"mean\":1000,\"N\":100}},\"write\":{\"total_ios\":0},"
-		 "\"sync\":{\"total_ios\":0},\"engine\":{\"ran\":\"io_uring\"}}],"
-		 "\"context\":{\"run\":\"%s\",\"class\":\"%s\",\"iteration\":%u}}",
-		 iops, iops * 4096, RUN, cls, it);
+	snprintf(
+		text, sizeof(text),
+		"{\"jobs\":[{\"jobname\":\"randread\",\"job options\":{\"rw\":\"randread\","
+		"\"bs\":\"4k\",\"iodepth\":\"32\"},\"read\":{\"total_ios\":100,\"iops\":%g,"
+		"\"bw_bytes\":%g,\"lat_ns\":{\"mean\":1000,\"N\":100}},\"write\":{\"total_ios\":0},"
+		"\"sync\":{\"total_ios\":0},\"engine\":{\"ran\":\"io_uring\"}}],"
+		"\"context\":{\"run\":\"%s\",\"class\":\"%s\",\"iteration\":%u}}",
+		iops, iops * 4096, RUN, cls, it);
 	if (sb_sign_result(key, sizeof(key), UID, cls, it, text, strlen(text), mac))
 		return -1;
 	snprintf(itb, sizeof(itb), "%u", it);
@@ -144,9 +145,9 @@ static int add_result(const char *cls, unsigned it, double iops)
 		"{s:{s:s,s:s,s:s,s:{s:s,s:s,s:s,s:s,s:s},s:[{s:s,s:s,s:s,s:s}]},s:{s:s,s:s}}",
 		"metadata", "name", name, "namespace", NS, "creationTimestamp",
 		"2026-11-30T08:00:00Z", "labels", SB_LABEL_COMPONENT, "result", SB_LABEL_RUN, RUN,
-		SB_LABEL_CLASS, cls_label, SB_LABEL_ITERATION, itb, SB_LABEL_MANAGED_BY,
-		SB_MANAGER, "ownerReferences", "apiVersion", SB_API_VERSION, "kind", SB_KIND,
-		"name", RUN, "uid", UID, "data", SB_RESULT_KEY, text, SB_RESULT_MAC_KEY, mac);
+		SB_LABEL_CLASS, cls_label, SB_LABEL_ITERATION, itb, SB_LABEL_MANAGED_BY, SB_MANAGER,
+		"ownerReferences", "apiVersion", SB_API_VERSION, "kind", SB_KIND, "name", RUN,
+		"uid", UID, "data", SB_RESULT_KEY, text, SB_RESULT_MAC_KEY, mac);
 	if (!cm)
 		return -1;
 	put_both("configmaps", cm);
@@ -231,7 +232,8 @@ static int test_report_built_once(void)
 	char rep[64];
 	CHECK_INT(sb_name_report(rep, sizeof(rep), RUN), 0);
 	CHECK_INT(setup("{\"storageClasses\":[\"fast\",\"slow\"],\"iterations\":1,"
-			"\"parallelism\":2}"), 0);
+			"\"parallelism\":2}"),
+		  0);
 	CHECK_INT(pass(), 0);
 	CHECK_INT(fo_calls(&E.fo, "create", "pods", NULL), 2);
 	/* one class done: no report yet */
@@ -266,9 +268,8 @@ static int test_foreign_object_not_ours(void)
 	/* a PVC of the run's PVC name, owned by another run (the informer has
 	 * not shown it: the create answers AlreadyExists) */
 	json_t *other = json_pack("{s:{s:s,s:s,s:[{s:s,s:s,s:s,s:s}]}}", "metadata", "name", pvc,
-				  "namespace", NS, "ownerReferences", "apiVersion",
-				  SB_API_VERSION, "kind", SB_KIND, "name", "other", "uid",
-				  "other-uid");
+				  "namespace", NS, "ownerReferences", "apiVersion", SB_API_VERSION,
+				  "kind", SB_KIND, "name", "other", "uid", "other-uid");
 	CHECK(other);
 	fo_put(E.fo.server, "persistentvolumeclaims", other);
 	json_decref(other);
@@ -305,10 +306,10 @@ static int test_status_write_failure_retried(void)
 	CHECK_INT(add_result("fast", 2, 1000), 0);
 	long k = fo_find(E.fo.cache, "benchmarkruns", NS, RUN);
 	CHECK(k >= 0);
-	json_object_set_new(json_object_get(json_array_get(fo_arr(E.fo.cache, "benchmarkruns"),
-							   (size_t)k),
-					    "metadata"),
-			    "resourceVersion", json_string("1"));
+	json_object_set_new(
+		json_object_get(json_array_get(fo_arr(E.fo.cache, "benchmarkruns"), (size_t)k),
+				"metadata"),
+		"resourceVersion", json_string("1"));
 	CHECK_INT(pass(), 0);
 	CHECK_INT(E.requeue_ms, 200);
 	CHECK_INT(iterations_metric(), 1);
