@@ -291,70 +291,37 @@ bool br_controller_ready(struct br_controller *c)
 	return c->scs && kube_informer_has_synced(c->scs);
 }
 
-/* Per-key failures, for exponential backoff (ms to a minute). */
-struct backoff {
-	char key[600];
-	unsigned failures;
-};
+/* One key of the queue: a run or a schedule (br_queue_handler). */
+static int handle_key(void *arg, const char *key, long *requeue_ms)
+{
+	struct br_controller *c = arg;
+	char ns[300], name[300];
+	bool is_sched = !strncmp(key, BR_SCHED_KEY_PREFIX, strlen(BR_SCHED_KEY_PREFIX));
+	const char *k = is_sched ? key + strlen(BR_SCHED_KEY_PREFIX) : key;
+	const char *slash = strchr(k, '/');
+	*requeue_ms = 0;
+	if (!slash)
+		return 0;
+	snprintf(ns, sizeof(ns), "%.*s", (int)(slash - k), k);
+	snprintf(name, sizeof(name), "%s", slash + 1);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int r = is_sched ? br_schedule_reconcile(c, ns, name, requeue_ms)
+			 : br_reconcile(c, ns, name, requeue_ms);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	br_metrics_reconcile(c->metrics, secs, r ? "error" : *requeue_ms ? "requeue" : "ok");
+	/* caught up after deletions: give the freed heap back */
+	if (!r && br_queue_due(c->queue) == 0)
+		br_memory_idle();
+	return r;
+}
 
+/* A reconcile worker: the queue hands it keys, and backs a failing key off (queue.h). */
 static void *worker(void *arg)
 {
 	struct br_controller *c = arg;
-	struct backoff bo[64];
-	size_t nbo = 0;
-	char key[600];
-
-	while (br_queue_get(c->queue, key, sizeof(key)) == 0) {
-		char ns[300], name[300];
-		bool is_sched = !strncmp(key, BR_SCHED_KEY_PREFIX, strlen(BR_SCHED_KEY_PREFIX));
-		const char *k = is_sched ? key + strlen(BR_SCHED_KEY_PREFIX) : key;
-		const char *slash = strchr(k, '/');
-		if (!slash) {
-			br_queue_done(c->queue, key);
-			continue;
-		}
-		snprintf(ns, sizeof(ns), "%.*s", (int)(slash - k), k);
-		snprintf(name, sizeof(name), "%s", slash + 1);
-		struct timespec t0, t1;
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		long requeue = 0;
-		int r = is_sched ? br_schedule_reconcile(c, ns, name, &requeue)
-				 : br_reconcile(c, ns, name, &requeue);
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		double secs =
-			(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-		struct backoff *b = NULL;
-		for (size_t i = 0; i < nbo; i++)
-			if (!strcmp(bo[i].key, key))
-				b = &bo[i];
-		if (r) {
-			if (!b && nbo < 64) {
-				b = &bo[nbo++];
-				snprintf(b->key, sizeof(b->key), "%s", key);
-				b->failures = 0;
-			}
-			unsigned f = b ? ++b->failures : 1;
-			long delay = 250L << (f < 8 ? f : 8);
-			if (delay > 60000)
-				delay = 60000;
-			sb_warn("Reconcile failed, retrying", "run=%s error=\"%s\" retry_ms=%ld",
-				key, strerror(-r), delay);
-			br_metrics_reconcile(c->metrics, secs, "error");
-			br_queue_done(c->queue, key);
-			if (br_queue_add_after(c->queue, key, delay))
-				sb_error("Could not queue a run", "key=%s", key);
-			continue;
-		}
-		if (b)
-			*b = bo[--nbo];
-		br_metrics_reconcile(c->metrics, secs, requeue ? "requeue" : "ok");
-		br_queue_done(c->queue, key);
-		if (requeue && br_queue_add_after(c->queue, key, requeue))
-			sb_error("Could not queue a run", "key=%s", key);
-		/* caught up after deletions: give the freed heap back */
-		if (br_queue_due(c->queue) == 0)
-			br_memory_idle();
-	}
+	br_queue_work(c->queue, handle_key, c);
 	return NULL;
 }
 
