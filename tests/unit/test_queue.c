@@ -146,11 +146,11 @@ struct work {
 	struct br_queue *q;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	unsigned inside[2];   /* per key (a, f): handlers running now */
-	unsigned max_inside;  /* the most ever at once for one key */
-	unsigned handled[2];  /* calls per key */
-	bool hold_a;	      /* the handler of a waits until cleared */
-	uint64_t f_at[8];     /* the clock at each call for f */
+	unsigned inside[2];  /* per key (a, f): handlers running now */
+	unsigned max_inside; /* the most ever at once for one key */
+	unsigned handled[2]; /* calls per key */
+	bool hold_a;	     /* the handler of a waits until cleared */
+	uint64_t f_at[8];    /* the clock at each call for f */
 };
 
 static int handler(void *arg, const char *key, long *requeue_ms)
@@ -278,7 +278,8 @@ static const struct test_case cases[] = {
 	{"queue/delay", test_delay},
 	{"queue/backoff per key, capped, forgotten", test_backoff},
 	{"queue/workers: one key at a time", test_workers_one_key_at_a_time},
-	{"queue/workers: a failing key backs off across workers", test_workers_backoff_across_workers},
+	{"queue/workers: a failing key backs off across workers",
+	 test_workers_backoff_across_workers},
 };
 
 TEST_MAIN(cases)
