@@ -121,8 +121,10 @@ static int test_terminal_with_report(void)
 	plan.phase = BR_RUN_SUCCEEDED;
 	snprintf(plan.reason, sizeof(plan.reason), "Succeeded");
 	json_t *rep = json_loads(
-		"{\"results\":[{\"target\":\"fast\",\"workload\":\"randread\",\"metrics\":{\"iops\":"
-		"{\"unit\":\"IO/s\",\"mean\":1000,\"stddev\":10,\"min\":990,\"max\":1010,\"n\":2}}}],"
+		"{\"results\":[{\"target\":\"fast\",\"workload\":\"randread\",\"metrics\":{"
+		"\"iops\":"
+		"{\"unit\":\"IO/"
+		"s\",\"mean\":1000,\"stddev\":10,\"min\":990,\"max\":1010,\"n\":2}}}],"
 		"\"warnings\":[{\"check\":\"cv\",\"target\":\"fast\",\"workload\":\"randread\","
 		"\"message\":\"noisy\"}]}",
 		0, NULL);
