@@ -139,7 +139,6 @@ static int test_terminal_with_report(void)
 	in.report_name = "r-report";
 	in.prev = prev;
 	json_t *st = br_status_compute(&in);
-	json_decref(rep);
 	CHECK(st);
 	CHECK_STR(str(st, "phase"), "Succeeded");
 	CHECK_STR(str(cond(st), "status"), "True");
@@ -159,6 +158,7 @@ static int test_terminal_with_report(void)
 	plan.phase = BR_RUN_FAILED;
 	json_t *st2 = br_status_compute(&in);
 	json_decref(prev);
+	json_decref(rep);
 	CHECK(st2);
 	CHECK_STR(str(cond(st2), "status"), "False");
 	CHECK_STR(str(cond(st2), "lastTransitionTime"), "2026-11-30T00:53:20Z");
