@@ -82,6 +82,78 @@ static void on_owned(enum kube_informer_event ev, const json_t *obj, const json_
 	}
 }
 
+/* A runner pod changed: it is no longer in flight (controller.h); its run is queued. */
+static void on_pod(enum kube_informer_event ev, const json_t *obj, const json_t *old, void *arg)
+{
+	struct br_controller *c = arg;
+	const json_t *md = json_object_get(obj, "metadata");
+	const char *ns = json_string_value(json_object_get(md, "namespace"));
+	const char *name = json_string_value(json_object_get(md, "name"));
+	if (ns && name)
+		br_inflight_drop(c, ns, name);
+	on_owned(ev, obj, old, arg);
+}
+
+static void inflight_key(char *key, size_t len, const char *ns, const char *name)
+{
+	snprintf(key, len, "%s/%s", ns, name);
+}
+
+void br_inflight_add(struct br_controller *c, const char *ns, const char *name, time_t now)
+{
+	char key[sizeof(c->inflight[0].key)];
+	struct br_inflight *slot = NULL;
+	inflight_key(key, sizeof(key), ns, name);
+	pthread_mutex_lock(&c->mu);
+	for (size_t i = 0; i < BR_INFLIGHT; i++) {
+		struct br_inflight *f = &c->inflight[i];
+		if (!strcmp(f->key, key) || (!slot && !f->key[0]))
+			slot = f;
+		if (!strcmp(f->key, key))
+			break;
+	}
+	if (!slot) {
+		/* full: the oldest goes (taken as gone, as after BR_INFLIGHT_MAX_S) */
+		slot = &c->inflight[0];
+		for (size_t i = 1; i < BR_INFLIGHT; i++)
+			if (c->inflight[i].since < slot->since)
+				slot = &c->inflight[i];
+	}
+	snprintf(slot->key, sizeof(slot->key), "%s", key);
+	slot->since = now;
+	pthread_mutex_unlock(&c->mu);
+}
+
+void br_inflight_drop(struct br_controller *c, const char *ns, const char *name)
+{
+	char key[sizeof(c->inflight[0].key)];
+	inflight_key(key, sizeof(key), ns, name);
+	pthread_mutex_lock(&c->mu);
+	for (size_t i = 0; i < BR_INFLIGHT; i++)
+		if (!strcmp(c->inflight[i].key, key))
+			c->inflight[i].key[0] = '\0';
+	pthread_mutex_unlock(&c->mu);
+}
+
+bool br_inflight_has(struct br_controller *c, const char *ns, const char *name, time_t now)
+{
+	char key[sizeof(c->inflight[0].key)];
+	bool has = false;
+	inflight_key(key, sizeof(key), ns, name);
+	pthread_mutex_lock(&c->mu);
+	for (size_t i = 0; i < BR_INFLIGHT; i++) {
+		struct br_inflight *f = &c->inflight[i];
+		if (!f->key[0] || strcmp(f->key, key))
+			continue;
+		if (now - f->since > BR_INFLIGHT_MAX_S)
+			f->key[0] = '\0'; /* the informer missed it: taken as gone */
+		else
+			has = true;
+	}
+	pthread_mutex_unlock(&c->mu);
+	return has;
+}
+
 static int queue_run(const json_t *run, void *arg)
 {
 	on_run(KUBE_INFORMER_UPDATE, run, NULL, arg);
@@ -124,11 +196,10 @@ static struct kube_informer *informer(struct br_controller *c, const struct kube
 	return kube_informer_new(c->kc, &o, err);
 }
 
-int br_controller_init(struct br_controller *c, struct kube_client *kc,
-		       const struct br_controller_opts *opts, struct br_metrics *m,
-		       struct kube_error *err)
+int br_controller_init_ops(struct br_controller *c, const struct br_ops *ops,
+			   const struct br_controller_opts *opts, struct br_metrics *m)
 {
-	c->kc = kc;
+	c->ops = *ops;
 	c->opts = *opts;
 	c->metrics = m;
 	if (!c->opts.max_attempts)
@@ -146,15 +217,26 @@ int br_controller_init(struct br_controller *c, struct kube_client *kc,
 	c->policy.nowned = 0; /* never freed here: the caller owns them */
 	pthread_mutex_init(&c->mu, NULL);
 	c->queue = br_queue_new();
-	if (!c->queue)
-		return -ENOMEM;
+	return c->queue ? 0 : -ENOMEM;
+}
+
+int br_controller_init(struct br_controller *c, struct kube_client *kc,
+		       const struct br_controller_opts *opts, struct br_metrics *m,
+		       struct kube_error *err)
+{
+	struct br_ops ops;
+	br_ops_kube(c, &ops);
+	int r = br_controller_init_ops(c, &ops, opts, m);
+	if (r)
+		return r;
+	c->kc = kc;
 	size_t n = opts->nnamespaces ? opts->nnamespaces : 1;
 	for (size_t i = 0; i < n; i++) {
 		struct br_watch *w = &c->watches[c->nwatches++];
 		w->ns = opts->nnamespaces ? opts->namespaces[i] : NULL;
 		w->runs = informer(c, &br_res_benchmarkruns, w->ns, NULL, on_run, err);
 		w->pvcs = informer(c, &kube_res_pvcs, w->ns, SB_SELECTOR_MANAGED, on_owned, err);
-		w->pods = informer(c, &kube_res_pods, w->ns, SB_SELECTOR_MANAGED, on_owned, err);
+		w->pods = informer(c, &kube_res_pods, w->ns, SB_SELECTOR_MANAGED, on_pod, err);
 		w->cms = informer(c, &kube_res_configmaps, w->ns, SB_SELECTOR_MANAGED, on_owned,
 				  err);
 		if (!w->runs || !w->pvcs || !w->pods || !w->cms)
@@ -209,70 +291,37 @@ bool br_controller_ready(struct br_controller *c)
 	return c->scs && kube_informer_has_synced(c->scs);
 }
 
-/* Per-key failures, for exponential backoff (ms to a minute). */
-struct backoff {
-	char key[600];
-	unsigned failures;
-};
+/* One key of the queue: a run or a schedule (br_queue_handler). */
+static int handle_key(void *arg, const char *key, long *requeue_ms)
+{
+	struct br_controller *c = arg;
+	char ns[300], name[300];
+	bool is_sched = !strncmp(key, BR_SCHED_KEY_PREFIX, strlen(BR_SCHED_KEY_PREFIX));
+	const char *k = is_sched ? key + strlen(BR_SCHED_KEY_PREFIX) : key;
+	const char *slash = strchr(k, '/');
+	*requeue_ms = 0;
+	if (!slash)
+		return 0;
+	snprintf(ns, sizeof(ns), "%.*s", (int)(slash - k), k);
+	snprintf(name, sizeof(name), "%s", slash + 1);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int r = is_sched ? br_schedule_reconcile(c, ns, name, requeue_ms)
+			 : br_reconcile(c, ns, name, requeue_ms);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	br_metrics_reconcile(c->metrics, secs, r ? "error" : *requeue_ms ? "requeue" : "ok");
+	/* caught up after deletions: give the freed heap back */
+	if (!r && br_queue_due(c->queue) == 0)
+		br_memory_idle();
+	return r;
+}
 
+/* A reconcile worker: the queue hands it keys, and backs a failing key off (queue.h). */
 static void *worker(void *arg)
 {
 	struct br_controller *c = arg;
-	struct backoff bo[64];
-	size_t nbo = 0;
-	char key[600];
-
-	while (br_queue_get(c->queue, key, sizeof(key)) == 0) {
-		char ns[300], name[300];
-		bool is_sched = !strncmp(key, BR_SCHED_KEY_PREFIX, strlen(BR_SCHED_KEY_PREFIX));
-		const char *k = is_sched ? key + strlen(BR_SCHED_KEY_PREFIX) : key;
-		const char *slash = strchr(k, '/');
-		if (!slash) {
-			br_queue_done(c->queue, key);
-			continue;
-		}
-		snprintf(ns, sizeof(ns), "%.*s", (int)(slash - k), k);
-		snprintf(name, sizeof(name), "%s", slash + 1);
-		struct timespec t0, t1;
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		long requeue = 0;
-		int r = is_sched ? br_schedule_reconcile(c, ns, name, &requeue)
-				 : br_reconcile(c, ns, name, &requeue);
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		double secs =
-			(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-		struct backoff *b = NULL;
-		for (size_t i = 0; i < nbo; i++)
-			if (!strcmp(bo[i].key, key))
-				b = &bo[i];
-		if (r) {
-			if (!b && nbo < 64) {
-				b = &bo[nbo++];
-				snprintf(b->key, sizeof(b->key), "%s", key);
-				b->failures = 0;
-			}
-			unsigned f = b ? ++b->failures : 1;
-			long delay = 250L << (f < 8 ? f : 8);
-			if (delay > 60000)
-				delay = 60000;
-			sb_warn("Reconcile failed, retrying", "run=%s error=\"%s\" retry_ms=%ld",
-				key, strerror(-r), delay);
-			br_metrics_reconcile(c->metrics, secs, "error");
-			br_queue_done(c->queue, key);
-			if (br_queue_add_after(c->queue, key, delay))
-				sb_error("Could not queue a run", "key=%s", key);
-			continue;
-		}
-		if (b)
-			*b = bo[--nbo];
-		br_metrics_reconcile(c->metrics, secs, requeue ? "requeue" : "ok");
-		br_queue_done(c->queue, key);
-		if (requeue && br_queue_add_after(c->queue, key, requeue))
-			sb_error("Could not queue a run", "key=%s", key);
-		/* caught up after deletions: give the freed heap back */
-		if (br_queue_due(c->queue) == 0)
-			br_memory_idle();
-	}
+	br_queue_work(c->queue, handle_key, c);
 	return NULL;
 }
 

@@ -10,12 +10,14 @@
 #define SB_CONTROLLER_CONTROLLER_H
 
 #include "controller/metrics.h"
+#include "controller/ops.h"
 #include "controller/policy.h"
 #include "controller/queue.h"
 #include "kube/kube.h"
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <time.h>
 
 #define BR_MAX_NAMESPACES 16
 
@@ -39,8 +41,16 @@ struct br_watch {
 	struct kube_informer *schedules; /* BenchmarkSchedules (schedule_reconcile.c) */
 };
 
+/* Runner pods this process created that its pod informer has not shown yet. */
+#define BR_INFLIGHT 64
+struct br_inflight {
+	char key[320]; /* "ns/name"; "" free */
+	time_t since;
+};
+
 struct br_controller {
-	struct kube_client *kc; /* borrowed */
+	struct kube_client *kc; /* borrowed; NULL with a fake ops table */
+	struct br_ops ops;	/* every call of the reconcile goes through it (ops.h) */
 	struct br_controller_opts opts;
 	struct br_policy policy; /* a shallow copy of opts.policy: its strings are borrowed */
 	struct br_watch watches[BR_MAX_NAMESPACES];
@@ -57,6 +67,7 @@ struct br_controller {
 #define BR_ANNOUNCED 256
 	char announced[BR_ANNOUNCED][128];
 	size_t nannounced;
+	struct br_inflight inflight[BR_INFLIGHT]; /* under mu */
 };
 
 /*
@@ -66,6 +77,26 @@ struct br_controller {
 int br_controller_init(struct br_controller *c, struct kube_client *kc,
 		       const struct br_controller_opts *opts, struct br_metrics *m,
 		       struct kube_error *err);
+
+/*
+ * Sets c up to reconcile through ops (copied) without a client or
+ * informers: the unit tests' fake (tests/unit/fakeops.h). c must be zeroed;
+ * release with br_controller_release.
+ */
+int br_controller_init_ops(struct br_controller *c, const struct br_ops *ops,
+			   const struct br_controller_opts *opts, struct br_metrics *m);
+
+/*
+ * Runner pods in flight: created by this process, not yet seen by its pod
+ * informer. A pod the cache lacks is one not seen yet while in flight, and
+ * gone (deleted, evicted) otherwise: the informer lists every pod before the
+ * workers start, and sees every change after. An entry older than
+ * BR_INFLIGHT_MAX_S is dropped (the informer missed it: take it as gone).
+ */
+#define BR_INFLIGHT_MAX_S 60
+void br_inflight_add(struct br_controller *c, const char *ns, const char *name, time_t now);
+void br_inflight_drop(struct br_controller *c, const char *ns, const char *name);
+bool br_inflight_has(struct br_controller *c, const char *ns, const char *name, time_t now);
 
 /* Starts the informers and waits up to timeout_ms for their first lists. */
 int br_controller_start_informers(struct br_controller *c, long timeout_ms);

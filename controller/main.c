@@ -218,6 +218,52 @@ static void on_new_leader(const char *id, void *arg)
 	sb_info("Observed a new leader", "identity=%s", id ? id : "");
 }
 
+/* The start, with what the controller was given. */
+static void log_started(const struct args *a)
+{
+	sb_info("Started controller",
+		"version=%s namespaces=%zu leader_elect=%d runner_image=%s runner_pod_security=%s "
+		"runner_host_network=%d runner_allowed_images=%zu "
+		"runner_allowed_service_accounts=%zu",
+		SB_VERSION, a->copts.nnamespaces, a->leader_elect,
+		a->runner_image ? a->runner_image : "", br_pss_level_name(a->policy.pod_security),
+		a->policy.allow_host_network, a->policy.nimages, a->policy.nservice_accounts);
+}
+
+/*
+ * Competes for the Lease: the workers start when this replica leads. The
+ * identity defaults to "<host>-<pid>" (into idbuf). NULL on failure, said.
+ */
+static struct kube_leader *start_election(struct args *a, struct kube_client *kc,
+					  struct br_controller *c, char *idbuf, size_t idlen)
+{
+	struct kube_leader_opts lo;
+	struct kube_error err = KUBE_ERROR_INIT;
+	char eb[1024];
+	memset(&lo, 0, sizeof(lo));
+	if (!a->identity) {
+		char host[256] = "controller";
+		if (gethostname(host, sizeof(host)) != 0)
+			snprintf(host, sizeof(host), "controller");
+		snprintf(idbuf, idlen, "%s-%d", host, (int)getpid());
+		a->identity = idbuf;
+	}
+	lo.ns = a->lease_ns;
+	lo.name = a->lease_name;
+	lo.identity = a->identity;
+	lo.on_started_leading = on_started;
+	lo.on_stopped_leading = on_stopped;
+	lo.on_new_leader = on_new_leader;
+	lo.arg = c;
+	struct kube_leader *leader = kube_leader_new(kc, &lo, &err);
+	if (leader && kube_leader_start(leader) == 0)
+		return leader;
+	fprintf(stderr, "storagebench-controller: leader election: %s\n",
+		kube_error_str(&err, eb, sizeof(eb)));
+	kube_leader_free(leader);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	struct args a;
@@ -283,13 +329,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	sb_info("Started controller",
-		"version=%s namespaces=%zu leader_elect=%d runner_image=%s runner_pod_security=%s "
-		"runner_host_network=%d runner_allowed_images=%zu "
-		"runner_allowed_service_accounts=%zu",
-		SB_VERSION, a.copts.nnamespaces, a.leader_elect,
-		a.runner_image ? a.runner_image : "", br_pss_level_name(a.policy.pod_security),
-		a.policy.allow_host_network, a.policy.nimages, a.policy.nservice_accounts);
+	log_started(&a);
 	int r = br_controller_start_informers(&c, 120000);
 	if (r) {
 		sb_error("Informers did not sync", "error=\"%s\"", strerror(-r));
@@ -299,26 +339,8 @@ int main(int argc, char **argv)
 	sb_info("Synced caches", NULL);
 
 	if (a.leader_elect) {
-		struct kube_leader_opts lo;
-		memset(&lo, 0, sizeof(lo));
-		if (!a.identity) {
-			char host[256] = "controller";
-			if (gethostname(host, sizeof(host)) != 0)
-				snprintf(host, sizeof(host), "controller");
-			snprintf(idbuf, sizeof(idbuf), "%s-%d", host, (int)getpid());
-			a.identity = idbuf;
-		}
-		lo.ns = a.lease_ns;
-		lo.name = a.lease_name;
-		lo.identity = a.identity;
-		lo.on_started_leading = on_started;
-		lo.on_stopped_leading = on_stopped;
-		lo.on_new_leader = on_new_leader;
-		lo.arg = &c;
-		leader = kube_leader_new(kc, &lo, &err);
-		if (!leader || kube_leader_start(leader)) {
-			fprintf(stderr, "storagebench-controller: leader election: %s\n",
-				kube_error_str(&err, eb, sizeof(eb)));
+		leader = start_election(&a, kc, &c, idbuf, sizeof(idbuf));
+		if (!leader) {
 			status = 1;
 			goto out;
 		}

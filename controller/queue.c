@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "controller/queue.h"
+#include "log.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -11,11 +12,12 @@
 
 struct item {
 	char *key;
-	uint64_t due_ms; /* monotonic */
+	uint64_t due_ms; /* the queue's clock */
 	bool queued;	 /* waiting to be handed out */
 	bool busy;	 /* handed out, not done */
 	bool again;	 /* added while busy */
 	uint64_t again_ms;
+	unsigned failures; /* since forgotten: the backoff's exponent */
 };
 
 struct br_queue {
@@ -24,16 +26,26 @@ struct br_queue {
 	struct item *items;
 	size_t n, cap;
 	bool shutdown;
+	bool fake_clock; /* waits do not time out: br_queue_wake */
+	struct br_queue_clock clock;
+	long base_ms, max_ms;
+	size_t waiters;
 };
 
-static uint64_t now_ms(void)
+static uint64_t mono_ms(void *arg)
 {
 	struct timespec ts;
+	(void)arg;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-struct br_queue *br_queue_new(void)
+static uint64_t now_ms(const struct br_queue *q)
+{
+	return q->clock.now_ms(q->clock.arg);
+}
+
+struct br_queue *br_queue_new_clock(const struct br_queue_clock *clock)
 {
 	struct br_queue *q = calloc(1, sizeof(*q));
 	if (!q)
@@ -44,7 +56,16 @@ struct br_queue *br_queue_new(void)
 	pthread_mutex_init(&q->mu, NULL);
 	pthread_cond_init(&q->cv, &ca);
 	pthread_condattr_destroy(&ca);
+	q->fake_clock = clock != NULL;
+	q->clock = clock ? *clock : (struct br_queue_clock){mono_ms, NULL};
+	q->base_ms = BR_QUEUE_BACKOFF_BASE_MS;
+	q->max_ms = BR_QUEUE_BACKOFF_MAX_MS;
 	return q;
+}
+
+struct br_queue *br_queue_new(void)
+{
+	return br_queue_new_clock(NULL);
 }
 
 void br_queue_free(struct br_queue *q)
@@ -59,6 +80,14 @@ void br_queue_free(struct br_queue *q)
 	free(q);
 }
 
+void br_queue_set_backoff(struct br_queue *q, long base_ms, long max_ms)
+{
+	pthread_mutex_lock(&q->mu);
+	q->base_ms = base_ms > 0 ? base_ms : 1;
+	q->max_ms = max_ms > q->base_ms ? max_ms : q->base_ms;
+	pthread_mutex_unlock(&q->mu);
+}
+
 static struct item *find(struct br_queue *q, const char *key)
 {
 	for (size_t i = 0; i < q->n; i++)
@@ -67,32 +96,40 @@ static struct item *find(struct br_queue *q, const char *key)
 	return NULL;
 }
 
-int br_queue_add_after(struct br_queue *q, const char *key, long delay_ms)
+/* Drops it when nothing is left of it: not queued, not busy, no failures. */
+static void maybe_drop(struct br_queue *q, struct item *it)
 {
-	uint64_t due = now_ms() + (uint64_t)(delay_ms > 0 ? delay_ms : 0);
-	int ret = 0;
+	if (it->queued || it->busy || it->failures)
+		return;
+	free(it->key);
+	*it = q->items[--q->n];
+}
 
-	pthread_mutex_lock(&q->mu);
+/* key's item, made when missing (NULL on ENOMEM). Under mu. */
+static struct item *get_item(struct br_queue *q, const char *key)
+{
 	struct item *it = find(q, key);
-	if (!it) {
-		if (q->n == q->cap) {
-			size_t cap = q->cap ? q->cap * 2 : 16;
-			struct item *n = realloc(q->items, cap * sizeof(*n));
-			if (!n) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			q->items = n;
-			q->cap = cap;
-		}
-		it = &q->items[q->n];
-		memset(it, 0, sizeof(*it));
-		if (!(it->key = strdup(key))) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		q->n++;
+	if (it)
+		return it;
+	if (q->n == q->cap) {
+		size_t cap = q->cap ? q->cap * 2 : 16;
+		struct item *n = realloc(q->items, cap * sizeof(*n));
+		if (!n)
+			return NULL;
+		q->items = n;
+		q->cap = cap;
 	}
+	it = &q->items[q->n];
+	memset(it, 0, sizeof(*it));
+	if (!(it->key = strdup(key)))
+		return NULL;
+	q->n++;
+	return it;
+}
+
+/* Queues it for due (an earlier pending time wins). Under mu. */
+static void schedule(struct br_queue *q, struct item *it, uint64_t due)
+{
 	if (it->busy) {
 		if (!it->again || due < it->again_ms)
 			it->again_ms = due;
@@ -102,14 +139,96 @@ int br_queue_add_after(struct br_queue *q, const char *key, long delay_ms)
 		it->due_ms = due;
 	}
 	pthread_cond_broadcast(&q->cv);
-out:
+}
+
+int br_queue_add_after(struct br_queue *q, const char *key, long delay_ms)
+{
+	pthread_mutex_lock(&q->mu);
+	uint64_t due = now_ms(q) + (uint64_t)(delay_ms > 0 ? delay_ms : 0);
+	struct item *it = get_item(q, key);
+	if (it)
+		schedule(q, it, due);
 	pthread_mutex_unlock(&q->mu);
-	return ret;
+	return it ? 0 : -ENOMEM;
 }
 
 int br_queue_add(struct br_queue *q, const char *key)
 {
 	return br_queue_add_after(q, key, 0);
+}
+
+int br_queue_add_rate_limited(struct br_queue *q, const char *key, long *delay_ms)
+{
+	pthread_mutex_lock(&q->mu);
+	struct item *it = get_item(q, key);
+	long delay = q->max_ms;
+	if (it) {
+		/* base << failures, without overflowing */
+		if (it->failures < 31 && q->base_ms <= (q->max_ms >> it->failures))
+			delay = q->base_ms << it->failures;
+		it->failures++;
+		schedule(q, it, now_ms(q) + (uint64_t)delay);
+	}
+	pthread_mutex_unlock(&q->mu);
+	if (delay_ms)
+		*delay_ms = delay;
+	return it ? 0 : -ENOMEM;
+}
+
+void br_queue_forget(struct br_queue *q, const char *key)
+{
+	pthread_mutex_lock(&q->mu);
+	struct item *it = find(q, key);
+	if (it) {
+		it->failures = 0;
+		maybe_drop(q, it);
+	}
+	pthread_mutex_unlock(&q->mu);
+}
+
+unsigned br_queue_failures(struct br_queue *q, const char *key)
+{
+	pthread_mutex_lock(&q->mu);
+	struct item *it = find(q, key);
+	unsigned f = it ? it->failures : 0;
+	pthread_mutex_unlock(&q->mu);
+	return f;
+}
+
+/* The due key to hand out (NULL: none), and when the next one is due. Under mu. */
+static struct item *pick(struct br_queue *q, uint64_t *next)
+{
+	uint64_t now = now_ms(q);
+	struct item *best = NULL;
+	*next = UINT64_MAX;
+	for (size_t i = 0; i < q->n; i++) {
+		struct item *it = &q->items[i];
+		if (!it->queued || it->busy)
+			continue;
+		if (it->due_ms <= now && (!best || it->due_ms < best->due_ms))
+			best = it;
+		else if (it->due_ms > now && it->due_ms < *next)
+			*next = it->due_ms;
+	}
+	return best;
+}
+
+static int take(struct item *it, char *key, size_t len)
+{
+	it->queued = false;
+	it->busy = true;
+	snprintf(key, len, "%s", it->key);
+	return 0;
+}
+
+int br_queue_try_get(struct br_queue *q, char *key, size_t len)
+{
+	uint64_t next;
+	pthread_mutex_lock(&q->mu);
+	struct item *it = q->shutdown ? NULL : pick(q, &next);
+	int r = q->shutdown ? -ESHUTDOWN : it ? take(it, key, len) : -EAGAIN;
+	pthread_mutex_unlock(&q->mu);
+	return r;
 }
 
 int br_queue_get(struct br_queue *q, char *key, size_t len)
@@ -120,31 +239,22 @@ int br_queue_get(struct br_queue *q, char *key, size_t len)
 			pthread_mutex_unlock(&q->mu);
 			return -ESHUTDOWN;
 		}
-		uint64_t now = now_ms(), next = UINT64_MAX;
-		struct item *pick = NULL;
-		for (size_t i = 0; i < q->n; i++) {
-			struct item *it = &q->items[i];
-			if (!it->queued || it->busy)
-				continue;
-			if (it->due_ms <= now && (!pick || it->due_ms < pick->due_ms))
-				pick = it;
-			else if (it->due_ms > now && it->due_ms < next)
-				next = it->due_ms;
-		}
-		if (pick) {
-			pick->queued = false;
-			pick->busy = true;
-			snprintf(key, len, "%s", pick->key);
+		uint64_t next;
+		struct item *it = pick(q, &next);
+		if (it) {
+			take(it, key, len);
 			pthread_mutex_unlock(&q->mu);
 			return 0;
 		}
-		if (next == UINT64_MAX) {
+		q->waiters++;
+		if (next == UINT64_MAX || q->fake_clock) {
 			pthread_cond_wait(&q->cv, &q->mu);
 		} else {
 			struct timespec ts = {.tv_sec = (time_t)(next / 1000),
 					      .tv_nsec = (long)(next % 1000) * 1000000};
 			pthread_cond_timedwait(&q->cv, &q->mu, &ts);
 		}
+		q->waiters--;
 	}
 }
 
@@ -160,13 +270,16 @@ void br_queue_done(struct br_queue *q, const char *key)
 				it->due_ms = it->again_ms;
 			it->queued = true;
 		}
-		if (!it->queued) {
-			/* forget it: keeps the list to the keys in play */
-			free(it->key);
-			*it = q->items[--q->n];
-		}
+		maybe_drop(q, it); /* keeps the list to the keys in play */
 		pthread_cond_broadcast(&q->cv);
 	}
+	pthread_mutex_unlock(&q->mu);
+}
+
+void br_queue_wake(struct br_queue *q)
+{
+	pthread_mutex_lock(&q->mu);
+	pthread_cond_broadcast(&q->cv);
 	pthread_mutex_unlock(&q->mu);
 }
 
@@ -191,10 +304,40 @@ size_t br_queue_len(struct br_queue *q)
 size_t br_queue_due(struct br_queue *q)
 {
 	size_t n = 0;
-	uint64_t now = now_ms();
 	pthread_mutex_lock(&q->mu);
+	uint64_t now = now_ms(q);
 	for (size_t i = 0; i < q->n; i++)
 		n += q->items[i].queued && !q->items[i].busy && q->items[i].due_ms <= now;
 	pthread_mutex_unlock(&q->mu);
 	return n;
+}
+
+size_t br_queue_waiters(struct br_queue *q)
+{
+	pthread_mutex_lock(&q->mu);
+	size_t n = q->waiters;
+	pthread_mutex_unlock(&q->mu);
+	return n;
+}
+
+void br_queue_work(struct br_queue *q, br_queue_handler fn, void *arg)
+{
+	char key[BR_QUEUE_KEY_MAX];
+	while (br_queue_get(q, key, sizeof(key)) == 0) {
+		long requeue = 0, delay = 0;
+		int r = fn(arg, key, &requeue);
+		br_queue_done(q, key);
+		if (r) {
+			if (br_queue_add_rate_limited(q, key, &delay))
+				sb_error("Could not queue a run", "key=%s", key);
+			else
+				sb_warn("Reconcile failed, retrying",
+					"run=%s error=\"%s\" retry_ms=%ld failures=%u", key,
+					strerror(-r), delay, br_queue_failures(q, key));
+			continue;
+		}
+		br_queue_forget(q, key);
+		if (requeue > 0 && br_queue_add_after(q, key, requeue))
+			sb_error("Could not queue a run", "key=%s", key);
+	}
 }

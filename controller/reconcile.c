@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Reconcile one BenchmarkRun: observe (informer caches), plan (plan.c),
- * apply (create/delete through the API), write the report when the run
- * ends, and one status write per pass when something changed.
+ * Reconcile one BenchmarkRun, one pass: observe (the informer caches
+ * only), plan (plan.c, pure), apply (create/delete through the API), the
+ * report when the run ends, the status (status.c, pure), one status write
+ * per pass when something changed, and the events. Every call goes
+ * through the controller's operations table (ops.h), so the unit tests run
+ * a pass against objects in memory.
  */
 #include "controller/controller.h"
 #include "jsonobj.h"
 
 #include "aggregate.h"
-#include "compare.h"
 #include "compare.h"
 #include "controller/distrib.h"
 #include "controller/lifecycle.h"
@@ -18,6 +20,7 @@
 #include "controller/runkey.h"
 #include "controller/regression.h"
 #include "controller/spec.h"
+#include "controller/status.h"
 #include "labels.h"
 #include "log.h"
 #include "names.h"
@@ -40,20 +43,19 @@ const struct kube_resource br_res_events = {"", "v1", "events", true};
 /*
  * Why a pod has not started when its status does not say (a volume that
  * cannot be mounted is only an event): the newest Warning event about it,
- * "<reason>: <message>", into out. Best effort: out is left as it is when
- * there is none or the API does not answer.
+ * "<reason>: <message>", into out. Best effort, and asked of the API
+ * (events are not cached): only for a pod Pending at the start timeout.
+ * out is left as it is when there is none or the API does not answer.
  */
 static void pod_warning(struct br_controller *c, const char *ns, const char *pod, char *out,
 			size_t len)
 {
 	char fs[400];
-	struct kube_list_opts lo = {0};
 	struct kube_error err = KUBE_ERROR_INIT;
 	json_t *list = NULL;
 	snprintf(fs, sizeof(fs), "involvedObject.kind=Pod,involvedObject.name=%s,type=Warning",
 		 pod);
-	lo.field_selector = fs;
-	if (kube_list(c->kc, &br_res_events, ns, &lo, &list, &err)) {
+	if (c->ops.list(c->ops.arg, &br_res_events, ns, fs, &list, &err)) {
 		br_metrics_api_error(c->metrics);
 		return;
 	}
@@ -167,27 +169,219 @@ static void observe_pod(const json_t *pod, struct br_pod_obs *po)
 	}
 }
 
+/* What one observe pass needs to know of the run. */
+struct obs_ctx {
+	struct br_controller *c;
+	struct br_watch *w; /* for distributed classes; NULL in the unit tests */
+	const char *ns, *name, *uid;
+	const json_t *status; /* the previous status */
+	const struct br_spec *s;
+	char run_label[64];
+	unsigned char key[SB_SIGN_KEY_BYTES];
+};
+
+/* The class' PVC, from the cache. */
+static void observe_pvc(const struct obs_ctx *x, struct br_obs *o, struct br_class_obs *co)
+{
+	char buf[64];
+	if (sb_name_pvc(buf, sizeof(buf), x->name, co->name))
+		return;
+	json_t *pvc = x->c->ops.cache_get(x->c->ops.arg, BR_CACHE_PVCS, x->ns, buf);
+	if (pvc && owned_by(pvc, x->uid)) {
+		const char *ph = jstr(json_object_get(pvc, "status"), "phase");
+		co->pvc_exists = meta(pvc, "deletionTimestamp") == NULL;
+		co->pvc_deleting = !co->pvc_exists;
+		co->pvc_bound = ph && !strcmp(ph, "Bound");
+		co->pvc_lost = ph && !strcmp(ph, "Lost");
+		co->pvc_created = br_time_parse(meta(pvc, "creationTimestamp"));
+		o->cleaned_up = false;
+	}
+	json_decref(pvc);
+}
+
+/* The class' runner pods, from the cache; a silent Pending one at the start timeout asks its events why. */
+static void observe_pods(const struct obs_ctx *x, struct observed *ob, size_t i,
+			 const char *cls_label)
+{
+	struct br_obs *o = &ob->obs;
+	struct br_class_obs *co = &o->classes[i];
+	size_t k;
+	const json_t *pod;
+	json_array_foreach(ob->podlist, k, pod)
+	{
+		const char *pr = label(pod, SB_LABEL_RUN), *pc = label(pod, SB_LABEL_CLASS);
+		if (!pr || !pc || strcmp(pr, x->run_label) || strcmp(pc, cls_label) ||
+		    strcmp(meta(pod, "namespace"), x->ns) || !owned_by(pod, x->uid) ||
+		    co->npods == BR_MAX_PODS)
+			continue;
+		ob->pods[i][co->npods] = pod;
+		observe_pod(pod, &co->pods[co->npods++]);
+		o->cleaned_up = false;
+	}
+	for (k = 0; k < co->npods; k++) {
+		struct br_pod_obs *po = &co->pods[k];
+		if (po->phase == BR_POD_PENDING && !po->deleting && !po->message[0] &&
+		    x->s->start_s > 0 && o->now - po->created >= x->s->start_s)
+			pod_warning(x->c, x->ns, po->name, po->message, sizeof(po->message));
+	}
+}
+
+/* The class' valid results, from the cache: one per iteration, the newest remembered. */
+static void observe_results(const struct obs_ctx *x, struct observed *ob, size_t i,
+			    const char *cls_label)
+{
+	struct br_class_obs *co = &ob->obs.classes[i];
+	unsigned char seen[1001];
+	size_t k;
+	const json_t *cm;
+	memset(seen, 0, sizeof(seen));
+	json_array_foreach(ob->cmlist, k, cm)
+	{
+		const char *comp = label(cm, SB_LABEL_COMPONENT);
+		const char *cr = label(cm, SB_LABEL_RUN), *cc = label(cm, SB_LABEL_CLASS);
+		const char *it = label(cm, SB_LABEL_ITERATION);
+		if (!comp || strcmp(comp, "result") || !cr || !cc || !it ||
+		    strcmp(cr, x->run_label) || strcmp(cc, cls_label) ||
+		    strcmp(meta(cm, "namespace"), x->ns) || !owned_by(cm, x->uid))
+			continue;
+		char *end;
+		unsigned long n = strtoul(it, &end, 10);
+		if (*end || n < 1 || n > x->s->iterations || n >= sizeof(seen) || seen[n])
+			continue;
+		/* the rule the runner applies too (lib/owner.h) */
+		struct sb_result_want want = {x->ns,	x->name,     x->uid,
+					      co->name, (unsigned)n, x->key};
+		if (sb_result_check(cm, &want, NULL, NULL, 0))
+			continue;
+		seen[n] = 1;
+		co->done++;
+		time_t t = br_time_parse(meta(cm, "creationTimestamp"));
+		if (t >= co->last_result) {
+			co->last_result = t;
+			ob->newest_result[i] = cm;
+		}
+	}
+}
+
+/* The previous status of the class: terminal decisions, attempts, iterations, engine. */
+static void observe_prev(const struct obs_ctx *x, struct observed *ob, size_t i)
+{
+	struct br_class_obs *co = &ob->obs.classes[i];
+	size_t j;
+	const json_t *pc;
+	json_array_foreach(json_object_get(x->status, "classes"), j, pc)
+	{
+		if (!jstr(pc, "name") || strcmp(jstr(pc, "name"), co->name))
+			continue;
+		co->prev_phase = br_class_phase_parse(jstr(pc, "phase"));
+		snprintf(co->prev_reason, sizeof(co->prev_reason), "%s",
+			 jstr(pc, "reason") ? jstr(pc, "reason") : "");
+		snprintf(co->prev_message, sizeof(co->prev_message), "%s",
+			 jstr(pc, "message") ? jstr(pc, "message") : "");
+		const json_t *at = json_object_get(pc, "attempts");
+		co->prev_attempts = json_is_integer(at) ? (unsigned)json_integer_value(at) : 0;
+		const json_t *dn = json_object_get(pc, "iterationsDone");
+		ob->prev_done[i] = json_is_integer(dn) ? (unsigned)json_integer_value(dn) : 0;
+		snprintf(ob->engine[i], sizeof(ob->engine[i]), "%s",
+			 jstr(pc, "engine") ? jstr(pc, "engine") : "");
+	}
+}
+
+/*
+ * The pod of the last attempt is not in the cache: not seen yet (this
+ * process created it a moment ago: in flight), or gone (controller.h).
+ */
+static void observe_last_pod(const struct obs_ctx *x, struct br_obs *o, struct br_class_obs *co)
+{
+	unsigned seen_attempt = 0;
+	char pn[64];
+	for (size_t k = 0; k < co->npods; k++)
+		if (co->pods[k].attempt > seen_attempt)
+			seen_attempt = co->pods[k].attempt;
+	if (co->prev_attempts > seen_attempt && co->prev_phase != BR_CLASS_FAILED &&
+	    co->prev_phase != BR_CLASS_SUCCEEDED && co->done < x->s->iterations &&
+	    !sb_name_pod(pn, sizeof(pn), x->name, co->name, co->prev_attempts))
+		co->last_pod_gone = !br_inflight_has(x->c, x->ns, pn, o->now);
+}
+
+/* Which engine ran: from the newest result. */
+static void observe_engine(struct observed *ob, size_t i)
+{
+	if (!ob->newest_result[i])
+		return;
+	const char *text = jstr(json_object_get(ob->newest_result[i], "data"), SB_RESULT_KEY);
+	json_t *doc = text ? json_loads(text, 0, NULL) : NULL;
+	const json_t *eng =
+		json_object_get(json_array_get(json_object_get(doc, "jobs"), 0), "engine");
+	const char *why = jstr(eng, "reason");
+	if (jstr(eng, "ran"))
+		snprintf(ob->engine[i], sizeof(ob->engine[i]), "%s%s", jstr(eng, "ran"),
+			 why && *why ? " (fallback)" : "");
+	json_decref(doc);
+}
+
+static int observe_class(const struct obs_ctx *x, struct observed *ob, size_t i)
+{
+	struct br_obs *o = &ob->obs;
+	struct br_class_obs *co = &o->classes[i];
+	char cls_label[64];
+	co->name = x->s->classes[i];
+	if (sb_name_label(cls_label, sizeof(cls_label), co->name))
+		return -EINVAL;
+	json_t *sc = x->c->ops.cache_get(x->c->ops.arg, BR_CACHE_SCS, NULL, co->name);
+	co->sc_exists = sc != NULL;
+	json_decref(sc);
+	if (br_objstore_find(x->s->obj, co->name))
+		/* an object store: no storage class, no PVC */
+		co->sc_exists = co->no_volume = co->pvc_bound = true;
+	observe_pvc(x, o, co);
+	observe_pods(x, ob, i, cls_label);
+	observe_results(x, ob, i, cls_label);
+	observe_prev(x, ob, i);
+	observe_last_pod(x, o, co);
+	if (x->s->pods > 1) {
+		struct br_ref ref = {x->ns, x->name, x->uid};
+		bool left = false;
+		if (!x->w)
+			return -EOPNOTSUPP; /* distributed classes read the informers themselves */
+		int dr = br_dist_observe(x->c->kc, x->w->pvcs, &ref, x->s, ob->podlist, ob->cmlist,
+					 o->now, co, &ob->dist[i], &left);
+		if (dr)
+			return dr;
+		if (left)
+			o->cleaned_up = false;
+	}
+	observe_engine(ob, i);
+	return 0;
+}
+
+/* What the informer caches say of the run, into ob (zeroed here). Reads no API. */
 static int observe(struct br_controller *c, struct br_watch *w, const json_t *run,
 		   const struct br_spec *s, struct observed *ob)
 {
-	const char *ns = meta(run, "namespace"), *name = meta(run, "name");
-	const char *uid = meta(run, "uid");
-	const json_t *status = json_object_get(run, "status");
-	char run_label[64], buf[64];
+	struct obs_ctx x = {c,
+			    w,
+			    meta(run, "namespace"),
+			    meta(run, "name"),
+			    meta(run, "uid"),
+			    json_object_get(run, "status"),
+			    s,
+			    "",
+			    {0}};
 	struct br_obs *o = &ob->obs;
+	char buf[64];
 
 	memset(ob, 0, sizeof(*ob));
-	if (sb_name_label(run_label, sizeof(run_label), name))
+	if (sb_name_label(x.run_label, sizeof(x.run_label), x.name))
 		return -EINVAL;
-	unsigned char key[SB_SIGN_KEY_BYTES];
-	int kr = br_runkey_derive(uid, key);
+	int kr = br_runkey_derive(x.uid, x.key);
 	if (kr)
 		return kr;
-	o->now = time(NULL);
-	o->start = br_time_parse(jstr(status, "startTime"));
+	o->now = c->ops.now(c->ops.arg);
+	o->start = br_time_parse(jstr(x.status, "startTime"));
 	if (!o->start)
 		o->start = o->now;
-	const char *phase = jstr(status, "phase");
+	const char *phase = jstr(x.status, "phase");
 	o->terminal_recorded = phase && (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed"));
 	o->iterations = s->iterations;
 	o->parallelism = s->parallelism;
@@ -200,155 +394,19 @@ static int observe(struct br_controller *c, struct br_watch *w, const json_t *ru
 	o->nclasses = s->nclasses;
 	o->cleaned_up = true;
 
-	ob->podlist = kube_informer_list(w->pods);
-	ob->cmlist = kube_informer_list(w->cms);
+	ob->podlist = c->ops.cache_list(c->ops.arg, BR_CACHE_PODS, x.ns);
+	ob->cmlist = c->ops.cache_list(c->ops.arg, BR_CACHE_CMS, x.ns);
 	if (!ob->podlist || !ob->cmlist)
 		return -ENOMEM;
-
 	for (size_t i = 0; i < s->nclasses; i++) {
-		struct br_class_obs *co = &o->classes[i];
-		char cls_label[64];
-		co->name = s->classes[i];
-		if (sb_name_label(cls_label, sizeof(cls_label), co->name))
-			return -EINVAL;
-		json_t *sc = kube_informer_get(c->scs, NULL, co->name);
-		co->sc_exists = sc != NULL;
-		json_decref(sc);
-		if (br_objstore_find(s->obj, co->name))
-			/* an object store: no storage class, no PVC */
-			co->sc_exists = co->no_volume = co->pvc_bound = true;
-
-		if (sb_name_pvc(buf, sizeof(buf), name, co->name))
-			return -EINVAL;
-		json_t *pvc = kube_informer_get(w->pvcs, ns, buf);
-		if (pvc && owned_by(pvc, uid)) {
-			const char *ph = jstr(json_object_get(pvc, "status"), "phase");
-			co->pvc_exists = meta(pvc, "deletionTimestamp") == NULL;
-			co->pvc_deleting = !co->pvc_exists;
-			co->pvc_bound = ph && !strcmp(ph, "Bound");
-			co->pvc_lost = ph && !strcmp(ph, "Lost");
-			co->pvc_created = br_time_parse(meta(pvc, "creationTimestamp"));
-			o->cleaned_up = false;
-		}
-		json_decref(pvc);
-
-		size_t k;
-		const json_t *pod;
-		json_array_foreach(ob->podlist, k, pod)
-		{
-			const char *pr = label(pod, SB_LABEL_RUN), *pc = label(pod, SB_LABEL_CLASS);
-			if (!pr || !pc || strcmp(pr, run_label) || strcmp(pc, cls_label) ||
-			    strcmp(meta(pod, "namespace"), ns) || !owned_by(pod, uid) ||
-			    co->npods == BR_MAX_PODS)
-				continue;
-			ob->pods[i][co->npods] = pod;
-			observe_pod(pod, &co->pods[co->npods++]);
-			o->cleaned_up = false;
-		}
-		for (size_t k2 = 0; k2 < co->npods; k2++) {
-			/* at the start timeout, a silent Pending pod: ask its events why */
-			struct br_pod_obs *po = &co->pods[k2];
-			if (po->phase == BR_POD_PENDING && !po->deleting && !po->message[0] &&
-			    s->start_s > 0 && o->now - po->created >= s->start_s)
-				pod_warning(c, ns, po->name, po->message, sizeof(po->message));
-		}
-
-		unsigned char seen[1001];
-		memset(seen, 0, sizeof(seen));
-		const json_t *cm;
-		json_array_foreach(ob->cmlist, k, cm)
-		{
-			const char *comp = label(cm, SB_LABEL_COMPONENT);
-			const char *cr = label(cm, SB_LABEL_RUN), *cc = label(cm, SB_LABEL_CLASS);
-			const char *it = label(cm, SB_LABEL_ITERATION);
-			if (!comp || strcmp(comp, "result") || !cr || !cc || !it ||
-			    strcmp(cr, run_label) || strcmp(cc, cls_label) ||
-			    strcmp(meta(cm, "namespace"), ns) || !owned_by(cm, uid))
-				continue;
-			char *end;
-			unsigned long n = strtoul(it, &end, 10);
-			if (*end || n < 1 || n > s->iterations || seen[n])
-				continue;
-			/* the rule the runner applies too (lib/owner.h) */
-			struct sb_result_want want = {ns, name, uid, co->name, (unsigned)n, key};
-			if (sb_result_check(cm, &want, NULL, NULL, 0))
-				continue;
-			seen[n] = 1;
-			co->done++;
-			time_t t = br_time_parse(meta(cm, "creationTimestamp"));
-			if (t >= co->last_result) {
-				co->last_result = t;
-				ob->newest_result[i] = cm;
-			}
-		}
-
-		/* the previous status: terminal decisions and attempts */
-		size_t j;
-		const json_t *pc;
-		json_array_foreach(json_object_get(status, "classes"), j, pc)
-		{
-			if (!jstr(pc, "name") || strcmp(jstr(pc, "name"), co->name))
-				continue;
-			co->prev_phase = br_class_phase_parse(jstr(pc, "phase"));
-			snprintf(co->prev_reason, sizeof(co->prev_reason), "%s",
-				 jstr(pc, "reason") ? jstr(pc, "reason") : "");
-			snprintf(co->prev_message, sizeof(co->prev_message), "%s",
-				 jstr(pc, "message") ? jstr(pc, "message") : "");
-			const json_t *at = json_object_get(pc, "attempts");
-			co->prev_attempts =
-				json_is_integer(at) ? (unsigned)json_integer_value(at) : 0;
-			const json_t *dn = json_object_get(pc, "iterationsDone");
-			ob->prev_done[i] =
-				json_is_integer(dn) ? (unsigned)json_integer_value(dn) : 0;
-			snprintf(ob->engine[i], sizeof(ob->engine[i]), "%s",
-				 jstr(pc, "engine") ? jstr(pc, "engine") : "");
-		}
-		/* a pod we created but the cache lacks: not seen yet, or deleted? ask the API */
-		unsigned seen_attempt = 0;
-		for (size_t k2 = 0; k2 < co->npods; k2++)
-			if (co->pods[k2].attempt > seen_attempt)
-				seen_attempt = co->pods[k2].attempt;
-		if (co->prev_attempts > seen_attempt && co->prev_phase != BR_CLASS_FAILED &&
-		    co->prev_phase != BR_CLASS_SUCCEEDED && co->done < s->iterations) {
-			char pn[64];
-			struct kube_error kerr = KUBE_ERROR_INIT;
-			if (!sb_name_pod(pn, sizeof(pn), name, co->name, co->prev_attempts)) {
-				int r = kube_get(c->kc, &kube_res_pods, ns, pn, NULL, &kerr);
-				co->last_pod_gone = r == -ENOENT;
-				if (r && r != -ENOENT)
-					br_metrics_api_error(c->metrics);
-			}
-		}
-		if (s->pods > 1) {
-			struct br_ref ref = {ns, name, uid};
-			bool left = false;
-			int dr = br_dist_observe(c->kc, w->pvcs, &ref, s, ob->podlist, ob->cmlist,
-						 o->now, co, &ob->dist[i], &left);
-			if (dr)
-				return dr;
-			if (left)
-				o->cleaned_up = false;
-		}
-		/* which engine ran: from the newest result */
-		if (ob->newest_result[i]) {
-			const char *text =
-				jstr(json_object_get(ob->newest_result[i], "data"), SB_RESULT_KEY);
-			json_t *doc = text ? json_loads(text, 0, NULL) : NULL;
-			const json_t *eng = json_object_get(
-				json_array_get(json_object_get(doc, "jobs"), 0), "engine");
-			if (jstr(eng, "ran"))
-				snprintf(ob->engine[i], sizeof(ob->engine[i]), "%s%s%s",
-					 jstr(eng, "ran"),
-					 jstr(eng, "reason") && *jstr(eng, "reason") ? " (" : "",
-					 jstr(eng, "reason") && *jstr(eng, "reason") ? "fallback)"
-										     : "");
-			json_decref(doc);
-		}
+		int r = observe_class(&x, ob, i);
+		if (r)
+			return r;
 	}
-	if (sb_name_report(buf, sizeof(buf), name))
+	if (sb_name_report(buf, sizeof(buf), x.name))
 		return -EINVAL;
-	json_t *rep = kube_informer_get(w->cms, ns, buf);
-	o->report_exists = rep && owned_by(rep, uid);
+	json_t *rep = c->ops.cache_get(c->ops.arg, BR_CACHE_CMS, x.ns, buf);
+	o->report_exists = rep && owned_by(rep, x.uid);
 	json_decref(rep);
 	return 0;
 }
@@ -360,10 +418,10 @@ static void emit(struct br_controller *c, const struct br_ref *ref, const struct
 	pthread_mutex_lock(&c->mu);
 	unsigned seq = c->event_seq++;
 	pthread_mutex_unlock(&c->mu);
-	json_t *ev = br_event_manifest(ref, e, time(NULL), seq);
+	json_t *ev = br_event_manifest(ref, e, c->ops.now(c->ops.arg), seq);
 	struct kube_error err = KUBE_ERROR_INIT;
 	char eb[512];
-	if (ev && kube_create(c->kc, &br_res_events, ref->ns, ev, NULL, &err) != 0) {
+	if (ev && c->ops.create(c->ops.arg, &br_res_events, ref->ns, ev, &err) != 0) {
 		br_metrics_api_error(c->metrics);
 		sb_warn("Failed to record an event", "run=%s/%s reason=%s error=\"%s\"", ref->ns,
 			ref->name, e->reason, kube_error_str(&err, eb, sizeof(eb)));
@@ -393,10 +451,8 @@ static int delete_obj(struct br_controller *c, const struct kube_resource *r, co
 		      const char *name)
 {
 	struct kube_error err = KUBE_ERROR_INIT;
-	struct kube_delete_opts d = KUBE_DELETE_OPTS_INIT;
 	char eb[512];
-	d.propagation_policy = "Background";
-	int ret = kube_delete(c->kc, r, ns, name, &d, NULL, &err);
+	int ret = c->ops.del(c->ops.arg, r, ns, name, &err);
 	if (ret == -ENOENT)
 		return 0;
 	if (ret) {
@@ -440,13 +496,13 @@ static int create(struct br_controller *c, const struct kube_resource *r, const 
 		return -ENOMEM;
 	}
 	snprintf(oname, sizeof(oname), "%s", meta(obj, "name") ? meta(obj, "name") : "");
-	int ret = kube_create(c->kc, r, ref->ns, obj, NULL, &err);
+	int ret = c->ops.create(c->ops.arg, r, ref->ns, obj, &err);
 	json_decref(obj);
 	if (ret == -EEXIST && r == &kube_res_secrets)
 		return 0; /* the run's key Secret: the controller may not read Secrets
 			   * (controller/runkey.h); its name holds the run's UID */
 	if (ret == -EEXIST) {
-		ret = kube_get(c->kc, r, ref->ns, oname, &have, &err);
+		ret = c->ops.get(c->ops.arg, r, ref->ns, oname, &have, &err);
 		if (ret == -ENOENT) {
 			/* gone since: the next pass creates it */
 			if (why)
@@ -631,15 +687,14 @@ static int add_provenance(struct br_controller *c, const struct br_ref *ref,
  * the report ConfigMap. A missing or unreadable baseline is a warning
  * event: the run's own report is written anyway.
  */
-static void compare_with_baseline(struct br_controller *c, struct br_watch *w,
-				  const struct br_ref *ref, const char *baseline,
-				  const json_t *report, json_t *cm)
+static void compare_with_baseline(struct br_controller *c, const struct br_ref *ref,
+				  const char *baseline, const json_t *report, json_t *cm)
 {
 	char name[64], err[512];
 	json_t *bcm = NULL, *brep = NULL, *cmp = NULL;
 	if (sb_name_report(name, sizeof(name), baseline))
 		return;
-	bcm = kube_informer_get(w->cms, ref->ns, name);
+	bcm = c->ops.cache_get(c->ops.arg, BR_CACHE_CMS, ref->ns, name);
 	const char *text = jstr(json_object_get(bcm, "data"), "report.json");
 	json_error_t je;
 	if (!text) {
@@ -685,92 +740,6 @@ out:
 	json_decref(cmp);
 }
 
-/* status.summary from a report document. */
-static json_t *summary_from_report(const json_t *rep)
-{
-	json_t *sum = json_array();
-	size_t i;
-	const json_t *r;
-	json_array_foreach(json_object_get(rep, "results"), i, r)
-	{
-		const char *key;
-		const json_t *m;
-		json_object_foreach((json_t *)json_object_get(r, "metrics"), key, m)
-		{
-			json_t *e = json_pack(
-				"{s:s,s:s,s:s,s:s,s:O,s:O,s:O,s:O,s:O}", "class", jstr(r, "target"),
-				"workload", jstr(r, "workload"), "metric", key, "unit",
-				jstr(m, "unit"), "mean", json_object_get(m, "mean"), "stddev",
-				json_object_get(m, "stddev"), "min", json_object_get(m, "min"),
-				"max", json_object_get(m, "max"), "n", json_object_get(m, "n"));
-			if (!e || json_array_append_new(sum, e)) {
-				json_decref(sum);
-				return NULL;
-			}
-		}
-	}
-	/* lifecycle timings: workload "lifecycle", metric the phase, with percentiles */
-	json_array_foreach(json_object_get(rep, "lifecycle"), i, r)
-	{
-		if (!json_object_get(r, "mean"))
-			continue;
-		json_t *e = json_pack(
-			"{s:s,s:s,s:s,s:s,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O}", "class",
-			jstr(r, "target"), "workload", "lifecycle", "metric", jstr(r, "phase"),
-			"unit", "ns", "mean", json_object_get(r, "mean"), "stddev",
-			json_object_get(r, "stddev"), "min", json_object_get(r, "min"), "max",
-			json_object_get(r, "max"), "p50", json_object_get(r, "p50"), "p95",
-			json_object_get(r, "p95"), "p99", json_object_get(r, "p99"), "n",
-			json_object_get(r, "n"));
-		if (!e || json_array_append_new(sum, e)) {
-			json_decref(sum);
-			return NULL;
-		}
-	}
-	return sum;
-}
-
-/* status.warnings from a report document's validity warnings (target -> class). */
-static json_t *warnings_from_report(const json_t *rep)
-{
-	json_t *out = json_array();
-	size_t i;
-	const json_t *x;
-	json_array_foreach(json_object_get(rep, "warnings"), i, x)
-	{
-		json_t *e = json_pack("{s:s?,s:s?,s:s?,s:s?,s:s?,s:s?}", "check", jstr(x, "check"),
-				      "class", jstr(x, "target"), "workload", jstr(x, "workload"),
-				      "message", jstr(x, "message"), "evidence",
-				      jstr(x, "evidence"), "fix", jstr(x, "fix"));
-		if (!e || json_array_append_new(out, e)) {
-			json_decref(out);
-			return NULL;
-		}
-	}
-	return out;
-}
-
-static json_t *condition(const json_t *prev_status, const char *status, const char *reason,
-			 const char *message, json_int_t gen, time_t now)
-{
-	char ts[40];
-	const char *lt = NULL;
-	size_t i;
-	const json_t *pc;
-	json_array_foreach(json_object_get(prev_status, "conditions"), i, pc)
-	{
-		/* lastTransitionTime changes only when the status flips */
-		if (jstr(pc, "type") && !strcmp(jstr(pc, "type"), "Succeeded") &&
-		    jstr(pc, "status") && !strcmp(jstr(pc, "status"), status))
-			lt = jstr(pc, "lastTransitionTime");
-	}
-	if (!lt)
-		lt = br_time_str(now, ts, sizeof(ts));
-	return json_pack("[{s:s,s:s,s:s,s:s,s:s,s:I}]", "type", "Succeeded", "status", status,
-			 "reason", reason, "message", message, "lastTransitionTime", lt,
-			 "observedGeneration", gen);
-}
-
 /*
  * Writes status over the run's, on the condition that the run is still the
  * one this pass read (its resourceVersion): a pass that worked from a cache
@@ -798,8 +767,8 @@ static int write_status(struct br_controller *c, const struct br_ref *ref, const
 		if (!json_object_get(status, key))
 			json_object_set_new(json_object_get(patch, "status"), key, json_null());
 	}
-	int ret = patch ? kube_patch_status(c->kc, &br_res_benchmarkruns, ref->ns, ref->name, patch,
-					    NULL, NULL, &err)
+	int ret = patch ? c->ops.patch_status(c->ops.arg, &br_res_benchmarkruns, ref->ns, ref->name,
+					      patch, &err)
 			: -ENOMEM;
 	json_decref(patch);
 	if (ret == -EAGAIN && err.http_code == 409) {
@@ -821,21 +790,12 @@ static int fail_invalid(struct br_controller *c, const struct br_ref *ref, const
 {
 	const json_t *prev = json_object_get(run, "status");
 	const char *pp = jstr(prev, "phase");
-	char ts[40];
-	time_t now = time(NULL);
 	if (!pp || strcmp(pp, "Failed") || !jstr(prev, "message") ||
 	    strcmp(jstr(prev, "message"), msg))
 		emitf(c, ref, true, "InvalidSpec", "%s", msg);
-	json_t *st =
-		json_pack("{s:s,s:I,s:s,s:s,s:o}", "phase", "Failed", "observedGeneration", gen,
-			  "message", msg, "completionTime",
-			  jstr(prev, "completionTime") ? jstr(prev, "completionTime")
-						       : br_time_str(now, ts, sizeof(ts)),
-			  "conditions", condition(prev, "False", "InvalidSpec", msg, gen, now));
+	json_t *st = br_status_invalid(prev, msg, gen, c->ops.now(c->ops.arg));
 	if (!st)
 		return -ENOMEM;
-	if (jstr(prev, "startTime"))
-		json_object_set_new(st, "startTime", json_string(jstr(prev, "startTime")));
 	int r = write_status(c, ref, run, st);
 	json_decref(st);
 	return r < 0 ? r : 0; /* a newer run is reconciled anyway */
@@ -888,56 +848,54 @@ static bool first_announcement(struct br_controller *c, const char *uid, const c
 	return first;
 }
 
-int br_reconcile(struct br_controller *c, const char *ns, const char *name, long *requeue_ms)
-{
-	struct br_watch *w = watch_for(c, ns);
+/* ------------------------------------------------------------ one pass */
+
+/* What the apply step came to (the plan itself is not changed). */
+struct applied {
+	unsigned attempts[BR_MAX_CLASSES]; /* the plan's, less a create that did not happen */
+	char err[BR_MAX_CLASSES][640];	   /* why an action of the class failed; "" none */
+	char reason[BR_MAX_CLASSES][32];
+	int failures;
+	bool waiting; /* an old object of a name goes away: look again soon */
+};
+
+/* One reconcile pass of one run: observe -> plan -> apply -> report -> status -> events. */
+struct pass {
+	struct br_controller *c;
+	struct br_watch *w; /* NULL without informers (the unit tests' fake) */
+	json_t *run;	    /* owned */
+	const json_t *prev; /* the run's status (borrowed from run) */
+	struct br_ref ref;
+	json_int_t gen;
 	struct br_spec s;
-	struct observed *ob = NULL;
-	struct br_plan *plan = NULL;
-	json_t *run = NULL, *report = NULL, *status = NULL;
-	char err[1024], ts[40];
-	char apply_err[BR_MAX_CLASSES][640], apply_reason[BR_MAX_CLASSES][32];
-	int ret = 0, failures = 0;
-	bool waiting = false;
+	struct observed *ob;
+	struct br_plan *plan;
+	struct applied ap;
+	/* the report step */
+	bool terminal; /* ended, and the report (if any) written */
+	json_t *report;
+	char report_name[64], report_err[640];
+	bool report_final; /* report_err will not go away by retrying */
+};
 
-	memset(apply_err, 0, sizeof(apply_err));
-	memset(apply_reason, 0, sizeof(apply_reason));
-
-	*requeue_ms = 0;
-	memset(&s, 0, sizeof(s));
-	if (!w)
-		return 0;
-	run = kube_informer_get(w->runs, ns, name);
-	if (!run || meta(run, "deletionTimestamp"))
-		goto out; /* gone: garbage collection removes what it owned */
-	struct br_ref ref = {ns, name, meta(run, "uid")};
-	const json_t *gj = json_object_get(json_object_get(run, "metadata"), "generation");
-	json_int_t gen = json_is_integer(gj) ? json_integer_value(gj) : 0;
-	const json_t *prev = json_object_get(run, "status");
-	if (!ref.uid) {
-		ret = -EINVAL;
-		goto out;
-	}
-
-	if (br_spec_parse(json_object_get(run, "spec"), c->opts.runner_image,
-			  c->opts.runner_service_account, &s, err, sizeof(err))) {
-		ret = fail_invalid(c, &ref, run, err, gen);
-		goto out;
-	}
+/* The run's spec against the runner policy and Pod Security; 0, 1 (refused and recorded) or -errno. */
+static int check_spec(struct pass *p)
+{
+	struct br_controller *c = p->c;
+	char err[1024], pss_why[256];
+	int ret = 0;
+	if (br_spec_parse(json_object_get(p->run, "spec"), c->opts.runner_image,
+			  c->opts.runner_service_account, &p->s, err, sizeof(err)))
+		goto refuse;
 	/* the runner policy, before anything is created; then the pod itself,
 	 * evaluated as Pod Security admission would, in case a rule slipped */
-	if (br_policy_check(&c->policy, &s, err, sizeof(err))) {
-		ret = fail_invalid(c, &ref, run, err, gen);
-		goto out;
-	}
-	json_t *pod0 = br_pod_manifest(&ref, &s, s.classes[0], 1, s.iterations);
-	if (!pod0) {
-		ret = -ENOMEM;
-		goto out;
-	}
+	if (br_policy_check(&c->policy, &p->s, err, sizeof(err)))
+		goto refuse;
+	json_t *pod0 = br_pod_manifest(&p->ref, &p->s, p->s.classes[0], 1, p->s.iterations);
+	if (!pod0)
+		return -ENOMEM;
 	if (c->policy.allow_host_network) /* the one exception the policy grants apart */
 		json_object_del(json_object_get(pod0, "spec"), "hostNetwork");
-	char pss_why[256];
 	enum br_pss_level lvl = br_pss_evaluate(pod0, pss_why, sizeof(pss_why));
 	json_decref(pod0);
 	if (lvl > c->policy.pod_security) {
@@ -946,311 +904,385 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 			 "policy's pod security '%s' allows",
 			 br_pss_level_name(lvl), pss_why,
 			 br_pss_level_name(c->policy.pod_security));
-		ret = fail_invalid(c, &ref, run, err, gen);
-		goto out;
+		goto refuse;
 	}
-	if (s.nclasses > BR_MAX_CLASSES) {
-		ret = fail_invalid(c, &ref, run, "spec.storageClasses: too many", gen);
-		goto out;
+	if (p->s.nclasses > BR_MAX_CLASSES) {
+		snprintf(err, sizeof(err), "spec.storageClasses: too many");
+		goto refuse;
 	}
-	/* spec.lifecycle: volume lifecycle timings before the I/O (controller/lifecycle.c) */
-	char lc_event[640];
-	int lr = br_lifecycle_step(c, w, &ref, &s, run, lc_event, sizeof(lc_event), err,
-				   sizeof(err));
-	if (lc_event[0])
-		emitf(c, &ref, false, "LifecycleMeasured", "%s", lc_event);
-	if (lr < 0 && first_announcement(c, ref.uid, err))
-		emitf(c, &ref, true, "LifecycleFailed", "%s (retrying)", err);
-	if (lr) {
-		ret = lr < 0 ? -EAGAIN : 0;
-		*requeue_ms = lr > 0 ? 1 : 0;
-		goto out;
-	}
-	ob = calloc(1, sizeof(*ob));
-	plan = calloc(1, sizeof(*plan));
-	if (!ob || !plan || (ret = observe(c, w, run, &s, ob)))
-		goto out;
-	br_plan_compute(&ob->obs, plan);
+	return 0;
+refuse:
+	ret = fail_invalid(c, &p->ref, p->run, err, p->gen);
+	return ret ? ret : 1;
+}
 
-	/* apply; a create that fails is not an attempt, and the user is told why */
+/* spec.lifecycle: volume lifecycle timings before the I/O (controller/lifecycle.c). */
+static int lifecycle_step(struct pass *p, long *requeue_ms)
+{
+	char lc_event[640], err[1024];
+	if (!p->s.lifecycle.enabled)
+		return 0;
+	if (!p->w)
+		return -EOPNOTSUPP; /* it reads the informers itself */
+	int lr = br_lifecycle_step(p->c, p->w, &p->ref, &p->s, p->run, lc_event, sizeof(lc_event),
+				   err, sizeof(err));
+	if (lc_event[0])
+		emitf(p->c, &p->ref, false, "LifecycleMeasured", "%s", lc_event);
+	if (lr < 0 && first_announcement(p->c, p->ref.uid, err))
+		emitf(p->c, &p->ref, true, "LifecycleFailed", "%s (retrying)", err);
+	if (lr)
+		*requeue_ms = lr > 0 ? 1 : 0;
+	return lr < 0 ? -EAGAIN : lr > 0 ? 1 : 0;
+}
+
+/* A runner pod's creation: its key Secret, its spec ConfigMap, then the pod (in flight until seen). */
+static int create_runner(struct pass *p, const struct br_action *a, char *why, size_t whylen)
+{
+	struct br_controller *c = p->c;
+	const char *cls = p->s.classes[a->cls];
+	char nm[64];
+	int r = create(c, &kube_res_secrets, &p->ref, br_runkey_secret_manifest(&p->ref),
+		       "key secret", why, whylen);
+	if (r >= 0 && p->s.jobfile)
+		r = create(c, &kube_res_configmaps, &p->ref, br_spec_cm_manifest(&p->ref, &p->s),
+			   "spec configmap", why, whylen);
+	if (r < 0)
+		return r;
+	if (sb_name_pod(nm, sizeof(nm), p->ref.name, cls, a->attempt))
+		return -EINVAL;
+	br_inflight_add(c, p->ref.ns, nm, p->ob->obs.now);
+	r = create(c, &kube_res_pods, &p->ref,
+		   br_pod_manifest(&p->ref, &p->s, cls, a->attempt, p->s.iterations), "runner pod",
+		   why, whylen);
+	if (r < 0)
+		br_inflight_drop(c, p->ref.ns, nm);
+	if (r == 1)
+		emitf(c, &p->ref, false, "CreatedRunner",
+		      "%s: created runner pod %s (attempt %u, %u iterations done)", cls, nm,
+		      a->attempt, p->ob->obs.classes[a->cls].done);
+	return r;
+}
+
+/* One action of the plan: 1 done (created), 0 nothing to do, -EINPROGRESS wait, -errno. */
+static int apply_action(struct pass *p, const struct br_action *a, char *why, size_t whylen)
+{
+	struct br_controller *c = p->c;
+	const char *cls = p->s.classes[a->cls];
+	char nm[64];
+	int r = 0;
+	if (p->s.pods > 1 && a->kind != BR_ACT_WRITE_REPORT) {
+		/* a distributed class: the action on every member */
+		r = br_dist_apply_action(c->kc, &p->ref, &p->s, a, &p->ob->obs.classes[a->cls],
+					 &p->ob->dist[a->cls], why, whylen);
+		if (r < 0)
+			br_metrics_api_error(c->metrics);
+		if (r == 1 && a->kind == BR_ACT_CREATE_POD)
+			emitf(c, &p->ref, false, "CreatedRunner",
+			      "%s: created %u runner pods (attempt %u, %u iterations done)", cls,
+			      p->s.pods, a->attempt, p->ob->obs.classes[a->cls].done);
+		return r;
+	}
+	switch (a->kind) {
+	case BR_ACT_CREATE_PVC:
+		r = create(c, &kube_res_pvcs, &p->ref, br_pvc_manifest(&p->ref, &p->s, cls), "pvc",
+			   why, whylen);
+		if (r == 1 && !sb_name_pvc(nm, sizeof(nm), p->ref.name, cls))
+			emitf(c, &p->ref, false, "CreatedVolume", "%s: created PVC %s (%s, %s, %s)",
+			      cls, nm, p->s.volume_size, p->s.access_mode,
+			      p->s.block ? "Block" : "Filesystem");
+		return r;
+	case BR_ACT_CREATE_POD:
+		return create_runner(p, a, why, whylen);
+	case BR_ACT_DELETE_POD:
+		return delete_obj(c, &kube_res_pods, p->ref.ns, a->name);
+	case BR_ACT_DELETE_PVC:
+		if (!sb_name_pvc(nm, sizeof(nm), p->ref.name, cls))
+			r = delete_obj(c, &kube_res_pvcs, p->ref.ns, nm);
+		return r;
+	case BR_ACT_WRITE_REPORT:
+		break; /* the report step */
+	}
+	return 0;
+}
+
+/* The plan's actions; a create that fails is not an attempt, and the user is told why. */
+static void apply(struct pass *p)
+{
+	const struct br_plan *plan = p->plan;
+	struct applied *ap = &p->ap;
+	for (size_t i = 0; i < p->s.nclasses; i++)
+		ap->attempts[i] = plan->classes[i].attempts;
 	for (size_t i = 0; i < plan->nactions; i++) {
 		const struct br_action *a = &plan->actions[i];
-		const char *cls = s.classes[a->cls];
-		char nm[64], why[640] = "";
-		int r = 0;
-		if (s.pods > 1 && a->kind != BR_ACT_WRITE_REPORT) {
-			/* a distributed class: the action on every member */
-			r = br_dist_apply_action(c->kc, &ref, &s, a, &ob->obs.classes[a->cls],
-						 &ob->dist[a->cls], why, sizeof(why));
-			if (r < 0)
-				br_metrics_api_error(c->metrics);
-			if (r < 0 && a->kind == BR_ACT_CREATE_POD &&
-			    plan->classes[a->cls].attempts == a->attempt)
-				plan->classes[a->cls].attempts--; /* it never ran */
-			if (r == 1 && a->kind == BR_ACT_CREATE_POD)
-				emitf(c, &ref, false, "CreatedRunner",
-				      "%s: created %u runner pods (attempt %u, %u iterations done)",
-				      cls, s.pods, a->attempt, ob->obs.classes[a->cls].done);
-			goto applied;
-		}
-		switch (a->kind) {
-		case BR_ACT_CREATE_PVC:
-			r = create(c, &kube_res_pvcs, &ref, br_pvc_manifest(&ref, &s, cls), "pvc",
-				   why, sizeof(why));
-			if (r == 1 && !sb_name_pvc(nm, sizeof(nm), name, cls))
-				emitf(c, &ref, false, "CreatedVolume",
-				      "%s: created PVC %s (%s, %s, %s)", cls, nm, s.volume_size,
-				      s.access_mode, s.block ? "Block" : "Filesystem");
-			break;
-		case BR_ACT_CREATE_POD:
-			r = create(c, &kube_res_secrets, &ref, br_runkey_secret_manifest(&ref),
-				   "key secret", why, sizeof(why));
-			if (r >= 0 && s.jobfile)
-				r = create(c, &kube_res_configmaps, &ref,
-					   br_spec_cm_manifest(&ref, &s), "spec configmap", why,
-					   sizeof(why));
-			if (r >= 0)
-				r = create(c, &kube_res_pods, &ref,
-					   br_pod_manifest(&ref, &s, cls, a->attempt, s.iterations),
-					   "runner pod", why, sizeof(why));
-			if (r < 0 && plan->classes[a->cls].attempts == a->attempt)
-				plan->classes[a->cls].attempts--; /* it never ran */
-			if (r == 1 && !sb_name_pod(nm, sizeof(nm), name, cls, a->attempt))
-				emitf(c, &ref, false, "CreatedRunner",
-				      "%s: created runner pod %s (attempt %u, %u iterations done)",
-				      cls, nm, a->attempt, ob->obs.classes[a->cls].done);
-			break;
-		case BR_ACT_DELETE_POD:
-			r = delete_obj(c, &kube_res_pods, ns, a->name);
-			break;
-		case BR_ACT_DELETE_PVC:
-			if (!sb_name_pvc(nm, sizeof(nm), name, cls))
-				r = delete_obj(c, &kube_res_pvcs, ns, nm);
-			break;
-		case BR_ACT_WRITE_REPORT:
-			break; /* below, with the summary */
-		}
-	applied:
+		char why[640] = "";
+		int r = apply_action(p, a, why, sizeof(why));
+		if (r < 0 && a->kind == BR_ACT_CREATE_POD && ap->attempts[a->cls] == a->attempt)
+			ap->attempts[a->cls]--; /* it never ran */
 		if (r == -EINPROGRESS)
-			waiting = true; /* an old object of the name goes away: not a failure */
+			ap->waiting = true; /* an old object of the name goes away: not a failure */
 		else if (r < 0)
-			failures++;
-		if (r < 0 && why[0] && !apply_err[a->cls][0]) {
-			snprintf(apply_err[a->cls], sizeof(apply_err[a->cls]), "%s", why);
-			snprintf(apply_reason[a->cls], sizeof(apply_reason[a->cls]), "%s",
+			ap->failures++;
+		if (r < 0 && why[0] && !ap->err[a->cls][0]) {
+			snprintf(ap->err[a->cls], sizeof(ap->err[a->cls]), "%s", why);
+			snprintf(ap->reason[a->cls], sizeof(ap->reason[a->cls]), "%s",
 				 r == -EACCES	     ? "Forbidden"
 				 : r == -EEXIST	     ? "ObjectConflict"
 				 : r == -EINPROGRESS ? "WaitingForOldObject"
 						     : "CreateFailed");
 		}
 	}
-	for (size_t i = 0; i < s.nclasses; i++) {
-		/* one warning per new problem, not one per retry */
-		if (!apply_err[i][0] || prev_class_message(prev, s.classes[i], apply_err[i]) ||
-		    !first_announcement(c, ref.uid, apply_err[i]))
-			continue;
-		emitf(c, &ref, true, apply_reason[i], "%s: %s", s.classes[i], apply_err[i]);
-	}
 	/* distributed classes: start the iterations whose pods are all at the barrier,
 	 * stop what is left of failed attempts */
-	for (size_t i = 0; i < s.nclasses && s.pods > 1; i++) {
+	for (size_t i = 0; i < p->s.nclasses && p->s.pods > 1; i++) {
 		if (plan->classes[i].phase != BR_CLASS_RUNNING)
-			ob->dist[i].nstarts = 0;
-		if (br_dist_start(c->kc, &ref, s.classes[i], &ob->dist[i]) < 0)
-			failures++;
+			p->ob->dist[i].nstarts = 0;
+		if (br_dist_start(p->c->kc, &p->ref, p->s.classes[i], &p->ob->dist[i]) < 0)
+			ap->failures++;
 	}
-	for (size_t i = 0; i < plan->nevents; i++)
-		emit(c, &ref, &plan->events[i]);
+}
 
-	/* the report, once every class has ended */
-	bool terminal = plan->phase == BR_RUN_SUCCEEDED || plan->phase == BR_RUN_FAILED;
-	char report_name[64] = "", report_err[640] = "";
-	bool report_final = false; /* report_err will not go away by retrying */
-	if (terminal && plan->done > 0) {
-		char agg_err[512] = "";
-		int br = build_report(c, &ref, &s, ob, &report, agg_err, sizeof(agg_err));
-		if (br == -EINVAL) {
-			/* the results cannot make a report (statistics out of range): said
-			 * once, not retried, the run ends without one */
-			snprintf(report_err, sizeof(report_err), "no report: %s", agg_err);
-			report_final = true;
-			if (!prev_message(prev, report_err) &&
-			    first_announcement(c, ref.uid, report_err))
-				emitf(c, &ref, true, "ReportFailed", "%s", report_err);
-		} else if (br || add_provenance(c, &ref, &s, ob, report)) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		if (report && !ob->obs.report_exists) {
-			json_t *cm = br_report_cm_manifest(&ref, report);
-			if (cm && s.baseline[0])
-				compare_with_baseline(c, w, &ref, s.baseline, report, cm);
-			int r = create(c, &kube_res_configmaps, &ref, cm, "report configmap",
-				       report_err, sizeof(report_err));
-			if (r < 0) {
-				/* not ended until the report is written: retried with backoff */
-				if (r == -EINPROGRESS)
-					waiting = true;
-				else
-					failures++;
-				if (!prev_message(prev, report_err) &&
-				    first_announcement(c, ref.uid, report_err))
-					emitf(c, &ref, true,
-					      r == -EACCES   ? "Forbidden"
-					      : r == -EEXIST ? "ObjectConflict"
-							     : "ReportFailed",
-					      "%s", report_err);
-				terminal = false;
-			} else if (r == 1)
-				emitf(c, &ref, false, "ReportWritten",
-				      "report written to configmap %s-report (%u iterations)", name,
-				      plan->done);
-		}
-		if (!report_err[0] && sb_name_report(report_name, sizeof(report_name), name))
-			report_name[0] = '\0';
+/* The apply step's warnings (one per new problem, not one per retry), then the plan's events. */
+static void apply_events(struct pass *p)
+{
+	for (size_t i = 0; i < p->s.nclasses; i++) {
+		const char *e = p->ap.err[i];
+		if (!e[0] || prev_class_message(p->prev, p->s.classes[i], e) ||
+		    !first_announcement(p->c, p->ref.uid, e))
+			continue;
+		emitf(p->c, &p->ref, true, p->ap.reason[i], "%s: %s", p->s.classes[i], e);
 	}
+	for (size_t i = 0; i < p->plan->nevents; i++)
+		emit(p->c, &p->ref, &p->plan->events[i]);
+}
 
-	/* status: one write per pass, only when something changed */
-	time_t now = ob->obs.now;
-	const char *phase = terminal || plan->phase < BR_RUN_SUCCEEDED
-				    ? br_run_phase_name(plan->phase)
-				    : br_run_phase_name(BR_RUN_RUNNING);
-	const char *reason = plan->reason;
-	const char *message = plan->message;
-	char msgbuf[1400];
-	if (report_err[0]) {
-		reason = "ReportFailed";
-		snprintf(msgbuf, sizeof(msgbuf), "every class has ended; %s%s", report_err,
-			 report_final ? "" : " (retrying)");
-		message = msgbuf;
-	} else if (!terminal) {
-		for (size_t i = 0; i < s.nclasses; i++) {
-			if (!apply_err[i][0])
-				continue;
-			reason = apply_reason[i];
-			snprintf(msgbuf, sizeof(msgbuf), "%s: %s (retrying)", s.classes[i],
-				 apply_err[i]);
-			message = msgbuf;
-			break;
-		}
+/* A report create that failed: retried with backoff, said once. */
+static void report_create_failed(struct pass *p, int r)
+{
+	if (r == -EINPROGRESS)
+		p->ap.waiting = true;
+	else
+		p->ap.failures++;
+	if (!prev_message(p->prev, p->report_err) &&
+	    first_announcement(p->c, p->ref.uid, p->report_err))
+		emitf(p->c, &p->ref, true,
+		      r == -EACCES   ? "Forbidden"
+		      : r == -EEXIST ? "ObjectConflict"
+				     : "ReportFailed",
+		      "%s", p->report_err);
+	p->terminal = false;
+}
+
+/*
+ * ReportWritten, once: when this pass created the report, and when it
+ * finds the report already there (a controller stopped after its create
+ * reached the server, before the status said so).
+ */
+static void report_written(struct pass *p, bool created)
+{
+	bool first = first_announcement(p->c, p->ref.uid, "ReportWritten");
+	if (created || (first && !jstr(p->prev, "report")))
+		emitf(p->c, &p->ref, false, "ReportWritten",
+		      "report written to configmap %s-report (%u iterations)", p->ref.name,
+		      p->plan->done);
+}
+
+/* The report, once every class has ended: built from the results, written once. 0 or -ENOMEM. */
+static int report_step(struct pass *p)
+{
+	const struct br_plan *plan = p->plan;
+	char agg_err[512] = "";
+	p->terminal = plan->phase == BR_RUN_SUCCEEDED || plan->phase == BR_RUN_FAILED;
+	if (!p->terminal || plan->done == 0)
+		return 0;
+	int br = build_report(p->c, &p->ref, &p->s, p->ob, &p->report, agg_err, sizeof(agg_err));
+	if (br == -EINVAL) {
+		/* the results cannot make a report (statistics out of range): said
+		 * once, not retried, the run ends without one */
+		snprintf(p->report_err, sizeof(p->report_err), "no report: %s", agg_err);
+		p->report_final = true;
+		if (!prev_message(p->prev, p->report_err) &&
+		    first_announcement(p->c, p->ref.uid, p->report_err))
+			emitf(p->c, &p->ref, true, "ReportFailed", "%s", p->report_err);
+	} else if (br || add_provenance(p->c, &p->ref, &p->s, p->ob, p->report)) {
+		return -ENOMEM;
 	}
-	const char *pp = jstr(prev, "phase");
-	status = json_object();
-	json_t *classes = json_array();
-	char progress[32], list[2048] = "";
-	size_t ll = 0;
-	snprintf(progress, sizeof(progress), "%u/%u", plan->done, plan->total);
-	for (size_t i = 0; i < s.nclasses; i++) {
-		const struct br_class_plan *cp = &plan->classes[i];
-		char pvc[64] = "";
-		if (cp->phase != BR_CLASS_PENDING)
-			(void)sb_name_pvc(pvc, sizeof(pvc), name, s.classes[i]);
-		/* empty strings are left out: the 1.20 API server turns "" into null */
-		json_t *cj = json_pack("{s:s,s:s,s:i,s:i}", "name", s.classes[i], "phase",
-				       br_class_phase_name(cp->phase), "iterationsDone",
-				       (int)ob->obs.classes[i].done, "attempts", (int)cp->attempts);
-		if (cj && pvc[0])
-			json_object_set_new(cj, "pvc", json_string(pvc));
-		if (cj && cp->pod[0])
-			json_object_set_new(cj, "pod", json_string(cp->pod));
-		if (cj && s.pods > 1)
-			json_object_set_new(cj, "pods", json_integer(s.pods));
-		if (cj && ob->engine[i][0])
-			json_object_set_new(cj, "engine", json_string(ob->engine[i]));
-		const char *cr = apply_err[i][0] ? apply_reason[i] : cp->reason;
-		const char *cmsg = apply_err[i][0] ? apply_err[i] : cp->message;
-		if (cj && cr[0])
-			json_object_set_new(cj, "reason", json_string(cr));
-		if (cj && cmsg[0])
-			json_object_set_new(cj, "message", json_string(cmsg));
-		if (!cj || json_array_append_new(classes, cj)) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		ll += (size_t)snprintf(list + ll, ll < sizeof(list) ? sizeof(list) - ll : 0, "%s%s",
-				       i ? "," : "", s.classes[i]);
-		if (ll >= sizeof(list))
-			ll = sizeof(list) - 1;
+	if (p->report && !p->ob->obs.report_exists) {
+		json_t *cm = br_report_cm_manifest(&p->ref, p->report);
+		if (cm && p->s.baseline[0])
+			compare_with_baseline(p->c, &p->ref, p->s.baseline, p->report, cm);
+		int r = create(p->c, &kube_res_configmaps, &p->ref, cm, "report configmap",
+			       p->report_err, sizeof(p->report_err));
+		if (r < 0)
+			report_create_failed(p, r);
+		else
+			report_written(p, r == 1);
+	} else if (p->report) {
+		report_written(p, false);
 	}
-	const char *cstat = !terminal			      ? "Unknown"
-			    : plan->phase == BR_RUN_SUCCEEDED ? "True"
-							      : "False";
-	bool ok = status && classes && !json_object_set_new(status, "phase", json_string(phase)) &&
-		  !json_object_set_new(status, "observedGeneration", json_integer(gen)) &&
-		  !json_object_set_new(status, "progress", json_string(progress)) &&
-		  !json_object_set_new(status, "classList", json_string(list)) &&
-		  !json_object_set_new(status, "startTime",
-				       json_string(jstr(prev, "startTime")
-							   ? jstr(prev, "startTime")
-							   : br_time_str(now, ts, sizeof(ts)))) &&
-		  !json_object_set_new(status, "message", json_string(message)) &&
-		  !json_object_set_new(status, "conditions",
-				       condition(prev, cstat, reason, message, gen, now)) &&
-		  !json_object_set(status, "classes", classes);
-	json_decref(classes);
-	if (ok && terminal) {
-		ok = !json_object_set_new(status, "completionTime",
-					  json_string(jstr(prev, "completionTime")
-							      ? jstr(prev, "completionTime")
-							      : br_time_str(now, ts, sizeof(ts))));
-		if (ok && report_name[0])
-			ok = !json_object_set_new(status, "report", json_string(report_name)) &&
-			     !json_object_set_new(status, "summary", summary_from_report(report));
-		if (ok && report_name[0] && json_array_size(json_object_get(report, "warnings")))
-			ok = !json_object_set_new(status, "warnings", warnings_from_report(report));
-	}
-	if (ok && terminal && report_name[0]) {
+	if (!p->report_err[0] &&
+	    sb_name_report(p->report_name, sizeof(p->report_name), p->ref.name))
+		p->report_name[0] = '\0';
+	return 0;
+}
+
+/* The new status (pure: controller/status.c) and the Regressed condition. NULL on ENOMEM. */
+static json_t *status_step(struct pass *p)
+{
+	struct br_status_in in = {
+		.run = p->ref.name,
+		.plan = p->plan,
+		.nclasses = p->s.nclasses,
+		.pods = p->s.pods,
+		.terminal = p->terminal,
+		.report_name = p->report_name,
+		.report_err = p->report_err,
+		.report_final = p->report_final,
+		.report = p->report,
+		.prev = p->prev,
+		.gen = p->gen,
+		.now = p->ob->obs.now,
+	};
+	for (size_t i = 0; i < p->s.nclasses; i++)
+		in.classes[i] = (struct br_status_class){
+			p->s.classes[i],
+			p->ob->obs.classes[i].done,
+			p->ap.attempts[i],
+			p->ob->engine[i],
+			p->ap.err[i][0] ? p->ap.reason[i] : "",
+			p->ap.err[i],
+		};
+	json_t *status = br_status_compute(&in);
+	if (status && p->terminal && p->report_name[0]) {
 		/* the Regressed condition, from the comparison with the baseline */
-		json_t *rcm = kube_informer_get(w->cms, ns, report_name);
+		json_t *rcm =
+			p->c->ops.cache_get(p->c->ops.arg, BR_CACHE_CMS, p->ref.ns, p->report_name);
 		struct br_event rev;
-		int rr = br_regression_condition(rcm, run, status, gen, now, &rev);
+		int rr = br_regression_condition(rcm, p->run, status, p->gen, in.now, &rev);
 		json_decref(rcm);
-		if (rr < 0)
-			ok = false;
-		else if (rr == 1)
-			emit(c, &ref, &rev);
+		if (rr < 0) {
+			json_decref(status);
+			return NULL;
+		}
+		if (rr == 1)
+			emit(p->c, &p->ref, &rev);
 	}
-	if (!ok) {
+	return status;
+}
+
+/*
+ * The run's end announced, the status written, and the newly recorded
+ * iterations counted: once, only by a pass whose status write succeeded (a
+ * pass from a stale cache reads an older iterationsDone, and its
+ * conditional write is refused with 409). Returns write_status's answer.
+ */
+static int record(struct pass *p, json_t *status)
+{
+	const struct br_plan *plan = p->plan;
+	const char *pp = jstr(p->prev, "phase");
+	const char *phase = jstr(status, "phase");
+	if (p->terminal && (!pp || strcmp(pp, phase)) &&
+	    first_announcement(p->c, p->ref.uid, phase))
+		emitf(p->c, &p->ref, plan->phase == BR_RUN_FAILED,
+		      plan->phase == BR_RUN_SUCCEEDED ? "RunSucceeded" : "RunFailed", "%s: %s",
+		      phase, plan->message);
+	int wr = write_status(p->c, &p->ref, p->run, status);
+	for (size_t i = 0; i < p->s.nclasses && wr == 0; i++) {
+		unsigned d = p->ob->obs.classes[i].done;
+		if (d > p->ob->prev_done[i]) {
+			br_metrics_iterations(p->c->metrics, d - p->ob->prev_done[i]);
+			emitf(p->c, &p->ref, false, "IterationsRecorded",
+			      "%s: %u of %u iterations done", p->s.classes[i], d, p->s.iterations);
+		}
+	}
+	return wr;
+}
+
+/* When to look at the run again. */
+static long requeue_after(const struct pass *p, int wr)
+{
+	long ms = p->plan->requeue_s ? p->plan->requeue_s * 1000 : 0;
+	if (p->ap.waiting && (!ms || ms > 1000))
+		ms = 1000; /* the old object is deleted soon: look again */
+	if (wr == 1 && (!ms || ms > 200))
+		ms = 200; /* the watch brings the newer run soon; in case it does not */
+	return ms;
+}
+
+/* The run from the cache and its spec: 0 (go on), 1 (nothing more to do now), -errno. */
+static int load(struct pass *p, const char *ns, const char *name, long *requeue_ms)
+{
+	struct br_controller *c = p->c;
+	p->run = c->ops.cache_get(c->ops.arg, BR_CACHE_RUNS, ns, name);
+	if (!p->run || meta(p->run, "deletionTimestamp"))
+		return 1; /* gone: garbage collection removes what it owned */
+	p->ref = (struct br_ref){ns, name, meta(p->run, "uid")};
+	const json_t *gj = json_object_get(json_object_get(p->run, "metadata"), "generation");
+	p->gen = json_is_integer(gj) ? json_integer_value(gj) : 0;
+	p->prev = json_object_get(p->run, "status");
+	if (!p->ref.uid)
+		return -EINVAL;
+	int r = check_spec(p);
+	if (r)
+		return r;
+	r = lifecycle_step(p, requeue_ms);
+	return r ? r : 0;
+}
+
+static void pass_release(struct pass *p)
+{
+	if (p->ob) {
+		json_decref(p->ob->podlist);
+		json_decref(p->ob->cmlist);
+	}
+	free(p->ob);
+	free(p->plan);
+	json_decref(p->report);
+	json_decref(p->run);
+	br_spec_release(&p->s);
+	free(p);
+}
+
+int br_reconcile(struct br_controller *c, const char *ns, const char *name, long *requeue_ms)
+{
+	struct pass *p = calloc(1, sizeof(*p));
+	json_t *status = NULL;
+	int ret;
+
+	*requeue_ms = 0;
+	if (!p)
+		return -ENOMEM;
+	p->c = c;
+	p->w = watch_for(c, ns);
+	ret = load(p, ns, name, requeue_ms);
+	if (ret)
+		goto out;
+	p->ob = calloc(1, sizeof(*p->ob));
+	p->plan = calloc(1, sizeof(*p->plan));
+	if (!p->ob || !p->plan) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	if (terminal && (!pp || strcmp(pp, phase)) && first_announcement(c, ref.uid, phase))
-		emitf(c, &ref, plan->phase == BR_RUN_FAILED,
-		      plan->phase == BR_RUN_SUCCEEDED ? "RunSucceeded" : "RunFailed", "%s: %s",
-		      phase, plan->message);
-	int wr = write_status(c, &ref, run, status);
+	if ((ret = observe(c, p->w, p->run, &p->s, p->ob)))
+		goto out;
+	br_plan_compute(&p->ob->obs, p->plan);
+	apply(p);
+	apply_events(p);
+	if ((ret = report_step(p)))
+		goto out;
+	status = status_step(p);
+	if (!status) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	int wr = record(p, status);
 	if (wr < 0)
-		failures++;
-	/* newly recorded iterations count once: only a pass whose status write
-	 * succeeded counts them (a pass from a stale cache reads an older
-	 * iterationsDone, and its conditional write is refused with 409) */
-	for (size_t i = 0; i < s.nclasses && wr == 0; i++) {
-		unsigned d = ob->obs.classes[i].done;
-		if (d > ob->prev_done[i]) {
-			br_metrics_iterations(c->metrics, d - ob->prev_done[i]);
-			emitf(c, &ref, false, "IterationsRecorded", "%s: %u of %u iterations done",
-			      s.classes[i], d, s.iterations);
-		}
-	}
-
-	if (failures)
-		ret = -EAGAIN;
-	if (plan->requeue_s)
-		*requeue_ms = plan->requeue_s * 1000;
-	if (waiting && (!*requeue_ms || *requeue_ms > 1000))
-		*requeue_ms = 1000; /* the old object is deleted soon: look again */
-	if (wr == 1 && (!*requeue_ms || *requeue_ms > 200))
-		*requeue_ms = 200; /* the watch brings the newer run soon; in case it does not */
+		p->ap.failures++;
+	ret = p->ap.failures ? -EAGAIN : 0;
+	*requeue_ms = requeue_after(p, wr);
 out:
-	if (ob) {
-		json_decref(ob->podlist);
-		json_decref(ob->cmlist);
-	}
-	free(ob);
-	free(plan);
-	json_decref(report);
+	if (ret == 1)
+		ret = 0;
 	json_decref(status);
-	json_decref(run);
-	br_spec_release(&s);
+	pass_release(p);
 	return ret;
 }

@@ -203,6 +203,98 @@ static void observe_runs(struct br_watch *w, const char *ns, const char *name, c
 	*runs_out = runs; /* keeps *newest_finished alive */
 }
 
+/*
+ * The plan's deletions (the last failure into *del_err, else 0), then its
+ * new run: returns 0, or the create's failure (the caller then leaves the
+ * status as it is: retried with backoff).
+ */
+static int sched_apply(struct br_controller *c, const char *ns, const char *name,
+		       const json_t *sched, const struct br_sched_spec *s,
+		       const struct br_sched_plan *p, int *del_err)
+{
+	*del_err = 0;
+	for (size_t i = 0; i < p->ndeletes; i++) {
+		struct kube_error ke = KUBE_ERROR_INIT;
+		struct kube_delete_opts d = KUBE_DELETE_OPTS_INIT;
+		char eb[512];
+		d.propagation_policy = "Background";
+		int r = kube_delete(c->kc, &br_res_benchmarkruns, ns, p->deletes[i], &d, NULL, &ke);
+		if (r && r != -ENOENT) {
+			br_metrics_api_error(c->metrics);
+			sb_warn("Failed to delete a run", "schedule=%s/%s run=%s error=\"%s\"", ns,
+				name, p->deletes[i], kube_error_str(&ke, eb, sizeof(eb)));
+			*del_err = r;
+		}
+	}
+	if (p->create) {
+		json_t *run = run_manifest(sched, s, p);
+		struct kube_error ke = KUBE_ERROR_INIT;
+		char eb[512];
+		int r = run ? kube_create(c->kc, &br_res_benchmarkruns, ns, run, NULL, &ke)
+			    : -ENOMEM;
+		json_decref(run);
+		if (r && r != -EEXIST) {
+			br_metrics_api_error(c->metrics);
+			kube_error_str(&ke, eb, sizeof(eb));
+			sb_warn("Failed to create a run", "schedule=%s/%s run=%s error=\"%s\"", ns,
+				name, p->create_name, eb);
+			return r;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The schedule's new status (a new reference; NULL on ENOMEM): active
+ * runs, times, and Regressed from the newest finished run (said by an event
+ * when it turns True with a new message).
+ */
+static json_t *sched_status(struct br_controller *c, const json_t *sched,
+			    const struct br_sched_spec *s, const struct br_sched_plan *p,
+			    const json_t *newest, time_t wall)
+{
+	const char *ns = meta(sched, "namespace"), *name = meta(sched, "name");
+	const char *uid = meta(sched, "uid");
+	const json_t *prev = json_object_get(sched, "status");
+	json_int_t gen = json_integer_value(
+		json_object_get(json_object_get(sched, "metadata"), "generation"));
+	char t1[40], t2[40], t3[40];
+	json_t *status = json_pack("{s:I}", "observedGeneration", gen);
+	json_t *active = json_array();
+	for (size_t i = 0; i < p->nactive; i++)
+		json_array_append_new(active, json_string(p->active[i]));
+	json_object_set_new(status, "active", active);
+	if (p->last_schedule)
+		json_object_set_new(
+			status, "lastScheduleTime",
+			json_string(br_time_str((time_t)p->last_schedule, t1, sizeof(t1))));
+	if (p->next_time && !s->suspend)
+		json_object_set_new(status, "nextScheduleTime",
+				    json_string(br_time_str((time_t)p->next_time, t2, sizeof(t2))));
+	if (p->last_successful[0]) {
+		json_object_set_new(status, "lastSuccessfulRun", json_string(p->last_successful));
+		json_object_set_new(
+			status, "lastSuccessfulTime",
+			json_string(br_time_str((time_t)p->last_successful_time, t3, sizeof(t3))));
+	}
+	/* Regressed: the verdict of the newest finished run, with its list */
+	const json_t *rc = find_condition(json_object_get(newest, "status"), "Regressed");
+	if (rc && jstr(rc, "status")) {
+		char msg[1024];
+		snprintf(msg, sizeof(msg), "run %s: %s", meta(newest, "name"),
+			 jstr(rc, "message") ? jstr(rc, "message") : "");
+		json_object_set_new(status, "conditions",
+				    conditions(prev, "Regressed", jstr(rc, "status"),
+					       jstr(rc, "reason") ? jstr(rc, "reason") : "Compared",
+					       msg, gen, wall));
+		const json_t *pc = find_condition(prev, "Regressed");
+		bool was = pc && jstr(pc, "message") && !strcmp(jstr(pc, "message"), msg);
+		if (!was && !strcmp(jstr(rc, "status"), "True"))
+			sched_event(c, ns, name, uid, true, "Regressed", msg);
+	}
+	return status;
+}
+
 int br_schedule_reconcile(struct br_controller *c, const char *ns, const char *name,
 			  long *requeue_ms)
 {
@@ -254,79 +346,19 @@ int br_schedule_reconcile(struct br_controller *c, const char *ns, const char *n
 	o->last_schedule = (int64_t)br_time_parse(jstr(prev, "lastScheduleTime"));
 	snprintf(o->name, sizeof(o->name), "%s", name);
 	const json_t *newest = NULL;
+	int del_err;
 	observe_runs(w, ns, name, uid, o, &newest, &runs);
 	br_sched_plan_compute(&s, tz, o, p);
 
-	/* apply: deletions, then the new run */
-	for (size_t i = 0; i < p->ndeletes; i++) {
-		struct kube_error ke = KUBE_ERROR_INIT;
-		struct kube_delete_opts d = KUBE_DELETE_OPTS_INIT;
-		char eb[512];
-		d.propagation_policy = "Background";
-		int r = kube_delete(c->kc, &br_res_benchmarkruns, ns, p->deletes[i], &d, NULL, &ke);
-		if (r && r != -ENOENT) {
-			br_metrics_api_error(c->metrics);
-			sb_warn("Failed to delete a run", "schedule=%s/%s run=%s error=\"%s\"", ns,
-				name, p->deletes[i], kube_error_str(&ke, eb, sizeof(eb)));
-			ret = r;
-		}
-	}
-	if (p->create) {
-		json_t *run = run_manifest(sched, &s, p);
-		struct kube_error ke = KUBE_ERROR_INIT;
-		char eb[512];
-		int r = run ? kube_create(c->kc, &br_res_benchmarkruns, ns, run, NULL, &ke)
-			    : -ENOMEM;
-		json_decref(run);
-		if (r && r != -EEXIST) {
-			br_metrics_api_error(c->metrics);
-			kube_error_str(&ke, eb, sizeof(eb));
-			sb_warn("Failed to create a run", "schedule=%s/%s run=%s error=\"%s\"", ns,
-				name, p->create_name, eb);
-			/* not scheduled: retried with backoff, status unchanged */
-			ret = r;
-			goto out;
-		}
-	}
+	ret = sched_apply(c, ns, name, sched, &s, p, &del_err);
+	if (ret)
+		goto out; /* not scheduled: retried with backoff, status unchanged */
+	ret = del_err;
 	for (size_t i = 0; i < p->nevents; i++)
 		sched_event(c, ns, name, uid, p->events[i].warning, p->events[i].reason,
 			    p->events[i].message);
 
-	/* status */
-	char t1[40], t2[40], t3[40];
-	status = json_pack("{s:I}", "observedGeneration", gen);
-	json_t *active = json_array();
-	for (size_t i = 0; i < p->nactive; i++)
-		json_array_append_new(active, json_string(p->active[i]));
-	json_object_set_new(status, "active", active);
-	if (p->last_schedule)
-		json_object_set_new(
-			status, "lastScheduleTime",
-			json_string(br_time_str((time_t)p->last_schedule, t1, sizeof(t1))));
-	if (p->next_time && !s.suspend)
-		json_object_set_new(status, "nextScheduleTime",
-				    json_string(br_time_str((time_t)p->next_time, t2, sizeof(t2))));
-	if (p->last_successful[0]) {
-		json_object_set_new(status, "lastSuccessfulRun", json_string(p->last_successful));
-		json_object_set_new(
-			status, "lastSuccessfulTime",
-			json_string(br_time_str((time_t)p->last_successful_time, t3, sizeof(t3))));
-	}
-	/* Regressed: the verdict of the newest finished run, with its list */
-	const json_t *rc = find_condition(json_object_get(newest, "status"), "Regressed");
-	if (rc && jstr(rc, "status")) {
-		char msg[1024];
-		snprintf(msg, sizeof(msg), "run %s: %s", meta(newest, "name"),
-			 jstr(rc, "message") ? jstr(rc, "message") : "");
-		json_object_set_new(status, "conditions",
-				    conditions(prev, "Regressed", jstr(rc, "status"),
-					       jstr(rc, "reason") ? jstr(rc, "reason") : "Compared",
-					       msg, gen, wall));
-		const json_t *pc = find_condition(prev, "Regressed");
-		bool was = pc && jstr(pc, "message") && !strcmp(jstr(pc, "message"), msg);
-		if (!was && !strcmp(jstr(rc, "status"), "True"))
-			sched_event(c, ns, name, uid, true, "Regressed", msg);
-	}
+	status = sched_status(c, sched, &s, p, newest, wall);
 	int wr = write_status(c, sched, status);
 	if (!ret)
 		ret = wr;

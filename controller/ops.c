@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/* The operations table over lib/kube and the controller's informers (controller/ops.h). */
+#include "controller/ops.h"
+#include "controller/controller.h"
+
+#include <errno.h>
+#include <string.h>
+
+static int k_create(void *arg, const struct kube_resource *r, const char *ns, const json_t *obj,
+		    struct kube_error *err)
+{
+	struct br_controller *c = arg;
+	return kube_create(c->kc, r, ns, obj, NULL, err);
+}
+
+static int k_get(void *arg, const struct kube_resource *r, const char *ns, const char *name,
+		 json_t **out, struct kube_error *err)
+{
+	struct br_controller *c = arg;
+	return kube_get(c->kc, r, ns, name, out, err);
+}
+
+static int k_del(void *arg, const struct kube_resource *r, const char *ns, const char *name,
+		 struct kube_error *err)
+{
+	struct br_controller *c = arg;
+	struct kube_delete_opts d = KUBE_DELETE_OPTS_INIT;
+	d.propagation_policy = "Background";
+	return kube_delete(c->kc, r, ns, name, &d, NULL, err);
+}
+
+static int k_patch_status(void *arg, const struct kube_resource *r, const char *ns,
+			  const char *name, const json_t *patch, struct kube_error *err)
+{
+	struct br_controller *c = arg;
+	return kube_patch_status(c->kc, r, ns, name, patch, NULL, NULL, err);
+}
+
+static int k_list(void *arg, const struct kube_resource *r, const char *ns,
+		  const char *field_selector, json_t **out, struct kube_error *err)
+{
+	struct br_controller *c = arg;
+	struct kube_list_opts lo = {0};
+	lo.field_selector = field_selector;
+	return kube_list(c->kc, r, ns, &lo, out, err);
+}
+
+/* The informer of kind k that watches ns (the storage classes' for BR_CACHE_SCS). */
+static struct kube_informer *informer_for(struct br_controller *c, enum br_cache_kind k,
+					  const char *ns)
+{
+	if (k == BR_CACHE_SCS)
+		return c->scs;
+	for (size_t i = 0; ns && i < c->nwatches; i++) {
+		struct br_watch *w = &c->watches[i];
+		if (w->ns && strcmp(w->ns, ns))
+			continue;
+		return k == BR_CACHE_RUNS   ? w->runs
+		       : k == BR_CACHE_PVCS ? w->pvcs
+		       : k == BR_CACHE_PODS ? w->pods
+					    : w->cms;
+	}
+	return NULL;
+}
+
+static json_t *k_cache_get(void *arg, enum br_cache_kind k, const char *ns, const char *name)
+{
+	struct kube_informer *inf = informer_for(arg, k, ns);
+	return inf ? kube_informer_get(inf, k == BR_CACHE_SCS ? NULL : ns, name) : NULL;
+}
+
+static json_t *k_cache_list(void *arg, enum br_cache_kind k, const char *ns)
+{
+	struct kube_informer *inf = informer_for(arg, k, ns);
+	return inf ? kube_informer_list(inf) : json_array();
+}
+
+static time_t k_now(void *arg)
+{
+	(void)arg;
+	return time(NULL);
+}
+
+void br_ops_kube(struct br_controller *c, struct br_ops *out)
+{
+	*out = (struct br_ops){
+		.arg = c,
+		.create = k_create,
+		.get = k_get,
+		.del = k_del,
+		.patch_status = k_patch_status,
+		.list = k_list,
+		.cache_get = k_cache_get,
+		.cache_list = k_cache_list,
+		.now = k_now,
+	};
+}

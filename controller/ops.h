@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The reconcile's view of the cluster: a small table of operations, so
+ * that controller/reconcile.c runs against the API server and the
+ * informers (br_ops_kube) in the controller, and against objects held in
+ * memory in the unit tests (tests/unit/fakeops.h), as fio's engines are a
+ * table of functions.
+ *
+ * Two kinds of reads: cache_get/cache_list read the informer caches (what
+ * the reconcile observes: never a request), get/list ask the API server
+ * (after AlreadyExists, and the best-effort events lookup). Every write is
+ * a request. Each function returns 0 or -errno (kube.h's mapping: -EEXIST
+ * AlreadyExists, -ENOENT NotFound, -EAGAIN with err->http_code 409 for a
+ * conflict...) with err filled on failure.
+ */
+#ifndef SB_CONTROLLER_OPS_H
+#define SB_CONTROLLER_OPS_H
+
+#include "controller/memory.h"
+#include "kube/kube.h"
+
+#include <jansson.h>
+#include <time.h>
+
+struct br_controller;
+
+struct br_ops {
+	void *arg; /* passed to each function */
+	/* POST obj (borrowed) into ns */
+	int (*create)(void *arg, const struct kube_resource *r, const char *ns, const json_t *obj,
+		      struct kube_error *err);
+	/* GET ns/name into *out (a new reference) */
+	int (*get)(void *arg, const struct kube_resource *r, const char *ns, const char *name,
+		   json_t **out, struct kube_error *err);
+	/* DELETE ns/name, background propagation */
+	int (*del)(void *arg, const struct kube_resource *r, const char *ns, const char *name,
+		   struct kube_error *err);
+	/* merge-patch the status subresource of ns/name with patch (borrowed) */
+	int (*patch_status)(void *arg, const struct kube_resource *r, const char *ns,
+			    const char *name, const json_t *patch, struct kube_error *err);
+	/* LIST ns with a field selector (may be NULL) into *out (the list object) */
+	int (*list)(void *arg, const struct kube_resource *r, const char *ns,
+		    const char *field_selector, json_t **out, struct kube_error *err);
+	/* the cached object (a new reference) or NULL; ns NULL for cluster-scoped */
+	json_t *(*cache_get)(void *arg, enum br_cache_kind k, const char *ns, const char *name);
+	/* a new array of the cached objects of kind k watched for ns; NULL on ENOMEM */
+	json_t *(*cache_list)(void *arg, enum br_cache_kind k, const char *ns);
+	/* wall-clock seconds */
+	time_t (*now)(void *arg);
+};
+
+/* The real table: c's client and informers (arg is c). */
+void br_ops_kube(struct br_controller *c, struct br_ops *out);
+
+#endif

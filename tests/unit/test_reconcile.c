@@ -1,0 +1,417 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * br_reconcile (controller/reconcile.c) against the fake operations table
+ * (tests/unit/fakeops.h): the objects of a new run, results counted once,
+ * the report built once, names held by another run, a failed status write,
+ * a report whose create landed before the controller stopped, runner pods
+ * in flight and lost. No cluster, no clock: milliseconds.
+ */
+#include "tests/unit/harness.h"
+#include "tests/unit/fakeops.h"
+
+#include "controller/controller.h"
+#include "controller/runkey.h"
+#include "labels.h"
+#include "names.h"
+#include "sign.h"
+
+#define NS  "ns"
+#define RUN "r"
+#define UID "5a1f0c2e-7777-4888-9999-aaaabbbbcccc"
+
+static const unsigned char MASTER[SB_SIGN_KEY_BYTES] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+
+struct env {
+	struct fakeops fo;
+	struct br_controller c;
+	struct br_metrics *m;
+	long requeue_ms;
+};
+
+static struct env E;
+
+static void put_both(const char *res, json_t *obj)
+{
+	fo_put(E.fo.server, res, obj);
+	fo_put(E.fo.cache, res, obj);
+	json_decref(obj);
+}
+
+/* A run named RUN in NS with spec (JSON text), storage classes fast and slow. */
+static int setup(const char *spec)
+{
+	struct br_controller_opts opts = {0};
+	memset(&E, 0, sizeof(E));
+	fo_init(&E.fo);
+	br_runkey_set_master(MASTER);
+	E.m = br_metrics_new();
+	opts.runner_image = "localhost/storagebench:test";
+	if (!E.m || br_controller_init_ops(&E.c, &E.fo.ops, &opts, E.m))
+		return -1;
+	put_both("storageclasses", json_pack("{s:{s:s}}", "metadata", "name", "fast"));
+	put_both("storageclasses", json_pack("{s:{s:s}}", "metadata", "name", "slow"));
+	json_t *run = json_pack("{s:s,s:s,s:{s:s,s:s,s:s,s:i,s:s},s:o}", "apiVersion",
+				SB_API_VERSION, "kind", SB_KIND, "metadata", "name", RUN,
+				"namespace", NS, "uid", UID, "generation", 1, "resourceVersion",
+				"1", "spec", json_loads(spec, 0, NULL));
+	put_both("benchmarkruns", run);
+	return 0;
+}
+
+static void teardown(void)
+{
+	br_controller_release(&E.c);
+	br_metrics_free(E.m);
+	fo_release(&E.fo);
+}
+
+static int pass(void)
+{
+	return br_reconcile(&E.c, NS, RUN, &E.requeue_ms);
+}
+
+static unsigned long iterations_metric(void)
+{
+	char *text = br_metrics_render(E.m, NULL, 0);
+	const char *p = text ? strstr(text, "\nstoragebench_iterations_completed_total ") : NULL;
+	unsigned long n =
+		p ? strtoul(p + strlen("\nstoragebench_iterations_completed_total "), NULL, 10)
+		  : 999;
+	free(text);
+	return n;
+}
+
+/* The run's status on the server (borrowed). */
+static json_t *status(void)
+{
+	return json_object_get(fo_obj(&E.fo, "benchmarkruns", NS, RUN), "status");
+}
+
+static json_t *class_status(const char *cls)
+{
+	size_t i;
+	json_t *c;
+	json_array_foreach(json_object_get(status(), "classes"), i, c)
+	{
+		if (!strcmp(json_string_value(json_object_get(c, "name")), cls))
+			return c;
+	}
+	return NULL;
+}
+
+static long long class_int(const char *cls, const char *k)
+{
+	return json_integer_value(json_object_get(class_status(cls), k));
+}
+
+static const char *class_str(const char *cls, const char *k)
+{
+	return json_string_value(json_object_get(class_status(cls), k));
+}
+
+/* Sets a field of the server's and the cache's object (what the kubelet or binder does). */
+static void set_phase(const char *res, const char *name, const char *phase)
+{
+	json_t *stores[2] = {E.fo.server, E.fo.cache};
+	for (int i = 0; i < 2; i++) {
+		long k = fo_find(stores[i], res, NS, name);
+		if (k < 0)
+			continue;
+		json_t *o = json_array_get(fo_arr(stores[i], res), (size_t)k);
+		json_object_set_new(o, "status", json_pack("{s:s}", "phase", phase));
+	}
+}
+
+/* A runner's signed result of iteration it of cls, as the runner writes it. */
+static int add_result(const char *cls, unsigned it, double iops)
+{
+	char name[64], text[1024], itb[16], mac[SB_SIGN_HEX_LEN + 1], cls_label[64];
+	unsigned char key[SB_SIGN_KEY_BYTES];
+	if (sb_name_result(name, sizeof(name), RUN, cls, it) || br_runkey_derive(UID, key) ||
+	    sb_name_label(cls_label, sizeof(cls_label), cls))
+		return -1;
+	snprintf(
+		text, sizeof(text),
+		"{\"jobs\":[{\"jobname\":\"randread\",\"job options\":{\"rw\":\"randread\","
+		"\"bs\":\"4k\",\"iodepth\":\"32\"},\"read\":{\"total_ios\":100,\"iops\":%g,"
+		"\"bw_bytes\":%g,\"lat_ns\":{\"mean\":1000,\"N\":100}},\"write\":{\"total_ios\":0},"
+		"\"sync\":{\"total_ios\":0},\"engine\":{\"ran\":\"io_uring\"}}],"
+		"\"context\":{\"run\":\"%s\",\"class\":\"%s\",\"iteration\":%u}}",
+		iops, iops * 4096, RUN, cls, it);
+	if (sb_sign_result(key, sizeof(key), UID, cls, it, text, strlen(text), mac))
+		return -1;
+	snprintf(itb, sizeof(itb), "%u", it);
+	json_t *cm = json_pack(
+		"{s:{s:s,s:s,s:s,s:{s:s,s:s,s:s,s:s,s:s},s:[{s:s,s:s,s:s,s:s}]},s:{s:s,s:s}}",
+		"metadata", "name", name, "namespace", NS, "creationTimestamp",
+		"2026-11-30T08:00:00Z", "labels", SB_LABEL_COMPONENT, "result", SB_LABEL_RUN, RUN,
+		SB_LABEL_CLASS, cls_label, SB_LABEL_ITERATION, itb, SB_LABEL_MANAGED_BY, SB_MANAGER,
+		"ownerReferences", "apiVersion", SB_API_VERSION, "kind", SB_KIND, "name", RUN,
+		"uid", UID, "data", SB_RESULT_KEY, text, SB_RESULT_MAC_KEY, mac);
+	if (!cm)
+		return -1;
+	put_both("configmaps", cm);
+	return 0;
+}
+
+/* Passes until the run is Running with a runner pod of attempt 1 per class. */
+static int to_running(const char *cls)
+{
+	char pvc[64];
+	if (pass() || sb_name_pvc(pvc, sizeof(pvc), RUN, cls))
+		return -1;
+	set_phase("persistentvolumeclaims", pvc, "Bound");
+	return pass();
+}
+
+/* --------------------------------------------------------------------------- */
+
+static int test_new_run_creates_its_objects(void)
+{
+	CHECK_INT(setup("{\"storageClasses\":[\"fast\"],\"iterations\":2}"), 0);
+	char pvc[64], pod[64];
+	CHECK_INT(sb_name_pvc(pvc, sizeof(pvc), RUN, "fast"), 0);
+	CHECK_INT(sb_name_pod(pod, sizeof(pod), RUN, "fast", 1), 0);
+	CHECK_INT(pass(), 0);
+	/* the volume, the key Secret and the runner pod (it waits for the volume) */
+	CHECK_INT(fo_calls(&E.fo, "create", "persistentvolumeclaims", pvc), 1);
+	json_t *o = fo_obj(&E.fo, "persistentvolumeclaims", NS, pvc);
+	CHECK(o);
+	CHECK_STR(json_string_value(json_object_get(
+			  json_array_get(json_object_get(json_object_get(o, "metadata"),
+							 "ownerReferences"),
+					 0),
+			  "uid")),
+		  UID);
+	CHECK_INT(fo_calls(&E.fo, "create", "secrets", NULL), 1);
+	CHECK_INT(fo_calls(&E.fo, "create", "pods", pod), 1);
+	CHECK(fo_obj(&E.fo, "pods", NS, pod));
+	CHECK_INT(fo_events(&E.fo, "CreatedVolume"), 1);
+	CHECK_INT(fo_events(&E.fo, "CreatedRunner"), 1);
+	CHECK_STR(json_string_value(json_object_get(status(), "phase")), "Running");
+	CHECK_INT(class_int("fast", "attempts"), 1);
+	CHECK_STR(class_str("fast", "pvc"), pvc);
+	set_phase("persistentvolumeclaims", pvc, "Bound");
+	CHECK_INT(pass(), 0);
+	CHECK_STR(class_str("fast", "phase"), "Running");
+	CHECK_STR(class_str("fast", "pod"), pod);
+	/* observe read the caches only: no GET or LIST was sent */
+	CHECK_INT(fo_calls(&E.fo, "get", "pods", NULL), 0);
+	CHECK_INT(fo_calls(&E.fo, "list", "events", NULL), 0);
+	/* nothing new: no second create, no status write */
+	size_t patches = fo_calls(&E.fo, "patch", "benchmarkruns", NULL);
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "pods", NULL), 1);
+	CHECK_INT(fo_calls(&E.fo, "patch", "benchmarkruns", NULL), patches);
+	teardown();
+	return T_PASS;
+}
+
+static int test_result_counted_once(void)
+{
+	CHECK_INT(setup("{\"storageClasses\":[\"fast\"],\"iterations\":2}"), 0);
+	CHECK_INT(to_running("fast"), 0);
+	CHECK_INT(iterations_metric(), 0);
+	CHECK_INT(add_result("fast", 1, 1000), 0);
+	CHECK_INT(pass(), 0);
+	CHECK_INT(class_int("fast", "iterationsDone"), 1);
+	CHECK_STR(json_string_value(json_object_get(status(), "progress")), "1/2");
+	CHECK_STR(class_str("fast", "engine"), "io_uring");
+	CHECK_INT(iterations_metric(), 1);
+	CHECK_INT(fo_events(&E.fo, "IterationsRecorded"), 1);
+	/* the next pass reads the written status: not counted twice */
+	CHECK_INT(pass(), 0);
+	CHECK_INT(iterations_metric(), 1);
+	CHECK_INT(fo_events(&E.fo, "IterationsRecorded"), 1);
+	teardown();
+	return T_PASS;
+}
+
+static int test_report_built_once(void)
+{
+	char rep[64];
+	CHECK_INT(sb_name_report(rep, sizeof(rep), RUN), 0);
+	CHECK_INT(setup("{\"storageClasses\":[\"fast\",\"slow\"],\"iterations\":1,"
+			"\"parallelism\":2}"),
+		  0);
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "pods", NULL), 2);
+	/* one class done: no report yet */
+	CHECK_INT(add_result("fast", 1, 1000), 0);
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "configmaps", rep), 0);
+	CHECK_STR(class_str("fast", "phase"), "Succeeded");
+	CHECK_STR(json_string_value(json_object_get(status(), "phase")), "Running");
+	/* both: the report, once */
+	CHECK_INT(add_result("slow", 1, 500), 0);
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "configmaps", rep), 1);
+	CHECK(fo_obj(&E.fo, "configmaps", NS, rep));
+	CHECK_INT(fo_events(&E.fo, "ReportWritten"), 1);
+	CHECK_STR(json_string_value(json_object_get(status(), "phase")), "Succeeded");
+	CHECK_STR(json_string_value(json_object_get(status(), "report")), rep);
+	CHECK(json_array_size(json_object_get(status(), "summary")) > 0);
+	for (int i = 0; i < 3; i++)
+		CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "configmaps", rep), 1);
+	CHECK_INT(fo_events(&E.fo, "ReportWritten"), 1);
+	CHECK_INT(fo_events(&E.fo, "RunSucceeded"), 1);
+	teardown();
+	return T_PASS;
+}
+
+static int test_foreign_object_not_ours(void)
+{
+	char pvc[64];
+	CHECK_INT(sb_name_pvc(pvc, sizeof(pvc), RUN, "fast"), 0);
+	CHECK_INT(setup("{\"storageClasses\":[\"fast\"],\"iterations\":1}"), 0);
+	/* a PVC of the run's PVC name, owned by another run (the informer has
+	 * not shown it: the create answers AlreadyExists) */
+	json_t *other = json_pack("{s:{s:s,s:s,s:[{s:s,s:s,s:s,s:s}]}}", "metadata", "name", pvc,
+				  "namespace", NS, "ownerReferences", "apiVersion", SB_API_VERSION,
+				  "kind", SB_KIND, "name", "other", "uid", "other-uid");
+	CHECK(other);
+	fo_put(E.fo.server, "persistentvolumeclaims", other);
+	json_decref(other);
+	CHECK_INT(pass(), -EAGAIN);
+	CHECK_INT(fo_calls(&E.fo, "get", "persistentvolumeclaims", pvc), 1);
+	CHECK_STR(class_str("fast", "reason"), "ObjectConflict");
+	CHECK(strstr(class_str("fast", "message"), "not this run's"));
+	CHECK_INT(fo_events(&E.fo, "ObjectConflict"), 1);
+	/* not taken as ours: the other run's PVC is left alone, the class not Bound */
+	CHECK_INT(fo_calls(&E.fo, "delete", "persistentvolumeclaims", NULL), 0);
+	CHECK(strcmp(class_str("fast", "phase"), "Running"));
+	/* said once */
+	CHECK_INT(pass(), -EAGAIN);
+	CHECK_INT(fo_events(&E.fo, "ObjectConflict"), 1);
+	teardown();
+	return T_PASS;
+}
+
+static int test_status_write_failure_retried(void)
+{
+	CHECK_INT(setup("{\"storageClasses\":[\"fast\"],\"iterations\":2}"), 0);
+	CHECK_INT(to_running("fast"), 0);
+	CHECK_INT(add_result("fast", 1, 1000), 0);
+	fo_fail(&E.fo, "patch", "benchmarkruns", -EIO, 500, 1);
+	CHECK_INT(pass(), -EAGAIN);
+	CHECK_INT(iterations_metric(), 0);
+	CHECK_INT(class_int("fast", "iterationsDone"), 0);
+	CHECK_INT(fo_events(&E.fo, "IterationsRecorded"), 0);
+	/* the retry writes it, and counts it */
+	CHECK_INT(pass(), 0);
+	CHECK_INT(class_int("fast", "iterationsDone"), 1);
+	CHECK_INT(iterations_metric(), 1);
+	/* a pass from a stale cache: its write is refused (409), nothing counted */
+	CHECK_INT(add_result("fast", 2, 1000), 0);
+	long k = fo_find(E.fo.cache, "benchmarkruns", NS, RUN);
+	CHECK(k >= 0);
+	json_object_set_new(
+		json_object_get(json_array_get(fo_arr(E.fo.cache, "benchmarkruns"), (size_t)k),
+				"metadata"),
+		"resourceVersion", json_string("1"));
+	CHECK_INT(pass(), 0);
+	CHECK_INT(E.requeue_ms, 200);
+	CHECK_INT(iterations_metric(), 1);
+	teardown();
+	return T_PASS;
+}
+
+/* The report create reached the server, then the controller stopped before the status said so. */
+static int report_landed(bool in_cache)
+{
+	char rep[64];
+	CHECK_INT(sb_name_report(rep, sizeof(rep), RUN), 0);
+	CHECK_INT(setup("{\"storageClasses\":[\"fast\"],\"iterations\":1}"), 0);
+	CHECK_INT(to_running("fast"), 0);
+	CHECK_INT(add_result("fast", 1, 1000), 0);
+	/* the previous controller's pass: its report create landed, its status write did not */
+	fo_fail(&E.fo, "patch", "benchmarkruns", -EIO, 500, 1);
+	CHECK_INT(pass(), -EAGAIN);
+	CHECK(fo_obj(&E.fo, "configmaps", NS, rep));
+	CHECK(!json_object_get(status(), "report"));
+	if (!in_cache) {
+		long k = fo_find(E.fo.cache, "configmaps", NS, rep);
+		CHECK(k >= 0);
+		json_array_remove(fo_arr(E.fo.cache, "configmaps"), (size_t)k);
+	}
+	/* a new controller: no memory of the event it may or may not have sent */
+	memset(E.c.announced, 0, sizeof(E.c.announced));
+	E.c.nannounced = 0;
+	size_t before = fo_events(&E.fo, "ReportWritten");
+	size_t creates = fo_calls(&E.fo, "create", "configmaps", rep);
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "configmaps", rep), creates + !in_cache);
+	CHECK_INT(fo_events(&E.fo, "ReportWritten"), before + 1);
+	CHECK_STR(json_string_value(json_object_get(status(), "report")), rep);
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_events(&E.fo, "ReportWritten"), before + 1);
+	teardown();
+	return T_PASS;
+}
+
+static int test_report_written_when_create_landed(void)
+{
+	CHECK_INT(report_landed(true), T_PASS);
+	CHECK_INT(report_landed(false), T_PASS);
+	return T_PASS;
+}
+
+/* A failed runner create is not an attempt (the apply step leaves the plan as it was). */
+static int test_failed_create_not_an_attempt(void)
+{
+	char pvc[64];
+	CHECK_INT(sb_name_pvc(pvc, sizeof(pvc), RUN, "fast"), 0);
+	CHECK_INT(setup("{\"storageClasses\":[\"fast\"],\"iterations\":1}"), 0);
+	fo_fail(&E.fo, "create", "pods", -EACCES, 403, 1);
+	CHECK_INT(pass(), -EAGAIN);
+	CHECK_INT(class_int("fast", "attempts"), 0);
+	CHECK_STR(class_str("fast", "reason"), "Forbidden");
+	CHECK(strstr(json_string_value(json_object_get(status(), "message")), "(retrying)"));
+	CHECK_INT(fo_events(&E.fo, "Forbidden"), 1);
+	CHECK(!br_inflight_has(&E.c, NS, "r-fast-1", E.fo.now));
+	CHECK_INT(pass(), 0);
+	CHECK_INT(class_int("fast", "attempts"), 1);
+	teardown();
+	return T_PASS;
+}
+
+/* A pod the cache lacks: in flight (wait), or gone (a new attempt). Never a GET. */
+static int test_pod_in_flight_or_lost(void)
+{
+	char pod[64], pod2[64];
+	CHECK_INT(sb_name_pod(pod, sizeof(pod), RUN, "fast", 1), 0);
+	CHECK_INT(sb_name_pod(pod2, sizeof(pod2), RUN, "fast", 2), 0);
+	CHECK_INT(setup("{\"storageClasses\":[\"fast\"],\"iterations\":1}"), 0);
+	CHECK_INT(to_running("fast"), 0);
+	CHECK(br_inflight_has(&E.c, NS, pod, E.fo.now));
+	/* the pod informer has not shown it yet */
+	long k = fo_find(E.fo.cache, "pods", NS, pod);
+	CHECK(k >= 0);
+	json_array_remove(fo_arr(E.fo.cache, "pods"), (size_t)k);
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "pods", NULL), 1);
+	CHECK_INT(fo_events(&E.fo, "RunnerLost"), 0);
+	CHECK(E.requeue_ms > 0 && E.requeue_ms <= 2000);
+	/* the informer saw it go (a DELETE): lost, the rest in a new pod */
+	br_inflight_drop(&E.c, NS, pod);
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_events(&E.fo, "RunnerLost"), 1);
+	CHECK_INT(fo_calls(&E.fo, "create", "pods", pod2), 1);
+	CHECK_INT(fo_calls(&E.fo, "get", "pods", NULL), 0);
+	teardown();
+	return T_PASS;
+}
+
+static const struct test_case cases[] = {
+	{"reconcile/new_run_creates_its_objects", test_new_run_creates_its_objects},
+	{"reconcile/result_counted_once", test_result_counted_once},
+	{"reconcile/report_built_once", test_report_built_once},
+	{"reconcile/foreign_object_not_ours", test_foreign_object_not_ours},
+	{"reconcile/status_write_failure_retried", test_status_write_failure_retried},
+	{"reconcile/report_written_when_create_landed", test_report_written_when_create_landed},
+	{"reconcile/failed_create_not_an_attempt", test_failed_create_not_an_attempt},
+	{"reconcile/pod_in_flight_or_lost", test_pod_in_flight_or_lost},
+};
+
+TEST_MAIN(cases)
