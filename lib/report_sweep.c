@@ -88,8 +88,8 @@ static json_t *point(const json_t *res, size_t k, unsigned value)
 			 merged_pct(merged, "p99"));
 }
 
-json_t *sb_sweep_section(const char *parameter, const unsigned *values, const json_t *const *reports,
-			 size_t n)
+json_t *sb_sweep_section(const char *parameter, const unsigned *values,
+			 const json_t *const *reports, size_t n)
 {
 	json_t *vals = json_array(), *curve = json_array();
 	bool ok = vals && curve;
@@ -130,7 +130,8 @@ json_t *sb_sweep_section(const char *parameter, const unsigned *values, const js
 			json_array_foreach(json_object_get(reports[k], "results"), i, res)
 			{
 				const char *rt = json_string_value(json_object_get(res, "target"));
-				const char *rw = json_string_value(json_object_get(res, "workload"));
+				const char *rw =
+					json_string_value(json_object_get(res, "workload"));
 				if (!rt || !rw || strcmp(rt, t) || strcmp(rw, w))
 					continue;
 				json_t *p = point(res, k, values[k]);
@@ -226,7 +227,8 @@ void sb_report_sweep_text(FILE *f, const json_t *report, bool md)
 	fprintf(f, "\n\n%s", md ? "| class | workload | " : "");
 	if (md)
 		fprintf(f,
-			"%s | iterations | IOPS | stddev | bandwidth | stddev | lat p50 | lat p99 |\n"
+			"%s | iterations | IOPS | stddev | bandwidth | stddev | lat p50 | lat p99 "
+			"|\n"
 			"|---|---|---|---|---|---|---|---|---|---|\n",
 			param);
 	const char *last_t = NULL, *last_w = NULL;

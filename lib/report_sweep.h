@@ -32,8 +32,8 @@
  * (NULL: it failed) has no points. Rows in the order of step 1's results,
  * then new ones as they appear. NULL on ENOMEM.
  */
-json_t *sb_sweep_section(const char *parameter, const unsigned *values, const json_t *const *reports,
-			 size_t n);
+json_t *sb_sweep_section(const char *parameter, const unsigned *values,
+			 const json_t *const *reports, size_t n);
 
 /* The section as text or Markdown (nothing when the report has none). */
 void sb_report_sweep_text(FILE *f, const json_t *report, bool md);

@@ -25,7 +25,8 @@ static int load_steps(json_t **all, const json_t *steps[3])
 {
 	*all = json_load_file(DIR "steps.json", 0, NULL);
 	if (!json_is_array(*all) || json_array_size(*all) != 3) {
-		fprintf(stderr, "    cannot load " DIR "steps.json (run from the repository root)\n");
+		fprintf(stderr,
+			"    cannot load " DIR "steps.json (run from the repository root)\n");
 		return -1;
 	}
 	for (size_t k = 0; k < 3; k++)
@@ -70,8 +71,8 @@ static int test_curve_values(void)
 	size_t n = json_array_size(json_object_get(sec, "curve"));
 	const char *order[6] = {0};
 	for (size_t i = 0; i < 6 && i < n; i++)
-		order[i] = json_string_value(
-			json_object_get(json_array_get(json_object_get(sec, "curve"), i), "workload"));
+		order[i] = json_string_value(json_object_get(
+			json_array_get(json_object_get(sec, "curve"), i), "workload"));
 	/* rows: the first workload's steps, then the second's */
 	bool in_order = n == 6 && !strcmp(order[0], "randread-4k") &&
 			!strcmp(order[2], "randread-4k") && !strcmp(order[3], "mixed-4k");
@@ -127,7 +128,8 @@ static int golden(const char *name, const char *got)
 	char *want = t_slurp(path);
 	int bad = !want || strcmp(want, got);
 	if (bad)
-		fprintf(stderr, "    %s differs (SB_UPDATE_GOLDEN=1 rewrites it):\n%s\n", path, got);
+		fprintf(stderr, "    %s differs (SB_UPDATE_GOLDEN=1 rewrites it):\n%s\n", path,
+			got);
 	free(want);
 	return bad ? -1 : 0;
 }
