@@ -58,14 +58,16 @@ static int parse_steps(const json_t *list, struct br_sweep *sw, char *err, size_
 	{
 		if (!json_is_integer(v) || json_integer_value(v) < 1 ||
 		    json_integer_value(v) > SB_SPEC_MAX_PODS)
-			return fail(err, errlen, "spec.sweep.pods[%zu]: must be an integer from 1 to %d",
-				    i, SB_SPEC_MAX_PODS);
+			return fail(err, errlen,
+				    "spec.sweep.pods[%zu]: must be an integer from 1 to %d", i,
+				    SB_SPEC_MAX_PODS);
 		unsigned p = (unsigned)json_integer_value(v);
 		if (i > 0 && p <= sw->pods[i - 1])
-			return fail(err, errlen,
-				    "spec.sweep.pods[%zu]: %u is not above the step before it (%u); "
-				    "list the pod counts in increasing order",
-				    i, p, sw->pods[i - 1]);
+			return fail(
+				err, errlen,
+				"spec.sweep.pods[%zu]: %u is not above the step before it (%u); "
+				"list the pod counts in increasing order",
+				i, p, sw->pods[i - 1]);
 		sw->pods[i] = p;
 	}
 	sw->n = json_array_size(list);
@@ -114,8 +116,8 @@ int br_sweep_parse(const json_t *spec, const char *default_image, const char *de
 			sw->n = 0;
 			if (r == -ENOMEM)
 				return r;
-			return fail(err, errlen, "spec.sweep.pods[%zu]: with %u runner pod%s: %s", k,
-				    sw->pods[k], sw->pods[k] == 1 ? "" : "s", e2);
+			return fail(err, errlen, "spec.sweep.pods[%zu]: with %u runner pod%s: %s",
+				    k, sw->pods[k], sw->pods[k] == 1 ? "" : "s", e2);
 		}
 	}
 	return 0;
@@ -160,8 +162,8 @@ void br_sweep_plan_compute(const struct br_sweep *sw, const enum br_step_state *
 			p->phase = BR_RUN_RUNNING;
 			snprintf(p->reason, sizeof(p->reason), "Running");
 			snprintf(p->message, sizeof(p->message),
-				 "sweep step %zu of %zu: %u runner pod%s per class (starting)", k + 1,
-				 sw->n, sw->pods[k], sw->pods[k] == 1 ? "" : "s");
+				 "sweep step %zu of %zu: %u runner pod%s per class (starting)",
+				 k + 1, sw->n, sw->pods[k], sw->pods[k] == 1 ? "" : "s");
 			return;
 		}
 	}
@@ -175,8 +177,8 @@ void br_sweep_plan_compute(const struct br_sweep *sw, const enum br_step_state *
 	}
 	p->phase = BR_RUN_FAILED;
 	snprintf(p->reason, sizeof(p->reason), "SweepStepFailed");
-	snprintf(p->message, sizeof(p->message), "%zu of %zu sweep steps failed (runner pods:",
-		 failed, sw->n);
+	snprintf(p->message, sizeof(p->message),
+		 "%zu of %zu sweep steps failed (runner pods:", failed, sw->n);
 	for (size_t k = 0, i = 0; k < sw->n; k++)
 		if (steps[k] == BR_STEP_FAILED)
 			message_add(p, "%s %u", i++ ? "," : "", sw->pods[k]);

@@ -3,14 +3,16 @@
  * The saturation sweep's section of a report (lib/report_sweep.h): built
  * from the step reports in tests/fixtures/sweep/steps.json (runner pods 1,
  * 2, 3), the curve's values recomputed here from the samples, and the
- * section as JSON, txt, md and sweep.csv byte for byte against the golden
+ * section as JSON, txt, md, sweep.csv and its SVG panel byte for byte against the golden
  * files in tests/fixtures/sweep/ (SB_UPDATE_GOLDEN=1 rewrites them). A
  * report without the section renders exactly as before.
  */
 #include "tests/unit/harness.h"
 #include "report.h"
+#include "report_svg.h"
 #include "report_sweep.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdbool.h>
@@ -195,6 +197,50 @@ static int test_golden(void)
 	return T_PASS;
 }
 
+/* The SVG panel: byte for byte against its golden, one series per class and workload with
+ * a point per step, an error bar where the iterations varied; no panel without the section. */
+static int test_svg_panel(void)
+{
+	json_t *all;
+	const json_t *steps[3];
+	char err[256] = "";
+	if (load_steps(&all, steps))
+		return T_FAIL;
+	json_t *rep = json_deep_copy(steps[2]);
+	unsigned before = 0, after = 0;
+	int rb = rep ? sb_report_svg_panels(rep, &before, err, sizeof(err)) : -ENOMEM;
+	json_t *sec = sb_sweep_section("pods", PODS, steps, 3);
+	char *svg = NULL, *all_svg = NULL;
+	int r = -ENOMEM;
+	if (rep && sec && !json_object_set_new(rep, "sweep", sec)) {
+		r = sb_report_svg(rep, SB_SVG_SWEEP, &svg, err, sizeof(err));
+		(void)sb_report_svg_panels(rep, &after, err, sizeof(err));
+		all_svg = sb_report_render(rep, "svg", err, sizeof(err));
+	}
+	json_decref(rep);
+	json_decref(all);
+	int g = svg ? golden("sweep.svg", svg) : -1;
+	size_t series = 0, points = 0, bars = 0;
+	for (const char *p = svg; p && (p = strstr(p, "<g class=\"series\"")); p++)
+		series++;
+	for (const char *p = svg; p && (p = strstr(p, "<g class=\"point\">")); p++)
+		points++;
+	for (const char *p = svg; p && (p = strstr(p, "class=\"errorbar\"")); p++)
+		bars++;
+	bool in_all = all_svg && strstr(all_svg, "data-panel=\"sweep\"");
+	free(svg);
+	free(all_svg);
+	CHECK_INT(rb, 0);
+	CHECK_INT(r, 0);
+	CHECK_INT(g, 0);
+	CHECK(!(before & SB_SVG_SWEEP) && (after & SB_SVG_SWEEP));
+	CHECK_INT(series, 4); /* 2 workloads, in the IOPS chart and in the latency chart */
+	CHECK_INT(points, 12);
+	CHECK_INT(bars, 6); /* every step's iterations varied */
+	CHECK(in_all);
+	return T_PASS;
+}
+
 /* Malformed points are skipped, never trusted. */
 static int test_malformed_points_skipped(void)
 {
@@ -227,6 +273,7 @@ static const struct test_case cases[] = {
 	{"report_sweep/a failed step has no points", test_failed_step},
 	{"report_sweep/golden json, txt, md, csv; the report before it unchanged", test_golden},
 	{"report_sweep/malformed points skipped", test_malformed_points_skipped},
+	{"report_sweep/svg panel: golden, series, points, error bars", test_svg_panel},
 };
 
 TEST_MAIN(cases)

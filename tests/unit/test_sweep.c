@@ -50,7 +50,8 @@ static int test_refusals_name_the_field(void)
 		{"{" BASE ",\"sweep\":[1,2]}", "spec.sweep: must be an object"},
 		{"{" BASE ",\"sweep\":{\"iodepth\":[1,2]}}", "spec.sweep.iodepth: unknown field"},
 		{"{" BASE ",\"sweep\":{}}", "spec.sweep.pods: must be a list of 2 to 8"},
-		{"{" BASE ",\"sweep\":{\"pods\":[3]}}", "spec.sweep.pods: must be a list of 2 to 8"},
+		{"{" BASE ",\"sweep\":{\"pods\":[3]}}",
+		 "spec.sweep.pods: must be a list of 2 to 8"},
 		{"{" BASE ",\"sweep\":{\"pods\":[1,2,3,4,5,6,7,8,9]}}",
 		 "spec.sweep.pods: must be a list of 2 to 8"},
 		{"{" BASE ",\"sweep\":{\"pods\":[0,2]}}",
@@ -78,8 +79,8 @@ static int test_refusals_name_the_field(void)
 		char err[1024] = "";
 		int r = sweep_parse(cases[i].spec, &sw, err, sizeof(err));
 		if (r != -EINVAL || !strstr(err, cases[i].needle) || sw.n != 0) {
-			fprintf(stderr, "    %s\n      -> %d '%s'\n      want '%s'\n", cases[i].spec,
-				r, err, cases[i].needle);
+			fprintf(stderr, "    %s\n      -> %d '%s'\n      want '%s'\n",
+				cases[i].spec, r, err, cases[i].needle);
 			bad++;
 		}
 	}
@@ -97,16 +98,16 @@ static int test_child_spec_and_name(void)
 	json_t *bare = json_loads("{" BASE "}", 0, NULL);
 	json_t *child2 = bare ? br_sweep_child_spec(bare, 2) : NULL;
 	bool ok = child && !json_object_get(child, "sweep") &&
-		  json_integer_value(json_object_get(json_object_get(child, "runner"), "pods")) == 3 &&
-		  !strcmp(json_string_value(json_object_get(json_object_get(child, "runner"),
-							    "spread")),
+		  json_integer_value(json_object_get(json_object_get(child, "runner"), "pods")) ==
+			  3 &&
+		  !strcmp(json_string_value(
+				  json_object_get(json_object_get(child, "runner"), "spread")),
 			  "None") &&
 		  json_equal(json_object_get(child, "volume"), json_object_get(spec, "volume")) &&
 		  json_object_get(spec, "sweep") && /* the run's own spec is unchanged */
 		  !json_object_get(json_object_get(spec, "runner"), "pods");
-	bool ok2 = child2 &&
-		   json_integer_value(json_object_get(json_object_get(child2, "runner"), "pods")) ==
-			   2;
+	bool ok2 = child2 && json_integer_value(json_object_get(json_object_get(child2, "runner"),
+								"pods")) == 2;
 	json_decref(child);
 	json_decref(child2);
 	json_decref(bare);
