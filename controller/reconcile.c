@@ -18,6 +18,7 @@
 #include "controller/runkey.h"
 #include "controller/regression.h"
 #include "controller/spec.h"
+#include "controller/sweep_reconcile.h"
 #include "labels.h"
 #include "log.h"
 #include "names.h"
@@ -916,6 +917,11 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 	const json_t *prev = json_object_get(run, "status");
 	if (!ref.uid) {
 		ret = -EINVAL;
+		goto out;
+	}
+	if (json_object_get(json_object_get(run, "spec"), "sweep")) {
+		/* a saturation sweep: its steps are runs of their own (sweep_reconcile.c) */
+		ret = br_sweep_reconcile(c, w, &ref, run, gen, requeue_ms);
 		goto out;
 	}
 

@@ -95,7 +95,9 @@ int br_sweep_parse(const json_t *spec, const char *default_image, const char *de
 	int r = parse_steps(json_object_get(sweep, "pods"), sw, err, errlen);
 	if (r)
 		return r;
-	if (json_object_get(json_object_get(spec, "runner"), "pods")) {
+	const json_t *rp = json_object_get(json_object_get(spec, "runner"), "pods");
+	if (rp && !(json_is_integer(rp) && json_integer_value(rp) == 1)) {
+		/* (1 is the CRD's default, which the API server fills in) */
 		sw->n = 0;
 		return fail(err, errlen,
 			    "spec.runner.pods: not with spec.sweep.pods (the sweep sets the runner "

@@ -15,9 +15,8 @@
  * report: the last successful step's report with the sweep section built
  * from every step's report (sb_sweep_section).
  *
- * Here: the spec and the plan, pure functions. Status: not wired into
- * the reconcile loop yet (controller/reconcile.c) and not in the CRD, so
- * an API server prunes spec.sweep; see docs/distributed.md.
+ * Here: the spec and the plan, pure functions; controller/sweep_reconcile.c
+ * applies them.
  */
 #ifndef SB_CONTROLLER_SWEEP_H
 #define SB_CONTROLLER_SWEEP_H
@@ -37,7 +36,8 @@ struct br_sweep {
 
 /*
  * Parses spec.sweep of spec (borrowed): {"pods": [1, 2, 4]}, 2 to
- * BR_SWEEP_MAX_STEPS steps. Not with spec.runner.pods (the sweep sets it).
+ * BR_SWEEP_MAX_STEPS steps. Not with spec.runner.pods other than 1 (the sweep
+ * sets it; 1 is the CRD's default).
  * Each step's spec (br_sweep_child_spec) is validated as a run of its own
  * with br_spec_parse (default_image, default_sa as there): an error there
  * is named "spec.sweep.pods[k]: with N runner pods: <error>". Returns 0

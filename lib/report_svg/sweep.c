@@ -131,15 +131,18 @@ static void chart_iops(struct svg *s, const struct series *sv, size_t ns, const 
 			double x = svg_axis_pos(&ax, p->x, x0, x1);
 			if (p->sd > 0)
 				svg_out(s,
-					"<path class=\"errorbar\" d=\"M%.1f %.1fV%.1fM%.1f %.1fH%.1fM%.1f "
-					"%.1fH%.1f\" stroke=\"%s\" stroke-width=\"1.5\" fill=\"none\"/>\n",
+					"<path class=\"errorbar\" d=\"M%.1f %.1fV%.1fM%.1f "
+					"%.1fH%.1fM%.1f "
+					"%.1fH%.1f\" stroke=\"%s\" stroke-width=\"1.5\" "
+					"fill=\"none\"/>\n",
 					x, svg_axis_pos(&ay, p->iops + p->sd, bottom, top),
 					svg_axis_pos(&ay, p->iops - p->sd, bottom, top), x - 4,
-					svg_axis_pos(&ay, p->iops + p->sd, bottom, top), x + 4, x - 4,
-					svg_axis_pos(&ay, p->iops - p->sd, bottom, top), x + 4,
-					svg_colour(k));
+					svg_axis_pos(&ay, p->iops + p->sd, bottom, top), x + 4,
+					x - 4, svg_axis_pos(&ay, p->iops - p->sd, bottom, top),
+					x + 4, svg_colour(k));
 			svg_out(s, "<g class=\"point\">");
-			svg_marker(s, k, x, svg_axis_pos(&ay, p->iops, bottom, top), 4, svg_colour(k));
+			svg_marker(s, k, x, svg_axis_pos(&ay, p->iops, bottom, top), 4,
+				   svg_colour(k));
 			svg_fmt_val(p->iops, p->sd, p->sd > 0, U_COUNT, b, sizeof(b));
 			point_title(s, &sv[k], param, p->x, b);
 			svg_out(s, "</g>\n");

@@ -39,6 +39,11 @@ static int test_parsed(void)
 	r = sweep_parse("{" BASE "}", &sw, err, sizeof(err));
 	CHECK_INT(r, 0);
 	CHECK_INT(sw.n, 0); /* no sweep */
+	/* runner.pods 1 is the CRD's default: the API server sets it on every run */
+	r = sweep_parse("{" BASE ",\"sweep\":{\"pods\":[2,3]},\"runner\":{\"pods\":1}}", &sw, err,
+			sizeof(err));
+	CHECK_INT(r, 0);
+	CHECK_INT(sw.n, 2);
 	return T_PASS;
 }
 
@@ -63,6 +68,8 @@ static int test_refusals_name_the_field(void)
 		{"{" BASE ",\"sweep\":{\"pods\":[1,4,4]}}",
 		 "spec.sweep.pods[2]: 4 is not above the step before it (4)"},
 		{"{" BASE ",\"sweep\":{\"pods\":[1,2]},\"runner\":{\"pods\":2}}",
+		 "spec.runner.pods: not with spec.sweep.pods"},
+		{"{" BASE ",\"sweep\":{\"pods\":[1,2]},\"runner\":{\"pods\":\"1\"}}",
 		 "spec.runner.pods: not with spec.sweep.pods"},
 		/* a step's own refusal, named with the step: one shared RWO volume is fine
 		 * for one pod, not for two */
