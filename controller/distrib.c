@@ -807,9 +807,82 @@ static double start_skew_ms(json_t *const *docs, unsigned n)
 	return (hi - lo) / 1e6;
 }
 
+/* The actual start (ns) of workload group g in a member's context.start.groups; -1: none. */
+static double group_start_ns(const json_t *doc, size_t g)
+{
+	const json_t *groups = json_object_get(
+		json_object_get(json_object_get(doc, "context"), "start"), "groups");
+	size_t i;
+	const json_t *e;
+	json_array_foreach(groups, i, e)
+	{
+		const json_t *gv = json_object_get(e, "group");
+		const json_t *a = json_object_get(e, "actual_ns");
+		if (json_is_integer(gv) && json_integer_value(gv) == (json_int_t)g &&
+		    json_is_integer(a) && json_integer_value(a) > 0)
+			return (double)json_integer_value(a);
+	}
+	return -1;
+}
+
+/*
+ * The start skew of each later workload group (1, 2, ...) of one
+ * iteration, [{"group", "skew_ms"}] (new reference; NULL on ENOMEM): for
+ * each group every member recorded, the latest minus the earliest start.
+ * Empty when the members recorded no later group.
+ */
+static json_t *group_skews(json_t *const *docs, unsigned n)
+{
+	json_t *out = json_array();
+	size_t most = 0;
+	for (unsigned m = 0; m < n; m++) {
+		size_t k = json_array_size(json_object_get(
+			json_object_get(json_object_get(docs[m], "context"), "start"), "groups"));
+		most = k > most ? k : most;
+	}
+	for (size_t g = 1; out && g < most; g++) {
+		double lo = 0, hi = 0;
+		unsigned m;
+		for (m = 0; m < n; m++) {
+			double v = group_start_ns(docs[m], g);
+			if (v < 0)
+				break;
+			if (!m || v < lo)
+				lo = v;
+			if (!m || v > hi)
+				hi = v;
+		}
+		if (m < n)
+			continue; /* a member did not record it */
+		if (json_array_append_new(out, json_pack("{s:I,s:f}", "group", (json_int_t)g,
+							 "skew_ms", (hi - lo) / 1e6))) {
+			json_decref(out);
+			out = NULL;
+		}
+	}
+	return out;
+}
+
 static bool append(json_t *a, json_t *v)
 {
 	return v && json_array_append_new(a, v) == 0;
+}
+
+/* The skew entry of one iteration: group 0's skew, and "groups" when later ones started. */
+static json_t *skew_entry(const char *cls, unsigned it, unsigned at, json_t *const *docs,
+			  unsigned n)
+{
+	json_t *groups = group_skews(docs, n);
+	json_t *e =
+		groups ? json_pack("{s:s,s:I,s:I,s:f}", "target", cls, "iteration", (json_int_t)it,
+				   "attempt", (json_int_t)at, "skew_ms", start_skew_ms(docs, n))
+		       : NULL;
+	if (e && json_array_size(groups) && json_object_set(e, "groups", groups)) {
+		json_decref(e);
+		e = NULL;
+	}
+	json_decref(groups);
+	return e;
 }
 
 /* One class's complete iterations: merged into agg, rows into rows/skews. */
@@ -854,10 +927,7 @@ static int report_class(struct sb_agg *agg, const struct br_ref *run, const stru
 				json_decref(docs[k]);
 			continue;
 		}
-		double skew = start_skew_ms(docs, s->pods);
-		if (!append(skews,
-			    json_pack("{s:s,s:I,s:I,s:f}", "target", cls, "iteration",
-				      (json_int_t)it, "attempt", (json_int_t)at, "skew_ms", skew)))
+		if (!append(skews, skew_entry(cls, it, at, docs, s->pods)))
 			ret = -ENOMEM;
 		size_t nj = json_array_size(json_object_get(docs[0], "jobs"));
 		for (size_t j = 0; j < nj && ret != -ENOMEM; j++) {

@@ -101,6 +101,72 @@ static const struct br_pod_obs *current_pod(const struct br_class_obs *c)
 	return cur;
 }
 
+/* The volume of a started class: created, bound in time. false when the class failed. */
+static bool progress_volume(const struct br_obs *o, struct br_plan *p, size_t i, long *next)
+{
+	const struct br_class_obs *c = &o->classes[i];
+	struct br_class_plan *cp = &p->classes[i];
+	if (c->no_volume) {
+		cp->phase = BR_CLASS_RUNNING;
+	} else if (!c->pvc_exists) {
+		if (!c->pvc_deleting)
+			act(p, BR_ACT_CREATE_PVC, i, 0, NULL);
+		cp->phase = BR_CLASS_BINDING;
+		deadline(next, o->now, o->now + 5);
+	} else if (!c->pvc_bound) {
+		if (o->now - c->pvc_created >= o->pvc_bind_s) {
+			fail_class(p, c, i, "VolumeBindTimeout",
+				   "its volume was not bound within %lds (storage class '%s')",
+				   o->pvc_bind_s, c->name);
+			return false;
+		}
+		cp->phase = BR_CLASS_BINDING;
+		deadline(next, o->now, c->pvc_created + o->pvc_bind_s);
+	} else {
+		cp->phase = BR_CLASS_RUNNING;
+	}
+	return true;
+}
+
+/* A pod of the current attempt that is Pending or Running: its start and iteration deadlines. */
+static void watch_pod(const struct br_obs *o, struct br_plan *p, size_t i,
+		      const struct br_pod_obs *cur, long *next)
+{
+	const struct br_class_obs *c = &o->classes[i];
+	struct br_class_plan *cp = &p->classes[i];
+	if (cur->phase == BR_POD_PENDING && c->pvc_bound && !cur->deleting && o->start_s > 0) {
+		/* a pod that cannot start (image, mount, scheduling) would meet
+		 * the same in a new attempt: the class fails, with the pod's reason */
+		if (o->now - cur->created >= o->start_s) {
+			fail_class(p, c, i, "RunnerStartTimeout",
+				   "runner pod %s did not start within %lds: %s", cur->name,
+				   o->start_s,
+				   cur->message[0] ? cur->message
+						   : "no reason given (still Pending)");
+			return;
+		}
+		deadline(next, o->now, cur->created + o->start_s);
+		if (cur->message[0]) {
+			snprintf(cp->reason, sizeof(cp->reason), "RunnerNotStarted");
+			snprintf(cp->message, sizeof(cp->message),
+				 "runner pod %s is not running yet: %s", cur->name, cur->message);
+		}
+	}
+	if (c->pvc_bound && !cur->deleting) {
+		time_t since = cur->created > c->last_result ? cur->created : c->last_result;
+		if (o->now - since >= o->iteration_s) {
+			event(p, true, "IterationTimeout",
+			      "%s: no iteration finished within %lds in pod %s; stopping "
+			      "it",
+			      c->name, o->iteration_s, cur->name);
+			act(p, BR_ACT_DELETE_POD, i, 0, cur->name);
+			deadline(next, o->now, o->now + 2);
+			return;
+		}
+		deadline(next, o->now, since + o->iteration_s);
+	}
+}
+
 /* A class that has started: volume and runner pod. */
 static void progress_class(const struct br_obs *o, struct br_plan *p, size_t i, long *next)
 {
@@ -118,26 +184,8 @@ static void progress_class(const struct br_obs *o, struct br_plan *p, size_t i, 
 	}
 	if (c->barrier_deadline)
 		deadline(next, o->now, c->barrier_deadline);
-	if (c->no_volume) {
-		cp->phase = BR_CLASS_RUNNING;
-	} else if (!c->pvc_exists) {
-		if (!c->pvc_deleting)
-			act(p, BR_ACT_CREATE_PVC, i, 0, NULL);
-		cp->phase = BR_CLASS_BINDING;
-		deadline(next, o->now, o->now + 5);
-	} else if (!c->pvc_bound) {
-		if (o->now - c->pvc_created >= o->pvc_bind_s) {
-			fail_class(p, c, i, "VolumeBindTimeout",
-				   "its volume was not bound within %lds (storage class '%s')",
-				   o->pvc_bind_s, c->name);
-			return;
-		}
-		cp->phase = BR_CLASS_BINDING;
-		deadline(next, o->now, c->pvc_created + o->pvc_bind_s);
-	} else {
-		cp->phase = BR_CLASS_RUNNING;
-	}
-
+	if (!progress_volume(o, p, i, next))
+		return;
 	const struct br_pod_obs *cur = current_pod(c);
 	if (cur)
 		snprintf(cp->pod, sizeof(cp->pod), "%s", cur->name);
@@ -163,40 +211,7 @@ static void progress_class(const struct br_obs *o, struct br_plan *p, size_t i, 
 		}
 		need_new = true;
 	} else if (cur->phase == BR_POD_PENDING || cur->phase == BR_POD_RUNNING) {
-		if (cur->phase == BR_POD_PENDING && c->pvc_bound && !cur->deleting &&
-		    o->start_s > 0) {
-			/* a pod that cannot start (image, mount, scheduling) would meet
-			 * the same in a new attempt: the class fails, with the pod's reason */
-			if (o->now - cur->created >= o->start_s) {
-				fail_class(p, c, i, "RunnerStartTimeout",
-					   "runner pod %s did not start within %lds: %s", cur->name,
-					   o->start_s,
-					   cur->message[0] ? cur->message
-							   : "no reason given (still Pending)");
-				return;
-			}
-			deadline(next, o->now, cur->created + o->start_s);
-			if (cur->message[0]) {
-				snprintf(cp->reason, sizeof(cp->reason), "RunnerNotStarted");
-				snprintf(cp->message, sizeof(cp->message),
-					 "runner pod %s is not running yet: %s", cur->name,
-					 cur->message);
-			}
-		}
-		if (c->pvc_bound && !cur->deleting) {
-			time_t since =
-				cur->created > c->last_result ? cur->created : c->last_result;
-			if (o->now - since >= o->iteration_s) {
-				event(p, true, "IterationTimeout",
-				      "%s: no iteration finished within %lds in pod %s; stopping "
-				      "it",
-				      c->name, o->iteration_s, cur->name);
-				act(p, BR_ACT_DELETE_POD, i, 0, cur->name);
-				deadline(next, o->now, o->now + 2);
-				return;
-			}
-			deadline(next, o->now, since + o->iteration_s);
-		}
+		watch_pod(o, p, i, cur, next);
 	} else if (cur->phase == BR_POD_FAILED && cur->exit_code == SB_EXIT_USAGE) {
 		fail_class(p, c, i, "RunnerFailed", "the runner refused the workload: %s",
 			   cur->message[0] ? cur->message : "exit status 2");
@@ -226,6 +241,82 @@ static void progress_class(const struct br_obs *o, struct br_plan *p, size_t i, 
 	cp->attempts++;
 	act(p, BR_ACT_CREATE_POD, i, cp->attempts, NULL);
 	deadline(next, o->now, o->now + o->iteration_s);
+}
+
+/* Starts pending classes in spec order while fewer than parallelism are active. */
+static void start_classes(const struct br_obs *o, struct br_plan *p, bool timed_out, size_t active,
+			  long *next)
+{
+	for (size_t i = 0; i < o->nclasses; i++) {
+		const struct br_class_obs *c = &o->classes[i];
+		struct br_class_plan *cp = &p->classes[i];
+		if (cp->phase != BR_CLASS_PENDING)
+			continue;
+		if (timed_out) {
+			fail_class(p, c, i, "RunTimeout", "the run did not finish within %lds",
+				   o->run_s);
+			continue;
+		}
+		if (active >= o->parallelism)
+			continue;
+		if (!c->sc_exists) {
+			fail_class(p, c, i, "StorageClassNotFound",
+				   "storage class '%s' does not exist", c->name);
+			continue;
+		}
+		cp->phase = BR_CLASS_BINDING;
+		cp->attempts = cp->attempts + 1;
+		if (!c->no_volume)
+			act(p, BR_ACT_CREATE_PVC, i, 0, NULL);
+		act(p, BR_ACT_CREATE_POD, i, cp->attempts, NULL);
+		event(p, false, "StartedClass", "%s: benchmarking %u iteration%s", c->name,
+		      o->iterations, o->iterations == 1 ? "" : "s");
+		active++;
+		deadline(next, o->now, o->now + o->pvc_bind_s);
+	}
+}
+
+/* Every class succeeded or failed: the run's outcome, its report and cleanup. */
+static void finish_run(const struct br_obs *o, struct br_plan *p, size_t failed, long *next)
+{
+	p->phase = failed ? BR_RUN_FAILED : BR_RUN_SUCCEEDED;
+	if (failed) {
+		size_t n = 0;
+		for (size_t i = 0; i < o->nclasses; i++) {
+			const struct br_class_plan *cp = &p->classes[i];
+			if (cp->phase != BR_CLASS_FAILED)
+				continue;
+			if (!p->reason[0])
+				snprintf(p->reason, sizeof(p->reason), "%s", cp->reason);
+			n += (size_t)snprintf(
+				p->message + n, n < sizeof(p->message) ? sizeof(p->message) - n : 0,
+				"%s%s: %s", n ? "; " : "", o->classes[i].name, cp->message);
+			if (n >= sizeof(p->message))
+				n = sizeof(p->message) - 1;
+		}
+	} else {
+		snprintf(p->reason, sizeof(p->reason), "Completed");
+		snprintf(p->message, sizeof(p->message), "%u iterations on %zu storage class%s",
+			 p->done, o->nclasses, o->nclasses == 1 ? "" : "es");
+	}
+	if (!o->report_exists && p->done > 0)
+		act(p, BR_ACT_WRITE_REPORT, 0, 0, NULL);
+	bool clean =
+		o->cleanup == BR_CLEANUP_ALWAYS || (o->cleanup == BR_CLEANUP_ON_SUCCESS && !failed);
+	if (clean && !o->cleaned_up && !o->terminal_recorded) {
+		/* the status write of this pass brings us back; the deadline
+		 * covers a write that changed nothing */
+		deadline(next, o->now, o->now + 2);
+	} else if (clean && !o->cleaned_up) {
+		for (size_t i = 0; i < o->nclasses; i++) {
+			const struct br_class_obs *c = &o->classes[i];
+			for (size_t k = 0; k < c->npods; k++)
+				if (!c->pods[k].deleting)
+					act(p, BR_ACT_DELETE_POD, i, 0, c->pods[k].name);
+			if (c->pvc_exists && !c->pvc_deleting)
+				act(p, BR_ACT_DELETE_PVC, i, 0, NULL);
+		}
+	}
 }
 
 void br_plan_compute(const struct br_obs *o, struct br_plan *p)
@@ -279,34 +370,7 @@ void br_plan_compute(const struct br_obs *o, struct br_plan *p)
 			active++;
 	}
 
-	/* start classes in spec order while there is room */
-	for (size_t i = 0; i < o->nclasses; i++) {
-		const struct br_class_obs *c = &o->classes[i];
-		struct br_class_plan *cp = &p->classes[i];
-		if (cp->phase != BR_CLASS_PENDING)
-			continue;
-		if (timed_out) {
-			fail_class(p, c, i, "RunTimeout", "the run did not finish within %lds",
-				   o->run_s);
-			continue;
-		}
-		if (active >= o->parallelism)
-			continue;
-		if (!c->sc_exists) {
-			fail_class(p, c, i, "StorageClassNotFound",
-				   "storage class '%s' does not exist", c->name);
-			continue;
-		}
-		cp->phase = BR_CLASS_BINDING;
-		cp->attempts = cp->attempts + 1;
-		if (!c->no_volume)
-			act(p, BR_ACT_CREATE_PVC, i, 0, NULL);
-		act(p, BR_ACT_CREATE_POD, i, cp->attempts, NULL);
-		event(p, false, "StartedClass", "%s: benchmarking %u iteration%s", c->name,
-		      o->iterations, o->iterations == 1 ? "" : "s");
-		active++;
-		deadline(&next, o->now, o->now + o->pvc_bind_s);
-	}
+	start_classes(o, p, timed_out, active, &next);
 
 	/* the run */
 	size_t succeeded = 0, failed = 0, pending = 0;
@@ -316,46 +380,7 @@ void br_plan_compute(const struct br_obs *o, struct br_plan *p)
 		pending += p->classes[i].phase == BR_CLASS_PENDING;
 	}
 	if (succeeded + failed == o->nclasses) {
-		p->phase = failed ? BR_RUN_FAILED : BR_RUN_SUCCEEDED;
-		if (failed) {
-			size_t n = 0;
-			for (size_t i = 0; i < o->nclasses; i++) {
-				const struct br_class_plan *cp = &p->classes[i];
-				if (cp->phase != BR_CLASS_FAILED)
-					continue;
-				if (!p->reason[0])
-					snprintf(p->reason, sizeof(p->reason), "%s", cp->reason);
-				n += (size_t)snprintf(
-					p->message + n,
-					n < sizeof(p->message) ? sizeof(p->message) - n : 0,
-					"%s%s: %s", n ? "; " : "", o->classes[i].name, cp->message);
-				if (n >= sizeof(p->message))
-					n = sizeof(p->message) - 1;
-			}
-		} else {
-			snprintf(p->reason, sizeof(p->reason), "Completed");
-			snprintf(p->message, sizeof(p->message),
-				 "%u iterations on %zu storage class%s", p->done, o->nclasses,
-				 o->nclasses == 1 ? "" : "es");
-		}
-		if (!o->report_exists && p->done > 0)
-			act(p, BR_ACT_WRITE_REPORT, 0, 0, NULL);
-		bool clean = o->cleanup == BR_CLEANUP_ALWAYS ||
-			     (o->cleanup == BR_CLEANUP_ON_SUCCESS && !failed);
-		if (clean && !o->cleaned_up && !o->terminal_recorded) {
-			/* the status write of this pass brings us back; the deadline
-			 * covers a write that changed nothing */
-			deadline(&next, o->now, o->now + 2);
-		} else if (clean && !o->cleaned_up) {
-			for (size_t i = 0; i < o->nclasses; i++) {
-				const struct br_class_obs *c = &o->classes[i];
-				for (size_t k = 0; k < c->npods; k++)
-					if (!c->pods[k].deleting)
-						act(p, BR_ACT_DELETE_POD, i, 0, c->pods[k].name);
-				if (c->pvc_exists && !c->pvc_deleting)
-					act(p, BR_ACT_DELETE_PVC, i, 0, NULL);
-			}
-		}
+		finish_run(o, p, failed, &next);
 	} else {
 		p->phase = pending == o->nclasses && p->nactions == 0 ? BR_RUN_PENDING
 								      : BR_RUN_RUNNING;

@@ -21,6 +21,7 @@
 #include "controller/regression.h"
 #include "controller/spec.h"
 #include "controller/status.h"
+#include "controller/sweep_reconcile.h"
 #include "labels.h"
 #include "log.h"
 #include "names.h"
@@ -1221,6 +1222,13 @@ static int load(struct pass *p, const char *ns, const char *name, long *requeue_
 	p->prev = json_object_get(p->run, "status");
 	if (!p->ref.uid)
 		return -EINVAL;
+	if (json_object_get(json_object_get(p->run, "spec"), "sweep")) {
+		/* a saturation sweep: its steps are runs of their own (sweep_reconcile.c) */
+		if (!p->w)
+			return -EOPNOTSUPP; /* it reads the informers itself */
+		int sr = br_sweep_reconcile(c, p->w, &p->ref, p->run, p->gen, requeue_ms);
+		return sr < 0 ? sr : 1;
+	}
 	int r = check_spec(p);
 	if (r)
 		return r;

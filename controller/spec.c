@@ -300,7 +300,37 @@ static int put_steady_state(char **text, size_t *len, const char *path, const js
 }
 
 /* spec.workloads -> a fio job file, validated option by option. */
-static int workloads_to_jobfile(const json_t *wls, char **out, char *err, size_t errlen)
+/* spec.workloads[i]'s name (unique: seen), rw and steadyState rules. */
+static int check_workload(const json_t *w, const char *path, json_t *seen, char *err, size_t errlen)
+{
+	if (!json_is_object(w))
+		return fail(err, errlen, "%s: must be an object", path);
+	const json_t *name = json_object_get(w, "name");
+	if (!json_is_string(name) || !json_string_value(name)[0])
+		return fail(err, errlen, "%s.name: required", path);
+	if (!workload_name(json_string_value(name)))
+		return fail(err, errlen,
+			    "%s.name: not a workload name (lower case letters, digits and '-', "
+			    "starting and ending with a letter or digit, at most 63)",
+			    path);
+	if (json_object_get(seen, json_string_value(name)))
+		return fail(err, errlen, "%s.name: '%s' is used twice", path,
+			    json_string_value(name));
+	if (json_object_set(seen, json_string_value(name), json_true()))
+		return -ENOMEM;
+	if (!json_object_get(w, "rw"))
+		return fail(err, errlen, "%s.rw: required", path);
+	if (json_object_get(w, "steadyState") &&
+	    (json_object_get(w, "runtime") || json_object_get(w, "timeBased")))
+		return fail(err, errlen,
+			    "%s.%s: not with steadyState (its maxRuntime is the runtime)", path,
+			    json_object_get(w, "runtime") ? "runtime" : "timeBased");
+	return 0;
+}
+
+/* One field of a workload as its fio option, checked by the runner's parser. */
+static int put_workload_field(char **text, size_t *len, const char *path, const char *key,
+			      const json_t *v, char *err, size_t errlen)
 {
 	static const struct {
 		const char *field;
@@ -320,6 +350,33 @@ static int workloads_to_jobfile(const json_t *wls, char **out, char *err, size_t
 		{"timeBased", "time_based"},
 		{"ioengine", "ioengine"},
 	};
+	if (!strcmp(key, "steadyState"))
+		return put_steady_state(text, len, path, v, err, errlen);
+	const char *fio = NULL;
+	for (size_t m = 0; m < sizeof(map) / sizeof(map[0]); m++)
+		if (!strcmp(map[m].field, key))
+			fio = map[m].fio;
+	if (!fio)
+		return fail(err, errlen, "%s.%s: unknown field", path, key);
+	char val[128];
+	if (json_is_string(v) && strlen(json_string_value(v)) >= sizeof(val))
+		return fail(err, errlen, "%s.%s: longer than %zu characters", path, key,
+			    sizeof(val) - 1);
+	else if (json_is_string(v))
+		snprintf(val, sizeof(val), "%s", json_string_value(v));
+	else if (json_is_integer(v))
+		snprintf(val, sizeof(val), "%lld", (long long)json_integer_value(v));
+	else if (json_is_boolean(v))
+		snprintf(val, sizeof(val), "%d", json_is_true(v) ? 1 : 0);
+	else
+		return fail(err, errlen, "%s.%s: must be a string, integer or boolean", path, key);
+	char field[128];
+	snprintf(field, sizeof(field), "%s.%s", path, key);
+	return put_checked(text, len, field, fio, val, err, errlen);
+}
+
+static int workloads_to_jobfile(const json_t *wls, char **out, char *err, size_t errlen)
+{
 	char *text = NULL;
 	size_t len = 0;
 	size_t i;
@@ -346,46 +403,9 @@ static int workloads_to_jobfile(const json_t *wls, char **out, char *err, size_t
 	{
 		char path[64], sect[128];
 		snprintf(path, sizeof(path), "spec.workloads[%zu]", i);
-		if (r)
+		if (r || (r = check_workload(w, path, seen, err, errlen)))
 			break;
-		if (!json_is_object(w)) {
-			r = fail(err, errlen, "%s: must be an object", path);
-			break;
-		}
-		const json_t *name = json_object_get(w, "name");
-		if (!json_is_string(name) || !json_string_value(name)[0]) {
-			r = fail(err, errlen, "%s.name: required", path);
-			break;
-		}
-		if (!workload_name(json_string_value(name))) {
-			r = fail(
-				err, errlen,
-				"%s.name: not a workload name (lower case letters, digits and '-', "
-				"starting and ending with a letter or digit, at most 63)",
-				path);
-			break;
-		}
-		if (json_object_get(seen, json_string_value(name))) {
-			r = fail(err, errlen, "%s.name: '%s' is used twice", path,
-				 json_string_value(name));
-			break;
-		}
-		if (json_object_set(seen, json_string_value(name), json_true())) {
-			r = -ENOMEM;
-			break;
-		}
-		if (!json_object_get(w, "rw")) {
-			r = fail(err, errlen, "%s.rw: required", path);
-			break;
-		}
-		if (json_object_get(w, "steadyState") &&
-		    (json_object_get(w, "runtime") || json_object_get(w, "timeBased"))) {
-			r = fail(err, errlen,
-				 "%s.%s: not with steadyState (its maxRuntime is the runtime)",
-				 path, json_object_get(w, "runtime") ? "runtime" : "timeBased");
-			break;
-		}
-		snprintf(sect, sizeof(sect), "[%s]", json_string_value(name));
+		snprintf(sect, sizeof(sect), "[%s]", json_string_value(json_object_get(w, "name")));
 		r = put_line(&text, &len, sect, NULL);
 		if (!r && i > 0)
 			r = put_line(&text, &len, "stonewall", NULL);
@@ -397,40 +417,7 @@ static int workloads_to_jobfile(const json_t *wls, char **out, char *err, size_t
 		{
 			if (r || !strcmp(key, "name"))
 				continue;
-			if (!strcmp(key, "steadyState")) {
-				r = put_steady_state(&text, &len, path, v, err, errlen);
-				continue;
-			}
-			const char *fio = NULL;
-			for (size_t m = 0; m < sizeof(map) / sizeof(map[0]); m++)
-				if (!strcmp(map[m].field, key))
-					fio = map[m].fio;
-			if (!fio) {
-				r = fail(err, errlen, "%s.%s: unknown field", path, key);
-				break;
-			}
-			char val[128];
-			if (json_is_string(v) && strlen(json_string_value(v)) >= sizeof(val)) {
-				r = fail(err, errlen, "%s.%s: longer than %zu characters", path,
-					 key, sizeof(val) - 1);
-				break;
-			} else if (json_is_string(v))
-				snprintf(val, sizeof(val), "%s", json_string_value(v));
-			else if (json_is_integer(v))
-				snprintf(val, sizeof(val), "%lld",
-					 (long long)json_integer_value(v));
-			else if (json_is_boolean(v))
-				snprintf(val, sizeof(val), "%d", json_is_true(v) ? 1 : 0);
-			else {
-				r = fail(err, errlen, "%s.%s: must be a string, integer or boolean",
-					 path, key);
-				break;
-			}
-			char field[128];
-			snprintf(field, sizeof(field), "%s.%s", path, key);
-			r = put_checked(&text, &len, field, fio, val, err, errlen);
-			if (r)
-				break;
+			r = put_workload_field(&text, &len, path, key, v, err, errlen);
 		}
 	}
 	json_decref(seen);
@@ -1040,15 +1027,8 @@ static int parse_distributed(const json_t *spec, struct br_spec *s, char *err, s
 	return 0;
 }
 
-int br_spec_parse(const json_t *spec, const char *default_image, const char *default_sa,
-		  struct br_spec *s, char *err, size_t errlen)
+static void spec_defaults(struct br_spec *s, const char *default_image, const char *default_sa)
 {
-	static const char *const access_modes[] = {"ReadWriteOnce", "ReadWriteMany",
-						   "ReadWriteOncePod"};
-	const json_t *v;
-	struct sb_diag d = {0};
-	int r;
-
 	memset(s, 0, sizeof(*s));
 	s->iterations = 10;
 	s->parallelism = 1;
@@ -1061,12 +1041,12 @@ int br_spec_parse(const json_t *spec, const char *default_image, const char *def
 	snprintf(s->image, sizeof(s->image), "%s", default_image ? default_image : "");
 	snprintf(s->service_account, sizeof(s->service_account), "%s",
 		 default_sa && *default_sa ? default_sa : "storagebench-runner");
+}
 
-	if (!json_is_object(spec))
-		return fail(err, errlen, "spec: must be an object");
-
-	/* storage classes */
-	v = json_object_get(spec, "storageClasses");
+/* spec.storageClasses */
+static int parse_classes(const json_t *spec, struct br_spec *s, char *err, size_t errlen)
+{
+	const json_t *v = json_object_get(spec, "storageClasses");
 	if (!json_is_array(v) || json_array_size(v) == 0)
 		return fail(err, errlen,
 			    "spec.storageClasses: at least one storage class is needed");
@@ -1091,12 +1071,15 @@ int br_spec_parse(const json_t *spec, const char *default_image, const char *def
 			return -ENOMEM;
 		s->nclasses++;
 	}
+	return 0;
+}
 
-	/* object stores: more targets (controller/objstore.c) */
-	if ((r = br_spec_objstores(spec, s, err, errlen)))
-		return r;
-
-	/* volume */
+/* spec.volume */
+static int parse_volume(const json_t *spec, struct br_spec *s, char *err, size_t errlen)
+{
+	static const char *const access_modes[] = {"ReadWriteOnce", "ReadWriteMany",
+						   "ReadWriteOncePod"};
+	int r;
 	const json_t *vol = json_object_get(spec, "volume");
 	if (vol && !json_is_object(vol))
 		return fail(err, errlen, "spec.volume: must be an object");
@@ -1122,12 +1105,13 @@ int br_spec_parse(const json_t *spec, const char *default_image, const char *def
 		return fail(err, errlen, "spec.volume.volumeMode: '%s' is not Filesystem or Block",
 			    vm);
 	s->block = !strcmp(vm, "Block");
+	return 0;
+}
 
-	if ((r = opt_uint(spec, "iterations", "spec", 1, 1000, &s->iterations, err, errlen)) ||
-	    (r = opt_uint(spec, "parallelism", "spec", 1, 32, &s->parallelism, err, errlen)))
-		return r;
-
-	/* overrides: checked with the runner's own parsers */
+/* spec.runtime, rampTime, size: checked with the runner's own parsers */
+static int parse_overrides(const json_t *spec, struct br_spec *s, char *err, size_t errlen)
+{
+	int r;
 	if ((r = opt_string(spec, "runtime", "spec", s->runtime, sizeof(s->runtime), err,
 			    errlen)) ||
 	    (r = opt_string(spec, "rampTime", "spec", s->ramp_time, sizeof(s->ramp_time), err,
@@ -1154,57 +1138,76 @@ int br_spec_parse(const json_t *spec, const char *default_image, const char *def
 		snprintf(s->test_size, sizeof(s->test_size), "%llu",
 			 (unsigned long long)(s->volume_bytes / 2 / (1ull << 20) * (1ull << 20)));
 	}
+	return 0;
+}
 
-	/* what to run */
+/* A fio job of spec.fioJob may not set its own target: the runner sets it (the volume). */
+static int check_fio_targets(const struct sb_joblist *l, const struct sb_job *base, char *err,
+			     size_t errlen)
+{
+	for (size_t i = 0; i < l->n; i++)
+		for (size_t k = 0; k < l->jobs[i].nkv; k++) {
+			const char *key = l->jobs[i].kv[k].key;
+			bool own = false;
+			for (size_t b = 0; b < base->nkv; b++)
+				own = own || (!strcmp(base->kv[b].key, key) && base->kv[b].value &&
+					      l->jobs[i].kv[k].value &&
+					      !strcmp(base->kv[b].value, l->jobs[i].kv[k].value));
+			if (!own && (!strcmp(key, "filename") || !strcmp(key, "directory")))
+				return fail(err, errlen,
+					    "spec.fioJob: job '%s': %s is set by the runner (the "
+					    "volume's test file); remove it",
+					    l->jobs[i].o.name, key);
+		}
+	return 0;
+}
+
+/* spec.workloads or spec.fioJob: the job file text in s->jobfile, parsed into l. */
+static int parse_jobfile(const json_t *spec, const json_t *wls, const json_t *fio,
+			 const struct sb_job *base, struct br_spec *s, struct sb_joblist *l,
+			 char *err, size_t errlen)
+{
+	struct sb_diag d = {0};
+	int r = 0;
+	if (wls) {
+		r = workloads_to_jobfile(wls, &s->jobfile, err, errlen);
+	} else if (!json_is_string(fio) || !json_string_value(fio)[0]) {
+		r = fail(err, errlen, "spec.fioJob: must be the text of a fio job file");
+	} else if (json_string_length(fio) > SB_SPEC_MAX_FIOJOB) {
+		r = fail(err, errlen, "spec.fioJob: %zu bytes, at most %d", json_string_length(fio),
+			 SB_SPEC_MAX_FIOJOB);
+	} else if (strlen(json_string_value(fio)) != json_string_length(fio)) {
+		r = fail(err, errlen, "spec.fioJob: contains a NUL character");
+	} else if (!(s->jobfile = strdup(json_string_value(fio)))) {
+		r = -ENOMEM;
+	}
+	if (r)
+		return r;
+	const json_t *env = json_object_get(json_object_get(spec, "runner"), "env");
+	if (sb_jobfile_parse_vars(s->jobfile, wls ? "spec.workloads" : "spec.fioJob", base,
+				  run_env_lookup, (void *)env, "spec.runner.env", l, &d))
+		return fail(err, errlen, "%s", d.msg);
+	return fio ? check_fio_targets(l, base, err, errlen) : 0;
+}
+
+/* What to run: spec.profile, spec.workloads or spec.fioJob, validated as the runner would. */
+static int parse_what_to_run(const json_t *spec, struct br_spec *s, char *err, size_t errlen)
+{
 	const json_t *prof = json_object_get(spec, "profile");
 	const json_t *wls = json_object_get(spec, "workloads");
 	const json_t *fio = json_object_get(spec, "fioJob");
+	struct sb_diag d = {0};
 	if (!!prof + !!wls + !!fio > 1)
 		return fail(err, errlen, "spec: set only one of profile, workloads and fioJob");
 	struct sb_job base;
 	struct sb_joblist l = SB_JOBLIST_INIT;
-	r = base_job(s, &base, &d);
+	int r = base_job(s, &base, &d);
 	if (r) {
 		sb_job_release(&base);
 		return fail(err, errlen, "%s", d.msg);
 	}
 	if (wls || fio) {
-		if (wls) {
-			r = workloads_to_jobfile(wls, &s->jobfile, err, errlen);
-		} else if (!json_is_string(fio) || !json_string_value(fio)[0]) {
-			r = fail(err, errlen, "spec.fioJob: must be the text of a fio job file");
-		} else if (json_string_length(fio) > SB_SPEC_MAX_FIOJOB) {
-			r = fail(err, errlen, "spec.fioJob: %zu bytes, at most %d",
-				 json_string_length(fio), SB_SPEC_MAX_FIOJOB);
-		} else if (strlen(json_string_value(fio)) != json_string_length(fio)) {
-			r = fail(err, errlen, "spec.fioJob: contains a NUL character");
-		} else if (!(s->jobfile = strdup(json_string_value(fio)))) {
-			r = -ENOMEM;
-		}
-		if (!r) {
-			const json_t *env = json_object_get(json_object_get(spec, "runner"), "env");
-			r = sb_jobfile_parse_vars(
-				s->jobfile, wls ? "spec.workloads" : "spec.fioJob", &base,
-				run_env_lookup, (void *)env, "spec.runner.env", &l, &d);
-			if (r)
-				r = fail(err, errlen, "%s", d.msg);
-		}
-		for (size_t i = 0; !r && fio && i < l.n; i++)
-			for (size_t k = 0; !r && k < l.jobs[i].nkv; k++) {
-				const char *key = l.jobs[i].kv[k].key;
-				bool own = false;
-				for (size_t b = 0; b < base.nkv; b++)
-					own = own ||
-					      (!strcmp(base.kv[b].key, key) && base.kv[b].value &&
-					       l.jobs[i].kv[k].value &&
-					       !strcmp(base.kv[b].value, l.jobs[i].kv[k].value));
-				if (!own && (!strcmp(key, "filename") || !strcmp(key, "directory")))
-					r = fail(err, errlen,
-						 "spec.fioJob: job '%s': %s is set by the runner "
-						 "(the "
-						 "volume's test file); remove it",
-						 l.jobs[i].o.name, key);
-			}
+		r = parse_jobfile(spec, wls, fio, &base, s, &l, err, errlen);
 	} else {
 		snprintf(s->profile, sizeof(s->profile), "%s",
 			 json_is_string(prof) ? json_string_value(prof) : "storage-cluster");
@@ -1216,24 +1219,20 @@ int br_spec_parse(const json_t *spec, const char *default_image, const char *def
 		else if (sb_profile_expand(p, &base, &l, &d))
 			r = fail(err, errlen, "spec: %s", d.msg);
 	}
+	const char *what = s->profile[0] ? "spec.profile" : wls ? "spec.workloads" : "spec.fioJob";
 	if (!r)
-		r = validate_jobs(&l,
-				  s->profile[0] ? "spec.profile"
-				  : wls		? "spec.workloads"
-						: "spec.fioJob",
-				  err, errlen);
+		r = validate_jobs(&l, what, err, errlen);
 	if (!r)
-		r = check_fits_volume(&l, s, wls,
-				      s->profile[0] ? "spec.profile"
-				      : wls	    ? "spec.workloads"
-						    : "spec.fioJob",
-				      err, errlen);
+		r = check_fits_volume(&l, s, wls, what, err, errlen);
 	sb_joblist_release(&l);
 	sb_job_release(&base);
-	if (r)
-		return r;
+	return r;
+}
 
-	/* cleanup and timeouts */
+/* spec.cleanup, spec.timeouts (pvcBind, iteration, run) */
+static int parse_cleanup_timeouts(const json_t *spec, struct br_spec *s, char *err, size_t errlen)
+{
+	int r;
 	char cl[32] = "Always";
 	if ((r = opt_string(spec, "cleanup", "spec", cl, sizeof(cl), err, errlen)))
 		return r;
@@ -1263,7 +1262,27 @@ int br_spec_parse(const json_t *spec, const char *default_image, const char *def
 				tkeys[i], buf);
 		*tvals[i] = sec;
 	}
-	if ((r = opt_string(spec, "baseline", "spec", s->baseline, sizeof(s->baseline), err,
+	return 0;
+}
+
+int br_spec_parse(const json_t *spec, const char *default_image, const char *default_sa,
+		  struct br_spec *s, char *err, size_t errlen)
+{
+	int r;
+
+	spec_defaults(s, default_image, default_sa);
+	if (!json_is_object(spec))
+		return fail(err, errlen, "spec: must be an object");
+	if ((r = parse_classes(spec, s, err, errlen)) ||
+	    /* object stores: more targets (controller/objstore.c) */
+	    (r = br_spec_objstores(spec, s, err, errlen)) ||
+	    (r = parse_volume(spec, s, err, errlen)) ||
+	    (r = opt_uint(spec, "iterations", "spec", 1, 1000, &s->iterations, err, errlen)) ||
+	    (r = opt_uint(spec, "parallelism", "spec", 1, 32, &s->parallelism, err, errlen)) ||
+	    (r = parse_overrides(spec, s, err, errlen)) ||
+	    (r = parse_what_to_run(spec, s, err, errlen)) ||
+	    (r = parse_cleanup_timeouts(spec, s, err, errlen)) ||
+	    (r = opt_string(spec, "baseline", "spec", s->baseline, sizeof(s->baseline), err,
 			    errlen)))
 		return r;
 

@@ -2,6 +2,7 @@
 #include "report.h"
 #include "report_sections.h"
 #include "report_dist.h"
+#include "report_sweep.h"
 #include "report_object.h"
 
 #include "report_svg.h"
@@ -644,12 +645,18 @@ char *sb_report_render(const json_t *report, const char *format, char *err, size
 		ret = render_text(f, report, format[0] == 'm', err, errlen);
 		if (!ret)
 			sb_report_dist_text(f, report, format[0] == 'm');
+		if (!ret)
+			sb_report_sweep_text(f, report, format[0] == 'm');
 	} else if (!strcmp(format, "csv"))
 		ret = render_csv(f, report, err, errlen);
 	else if (!strcmp(format, "pods.csv")) {
 		ret = sb_report_dist_csv(f, report);
 		if (ret)
 			snprintf(err, errlen, "the report has no distributed section");
+	} else if (!strcmp(format, "sweep.csv")) {
+		ret = sb_report_sweep_csv(f, report);
+		if (ret)
+			snprintf(err, errlen, "the report has no sweep section");
 	} else {
 		snprintf(err, errlen, "format '%s' is not one of txt, md, csv, json, svg", format);
 		ret = -EINVAL;

@@ -53,6 +53,48 @@ static void cell(FILE *f, const char *s, bool md)
 		fputs(s, f);
 }
 
+/*
+ * The start skew of the later workload groups (each starts at a barrier
+ * of its own), when a skew entry has "groups": [{"group", "skew_ms"}].
+ */
+static void group_skews(FILE *f, const json_t *d, bool md)
+{
+	const json_t *v, *g;
+	size_t i, k;
+	bool any = false;
+	json_array_foreach(json_object_get(d, "skew"), i, v)
+	{
+		bool vok = true;
+		const char *t = str(v, "target");
+		double it = num(v, "iteration", &vok);
+		if (!t || !vok)
+			continue;
+		json_array_foreach(json_object_get(v, "groups"), k, g)
+		{
+			bool gok = true;
+			double gi = num(g, "group", &gok), ms = num(g, "skew_ms", &gok);
+			if (!gok)
+				continue;
+			if (!any)
+				fprintf(f, "%s",
+					md ? "\n| class | iteration | workload group | start skew "
+					     "|\n|---|---|---|---|\n"
+					   : "\nstart skew of the later workload groups (each "
+					     "starts "
+					     "at a barrier of its own):\n");
+			any = true;
+			if (md) {
+				fputs("| ", f);
+				md_cell(f, t);
+				fprintf(f, " | %.0f | %.0f | %.1f ms |\n", it, gi, ms);
+			} else {
+				fprintf(f, "  %s, iteration %.0f, group %.0f: %.1f ms\n", t, it, gi,
+					ms);
+			}
+		}
+	}
+}
+
 void sb_report_dist_text(FILE *f, const json_t *report, bool md)
 {
 	const json_t *d = json_object_get(report, "distributed");
@@ -90,6 +132,8 @@ void sb_report_dist_text(FILE *f, const json_t *report, bool md)
 			fprintf(f, "  %s, iteration %.0f: %s\n", t, it, b1);
 		}
 	}
+
+	group_skews(f, d, md);
 
 	/* per pod: each iteration's row */
 	fprintf(f, "%s",

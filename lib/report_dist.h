@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The "distributed" section of a report (a run with several runner pods
- * per class, docs/distributed.md): the start skew of each iteration, one
+ * per class, docs/distributed.md): the start skew of each iteration (and
+ * of each later workload group, when the runs had several), one
  * row per pod and one per node, stragglers flagged. Rendered after the
  * txt/md report, and on its own as CSV (report-pods.csv). Values of the
  * wrong type are skipped, never trusted.

@@ -2,7 +2,7 @@
 /*
  * The entry points of report_svg.h: the report parsed (report_svg/doc.c),
  * each requested panel drawn (report_svg/bars.c, fsync.c, latency.c,
- * lifecycle.c) and
+ * lifecycle.c, sweep.c) and
  * the ones with data stacked under the document's title. The files of
  * lib/report_svg/ are listed in report_svg/internal.h.
  */
@@ -22,7 +22,7 @@ static const struct {
 	const char *name;
 } panel_names[] = {
 	{SB_SVG_IOPS, "iops"},	     {SB_SVG_BW, "bandwidth"},	      {SB_SVG_FSYNC, "fsync"},
-	{SB_SVG_LATENCY, "latency"}, {SB_SVG_LIFECYCLE, "lifecycle"},
+	{SB_SVG_LATENCY, "latency"}, {SB_SVG_LIFECYCLE, "lifecycle"}, {SB_SVG_SWEEP, "sweep"},
 };
 
 const char *sb_report_svg_panel_name(unsigned panel)
@@ -50,6 +50,9 @@ static int draw(struct svg *s, const struct doc *d, unsigned bit, double y, doub
 		break;
 	case SB_SVG_LIFECYCLE:
 		ret = svg_panel_lifecycle(s, d, h);
+		break;
+	case SB_SVG_SWEEP:
+		ret = svg_panel_sweep(s, d, h);
 		break;
 	default:
 		ret = svg_panel_latency(s, d, h);

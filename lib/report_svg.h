@@ -23,13 +23,18 @@
  *                   per phase (provision, attach, resize, delete), one bar
  *                   per class for the mean, whiskers +-1 standard deviation,
  *                   a diamond at p95; skipped phases and failed iterations
- *                   in words.
+ *                   in words;
+ *   SB_SVG_SWEEP    from the report's "sweep" section (lib/report_sweep.h):
+ *                   aggregate IOPS against the swept parameter (runner pods
+ *                   per class), a line per class and workload with +-1
+ *                   standard deviation error bars, and beside it p99
+ *                   latency (logarithmic) against IOPS at the same steps.
  * A panel without data is left out. Line and latency charts switch to a
  * logarithmic axis when the values span more than a factor of 20 (latency:
  * always); bars always start at zero.
  *
  * Elements carry classes for tools and tests: <g class="panel"
- * data-panel="iops|bandwidth|fsync|latency|lifecycle">, one <g class="series"
+ * data-panel="iops|bandwidth|fsync|latency|lifecycle|sweep">, one <g class="series"
  * data-target="NAME"> per target in each chart, <rect class="bar">,
  * <path class="errorbar">, <path class="band">, <path class="line">,
  * <path class="p95">, <text class="skipped">, <text class="failure">.
@@ -46,7 +51,8 @@ enum sb_svg_panel {
 	SB_SVG_FSYNC = 1u << 2,
 	SB_SVG_LATENCY = 1u << 3,
 	SB_SVG_LIFECYCLE = 1u << 4,
-	SB_SVG_ALL = (1u << 5) - 1,
+	SB_SVG_SWEEP = 1u << 5,
+	SB_SVG_ALL = (1u << 6) - 1,
 };
 
 /*
@@ -69,7 +75,8 @@ char *sb_report_svg_render(const json_t *report, char *err, size_t errlen);
  */
 int sb_report_svg_panels(const json_t *report, unsigned *mask, char *err, size_t errlen);
 
-/* A panel's name ("iops", "bandwidth", "fsync", "latency", "lifecycle"), NULL for others. */
+/* A panel's name ("iops", "bandwidth", "fsync", "latency", "lifecycle", "sweep"), NULL for
+ * others. */
 const char *sb_report_svg_panel_name(unsigned panel);
 
 #endif

@@ -32,6 +32,7 @@ struct client {
 	unsigned ready; /* barriers reached: groups 0..ready-1 */
 	int status;	/* exit status (SB_EXIT_INTERRUPTED(sig) when a signal ended it) */
 	char why[160];	/* how it ended, when not with 0 */
+	bool timed_out; /* it missed a barrier: killed, why says so */
 };
 
 /* The parent's memory for one iteration; a client frees its copy first thing. */
@@ -452,6 +453,8 @@ static void describe_end(struct client *c, int ws, const json_t *doc)
 		c->status = WEXITSTATUS(ws);
 	} else if (WIFSIGNALED(ws)) {
 		c->status = SB_EXIT_INTERRUPTED(WTERMSIG(ws));
+		if (c->timed_out)
+			return;
 		snprintf(c->why, sizeof(c->why), "killed by signal %d (%s)", WTERMSIG(ws),
 			 strsignal(WTERMSIG(ws)));
 		return;
@@ -505,147 +508,189 @@ static double skew_ms(json_t *const *docs, unsigned n)
 	return (double)(hi - lo) / 1e6;
 }
 
-int sb_clients_iteration(const struct sb_joblist *jobs, unsigned n, bool plus, json_t **out)
+/* One iteration as the parent sees it. */
+struct iteration {
+	struct client *cl;
+	pid_t *pids;
+	struct pollfd *pf;
+	unsigned *map;
+	json_t **docs;
+	unsigned n, started, ngroups, released;
+	uint64_t barrier_us;   /* the barrier timeout */
+	int64_t waiting_since; /* CLOCK_MONOTONIC ns: the first client reached barrier
+				* `released`; 0 while none waits there */
+	int status;
+};
+
+static int64_t monotonic_ns(void)
 {
-	struct client *cl = calloc(n, sizeof(*cl));
-	pid_t *pids = calloc(n, sizeof(*pids));
-	struct pollfd *pf = calloc(n, sizeof(*pf));
-	unsigned *map = calloc(n, sizeof(*map));
-	json_t **docs = calloc(n, sizeof(*docs));
-	unsigned ngroups = count_groups(jobs), released = 0, started = 0;
-	struct sigaction ign, old_pipe;
-	int status = SB_EXIT_OK;
-	json_t *doc = NULL;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
-	*out = NULL;
-	if (n < 2 || n > SB_CLIENTS_MAX)
-		status = SB_EXIT_USAGE;
-	if (!cl || !pids || !pf || !map || !docs)
-		status = SB_EXIT_FAIL;
-	if (status)
-		goto free_all;
-	for (unsigned k = 0; k < n; k++)
-		cl[k].up = cl[k].down = -1;
-	/* a client that died must not take the parent with it (a write on its pipe) */
-	memset(&ign, 0, sizeof(ign));
-	ign.sa_handler = SIG_IGN;
-	sigemptyset(&ign.sa_mask);
-	sigaction(SIGPIPE, &ign, &old_pipe);
-	sb_stop_forward(pids, n); /* SIGTERM/SIGINT reach the clients through the parent */
+/* "2s", "1500ms": a barrier timeout for a message. */
+static void duration_text(char *buf, size_t len, uint64_t us)
+{
+	if (us % 1000000 == 0)
+		snprintf(buf, len, "%llus", (unsigned long long)(us / 1000000));
+	else
+		snprintf(buf, len, "%llums", (unsigned long long)(us / 1000));
+}
 
-	struct parent_mem pm = {cl, pids, pf, map, docs, n};
-	started = start_clients(jobs, n, plus, &pm);
-	if (started < n) {
-		call_off(cl, started);
-		if (!sb_stop_requested())
-			status = SB_EXIT_FAIL;
+/*
+ * The barrier timeout: when a client has waited at the pending barrier
+ * for barrier_us and another has not reached it, that one fails the
+ * iteration (named, SIGKILL: a stopped process gets it too) and the
+ * barriers are called off for the rest.
+ */
+static void check_barrier(struct iteration *it)
+{
+	unsigned waiting = 0;
+	if (it->started < it->n || it->released >= it->ngroups || it->cl[0].down < 0) {
+		/* (call_off closes every barrier pipe at once) */
+		it->waiting_since = 0;
+		return;
 	}
-	/* the barriers, and each client's document */
+	for (unsigned k = 0; k < it->n; k++)
+		waiting += it->cl[k].ready > it->released;
+	if (!waiting) {
+		it->waiting_since = 0;
+		return;
+	}
+	int64_t now = monotonic_ns();
+	if (!it->waiting_since)
+		it->waiting_since = now;
+	if ((uint64_t)(now - it->waiting_since) < it->barrier_us * 1000)
+		return;
+	char within[32];
+	duration_text(within, sizeof(within), it->barrier_us);
+	for (unsigned k = 0; k < it->n; k++) {
+		struct client *c = &it->cl[k];
+		if (c->ready > it->released || c->up < 0 || c->timed_out)
+			continue;
+		snprintf(c->why, sizeof(c->why),
+			 "did not reach the start barrier of job group %u of %u within %s (%u of "
+			 "%u clients ready)",
+			 it->released + 1, it->ngroups, within, waiting, it->n);
+		c->timed_out = true;
+		sb_error("Client missed the start barrier", "client=%u pid=%d group=%u timeout=%s",
+			 k + 1, (int)c->pid, it->released + 1, within);
+		if (c->pid > 0)
+			(void)kill(c->pid, SIGKILL);
+	}
+	call_off(it->cl, it->started);
+	it->waiting_since = 0;
+	it->status = SB_EXIT_FAIL;
+}
+
+/* The barriers, and each client's document, until every client's pipe is at its end. */
+static void wait_clients(struct iteration *it)
+{
+	struct client *cl = it->cl;
 	for (;;) {
 		unsigned np = 0;
-		for (unsigned k = 0; k < started; k++) {
+		for (unsigned k = 0; k < it->started; k++) {
 			if (cl[k].up < 0)
 				continue;
-			pf[np] = (struct pollfd){.fd = cl[k].up, .events = POLLIN};
-			map[np++] = k;
+			it->pf[np] = (struct pollfd){.fd = cl[k].up, .events = POLLIN};
+			it->map[np++] = k;
 		}
 		if (!np)
 			break;
-		int pr = poll(pf, np, 200);
+		int pr = poll(it->pf, np, 200);
 		if (pr < 0 && errno != EINTR) {
 			sb_error("Could not wait for the clients", "error=\"%s\"", strerror(errno));
-			call_off(cl, started);
-			for (unsigned k = 0; k < started; k++)
+			call_off(cl, it->started);
+			for (unsigned k = 0; k < it->started; k++)
 				if (cl[k].pid > 0)
 					(void)kill(cl[k].pid, SIGTERM);
-			status = SB_EXIT_FAIL;
+			it->status = SB_EXIT_FAIL;
 			break;
 		}
 		for (unsigned i = 0; pr > 0 && i < np; i++) {
-			struct client *c = &cl[map[i]];
-			if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+			struct client *c = &cl[it->map[i]];
+			if (!(it->pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
 			if (read_client(c))
 				continue;
 			close(c->up);
 			c->up = -1;
-			if (released < ngroups)
-				call_off(cl, started); /* it will not reach the next barrier */
+			if (it->released < it->ngroups)
+				call_off(cl, it->started); /* it will not reach the next barrier */
 		}
-		if (started == n)
-			release(cl, n, ngroups, &released);
+		if (it->started == it->n) {
+			unsigned before = it->released;
+			release(cl, it->n, it->ngroups, &it->released);
+			if (it->released != before)
+				it->waiting_since = 0;
+			check_barrier(it);
+		}
 	}
-	for (unsigned k = 0; k < started; k++) {
+}
+
+/* Waits for each client's exit and reads its document. */
+static void reap_clients(struct iteration *it)
+{
+	struct client *cl = it->cl;
+	for (unsigned k = 0; k < it->started; k++) {
 		int ws = 0;
 		while (waitpid(cl[k].pid, &ws, 0) < 0 && errno == EINTR)
 			;
 		if (cl[k].len > cl[k].parsed) {
 			json_error_t jerr;
-			docs[k] = json_loadb(cl[k].buf + cl[k].parsed, cl[k].len - cl[k].parsed, 0,
-					     &jerr);
-			if (!docs[k] && !cl[k].why[0])
+			it->docs[k] = json_loadb(cl[k].buf + cl[k].parsed, cl[k].len - cl[k].parsed,
+						 0, &jerr);
+			if (!it->docs[k] && !cl[k].why[0])
 				snprintf(cl[k].why, sizeof(cl[k].why), "unreadable result: %s",
 					 jerr.text);
 		}
-		describe_end(&cl[k], ws, docs[k]);
+		describe_end(&cl[k], ws, it->docs[k]);
 	}
 	sb_stop_forward(NULL, 0);
-	for (unsigned k = 0; k < started; k++) {
+	for (unsigned k = 0; k < it->started; k++) {
 		if (cl[k].up >= 0)
 			close(cl[k].up);
 		cl[k].up = -1;
 	}
-	call_off(cl, started);
-	sigaction(SIGPIPE, &old_pipe, NULL);
+	call_off(cl, it->started);
+}
 
-	/* the status: a refusal first, then a stop, then any failure */
+/* The iteration's status: a refusal first, then a stop, then any failure. */
+static int end_status(const struct iteration *it, int sig)
+{
 	bool usage = false, failed = false;
-	int sig = sb_stop_signal();
-	for (unsigned k = 0; k < started; k++) {
-		if (cl[k].status == SB_EXIT_USAGE)
+	for (unsigned k = 0; k < it->started; k++) {
+		const struct client *c = &it->cl[k];
+		if (c->status == SB_EXIT_USAGE)
 			usage = true;
-		else if (cl[k].status > SB_EXIT_INTERRUPTED_BASE && !sig)
+		else if (c->status > SB_EXIT_INTERRUPTED_BASE && !sig)
 			failed = true; /* a client killed by a signal the runner did not get */
-		else if (cl[k].status && cl[k].status <= SB_EXIT_INTERRUPTED_BASE)
+		else if (c->status && c->status <= SB_EXIT_INTERRUPTED_BASE)
 			failed = true;
-		if (!docs[k])
+		if (!it->docs[k])
 			failed = true;
 	}
 	if (usage)
-		status = SB_EXIT_USAGE;
-	else if (sig)
-		status = SB_EXIT_INTERRUPTED(sig);
-	else if (failed || status)
-		status = SB_EXIT_FAIL;
+		return SB_EXIT_USAGE;
+	if (sig)
+		return SB_EXIT_INTERRUPTED(sig);
+	return failed || it->status ? SB_EXIT_FAIL : SB_EXIT_OK;
+}
 
-	/* the document: the first client's header, merged jobs, the clients */
-	unsigned first = 0;
-	while (first < started && !docs[first])
-		first++;
-	json_t *mjobs = json_array(), *rows = json_array(), *failures = json_array(),
-	       *results = json_array();
-	doc = json_object();
-	bool ok = mjobs && rows && failures && results && doc;
-	static const char *const head[] = {"fio version", "storagebench version", "timestamp",
-					   "timestamp_ms", "time"};
-	for (size_t i = 0; ok && first < started && i < sizeof(head) / sizeof(head[0]); i++) {
-		json_t *v = json_object_get(docs[first], head[i]);
-		ok = !v || json_object_set(doc, head[i], v) == 0;
-	}
-	bool all = started == n;
-	for (unsigned k = 0; k < started; k++)
-		all = all && docs[k];
-	if (ok && all) {
-		int r = merge_docs(docs, n, mjobs, rows);
-		if (r == -ENOMEM)
-			ok = false;
-		else if (r && status == SB_EXIT_OK)
-			status = SB_EXIT_FAIL;
-	}
-	for (unsigned k = 0; ok && k < n; k++) {
-		if (k < started && docs[k])
-			ok = json_array_append(results, docs[k]) == 0;
-		if (!ok || (k < started && !cl[k].status && docs[k]))
+/*
+ * Appends each client's own document to results and each client that
+ * failed (named on stderr) to failures. false on ENOMEM.
+ */
+static bool add_clients(const struct iteration *it, int sig, json_t *results, json_t *failures)
+{
+	const struct client *cl = it->cl;
+	unsigned started = it->started;
+	bool ok = true;
+	for (unsigned k = 0; ok && k < it->n; k++) {
+		if (k < started && it->docs[k])
+			ok = json_array_append(results, it->docs[k]) == 0;
+		if (!ok || (k < started && !cl[k].status && it->docs[k]))
 			continue; /* it ran */
 		if (sig && (k >= started || cl[k].status > SB_EXIT_INTERRUPTED_BASE))
 			continue; /* stopped with the rest: not a failure of its own */
@@ -661,7 +706,40 @@ int sb_clients_iteration(const struct sb_joblist *jobs, unsigned n, bool plus, j
 				       (json_int_t)(k < started ? cl[k].status : -1), "reason",
 				       why)) == 0;
 	}
-	double skew = all ? skew_ms(docs, n) : -1;
+	return ok;
+}
+
+/*
+ * The document: the first client's header, merged jobs, the clients.
+ * NULL on ENOMEM (said on stderr). *status may become SB_EXIT_FAIL.
+ */
+static json_t *build_doc(const struct iteration *it, int sig, int *status)
+{
+	unsigned first = 0, started = it->started, n = it->n;
+	while (first < started && !it->docs[first])
+		first++;
+	json_t *mjobs = json_array(), *rows = json_array(), *failures = json_array(),
+	       *results = json_array();
+	json_t *doc = json_object();
+	bool ok = mjobs && rows && failures && results && doc;
+	static const char *const head[] = {"fio version", "storagebench version", "timestamp",
+					   "timestamp_ms", "time"};
+	for (size_t i = 0; ok && first < started && i < sizeof(head) / sizeof(head[0]); i++) {
+		json_t *v = json_object_get(it->docs[first], head[i]);
+		ok = !v || json_object_set(doc, head[i], v) == 0;
+	}
+	bool all = started == n;
+	for (unsigned k = 0; k < started; k++)
+		all = all && it->docs[k];
+	if (ok && all) {
+		int r = merge_docs(it->docs, n, mjobs, rows);
+		if (r == -ENOMEM)
+			ok = false;
+		else if (r && *status == SB_EXIT_OK)
+			*status = SB_EXIT_FAIL;
+	}
+	ok = ok && add_clients(it, sig, results, failures);
+	double skew = all ? skew_ms(it->docs, n) : -1;
 	ok = ok && json_object_set(doc, "jobs", mjobs) == 0;
 	ok = ok && json_object_set_new(
 			   doc, "clients",
@@ -676,23 +754,71 @@ int sb_clients_iteration(const struct sb_joblist *jobs, unsigned n, bool plus, j
 	json_decref(results);
 	if (!ok) {
 		json_decref(doc);
-		doc = NULL;
 		fprintf(stderr,
 			"storagebench-runner: --clients: out of memory building the result\n");
-		status = status ? status : SB_EXIT_FAIL;
+		*status = *status ? *status : SB_EXIT_FAIL;
+		return NULL;
 	}
-	*out = doc;
+	return doc;
+}
+
+int sb_clients_iteration(const struct sb_joblist *jobs, unsigned n, bool plus, uint64_t barrier_us,
+			 json_t **out)
+{
+	struct iteration it = {
+		.cl = calloc(n, sizeof(*it.cl)),
+		.pids = calloc(n, sizeof(*it.pids)),
+		.pf = calloc(n, sizeof(*it.pf)),
+		.map = calloc(n, sizeof(*it.map)),
+		.docs = calloc(n, sizeof(*it.docs)),
+		.n = n,
+		.ngroups = count_groups(jobs),
+		.barrier_us = barrier_us ? barrier_us : SB_CLIENTS_BARRIER_US,
+	};
+	struct sigaction ign, old_pipe;
+
+	*out = NULL;
+	if (n < 2 || n > SB_CLIENTS_MAX)
+		it.status = SB_EXIT_USAGE;
+	if (!it.cl || !it.pids || !it.pf || !it.map || !it.docs)
+		it.status = SB_EXIT_FAIL;
+	if (it.status)
+		goto free_all;
+	for (unsigned k = 0; k < n; k++)
+		it.cl[k].up = it.cl[k].down = -1;
+	/* a client that died must not take the parent with it (a write on its pipe) */
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGPIPE, &ign, &old_pipe);
+	sb_stop_forward(it.pids, n); /* SIGTERM/SIGINT reach the clients through the parent */
+
+	struct parent_mem pm = {it.cl, it.pids, it.pf, it.map, it.docs, n};
+	it.started = start_clients(jobs, n, plus, &pm);
+	if (it.started < n) {
+		call_off(it.cl, it.started);
+		if (!sb_stop_requested())
+			it.status = SB_EXIT_FAIL;
+	}
+	wait_clients(&it);
+	reap_clients(&it);
+	sigaction(SIGPIPE, &old_pipe, NULL);
+
+	int sig = sb_stop_signal();
+	int status = end_status(&it, sig);
+	*out = build_doc(&it, sig, &status);
+	it.status = status;
 free_all:
-	for (unsigned k = 0; cl && k < n; k++)
-		free(cl[k].buf);
-	for (unsigned k = 0; docs && k < n; k++)
-		json_decref(docs[k]);
-	free(cl);
-	free(pids);
-	free(pf);
-	free(map);
-	free(docs);
-	return status;
+	for (unsigned k = 0; it.cl && k < n; k++)
+		free(it.cl[k].buf);
+	for (unsigned k = 0; it.docs && k < n; k++)
+		json_decref(it.docs[k]);
+	free(it.cl);
+	free(it.pids);
+	free(it.pf);
+	free(it.map);
+	free(it.docs);
+	return it.status;
 }
 
 /* ------------------------------------------------------------ text */

@@ -24,7 +24,11 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+
+/* --barrier-timeout's default: 5 minutes, as a distributed run's spec.timeouts.barrier */
+#define SB_CLIENTS_BARRIER_US (300ull * 1000000)
 
 /*
  * Runs one iteration of jobs on n clients (n >= 2). *doc is set (new
@@ -36,12 +40,19 @@
  * "results": [each client's own document]}, and "interrupted" when a
  * signal stopped it. plus: json+ histogram bins in the clients' documents.
  *
+ * barrier_us (0: SB_CLIENTS_BARRIER_US): once a client has waited this
+ * long at a start barrier, each client that has not reached it fails the
+ * iteration ("did not reach the start barrier of job group G of N within
+ * T (R of N clients ready)"), is killed (SIGKILL: a stopped one too), and
+ * the others are called off.
+ *
  * Returns the iteration's exit status: 0; SB_EXIT_USAGE when a client
  * refused the jobs; SB_EXIT_INTERRUPTED(sig) when SIGTERM/SIGINT stopped
  * it (the clients are stopped too); else SB_EXIT_FAIL, with each failed
  * client named on stderr and in clients.failed. Not thread-safe: forks.
  */
-int sb_clients_iteration(const struct sb_joblist *jobs, unsigned n, bool plus, json_t **doc);
+int sb_clients_iteration(const struct sb_joblist *jobs, unsigned n, bool plus, uint64_t barrier_us,
+			 json_t **doc);
 
 /* The merged document as text: per workload the aggregate, then one row per client. */
 void sb_clients_text(FILE *f, const json_t *doc);

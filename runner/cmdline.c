@@ -110,6 +110,19 @@ int sb_cli_parse(int argc, char **argv, struct sb_cli *cli, struct sb_diag *d)
 			cli->clients = (unsigned)n;
 			continue;
 		}
+		if (!strcmp(key, "barrier-timeout")) {
+			if (!val || sb_parse_duration_us(val, 1000000, &cli->barrier_timeout_us) ||
+			    !cli->barrier_timeout_us) {
+				snprintf(d->msg, sizeof(d->msg),
+					 "--barrier-timeout: '%s' is not a duration above 0 (e.g. "
+					 "30s, "
+					 "5m)",
+					 val ? val : "");
+				ret = -EINVAL;
+				goto out;
+			}
+			continue;
+		}
 		if (!strcmp(key, "label")) {
 			if (!val || !*val)
 				goto needval;

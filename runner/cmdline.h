@@ -4,7 +4,7 @@
  * (or -key=value); those before the first --name are global; each --name
  * starts a job; other arguments are job files. Our own flags:
  * --output-format, --output, --parse-only, --profile, --iterations,
- * --clients, --label, --report-format, --version, --help, --cmdhelp.
+ * --clients, --barrier-timeout, --label, --report-format, --version, --help, --cmdhelp.
  */
 #ifndef SB_RUNNER_CMDLINE_H
 #define SB_RUNNER_CMDLINE_H
@@ -12,6 +12,7 @@
 #include "fiojob/job.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 
 enum sb_out_format { SB_OUT_NORMAL, SB_OUT_JSON, SB_OUT_JSON_PLUS };
 
@@ -25,6 +26,7 @@ struct sb_cli {
 	const char *profile;
 	unsigned iterations;
 	unsigned clients; /* --clients=N: N processes run the jobs together (runner/clients.h) */
+	uint64_t barrier_timeout_us; /* --barrier-timeout (0: the default) */
 	const char *label;
 	const char *report_format; /* txt, md, csv, json, svg */
 	const char *report_file;   /* --report=FILE: the summary goes there */

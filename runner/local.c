@@ -132,7 +132,8 @@ int sb_local_run(const struct sb_cli *cli, const struct sb_joblist *jobs)
 		if (cli->clients > 1) {
 			/* several processes (runner/clients.h): their merged result */
 			json_t *cdoc = NULL;
-			int cs = sb_clients_iteration(jobs, cli->clients, plus, &cdoc);
+			int cs = sb_clients_iteration(jobs, cli->clients, plus,
+						      cli->barrier_timeout_us, &cdoc);
 			bool intr = cs > SB_EXIT_INTERRUPTED_BASE;
 			if (cs == SB_EXIT_USAGE || intr || (cs && status == 0))
 				status = cs;

@@ -56,6 +56,8 @@ static void usage(FILE *f)
 		"  --clients=N            N processes run the jobs together, each on its own\n"
 		"                         files, started at a barrier; prints their sum per\n"
 		"                         workload (per-second series) and a row per client\n"
+		"  --barrier-timeout=DUR  with --clients: a client not at a start barrier DUR\n"
+		"                         after another fails the iteration (default 5m)\n"
 		"  --label=NAME           what the summary calls the target (default: the "
 		"directory)\n"
 		"  --report-format=txt|md|csv|json|svg   summary format with --iterations (default "

@@ -65,14 +65,43 @@ struct pod_env {
 	long barrier_s;
 };
 
+/* Start times kept per workload group of an iteration (more groups: not reported) */
+#define BARRIER_MAX_GROUPS 64
+
 /* The start barrier of one iteration (the run's start hook). */
 struct barrier {
 	const struct pod_env *e;
 	struct kube_client *kc;
 	unsigned it;
-	int64_t planned_ns, actual_ns;
+	int64_t planned_ns, actual_ns; /* group 0's: the iteration's start */
+	struct {
+		int64_t planned_ns, actual_ns;
+	} groups[BARRIER_MAX_GROUPS]; /* 0..ngroups-1 */
+	unsigned ngroups;
 	char err[512];
 };
+
+/*
+ * context.start of a member's result (new reference, NULL on ENOMEM):
+ * {"planned_ns", "actual_ns"} of group 0 and "groups": [{"group",
+ * "planned_ns", "actual_ns"}] for each workload group that started.
+ */
+static json_t *start_context(const struct barrier *b)
+{
+	json_t *groups = json_array();
+	for (unsigned g = 0; groups && g < b->ngroups; g++)
+		if (json_array_append_new(
+			    groups, json_pack("{s:I,s:I,s:I}", "group", (json_int_t)g, "planned_ns",
+					      (json_int_t)b->groups[g].planned_ns, "actual_ns",
+					      (json_int_t)b->groups[g].actual_ns))) {
+			json_decref(groups);
+			groups = NULL;
+		}
+	if (!groups)
+		return NULL;
+	return json_pack("{s:I,s:I,s:o}", "planned_ns", (json_int_t)b->planned_ns, "actual_ns",
+			 (json_int_t)b->actual_ns, "groups", groups);
+}
 
 /* Writes the reason the pod ends to the termination message, then logs it. */
 static int finish(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -270,6 +299,10 @@ static int barrier_wait(void *ctx, unsigned group)
 	json_decref(cm);
 	if (group == 0) /* the iteration's start: its skew is reported */
 		b->planned_ns = when;
+	if (group == 0)
+		b->ngroups = 0; /* a new iteration */
+	if (group < BARRIER_MAX_GROUPS)
+		b->groups[group].planned_ns = when;
 	/* a start long past: the others measured without this pod (it was restarted
 	 * after the barrier); its iteration would not overlap theirs */
 	int64_t late = now_ns(CLOCK_REALTIME) - when;
@@ -295,6 +328,10 @@ static int barrier_wait(void *ctx, unsigned group)
 	int64_t actual = now_ns(CLOCK_REALTIME);
 	if (group == 0)
 		b->actual_ns = actual;
+	if (group < BARRIER_MAX_GROUPS) {
+		b->groups[group].actual_ns = actual;
+		b->ngroups = group + 1;
+	}
 	sb_info("Started at the barrier", "iteration=%u group=%u late_us=%lld", b->it, group,
 		(long long)((actual - when) / 1000));
 	return 0;
@@ -654,10 +691,7 @@ kube:
 		    (json_object_set_new(ctx, "member", json_integer(e.member)) ||
 		     json_object_set_new(ctx, "members", json_integer(e.members)) ||
 		     json_object_set_new(ctx, "node", json_string(e.node)) ||
-		     json_object_set_new(ctx, "start",
-					 json_pack("{s:I,s:I}", "planned_ns",
-						   (json_int_t)bar.planned_ns, "actual_ns",
-						   (json_int_t)bar.actual_ns)))) {
+		     json_object_set_new(ctx, "start", start_context(&bar)))) {
 			json_decref(ctx);
 			ctx = NULL;
 		}

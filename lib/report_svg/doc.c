@@ -256,6 +256,7 @@ int svg_doc_parse(const json_t *rep, struct doc *d, char *err, size_t errlen)
 	if (name && !json_is_string(name))
 		return BAD("name: not a string");
 	d->name = name ? json_string_value(name) : "";
+	d->sweep = json_object_get(rep, "sweep");
 	results = json_object_get(rep, "results");
 	if (!json_is_array(results))
 		return BAD("results: missing or not an array");

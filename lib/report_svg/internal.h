@@ -11,7 +11,7 @@
  *   axis.c        linear and logarithmic axes, tick labels, gridlines
  *   frame.c       a panel's heading and legend
  *   categories.c  the rows of the bar and latency panels
- *   bars.c, fsync.c, latency.c, lifecycle.c   one panel each
+ *   bars.c, fsync.c, latency.c, lifecycle.c, sweep.c   one panel each
  *   lib/report_svg.c  the public entry points: the panels stacked into one
  *                 document under its title
  *
@@ -121,6 +121,7 @@ struct doc {
 	size_t nr;
 	struct lc *lc;
 	size_t nlc;
+	const json_t *sweep; /* the "sweep" section (lib/report_sweep.h) or NULL */
 };
 
 /*
@@ -294,5 +295,9 @@ int svg_panel_latency(struct svg *s, const struct doc *d, double *height);
 /* lifecycle.c: the lifecycle section, grouped bars per phase (mean, stddev
  * whiskers, p95), skipped phases and failed iterations in words. */
 int svg_panel_lifecycle(struct svg *s, const struct doc *d, double *height);
+
+/* sweep.c: the saturation sweep, IOPS against the swept parameter with
+ * stddev bars, and p99 latency against IOPS. */
+int svg_panel_sweep(struct svg *s, const struct doc *d, double *height);
 
 #endif

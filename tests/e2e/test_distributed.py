@@ -97,6 +97,15 @@ def check_run(ns, name, classes, iterations, pods):
             assert skew_ms < 100, f"{cls} iteration {it}: start skew {skew_ms:.1f} ms"
             sk = [s for s in dist_["skew"] if (s["target"], s["iteration"]) == (cls, it)]
             assert len(sk) == 1 and sk[0]["skew_ms"] == pytest.approx(skew_ms, abs=1e-3)
+            # the second workload (group 1) starts at a barrier of its own: its skew
+            # from each pod's context.start.groups, small, and in the report
+            g1 = [next(g for g in d["context"]["start"]["groups"] if g["group"] == 1)
+                  for d in docs]
+            g1_ms = (max(g["actual_ns"] for g in g1) - min(g["actual_ns"] for g in g1)) / 1e6
+            assert g1_ms < 100, f"{cls} iteration {it}: group 1 start skew {g1_ms:.1f} ms"
+            assert [g["group"] for g in sk[0]["groups"]] == [1]
+            assert sk[0]["groups"][0]["skew_ms"] == pytest.approx(g1_ms, abs=1e-3)
+            assert all(g["actual_ns"] >= g["planned_ns"] for g in g1)
             # each pod started after the planned time, not long after
             for d in docs:
                 late = d["context"]["start"]["actual_ns"] - d["context"]["start"]["planned_ns"]
@@ -131,6 +140,7 @@ def check_run(ns, name, classes, iterations, pods):
     assert len(groups) == 2 * iterations * len(classes), groups
     txt = sb.kubectl_json("-n", ns, "get", "configmap", f"{name}-report")["data"]["report.txt"]
     assert "start skew" in txt and "per pod" in txt
+    assert "start skew of the later workload groups" in txt
     return st, res, report
 
 

@@ -146,3 +146,53 @@ def test_bad_count_is_refused(value):
     r = run(f"--clients={value}", "--name=w", "--rw=read", "--size=1m")
     assert r.rc == 2, r
     assert "--clients: " in r.err and "is not an integer from 1 to 64" in r.err, r.err
+
+
+def test_a_client_missing_the_barrier_fails_the_iteration(shm):
+    """Client 2 is stopped (SIGSTOP) inside job group 1 of iteration 2, so it never
+    reaches the barrier of group 2: after --barrier-timeout the iteration fails naming
+    it, the client is killed, and iteration 1 is kept."""
+    p = Proc(["--clients=2", "--iterations=2", "--barrier-timeout=2s", "--log-level=debug",
+              "--output-format=json", f"--directory={shm}",
+              "--name=a", "--rw=randwrite", "--bs=4k", "--size=2m", "--time_based",
+              "--runtime=6",
+              "--name=b", "--stonewall", "--rw=write", "--bs=64k", "--size=1m"])
+    try:
+        for _ in range(2):  # the clients of iteration 1, then of iteration 2
+            line = p.wait_line("Started a client client=2 ")
+        pid = int(line.split("pid=")[1].split()[0])
+        # client 2's own clone (1) of job a has measured a second: it is past the
+        # barrier of group 1 and inside the 6 s of group 1
+        p.wait_line("Measured the first second job=a clone=1")
+        os.kill(pid, signal.SIGSTOP)
+        rc = p.wait(timeout=120)
+    finally:
+        p.kill()
+    assert rc == 1, p
+    want = ("client 2 (pid %d) failed: did not reach the start barrier of job group 2 of 2 "
+            "within 2s (1 of 2 clients ready)" % pid)
+    assert want in p.err, p.err
+    doc = json.loads(p.out)
+    runs = doc["runs"]
+    assert len(runs) == 2
+    # iteration 1: complete, both workloads merged
+    assert runs[0]["clients"]["failed"] == []
+    assert [j["jobname"] for j in runs[0]["jobs"]] == ["a", "b"]
+    # iteration 2: client 2 named, killed; client 1 called off at the barrier
+    failed = {f["client"]: f for f in runs[1]["clients"]["failed"]}
+    assert failed[2]["pid"] == pid
+    assert failed[2]["reason"].startswith("did not reach the start barrier of job group 2")
+    assert failed[2]["status"] == 128 + signal.SIGKILL
+    assert "called off" in failed[1]["reason"]
+    assert runs[1]["jobs"] == []
+    # the summary has iteration 1 only
+    assert doc["report"], doc
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)  # reaped
+
+
+@pytest.mark.parametrize("value", ["0", "x", "", "-1s"])
+def test_bad_barrier_timeout_is_refused(value):
+    r = run("--clients=2", f"--barrier-timeout={value}", "--name=w", "--rw=read", "--size=1m")
+    assert r.rc == 2, r
+    assert f"--barrier-timeout: '{value}' is not a duration above 0" in r.err, r.err

@@ -3,6 +3,7 @@
 #include "tests/unit/harness.h"
 #include "tests/unit/spec_helpers.h"
 
+#include "aggregate.h"
 #include "controller/distrib.h"
 #include "controller/plan.h"
 #include "controller/runkey.h"
@@ -436,6 +437,92 @@ static int test_forged_member_result_not_counted(void)
 	return T_PASS;
 }
 
+static void no_warn(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "    warning: %s\n", msg);
+}
+
+/* A member's result whose three workload groups started at base + offsets (ns). */
+static char *grouped_result(long long g0, long long g1, long long g2)
+{
+	json_t *doc = json_pack(
+		"{s:[],s:{s:s,s:s,s:i,s:s,s:i,s:{s:I,s:I,s:[{s:i,s:I,s:I},{s:i,s:I,s:I},{s:i,"
+		"s:I,s:I}]}}}",
+		"jobs", "context", "run", "d", "class", "cephfs", "iteration", 1, "pod", "p",
+		"attempt", 1, "start", "planned_ns", (json_int_t)1000, "actual_ns", (json_int_t)g0,
+		"groups", "group", 0, "planned_ns", (json_int_t)1000, "actual_ns", (json_int_t)g0,
+		"group", 1, "planned_ns", (json_int_t)2000, "actual_ns", (json_int_t)g1, "group", 2,
+		"planned_ns", (json_int_t)3000, "actual_ns", (json_int_t)g2);
+	char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+	json_decref(doc);
+	return text;
+}
+
+/* Each workload group of an iteration starts at a barrier of its own: the report gives
+ * the skew of every group, not only the first, from the members' context.start.groups. */
+static int test_skew_of_later_groups(void)
+{
+	struct br_spec s;
+	char err[512] = "";
+	int r = parse("{\"storageClasses\":[\"cephfs\"],\"profile\":\"quick\",\"iterations\":2,"
+		      "\"volume\":{\"accessMode\":\"ReadWriteMany\"},\"runner\":{\"pods\":2,"
+		      "\"volume\":\"shared\"}}",
+		      &s, err, sizeof(err));
+	if (r) {
+		fprintf(stderr, "    %s\n", err);
+		return T_FAIL;
+	}
+	br_runkey_set_master(MASTER);
+	struct br_ref run = {"ns", "d", DUID};
+	/* group 0: 1.5 ms apart, group 1: 4 ms, group 2: 0.3 ms */
+	char *t1 = grouped_result(5000000000LL, 6000000000LL, 7000300000LL);
+	char *t2 = grouped_result(5001500000LL, 6004000000LL, 7000000000LL);
+	json_t *list = t1 && t2 ? json_pack("[o,o]", member_result(1, t1, true),
+					    member_result(2, t2, true))
+				: NULL;
+	free(t1);
+	free(t2);
+	json_t *extra = NULL;
+	struct sb_agg *agg = sb_agg_new();
+	r = list && agg ? br_dist_report(agg, &run, &s, list, &extra, no_warn, NULL) : -ENOMEM;
+	sb_agg_free(agg);
+	json_decref(list);
+	br_spec_release(&s);
+	CHECK_INT(r, 0);
+	json_t *sk = json_array_get(json_object_get(extra, "skew"), 0);
+	const json_t *groups = json_object_get(sk, "groups");
+	int ok = json_array_size(json_object_get(extra, "skew")) == 1 &&
+		 json_real_value(json_object_get(sk, "skew_ms")) == 1.5 &&
+		 json_array_size(groups) == 2 &&
+		 json_integer_value(json_object_get(json_array_get(groups, 0), "group")) == 1 &&
+		 json_real_value(json_object_get(json_array_get(groups, 0), "skew_ms")) == 4.0 &&
+		 json_integer_value(json_object_get(json_array_get(groups, 1), "group")) == 2 &&
+		 json_real_value(json_object_get(json_array_get(groups, 1), "skew_ms")) == 0.3;
+	/* rendered after the iteration's skew */
+	json_t *rep = json_pack("{s:s,s:i,s:s,s:[],s:[],s:[],s:O}", "kind", "StoragebenchReport",
+				"version", 1, "name", "d", "targets", "workloads", "results",
+				"distributed", extra);
+	json_decref(extra);
+	char *txt = rep ? sb_report_render(rep, "txt", err, sizeof(err)) : NULL;
+	char *md = rep ? sb_report_render(rep, "md", err, sizeof(err)) : NULL;
+	json_decref(rep);
+	static char keep[2][4096];
+	snprintf(keep[0], sizeof(keep[0]), "%s", txt ? txt : "");
+	snprintf(keep[1], sizeof(keep[1]), "%s", md ? md : "");
+	free(txt);
+	free(md);
+	CHECK(ok);
+	CHECK(strstr(keep[0], "  cephfs, iteration 1: 1.5 ms\n\nstart skew of the later workload "
+			      "groups (each starts at a barrier of its own):\n"
+			      "  cephfs, iteration 1, group 1: 4.0 ms\n"
+			      "  cephfs, iteration 1, group 2: 0.3 ms\n"));
+	CHECK(strstr(keep[1], "| class | iteration | workload group | start skew |\n"
+			      "|---|---|---|---|\n| cephfs | 1 | 1 | 4.0 ms |\n"
+			      "| cephfs | 1 | 2 | 0.3 ms |\n"));
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
 	{"distrib/defaults: one pod", test_defaults_single_pod},
 	{"distrib/pods, volume, spread, barrier parsed", test_fields_parsed},
@@ -450,6 +537,7 @@ static const struct test_case cases[] = {
 	{"distrib/report section: txt, md, pods.csv; bad rows skipped", test_report_section},
 	{"distrib/a forged member result does not count an iteration as done",
 	 test_forged_member_result_not_counted},
+	{"distrib/start skew of every workload group", test_skew_of_later_groups},
 };
 
 TEST_MAIN(cases)
