@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "aggregate.h"
+#include "errfmt.h"
 #include "fiotime.h"
 
 #include "hist.h"
@@ -203,28 +204,19 @@ static struct cell *cell_get(struct sb_agg *a, const char *target, const char *w
 	return c;
 }
 
-static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 /* A number field (integer or real); -EINVAL naming it when missing or not a number. */
 static int get_num(const json_t *o, const char *path, const char *key, double *out, char *err,
 		   size_t len)
 {
 	const json_t *v = json_object_get(o, key);
 	if (!v)
-		return fail(err, len, "%s.%s: missing", path, key);
+		return sb_errf(err, len, -EINVAL, "%s.%s: missing", path, key);
 	if (!json_is_number(v))
-		return fail(err, len, "%s.%s: not a number", path, key);
+		return sb_errf(err, len, -EINVAL, "%s.%s: not a number", path, key);
 	*out = json_number_value(v);
 	if (!isfinite(*out) || *out < 0)
-		return fail(err, len, "%s.%s: %g is not a non-negative number", path, key, *out);
+		return sb_errf(err, len, -EINVAL, "%s.%s: %g is not a non-negative number", path,
+			       key, *out);
 	return 0;
 }
 
@@ -235,19 +227,21 @@ static int hist_from_json(const json_t *a, struct sb_hist *h, const char *path, 
 	size_t i;
 	const json_t *pair;
 	if (!json_is_array(a))
-		return fail(err, len, "%s: not an array", path);
+		return sb_errf(err, len, -EINVAL, "%s: not an array", path);
 	json_array_foreach(a, i, pair)
 	{
 		json_int_t idx, cnt;
 		if (!json_is_array(pair) || json_array_size(pair) != 2 ||
 		    !json_is_integer(json_array_get(pair, 0)) ||
 		    !json_is_integer(json_array_get(pair, 1)))
-			return fail(err, len, "%s[%zu]: not a [bucket, count] pair", path, i);
+			return sb_errf(err, len, -EINVAL, "%s[%zu]: not a [bucket, count] pair",
+				       path, i);
 		idx = json_integer_value(json_array_get(pair, 0));
 		cnt = json_integer_value(json_array_get(pair, 1));
 		if (idx < 0 || idx >= (json_int_t)SB_HIST_NR || cnt < 0)
-			return fail(err, len, "%s[%zu]: bucket %lld or count %lld out of range",
-				    path, i, (long long)idx, (long long)cnt);
+			return sb_errf(err, len, -EINVAL,
+				       "%s[%zu]: bucket %lld or count %lld out of range", path, i,
+				       (long long)idx, (long long)cnt);
 		h->bucket[idx] += (uint64_t)cnt;
 		h->n += (uint64_t)cnt;
 	}
@@ -272,7 +266,7 @@ static int steady_from_json(const json_t *job, double *vals, bool *have, char *e
 	if (!ss)
 		return 0;
 	if (!json_is_object(ss))
-		return fail(err, errlen, "steadystate: not an object");
+		return sb_errf(err, errlen, -EINVAL, "steadystate: not an object");
 	if (get_num(ss, "steadystate", "attained", &att, err, errlen))
 		return -EINVAL;
 	vals[M_STEADY] = att ? 100.0 : 0.0;
@@ -324,23 +318,24 @@ static int s3_errors_from_json(const json_t *job, double *vals, bool *have, json
 	if (!e)
 		return 0;
 	if (!json_is_integer(e) || json_integer_value(e) < 0)
-		return fail(err, errlen, "storagebench.s3.errors: not a count");
+		return sb_errf(err, errlen, -EINVAL, "storagebench.s3.errors: not a count");
 	vals[M_ERRORS] = (double)json_integer_value(e);
 	have[M_ERRORS] = true;
 	if (!bs)
 		return 0;
 	if (!json_is_object(bs))
-		return fail(err, errlen, "storagebench.s3.errors_by_status: not an object");
+		return sb_errf(err, errlen, -EINVAL,
+			       "storagebench.s3.errors_by_status: not an object");
 	json_object_foreach((json_t *)bs, key, v)
 	{
 		char *end;
 		long st = strtol(key, &end, 10);
 		if (!*key || *end || st < 0 || st > 999 || !json_is_integer(v) ||
 		    json_integer_value(v) < 0)
-			return fail(err, errlen,
-				    "storagebench.s3.errors_by_status.%.16s: not an HTTP status "
-				    "with a count",
-				    key);
+			return sb_errf(err, errlen, -EINVAL,
+				       "storagebench.s3.errors_by_status.%.16s: not an HTTP status "
+				       "with a count",
+				       key);
 	}
 	*by = json_deep_copy(bs);
 	return *by ? 0 : -ENOMEM;
@@ -378,9 +373,9 @@ int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const j
 	int ret = -EINVAL;
 
 	if (!json_is_object(job))
-		return fail(err, errlen, "job: not an object");
+		return sb_errf(err, errlen, -EINVAL, "job: not an object");
 	if (!json_is_string(jn) || !json_string_value(jn)[0])
-		return fail(err, errlen, "jobname: missing or not a string");
+		return sb_errf(err, errlen, -EINVAL, "jobname: missing or not a string");
 	const char *wl = json_string_value(jn);
 	h = calloc(3, sizeof(*h));
 	if (!h)
@@ -391,7 +386,7 @@ int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const j
 	if (sbx) {
 		double ims = 0;
 		if (!json_is_object(sbx)) {
-			fail(err, errlen, "storagebench: not an object");
+			sb_errf(err, errlen, -EINVAL, "storagebench: not an object");
 			goto out;
 		}
 		if (json_object_get(sbx, "interval_ms") &&
@@ -406,11 +401,11 @@ int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const j
 		if (!dj) {
 			if (d == 2)
 				continue; /* older output without sync */
-			fail(err, errlen, "%s: missing", dn[d]);
+			sb_errf(err, errlen, -EINVAL, "%s: missing", dn[d]);
 			goto out;
 		}
 		if (!json_is_object(dj)) {
-			fail(err, errlen, "%s: not an object", dn[d]);
+			sb_errf(err, errlen, -EINVAL, "%s: not an object", dn[d]);
 			goto out;
 		}
 		if (get_num(dj, path, "total_ios", &ios, err, errlen))
@@ -433,7 +428,7 @@ int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const j
 		}
 		const json_t *lat = json_object_get(dj, "lat_ns");
 		if (!json_is_object(lat)) {
-			fail(err, errlen, "%s.lat_ns: missing or not an object", dn[d]);
+			sb_errf(err, errlen, -EINVAL, "%s.lat_ns: missing or not an object", dn[d]);
 			goto out;
 		}
 		char lp[64];
@@ -499,24 +494,26 @@ int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const j
 			if (!ser)
 				continue;
 			if (!json_is_array(ser)) {
-				fail(err, errlen, "storagebench.%s.%s: not an array", dn[d],
-				     sers[k]);
+				sb_errf(err, errlen, -EINVAL, "storagebench.%s.%s: not an array",
+					dn[d], sers[k]);
 				goto out;
 			}
 			json_array_foreach(ser, i, v)
 			{
 				if (!json_is_integer(v) || json_integer_value(v) < 0) {
-					fail(err, errlen, "storagebench.%s.%s[%zu]: not a count",
-					     dn[d], sers[k], i);
+					sb_errf(err, errlen, -EINVAL,
+						"storagebench.%s.%s[%zu]: not a count", dn[d],
+						sers[k], i);
 					goto out;
 				}
 				double rate = (double)json_integer_value(v) / interval_s;
 				if (!isfinite(rate)) {
-					fail(err, errlen,
-					     "storagebench.%s.%s[%zu]: %lld per %g ms is not a "
-					     "finite rate (storagebench.interval_ms out of range)",
-					     dn[d], sers[k], i, (long long)json_integer_value(v),
-					     interval_s * 1000.0);
+					sb_errf(err, errlen, -EINVAL,
+						"storagebench.%s.%s[%zu]: %lld per %g ms is not a "
+						"finite rate (storagebench.interval_ms out of "
+						"range)",
+						dn[d], sers[k], i, (long long)json_integer_value(v),
+						interval_s * 1000.0);
 					goto out;
 				}
 				if (dvec_push(dst, rate)) {
@@ -536,9 +533,9 @@ int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const j
 		goto out;
 	}
 	if (a->n >= SB_AGG_MAX_CELLS && !cell_find(a, target, wl)) {
-		fail(err, errlen,
-		     "jobname '%.64s': more than %d target x workload results in one report", wl,
-		     SB_AGG_MAX_CELLS);
+		sb_errf(err, errlen, -EINVAL,
+			"jobname '%.64s': more than %d target x workload results in one report", wl,
+			SB_AGG_MAX_CELLS);
 		ret = -E2BIG;
 		goto out;
 	}
@@ -660,10 +657,10 @@ static int summary_finite(const struct sb_summary *s, const char *target, const 
 	static const char *const names[] = {"mean", "stddev", "min", "max", "median", "cv"};
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 		if (!isfinite(v[i]))
-			return fail(err, errlen,
-				    "%s/%s: %s: the %s is %g: the results' values are out of "
-				    "range",
-				    target, workload, metric, names[i], v[i]);
+			return sb_errf(err, errlen, -EINVAL,
+				       "%s/%s: %s: the %s is %g: the results' values are out of "
+				       "range",
+				       target, workload, metric, names[i], v[i]);
 	return 0;
 }
 
