@@ -38,6 +38,7 @@
 #include "runner/out_text.h"
 #include "runner/run.h"
 #include "sign.h"
+#include "units.h"
 #include "runner/s3_pod.h"
 #include "runner/stop.h"
 
@@ -113,21 +114,26 @@ static int read_env(struct pod_env *e, char *err, size_t len)
 		}
 	}
 	const char *it = getenv(SB_ENV_ITERATIONS), *at = getenv(SB_ENV_ATTEMPT);
-	char *end;
-	unsigned long n = it ? strtoul(it, &end, 10) : 0;
-	if (!it || *end || n < 1 || n > 100000) {
+	uint64_t n = 0;
+	if (!it || sb_parse_uint(it, 100000, &n) || n < 1) {
 		snprintf(err, len, "%s: '%s' is not a count from 1 to 100000", SB_ENV_ITERATIONS,
 			 it ? it : "");
 		return -EINVAL;
 	}
 	e->iterations = (unsigned)n;
-	e->attempt = at ? (unsigned)strtoul(at, NULL, 10) : 1;
+	uint64_t u = 1;
+	if (at && *at && sb_parse_uint(at, UINT32_MAX, &u)) {
+		snprintf(err, len, "%s: '%s' is not an attempt number", SB_ENV_ATTEMPT, at);
+		return -EINVAL;
+	}
+	e->attempt = (unsigned)u;
 	const char *ms = getenv(SB_ENV_MEMBERS), *m = getenv(SB_ENV_MEMBER);
 	const char *bt = getenv(SB_ENV_BARRIER_TIMEOUT);
 	e->members = 1;
 	if (ms && *ms) {
-		unsigned long nm = strtoul(ms, &end, 10), mm = m ? strtoul(m, NULL, 10) : 0;
-		if (*end || nm < 1 || nm > 64 || mm < 1 || mm > nm) {
+		uint64_t nm = 0, mm = 0;
+		if (sb_parse_uint(ms, 64, &nm) || !m || sb_parse_uint(m, nm, &mm) || nm < 1 ||
+		    mm < 1) {
 			snprintf(err, len, "%s/%s: '%s' of '%s' is not a member of 1 to 64",
 				 SB_ENV_MEMBER, SB_ENV_MEMBERS, m ? m : "", ms);
 			return -EINVAL;
