@@ -360,178 +360,255 @@ static int status_add(json_t **dst, const json_t *src)
 	return 0;
 }
 
+/* What one job of one iteration adds to its cell. */
+struct job_vals {
+	double vals[M_COUNT];
+	bool have[M_COUNT];
+	struct sb_hist *h; /* [3]: read, write, sync completion latencies */
+	struct dvec secs[2], secs_bw[2];
+	json_t *by_status;
+};
+
+static const char *const dir_names[3] = {"read", "write", "sync"};
+
+/* p50, p99, p99.9 of a direction (metrics base + 3..5): from its histogram, else fio's. */
+static void dir_percentiles(const json_t *dj, const struct sb_hist *h, struct job_vals *jv,
+			    int base)
+{
+	const double pl[3] = {50.0, 99.0, 99.9};
+	uint64_t pv[3];
+	if (h->n && sb_hist_percentiles(h, pl, 3, pv) == 0) {
+		for (int k = 0; k < 3; k++) {
+			jv->vals[base + 3 + k] = (double)pv[k];
+			jv->have[base + 3 + k] = true;
+		}
+		return;
+	}
+	const json_t *pc = json_object_get(json_object_get(dj, "clat_ns"), "percentile");
+	static const char *const keys[3] = {"50.000000", "99.000000", "99.900000"};
+	for (int k = 0; pc && k < 3; k++) {
+		const json_t *v = json_object_get(pc, keys[k]);
+		if (json_is_number(v)) {
+			jv->vals[base + 3 + k] = json_number_value(v);
+			jv->have[base + 3 + k] = true;
+		}
+	}
+}
+
+/*
+ * The per-interval series of direction d (storagebench.<d>.ios_series and
+ * bytes_series, counts per interval_s) as rates per second. 0, -EINVAL
+ * (err names the element), -ENOMEM.
+ */
+static int dir_series(const json_t *xd, int d, double interval_s, struct job_vals *jv, char *err,
+		      size_t errlen)
+{
+	static const char *const sers[2] = {"ios_series", "bytes_series"};
+	for (int k = 0; xd && k < 2; k++) {
+		const json_t *ser = json_object_get(xd, sers[k]);
+		struct dvec *dst = k ? &jv->secs_bw[d] : &jv->secs[d];
+		size_t i;
+		const json_t *v;
+		if (!ser)
+			continue;
+		if (!json_is_array(ser))
+			return sb_errf(err, errlen, -EINVAL, "storagebench.%s.%s: not an array",
+				       dir_names[d], sers[k]);
+		json_array_foreach(ser, i, v)
+		{
+			if (!json_is_integer(v) || json_integer_value(v) < 0)
+				return sb_errf(err, errlen, -EINVAL,
+					       "storagebench.%s.%s[%zu]: not a count", dir_names[d],
+					       sers[k], i);
+			double rate = (double)json_integer_value(v) / interval_s;
+			if (!isfinite(rate))
+				return sb_errf(err, errlen, -EINVAL,
+					       "storagebench.%s.%s[%zu]: %lld per %g ms is not a "
+					       "finite rate (storagebench.interval_ms out of "
+					       "range)",
+					       dir_names[d], sers[k], i,
+					       (long long)json_integer_value(v),
+					       interval_s * 1000.0);
+			if (dvec_push(dst, rate))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* The sync direction: fdatasync latency mean and p99. 0 or -EINVAL. */
+static int sync_from_json(const json_t *lat, const char *lp, struct job_vals *jv, char *err,
+			  size_t errlen)
+{
+	if (get_num(lat, lp, "mean", &jv->vals[M_SYNC_LAT], err, errlen))
+		return -EINVAL;
+	jv->have[M_SYNC_LAT] = true;
+	uint64_t p99;
+	const double pl = 99.0;
+	if (jv->h[2].n && sb_hist_percentiles(&jv->h[2], &pl, 1, &p99) == 0) {
+		jv->vals[M_SYNC_P99] = (double)p99;
+		jv->have[M_SYNC_P99] = true;
+	}
+	return 0;
+}
+
+/*
+ * Direction d of job (fio's read, write, sync objects and the runner's
+ * storagebench.<d> extension sbx). 0, -EINVAL (err written), -ENOMEM.
+ */
+static int dir_from_json(const json_t *job, const json_t *sbx, double interval_s, int d,
+			 struct job_vals *jv, char *err, size_t errlen)
+{
+	const char *dn = dir_names[d];
+	const json_t *dj = json_object_get(job, dn);
+	double ios = 0;
+	if (!dj)
+		return d == 2 ? 0 /* older output without sync */
+			      : sb_errf(err, errlen, -EINVAL, "%s: missing", dn);
+	if (!json_is_object(dj))
+		return sb_errf(err, errlen, -EINVAL, "%s: not an object", dn);
+	if (get_num(dj, dn, "total_ios", &ios, err, errlen))
+		return -EINVAL;
+	if (d == 2) {
+		/* fio counts fdatasyncs only in sync.lat_ns.N */
+		const json_t *sn = json_object_get(json_object_get(dj, "lat_ns"), "N");
+		if (json_is_integer(sn) && (double)json_integer_value(sn) > ios)
+			ios = (double)json_integer_value(sn);
+	}
+	if (ios == 0)
+		return 0;
+	const json_t *xd = sbx ? json_object_get(sbx, dn) : NULL;
+	if (xd && json_object_get(xd, "clat_hist")) {
+		char hp[64];
+		snprintf(hp, sizeof(hp), "storagebench.%s.clat_hist", dn);
+		if (hist_from_json(json_object_get(xd, "clat_hist"), &jv->h[d], hp, err, errlen))
+			return -EINVAL;
+	}
+	const json_t *lat = json_object_get(dj, "lat_ns");
+	if (!json_is_object(lat))
+		return sb_errf(err, errlen, -EINVAL, "%s.lat_ns: missing or not an object", dn);
+	char lp[64];
+	snprintf(lp, sizeof(lp), "%s.lat_ns", dn);
+	if (d == 2)
+		return sync_from_json(lat, lp, jv, err, errlen);
+	int base = d == 0 ? M_READ_IOPS : M_WRITE_IOPS;
+	double *vals = jv->vals;
+	if (get_num(dj, dn, "iops", &vals[base], err, errlen) ||
+	    get_num(dj, dn, "bw_bytes", &vals[base + 1], err, errlen) ||
+	    get_num(lat, lp, "mean", &vals[base + 2], err, errlen))
+		return -EINVAL;
+	/* a result that says runtime 0 for a direction that did I/O (a runner
+	 * before fio's rule, lib/fiotime.h): its rate over fio's 1 ms */
+	const json_t *rt = json_object_get(dj, "runtime");
+	double bytes = 0;
+	if (json_is_integer(rt) && json_integer_value(rt) == 0 && vals[base] == 0 &&
+	    vals[base + 1] == 0) {
+		uint64_t ms = sb_fio_runtime_ms(0, (uint64_t)ios);
+		if (get_num(dj, dn, "io_bytes", &bytes, err, errlen))
+			return -EINVAL;
+		vals[base] = sb_fio_rate(ios, ms);
+		vals[base + 1] = sb_fio_rate(bytes, ms);
+	}
+	jv->have[base] = jv->have[base + 1] = true;
+	/* a run with gtod_reduce measures no latency: N is 0 */
+	const json_t *ln = json_object_get(lat, "N");
+	jv->have[base + 2] = !json_is_integer(ln) || json_integer_value(ln) > 0;
+	dir_percentiles(dj, &jv->h[d], jv, base);
+	return dir_series(xd, d, interval_s, jv, err, errlen);
+}
+
+/* Every value job holds, into jv. 0, -EINVAL (err written), -ENOMEM. */
+static int job_vals_from_json(const json_t *job, struct job_vals *jv, char *err, size_t errlen)
+{
+	const json_t *sbx = json_object_get(job, "storagebench");
+	double interval_s = 1.0;
+	int ret;
+	if (sbx) {
+		double ims = 0;
+		if (!json_is_object(sbx))
+			return sb_errf(err, errlen, -EINVAL, "storagebench: not an object");
+		if (json_object_get(sbx, "interval_ms") &&
+		    get_num(sbx, "storagebench", "interval_ms", &ims, err, errlen) == 0 && ims > 0)
+			interval_s = ims / 1000.0;
+	}
+	for (int d = 0; d < 3; d++)
+		if ((ret = dir_from_json(job, sbx, interval_s, d, jv, err, errlen)) != 0)
+			return ret;
+	if (steady_from_json(job, jv->vals, jv->have, err, errlen))
+		return -EINVAL;
+	if ((ret = ttfb_from_json(job, jv->vals, jv->have, err, errlen)) != 0 ||
+	    (ret = s3_errors_from_json(job, jv->vals, jv->have, &jv->by_status, err, errlen)) != 0)
+		return ret == -ENOMEM ? ret : -EINVAL;
+	return 0;
+}
+
+/* Adds iteration's values jv to cell c. 0 or -ENOMEM. */
+static int cell_add_vals(struct cell *c, unsigned iteration, const struct job_vals *jv)
+{
+	if (c->niters == c->citers) {
+		size_t cap = c->citers ? c->citers * 2 : 8;
+		unsigned *it = realloc(c->iters, cap * sizeof(*it));
+		if (!it)
+			return -ENOMEM;
+		c->iters = it;
+		c->citers = cap;
+	}
+	c->iters[c->niters++] = iteration;
+	for (int m = 0; m < M_COUNT; m++)
+		if (jv->have[m] && dvec_push(&c->m[m], jv->vals[m]))
+			return -ENOMEM;
+	if (status_add(&c->errors_by_status, jv->by_status))
+		return -ENOMEM;
+	for (int d = 0; d < 3; d++)
+		sb_hist_merge(&c->hist[d], &jv->h[d]);
+	for (int d = 0; d < 2; d++) {
+		for (size_t i = 0; i < jv->secs[d].n; i++)
+			if (dvec_push(&c->secs[d], jv->secs[d].v[i]))
+				return -ENOMEM;
+		for (size_t i = 0; i < jv->secs_bw[d].n; i++)
+			if (dvec_push(&c->secs_bw[d], jv->secs_bw[d].v[i]))
+				return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The job's description in c: rw, bs, iodepth, numjobs, fsync and the engine that ran. */
+static void cell_describe(struct cell *c, const json_t *job)
+{
+	const char *s;
+	if ((s = opt_str(job, "rw")) || (s = opt_str(job, "readwrite")))
+		snprintf(c->rw, sizeof(c->rw), "%s", s);
+	if ((s = opt_str(job, "bs")) || (s = opt_str(job, "blocksize")))
+		snprintf(c->bs, sizeof(c->bs), "%s", s);
+	if ((s = opt_str(job, "iodepth")))
+		c->iodepth = (unsigned)strtoul(s, NULL, 10);
+	if ((s = opt_str(job, "numjobs")))
+		c->numjobs = (unsigned)strtoul(s, NULL, 10);
+	if ((s = opt_str(job, "fsync")) || (s = opt_str(job, "fdatasync")))
+		c->fsync = (unsigned)strtoul(s, NULL, 10);
+	const json_t *eng = json_object_get(json_object_get(job, "engine"), "ran");
+	if (json_is_string(eng))
+		snprintf(c->engine, sizeof(c->engine), "%s", json_string_value(eng));
+}
+
 int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const json_t *job,
 	       char *err, size_t errlen)
 {
 	const json_t *jn = json_object_get(job, "jobname");
-	static const char *const dn[3] = {"read", "write", "sync"};
-	double vals[M_COUNT] = {0};
-	bool have[M_COUNT] = {false};
-	struct sb_hist *h = NULL;
-	struct dvec secs[2] = {{0}, {0}}, secs_bw[2] = {{0}, {0}};
-	json_t *by_status = NULL;
-	int ret = -EINVAL;
+	struct job_vals jv = {0};
+	int ret;
 
 	if (!json_is_object(job))
 		return sb_errf(err, errlen, -EINVAL, "job: not an object");
 	if (!json_is_string(jn) || !json_string_value(jn)[0])
 		return sb_errf(err, errlen, -EINVAL, "jobname: missing or not a string");
 	const char *wl = json_string_value(jn);
-	h = calloc(3, sizeof(*h));
-	if (!h)
+	jv.h = calloc(3, sizeof(*jv.h));
+	if (!jv.h)
 		return -ENOMEM;
-
-	const json_t *sbx = json_object_get(job, "storagebench");
-	double interval_s = 1.0;
-	if (sbx) {
-		double ims = 0;
-		if (!json_is_object(sbx)) {
-			sb_errf(err, errlen, -EINVAL, "storagebench: not an object");
-			goto out;
-		}
-		if (json_object_get(sbx, "interval_ms") &&
-		    get_num(sbx, "storagebench", "interval_ms", &ims, err, errlen) == 0 && ims > 0)
-			interval_s = ims / 1000.0;
-	}
-	for (int d = 0; d < 3; d++) {
-		const json_t *dj = json_object_get(job, dn[d]);
-		double ios = 0;
-		char path[64];
-		snprintf(path, sizeof(path), "%s", dn[d]);
-		if (!dj) {
-			if (d == 2)
-				continue; /* older output without sync */
-			sb_errf(err, errlen, -EINVAL, "%s: missing", dn[d]);
-			goto out;
-		}
-		if (!json_is_object(dj)) {
-			sb_errf(err, errlen, -EINVAL, "%s: not an object", dn[d]);
-			goto out;
-		}
-		if (get_num(dj, path, "total_ios", &ios, err, errlen))
-			goto out;
-		if (d == 2) {
-			/* fio counts fdatasyncs only in sync.lat_ns.N */
-			const json_t *sn = json_object_get(json_object_get(dj, "lat_ns"), "N");
-			if (json_is_integer(sn) && (double)json_integer_value(sn) > ios)
-				ios = (double)json_integer_value(sn);
-		}
-		if (ios == 0)
-			continue;
-		const json_t *xd = sbx ? json_object_get(sbx, dn[d]) : NULL;
-		if (xd && json_object_get(xd, "clat_hist")) {
-			char hp[64];
-			snprintf(hp, sizeof(hp), "storagebench.%s.clat_hist", dn[d]);
-			if (hist_from_json(json_object_get(xd, "clat_hist"), &h[d], hp, err,
-					   errlen))
-				goto out;
-		}
-		const json_t *lat = json_object_get(dj, "lat_ns");
-		if (!json_is_object(lat)) {
-			sb_errf(err, errlen, -EINVAL, "%s.lat_ns: missing or not an object", dn[d]);
-			goto out;
-		}
-		char lp[64];
-		snprintf(lp, sizeof(lp), "%s.lat_ns", dn[d]);
-		if (d == 2) {
-			if (get_num(lat, lp, "mean", &vals[M_SYNC_LAT], err, errlen))
-				goto out;
-			have[M_SYNC_LAT] = true;
-			uint64_t p99;
-			const double pl = 99.0;
-			if (h[2].n && sb_hist_percentiles(&h[2], &pl, 1, &p99) == 0) {
-				vals[M_SYNC_P99] = (double)p99;
-				have[M_SYNC_P99] = true;
-			}
-			continue;
-		}
-		int base = d == 0 ? M_READ_IOPS : M_WRITE_IOPS;
-		if (get_num(dj, path, "iops", &vals[base], err, errlen) ||
-		    get_num(dj, path, "bw_bytes", &vals[base + 1], err, errlen) ||
-		    get_num(lat, lp, "mean", &vals[base + 2], err, errlen))
-			goto out;
-		/* a result that says runtime 0 for a direction that did I/O (a runner
-		 * before fio's rule, lib/fiotime.h): its rate over fio's 1 ms */
-		const json_t *rt = json_object_get(dj, "runtime");
-		double bytes = 0;
-		if (json_is_integer(rt) && json_integer_value(rt) == 0 && vals[base] == 0 &&
-		    vals[base + 1] == 0) {
-			uint64_t ms = sb_fio_runtime_ms(0, (uint64_t)ios);
-			if (get_num(dj, path, "io_bytes", &bytes, err, errlen))
-				goto out;
-			vals[base] = sb_fio_rate(ios, ms);
-			vals[base + 1] = sb_fio_rate(bytes, ms);
-		}
-		have[base] = have[base + 1] = true;
-		/* a run with gtod_reduce measures no latency: N is 0 */
-		const json_t *ln = json_object_get(lat, "N");
-		have[base + 2] = !json_is_integer(ln) || json_integer_value(ln) > 0;
-		const double pl[3] = {50.0, 99.0, 99.9};
-		uint64_t pv[3];
-		if (h[d].n && sb_hist_percentiles(&h[d], pl, 3, pv) == 0) {
-			for (int k = 0; k < 3; k++) {
-				vals[base + 3 + k] = (double)pv[k];
-				have[base + 3 + k] = true;
-			}
-		} else {
-			const json_t *pc =
-				json_object_get(json_object_get(dj, "clat_ns"), "percentile");
-			static const char *const keys[3] = {"50.000000", "99.000000", "99.900000"};
-			for (int k = 0; pc && k < 3; k++) {
-				const json_t *v = json_object_get(pc, keys[k]);
-				if (json_is_number(v)) {
-					vals[base + 3 + k] = json_number_value(v);
-					have[base + 3 + k] = true;
-				}
-			}
-		}
-		static const char *const sers[2] = {"ios_series", "bytes_series"};
-		for (int k = 0; xd && k < 2; k++) {
-			const json_t *ser = json_object_get(xd, sers[k]);
-			struct dvec *dst = k ? &secs_bw[d] : &secs[d];
-			size_t i;
-			const json_t *v;
-			if (!ser)
-				continue;
-			if (!json_is_array(ser)) {
-				sb_errf(err, errlen, -EINVAL, "storagebench.%s.%s: not an array",
-					dn[d], sers[k]);
-				goto out;
-			}
-			json_array_foreach(ser, i, v)
-			{
-				if (!json_is_integer(v) || json_integer_value(v) < 0) {
-					sb_errf(err, errlen, -EINVAL,
-						"storagebench.%s.%s[%zu]: not a count", dn[d],
-						sers[k], i);
-					goto out;
-				}
-				double rate = (double)json_integer_value(v) / interval_s;
-				if (!isfinite(rate)) {
-					sb_errf(err, errlen, -EINVAL,
-						"storagebench.%s.%s[%zu]: %lld per %g ms is not a "
-						"finite rate (storagebench.interval_ms out of "
-						"range)",
-						dn[d], sers[k], i, (long long)json_integer_value(v),
-						interval_s * 1000.0);
-					goto out;
-				}
-				if (dvec_push(dst, rate)) {
-					ret = -ENOMEM;
-					goto out;
-				}
-			}
-		}
-	}
-
-	if (steady_from_json(job, vals, have, err, errlen))
+	ret = job_vals_from_json(job, &jv, err, errlen);
+	if (ret)
 		goto out;
-	if ((ret = ttfb_from_json(job, vals, have, err, errlen)) != 0 ||
-	    (ret = s3_errors_from_json(job, vals, have, &by_status, err, errlen)) != 0) {
-		if (ret != -ENOMEM)
-			ret = -EINVAL;
-		goto out;
-	}
 	if (a->n >= SB_AGG_MAX_CELLS && !cell_find(a, target, wl)) {
 		sb_errf(err, errlen, -EINVAL,
 			"jobname '%.64s': more than %d target x workload results in one report", wl,
@@ -552,62 +629,16 @@ int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const j
 			goto out;
 		}
 	}
-	if (c->niters == c->citers) {
-		size_t cap = c->citers ? c->citers * 2 : 8;
-		unsigned *it = realloc(c->iters, cap * sizeof(*it));
-		if (!it) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		c->iters = it;
-		c->citers = cap;
-	}
-	c->iters[c->niters++] = iteration;
-	for (int m = 0; m < M_COUNT; m++)
-		if (have[m] && dvec_push(&c->m[m], vals[m])) {
-			ret = -ENOMEM;
-			goto out;
-		}
-	if (status_add(&c->errors_by_status, by_status)) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (int d = 0; d < 3; d++)
-		sb_hist_merge(&c->hist[d], &h[d]);
-	for (int d = 0; d < 2; d++) {
-		for (size_t i = 0; i < secs[d].n; i++)
-			if (dvec_push(&c->secs[d], secs[d].v[i])) {
-				ret = -ENOMEM;
-				goto out;
-			}
-		for (size_t i = 0; i < secs_bw[d].n; i++)
-			if (dvec_push(&c->secs_bw[d], secs_bw[d].v[i])) {
-				ret = -ENOMEM;
-				goto out;
-			}
-	}
-	const char *s;
-	if ((s = opt_str(job, "rw")) || (s = opt_str(job, "readwrite")))
-		snprintf(c->rw, sizeof(c->rw), "%s", s);
-	if ((s = opt_str(job, "bs")) || (s = opt_str(job, "blocksize")))
-		snprintf(c->bs, sizeof(c->bs), "%s", s);
-	if ((s = opt_str(job, "iodepth")))
-		c->iodepth = (unsigned)strtoul(s, NULL, 10);
-	if ((s = opt_str(job, "numjobs")))
-		c->numjobs = (unsigned)strtoul(s, NULL, 10);
-	if ((s = opt_str(job, "fsync")) || (s = opt_str(job, "fdatasync")))
-		c->fsync = (unsigned)strtoul(s, NULL, 10);
-	const json_t *eng = json_object_get(json_object_get(job, "engine"), "ran");
-	if (json_is_string(eng))
-		snprintf(c->engine, sizeof(c->engine), "%s", json_string_value(eng));
-	ret = 0;
+	ret = cell_add_vals(c, iteration, &jv);
+	if (!ret)
+		cell_describe(c, job);
 out:
-	json_decref(by_status);
-	free(h);
-	free(secs[0].v);
-	free(secs[1].v);
-	free(secs_bw[0].v);
-	free(secs_bw[1].v);
+	json_decref(jv.by_status);
+	free(jv.h);
+	for (int d = 0; d < 2; d++) {
+		free(jv.secs[d].v);
+		free(jv.secs_bw[d].v);
+	}
 	return ret;
 }
 
