@@ -2,6 +2,7 @@
 /* lib/rfc3339.c: the one RFC 3339 parser (zones, offsets, fractions, ranges, errors). */
 #include "tests/unit/harness.h"
 #include "rfc3339.h"
+#include "controller/manifests.h"
 
 #include <errno.h>
 
@@ -123,11 +124,23 @@ static int test_bad(void)
 	return T_PASS;
 }
 
+/* The controller's "time or 0" reads through the same parser: the zone counts. */
+static int test_controller_callers(void)
+{
+	CHECK_INT(br_time_parse("2026-11-30T22:15:00Z"), 1796076900);
+	CHECK_INT(br_time_parse("2026-11-30T23:15:00+01:00"), 1796076900);
+	CHECK_INT(br_time_parse("2026-11-30T22:15:00"), 0);
+	CHECK_INT(br_time_parse("2026-02-30T22:15:00Z"), 0);
+	CHECK_INT(br_time_parse(NULL), 0);
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
 	{"rfc3339/utc", test_utc},
 	{"rfc3339/offsets", test_offsets},
 	{"rfc3339/fractions", test_fractions},
 	{"rfc3339/calendar", test_calendar},
 	{"rfc3339/bad-input", test_bad},
+	{"rfc3339/controller-callers", test_controller_callers},
 };
 TEST_MAIN(cases)
