@@ -165,7 +165,6 @@ int sb_cli_parse(int argc, char **argv, struct sb_cli *cli, struct sb_diag *d)
 		ret = own_flag(cli, key, val, a, d);
 		if (ret <= 0)
 			continue;
-		ret = 0;
 		/* job options: --name starts a job */
 		if (!strcmp(key, "name")) {
 			if (!val || !*val) {
