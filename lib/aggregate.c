@@ -602,9 +602,10 @@ int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const j
 	if (!json_is_string(jn) || !json_string_value(jn)[0])
 		return sb_errf(err, errlen, -EINVAL, "jobname: missing or not a string");
 	const char *wl = json_string_value(jn);
-	jv.h = calloc(3, sizeof(*jv.h));
-	if (!jv.h)
+	struct sb_hist *h = calloc(3, sizeof(*h));
+	if (!h)
 		return -ENOMEM;
+	jv.h = h;
 	ret = job_vals_from_json(job, &jv, err, errlen);
 	if (ret)
 		goto out;
@@ -633,7 +634,7 @@ int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const j
 		cell_describe(c, job);
 out:
 	json_decref(jv.by_status);
-	free(jv.h);
+	free(h);
 	for (int d = 0; d < 2; d++) {
 		free(jv.secs[d].v);
 		free(jv.secs_bw[d].v);
