@@ -5,6 +5,7 @@
  * deletes from the caller's thread) and the report section.
  */
 #include "controller/lifecycle.h"
+#include "errfmt.h"
 #include "jsonobj.h"
 #include "controller/objstore.h"
 
@@ -19,7 +20,6 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,16 +32,6 @@ const char *br_lc_phase_name(enum br_lc_phase p)
 	return (unsigned)p < BR_LC_NPHASES ? phase_names[p] : "?";
 }
 
-static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 static int count(const json_t *o, const char *key, unsigned lo, unsigned hi, unsigned *out,
 		 char *err, size_t errlen)
 {
@@ -49,8 +39,8 @@ static int count(const json_t *o, const char *key, unsigned lo, unsigned hi, uns
 	if (!v)
 		return 0;
 	if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
-		return fail(err, errlen, "spec.lifecycle.%s: must be an integer from %u to %u", key,
-			    lo, hi);
+		return sb_errf(err, errlen, -EINVAL,
+			       "spec.lifecycle.%s: must be an integer from %u to %u", key, lo, hi);
 	*out = (unsigned)json_integer_value(v);
 	return 0;
 }
@@ -66,7 +56,7 @@ int br_lifecycle_spec_parse(const json_t *lc, unsigned default_iterations, const
 	if (!lc || json_is_null(lc))
 		return 0;
 	if (!json_is_object(lc))
-		return fail(err, errlen, "spec.lifecycle: must be an object");
+		return sb_errf(err, errlen, -EINVAL, "spec.lifecycle: must be an object");
 	const char *key;
 	const json_t *v;
 	json_object_foreach((json_t *)lc, key, v)
@@ -75,10 +65,10 @@ int br_lifecycle_spec_parse(const json_t *lc, unsigned default_iterations, const
 		for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 			ok = ok || !strcmp(key, known[i]);
 		if (!ok)
-			return fail(err, errlen,
-				    "spec.lifecycle.%s: unknown field (iterations, volumes, "
-				    "concurrent, size, resize)",
-				    key);
+			return sb_errf(err, errlen, -EINVAL,
+				       "spec.lifecycle.%s: unknown field (iterations, volumes, "
+				       "concurrent, size, resize)",
+				       key);
 	}
 	out->enabled = true;
 	out->iterations = default_iterations ? default_iterations : 1;
@@ -95,22 +85,23 @@ int br_lifecycle_spec_parse(const json_t *lc, unsigned default_iterations, const
 	    (r = count(lc, "concurrent", 0, BR_LC_MAX_VOLUMES, &out->concurrent, err, errlen)))
 		return r;
 	if (!out->volumes && !out->concurrent)
-		return fail(
-			err, errlen,
+		return sb_errf(
+			err, errlen, -EINVAL,
 			"spec.lifecycle: volumes and concurrent are both 0: nothing to measure");
 	v = json_object_get(lc, "size");
 	if (v) {
 		uint64_t b;
 		if (!json_is_string(v) || strlen(json_string_value(v)) >= sizeof(out->size) ||
 		    sb_parse_quantity(json_string_value(v), &b) || b == 0)
-			return fail(err, errlen,
-				    "spec.lifecycle.size: must be a quantity such as 1Gi");
+			return sb_errf(err, errlen, -EINVAL,
+				       "spec.lifecycle.size: must be a quantity such as 1Gi");
 		snprintf(out->size, sizeof(out->size), "%s", json_string_value(v));
 	}
 	v = json_object_get(lc, "resize");
 	if (v) {
 		if (!json_is_boolean(v))
-			return fail(err, errlen, "spec.lifecycle.resize: must be true or false");
+			return sb_errf(err, errlen, -EINVAL,
+				       "spec.lifecycle.resize: must be true or false");
 		out->resize = json_is_true(v);
 	}
 	return 0;
@@ -949,7 +940,8 @@ int br_lifecycle_step(struct br_controller *c, struct br_watch *w, const struct 
 		for (unsigned it = 1; it <= ls->iterations; it++) {
 			char name[64];
 			if (br_lifecycle_cm_name(name, sizeof(name), ref->name, s->classes[i], it))
-				return fail(err, errlen, "lifecycle result name too long");
+				return sb_errf(err, errlen, -EINVAL,
+					       "lifecycle result name too long");
 			int h = have_result(c, w, ref, name);
 			if (h < 0) {
 				snprintf(err, errlen, "reading configmap %s: %s", name,

@@ -8,6 +8,7 @@
 #include "names.h"
 #include "compare.h"
 #include "report.h"
+#include "rfc3339.h"
 #include "report_svg.h"
 
 #include <errno.h>
@@ -27,14 +28,8 @@ char *br_time_str(time_t t, char *buf, size_t len)
 
 time_t br_time_parse(const char *s)
 {
-	struct tm tm;
-	if (!s)
-		return 0;
-	memset(&tm, 0, sizeof(tm));
-	const char *end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-	if (!end)
-		return 0;
-	return timegm(&tm);
+	time_t t;
+	return sb_rfc3339_parse(s, &t, NULL, 0) ? 0 : t;
 }
 
 /* metadata with the run's labels, annotations and ownerReference. */

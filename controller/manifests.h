@@ -56,7 +56,7 @@ json_t *br_event_manifest(const struct br_ref *run, const struct br_event *e, ti
 /* RFC 3339 UTC time ("2026-11-30T18:24:08Z") into buf. Returns buf. */
 char *br_time_str(time_t t, char *buf, size_t len);
 
-/* Parses an RFC 3339 UTC time; returns 0 when s is NULL or malformed. */
+/* An RFC 3339 time (sb_rfc3339_parse, offsets honoured); 0 when s is NULL or malformed. */
 time_t br_time_parse(const char *s);
 
 #endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "controller/objstore.h"
+#include "errfmt.h"
 
 #include "controller/spec.h"
 
@@ -7,21 +8,10 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 /* a DNS label: what a target name must be (it names pods and ConfigMaps) */
 static bool dns_label(const char *s)
@@ -43,9 +33,10 @@ static int get_str(const json_t *o, const char *key, const char *path, char *out
 	if (!v)
 		return 0;
 	if (!json_is_string(v))
-		return fail(err, errlen, "%s.%s: must be a string", path, key);
+		return sb_errf(err, errlen, -EINVAL, "%s.%s: must be a string", path, key);
 	if (strlen(json_string_value(v)) >= len)
-		return fail(err, errlen, "%s.%s: longer than %zu characters", path, key, len - 1);
+		return sb_errf(err, errlen, -EINVAL, "%s.%s: longer than %zu characters", path, key,
+			       len - 1);
 	snprintf(out, len, "%s", json_string_value(v));
 	return 0;
 }
@@ -57,8 +48,8 @@ static int get_uint(const json_t *o, const char *key, const char *path, unsigned
 	if (!v)
 		return 0;
 	if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
-		return fail(err, errlen, "%s.%s: must be a whole number from %u to %u", path, key,
-			    lo, hi);
+		return sb_errf(err, errlen, -EINVAL, "%s.%s: must be a whole number from %u to %u",
+			       path, key, lo, hi);
 	*out = (unsigned)json_integer_value(v);
 	return 0;
 }
@@ -69,7 +60,7 @@ static int parse_store(const json_t *v, size_t i, struct br_object_store *st, ch
 	char path[64], ep[300] = "";
 	snprintf(path, sizeof(path), "spec.objectStores[%zu]", i);
 	if (!json_is_object(v))
-		return fail(err, errlen, "%s: must be an object", path);
+		return sb_errf(err, errlen, -EINVAL, "%s: must be an object", path);
 	snprintf(st->region, sizeof(st->region), "us-east-1");
 	if (get_str(v, "name", path, st->name, sizeof(st->name), err, errlen) ||
 	    get_str(v, "endpoint", path, ep, sizeof(ep), err, errlen) ||
@@ -77,61 +68,67 @@ static int parse_store(const json_t *v, size_t i, struct br_object_store *st, ch
 	    get_str(v, "bucket", path, st->bucket, sizeof(st->bucket), err, errlen))
 		return -EINVAL;
 	if (!dns_label(st->name))
-		return fail(err, errlen,
-			    "%s.name: '%s' is not a name of 1-40 lowercase letters, digits and '-'",
-			    path, st->name);
+		return sb_errf(
+			err, errlen, -EINVAL,
+			"%s.name: '%s' is not a name of 1-40 lowercase letters, digits and '-'",
+			path, st->name);
 	if (!strncmp(ep, "https://", 8)) {
 		st->tls = true;
 		snprintf(st->host, sizeof(st->host), "%s", ep + 8);
 	} else if (!strncmp(ep, "http://", 7)) {
 		snprintf(st->host, sizeof(st->host), "%s", ep + 7);
 	} else {
-		return fail(err, errlen,
-			    "%s.endpoint: '%s' is not an http:// or https:// URL of an S3 endpoint",
-			    path, ep);
+		return sb_errf(
+			err, errlen, -EINVAL,
+			"%s.endpoint: '%s' is not an http:// or https:// URL of an S3 endpoint",
+			path, ep);
 	}
 	size_t hl = strlen(st->host);
 	if (hl && st->host[hl - 1] == '/')
 		st->host[--hl] = '\0';
 	if (!hl || strchr(st->host, '/') || strchr(st->host, ' ') || strchr(st->host, ','))
-		return fail(err, errlen, "%s.endpoint: '%s' must be scheme://host[:port] only",
-			    path, ep);
+		return sb_errf(err, errlen, -EINVAL,
+			       "%s.endpoint: '%s' must be scheme://host[:port] only", path, ep);
 	const json_t *sr = json_object_get(v, "secretRef");
 	if (!json_is_object(sr) ||
 	    get_str(sr, "name", path, st->secret, sizeof(st->secret), err, errlen) ||
 	    !st->secret[0])
-		return fail(err, errlen,
-			    "%s.secretRef.name: missing (a Secret with AWS_ACCESS_KEY_ID and "
-			    "AWS_SECRET_ACCESS_KEY)",
-			    path);
+		return sb_errf(err, errlen, -EINVAL,
+			       "%s.secretRef.name: missing (a Secret with AWS_ACCESS_KEY_ID and "
+			       "AWS_SECRET_ACCESS_KEY)",
+			       path);
 	const json_t *tls = json_object_get(v, "tls");
 	if (tls) {
 		const json_t *isv = json_object_get(tls, "insecureSkipVerify");
 		if (!json_is_object(tls) || (isv && !json_is_boolean(isv)))
-			return fail(err, errlen,
-				    "%s.tls: must be an object {insecureSkipVerify: bool}", path);
+			return sb_errf(err, errlen, -EINVAL,
+				       "%s.tls: must be an object {insecureSkipVerify: bool}",
+				       path);
 		st->insecure = json_is_true(isv);
 	}
 	char pol[32] = "CreatePerRun";
 	if (get_str(v, "bucketPolicy", path, pol, sizeof(pol), err, errlen))
 		return -EINVAL;
 	if (strcmp(pol, "CreatePerRun") && strcmp(pol, "GivenEmpty"))
-		return fail(err, errlen, "%s.bucketPolicy: '%s' is not CreatePerRun or GivenEmpty",
-			    path, pol);
+		return sb_errf(err, errlen, -EINVAL,
+			       "%s.bucketPolicy: '%s' is not CreatePerRun or GivenEmpty", path,
+			       pol);
 	if (!strcmp(pol, "GivenEmpty") && !st->bucket[0])
-		return fail(err, errlen, "%s.bucket: bucketPolicy GivenEmpty needs a bucket", path);
+		return sb_errf(err, errlen, -EINVAL,
+			       "%s.bucket: bucketPolicy GivenEmpty needs a bucket", path);
 	if (!strcmp(pol, "CreatePerRun") && st->bucket[0])
-		return fail(err, errlen,
-			    "%s.bucket: set only with bucketPolicy GivenEmpty (CreatePerRun makes "
-			    "a new bucket per workload)",
-			    path);
+		return sb_errf(
+			err, errlen, -EINVAL,
+			"%s.bucket: set only with bucketPolicy GivenEmpty (CreatePerRun makes "
+			"a new bucket per workload)",
+			path);
 	/* the runner's own checks, so what is accepted here runs there */
 	struct sb_s3_opts o;
 	sb_s3_opts_init(&o);
 	char e2[512];
 	if (sb_s3_opt_set(&o, "", "host", st->host, e2, sizeof(e2)) ||
 	    (st->bucket[0] && sb_s3_opt_set(&o, "", "bucket", st->bucket, e2, sizeof(e2))))
-		return fail(err, errlen, "%s: %s", path, e2);
+		return sb_errf(err, errlen, -EINVAL, "%s: %s", path, e2);
 	return 0;
 }
 
@@ -140,7 +137,7 @@ static int parse_workload(const json_t *v, const char *path, struct br_object_wo
 			  char *err, size_t errlen)
 {
 	if (!json_is_object(v))
-		return fail(err, errlen, "%s: must be an object", path);
+		return sb_errf(err, errlen, -EINVAL, "%s: must be an object", path);
 	snprintf(w->size, sizeof(w->size), "64KiB");
 	snprintf(w->duration, sizeof(w->duration), "10s");
 	w->concurrent = 4;
@@ -154,27 +151,30 @@ static int parse_workload(const json_t *v, const char *path, struct br_object_wo
 	    get_uint(v, "batch", path, 1, 1000, &w->batch, err, errlen))
 		return -EINVAL;
 	if (!dns_label(w->name))
-		return fail(err, errlen,
-			    "%s.name: '%s' is not a name of 1-40 lowercase letters, digits and '-'",
-			    path, w->name);
+		return sb_errf(
+			err, errlen, -EINVAL,
+			"%s.name: '%s' is not a name of 1-40 lowercase letters, digits and '-'",
+			path, w->name);
 	struct sb_s3_opts o;
 	sb_s3_opts_init(&o);
 	char e2[512];
 	if (sb_s3_opt_set(&o, "", "benchmark", w->benchmark, e2, sizeof(e2)))
-		return fail(err, errlen,
-			    "%s.benchmark: '%s' is not one of get, put, delete, stat, "
-			    "list, mixed",
-			    path, w->benchmark);
+		return sb_errf(err, errlen, -EINVAL,
+			       "%s.benchmark: '%s' is not one of get, put, delete, stat, "
+			       "list, mixed",
+			       path, w->benchmark);
 	if (sb_s3_opt_set(&o, "", "obj.size", w->size, e2, sizeof(e2)))
-		return fail(err, errlen, "%s.objectSize: '%s' is not a size (1KiB, 4MiB, 1KB)",
-			    path, w->size);
+		return sb_errf(err, errlen, -EINVAL,
+			       "%s.objectSize: '%s' is not a size (1KiB, 4MiB, 1KB)", path,
+			       w->size);
 	if (sb_s3_opt_set(&o, "", "duration", w->duration, e2, sizeof(e2)))
-		return fail(err, errlen, "%s.duration: '%s' is not a duration (30s, 5m)", path,
-			    w->duration);
+		return sb_errf(err, errlen, -EINVAL,
+			       "%s.duration: '%s' is not a duration (30s, 5m)", path, w->duration);
 	if (w->batch && o.bench != SB_S3_B_DELETE)
-		return fail(err, errlen,
-			    "%s.batch: only the delete benchmark deletes in batches (this is %s)",
-			    path, w->benchmark);
+		return sb_errf(
+			err, errlen, -EINVAL,
+			"%s.batch: only the delete benchmark deletes in batches (this is %s)", path,
+			w->benchmark);
 	return 0;
 }
 
@@ -278,18 +278,19 @@ static int profile_workloads(const json_t *spec, json_t **out, char *err, size_t
 	while (name && p < NELEM(objprofiles) && strcmp(objprofiles[p].name, name))
 		p++;
 	if (!name || p == NELEM(objprofiles))
-		return fail(err, errlen,
-			    "spec.objectProfile: '%s' is not warp-operations, warp-sizes or "
-			    "warp-seed",
-			    name ? name : "(not a string)");
+		return sb_errf(err, errlen, -EINVAL,
+			       "spec.objectProfile: '%s' is not warp-operations, warp-sizes or "
+			       "warp-seed",
+			       name ? name : "(not a string)");
 	double f = 1.0;
 	if (fv) {
 		f = json_number_value(fv);
 		if (!json_is_number(fv) || !(f > 0.0 && f <= 1.0))
-			return fail(err, errlen,
-				    "spec.objectProfileScale: must be a number above 0 and at most "
-				    "1 (0.01 runs the profile with objects, object counts and "
-				    "durations a hundredth of the reference page's)");
+			return sb_errf(
+				err, errlen, -EINVAL,
+				"spec.objectProfileScale: must be a number above 0 and at most "
+				"1 (0.01 runs the profile with objects, object counts and "
+				"durations a hundredth of the reference page's)");
 	}
 	json_t *a = json_array();
 	if (!a)
@@ -326,19 +327,23 @@ int br_objstores_parse(const json_t *spec, char *const *classes, size_t nclasses
 	if (!sv && !wv && !pv && !json_object_get(spec, "objectProfileScale"))
 		return 0;
 	if (!json_is_array(sv) || json_array_size(sv) == 0)
-		return fail(err, errlen,
-			    "spec.objectStores: a list of at least one object store is needed with "
-			    "spec.%s",
-			    pv	 ? "objectProfile"
-			    : wv ? "objectWorkloads"
-				 : "objectProfileScale");
+		return sb_errf(
+			err, errlen, -EINVAL,
+			"spec.objectStores: a list of at least one object store is needed with "
+			"spec.%s",
+			pv   ? "objectProfile"
+			: wv ? "objectWorkloads"
+			     : "objectProfileScale");
 	if (json_array_size(sv) > BR_MAX_OBJECT_STORES)
-		return fail(err, errlen, "spec.objectStores: at most %d", BR_MAX_OBJECT_STORES);
+		return sb_errf(err, errlen, -EINVAL, "spec.objectStores: at most %d",
+			       BR_MAX_OBJECT_STORES);
 	if (pv && wv)
-		return fail(err, errlen, "spec: set only one of objectProfile and objectWorkloads");
+		return sb_errf(err, errlen, -EINVAL,
+			       "spec: set only one of objectProfile and objectWorkloads");
 	if (!pv && json_object_get(spec, "objectProfileScale"))
-		return fail(err, errlen,
-			    "spec.objectProfileScale: scales spec.objectProfile, which is not set");
+		return sb_errf(
+			err, errlen, -EINVAL,
+			"spec.objectProfileScale: scales spec.objectProfile, which is not set");
 	json_t *pw = NULL; /* the profile's workloads */
 	if (pv) {
 		int r = profile_workloads(spec, &pw, err, errlen);
@@ -347,13 +352,13 @@ int br_objstores_parse(const json_t *spec, char *const *classes, size_t nclasses
 		wv = pw;
 	}
 	if (!json_is_array(wv) || json_array_size(wv) == 0)
-		return fail(err, errlen,
-			    "spec.objectWorkloads: a list of at least one workload (or "
-			    "spec.objectProfile) is needed for the object stores");
+		return sb_errf(err, errlen, -EINVAL,
+			       "spec.objectWorkloads: a list of at least one workload (or "
+			       "spec.objectProfile) is needed for the object stores");
 	if (json_array_size(wv) > BR_MAX_OBJECT_WORKLOADS) {
 		json_decref(pw);
-		return fail(err, errlen, "spec.objectWorkloads: at most %d",
-			    BR_MAX_OBJECT_WORKLOADS);
+		return sb_errf(err, errlen, -EINVAL, "spec.objectWorkloads: at most %d",
+			       BR_MAX_OBJECT_WORKLOADS);
 	}
 	struct br_objstores *o = calloc(1, sizeof(*o));
 	if (!o) {
@@ -366,16 +371,16 @@ int br_objstores_parse(const json_t *spec, char *const *classes, size_t nclasses
 		r = parse_store(json_array_get(sv, i), i, st, err, errlen);
 		for (size_t k = 0; !r && k < nclasses; k++)
 			if (!strcmp(classes[k], st->name))
-				r = fail(
-					err, errlen,
+				r = sb_errf(
+					err, errlen, -EINVAL,
 					"spec.objectStores[%zu].name: '%s' is also a storage class "
 					"of the run",
 					i, st->name);
 		for (size_t k = 0; !r && k < i; k++)
 			if (!strcmp(o->stores[k].name, st->name))
-				r = fail(err, errlen,
-					 "spec.objectStores[%zu].name: '%s' is listed twice", i,
-					 st->name);
+				r = sb_errf(err, errlen, -EINVAL,
+					    "spec.objectStores[%zu].name: '%s' is listed twice", i,
+					    st->name);
 		o->nstores = i + 1;
 	}
 	for (size_t i = 0; !r && i < json_array_size(wv); i++) {
@@ -387,8 +392,8 @@ int br_objstores_parse(const json_t *spec, char *const *classes, size_t nclasses
 		r = parse_workload(json_array_get(wv, i), path, &o->wl[i], err, errlen);
 		for (size_t k = 0; !r && k < i; k++)
 			if (!strcmp(o->wl[k].name, o->wl[i].name))
-				r = fail(err, errlen, "%s.name: '%s' is listed twice", path,
-					 o->wl[i].name);
+				r = sb_errf(err, errlen, -EINVAL, "%s.name: '%s' is listed twice",
+					    path, o->wl[i].name);
 		o->nwl = i + 1;
 	}
 	json_decref(pw);
@@ -456,8 +461,8 @@ int br_spec_objstores(const json_t *spec, struct br_spec *s, char *err, size_t e
 		return r;
 	s->obj = o;
 	if (s->nclasses + o->nstores > 32)
-		return fail(
-			err, errlen,
+		return sb_errf(
+			err, errlen, -EINVAL,
 			"spec.objectStores: at most 32 storage classes and object stores in all");
 	char **c = realloc(s->classes, (s->nclasses + o->nstores) * sizeof(*c));
 	if (!c)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "controller/policy.h"
+#include "errfmt.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -20,18 +21,6 @@ static const char *const baseline_caps[] = {
 static const char *const restricted_volumes[] = {"configMap", "csi",	   "downwardAPI",
 						 "emptyDir",  "ephemeral", "persistentVolumeClaim",
 						 "projected", "secret"};
-
-static int fail(char *err, size_t len, int ret, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t len, int ret, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (err && len)
-		vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return ret;
-}
 
 const char *br_pss_level_name(enum br_pss_level l)
 {
@@ -93,7 +82,7 @@ static int add_list(struct br_policy *p, const char *flag, const char *value, bo
 		    size_t errlen)
 {
 	if (p->nowned == sizeof(p->owned) / sizeof(p->owned[0]))
-		return fail(err, errlen, -EINVAL, "--%s: given too often", flag);
+		return sb_errf(err, errlen, -EINVAL, "--%s: given too often", flag);
 	char *copy = strdup(value);
 	if (!copy)
 		return -ENOMEM;
@@ -103,25 +92,27 @@ static int add_list(struct br_policy *p, const char *flag, const char *value, bo
 	char *save = NULL;
 	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		if (!valid_list_item(t, image))
-			return fail(err, errlen, -EINVAL, "--%s: '%s' is not %s", flag, t,
-				    image ? "an image repository (reg/path/ or reg/path/name)"
-					  : "a ServiceAccount name");
+			return sb_errf(err, errlen, -EINVAL, "--%s: '%s' is not %s", flag, t,
+				       image ? "an image repository (reg/path/ or reg/path/name)"
+					     : "a ServiceAccount name");
 		if (!image && strchr(t, '*') && strcmp(t, "*"))
-			return fail(err, errlen, -EINVAL,
-				    "--%s: '%s': '*' stands alone (every ServiceAccount)", flag, t);
+			return sb_errf(err, errlen, -EINVAL,
+				       "--%s: '%s': '*' stands alone (every ServiceAccount)", flag,
+				       t);
 		if (image && strchr(t, '*') && strcmp(t, "*"))
-			return fail(err, errlen, -EINVAL,
-				    "--%s: '%s': '*' stands alone (every image); end a prefix "
-				    "with '/' instead",
-				    flag, t);
+			return sb_errf(err, errlen, -EINVAL,
+				       "--%s: '%s': '*' stands alone (every image); end a prefix "
+				       "with '/' instead",
+				       flag, t);
 		if (image &&
 		    (strchr(t, '@') || (strrchr(t, ':') &&
 					strrchr(t, ':') > (strrchr(t, '/') ? strrchr(t, '/') : t))))
-			return fail(err, errlen, -EINVAL,
-				    "--%s: '%s' names a tag or digest; list repositories", flag, t);
+			return sb_errf(err, errlen, -EINVAL,
+				       "--%s: '%s' names a tag or digest; list repositories", flag,
+				       t);
 		if (*n == BR_POLICY_MAX_LIST)
-			return fail(err, errlen, -EINVAL, "--%s: at most %d entries", flag,
-				    BR_POLICY_MAX_LIST);
+			return sb_errf(err, errlen, -EINVAL, "--%s: at most %d entries", flag,
+				       BR_POLICY_MAX_LIST);
 		list[(*n)++] = t;
 	}
 	return 0;
@@ -132,10 +123,10 @@ int br_policy_flag(struct br_policy *p, const char *name, const char *value, cha
 {
 	if (!strcmp(name, "runner-pod-security")) {
 		if (!value || br_pss_level_parse(value, &p->pod_security))
-			return fail(err, errlen, -EINVAL,
-				    "--runner-pod-security: '%s' is not restricted, baseline or "
-				    "privileged",
-				    value ? value : "");
+			return sb_errf(err, errlen, -EINVAL,
+				       "--runner-pod-security: '%s' is not restricted, baseline or "
+				       "privileged",
+				       value ? value : "");
 		return 0;
 	}
 	if (!strcmp(name, "runner-allow-host-network")) {
@@ -144,15 +135,15 @@ int br_policy_flag(struct br_policy *p, const char *name, const char *value, cha
 		else if (!strcmp(value, "false") || !strcmp(value, "0"))
 			p->allow_host_network = false;
 		else
-			return fail(err, errlen, -EINVAL,
-				    "--runner-allow-host-network: '%s' is not true or false",
-				    value);
+			return sb_errf(err, errlen, -EINVAL,
+				       "--runner-allow-host-network: '%s' is not true or false",
+				       value);
 		return 0;
 	}
 	if (!strcmp(name, "runner-allowed-images") ||
 	    !strcmp(name, "runner-allowed-service-accounts")) {
 		if (!value)
-			return fail(err, errlen, -EINVAL, "--%s: needs a value", name);
+			return sb_errf(err, errlen, -EINVAL, "--%s: needs a value", name);
 		return add_list(p, name, value, !strcmp(name, "runner-allowed-images"), err,
 				errlen);
 	}
@@ -222,11 +213,11 @@ static const char *widen(enum br_pss_level need)
 static int level_fail(const struct br_policy *p, enum br_pss_level need, const char *field,
 		      const char *what, char *err, size_t errlen)
 {
-	return fail(err, errlen, -EACCES,
-		    "%s: %s is not allowed by the runner policy (pod security %s; it needs %s, "
-		    "which an admin allows with %s)",
-		    field, what, br_pss_level_name(p->pod_security), br_pss_level_name(need),
-		    widen(need));
+	return sb_errf(err, errlen, -EACCES,
+		       "%s: %s is not allowed by the runner policy (pod security %s; it needs %s, "
+		       "which an admin allows with %s)",
+		       field, what, br_pss_level_name(p->pod_security), br_pss_level_name(need),
+		       widen(need));
 }
 
 static const json_t *get(const json_t *o, const char *key)
@@ -240,15 +231,15 @@ int br_policy_check(const struct br_policy *p, const struct br_spec *s, char *er
 	char what[600];
 
 	if (!br_policy_image_allowed(p, s->image))
-		return fail(err, errlen, -EACCES,
-			    "%s.image: '%s' is not allowed by the runner policy (the runner image "
-			    "is %s%s%s; an admin allows other repositories with "
-			    "runnerPolicy.allowedImages (--runner-allowed-images))",
-			    P, s->image, p->runner_image ? "'" : "",
-			    p->runner_image ? p->runner_image : "not set",
-			    p->runner_image ? "'" : "");
+		return sb_errf(
+			err, errlen, -EACCES,
+			"%s.image: '%s' is not allowed by the runner policy (the runner image "
+			"is %s%s%s; an admin allows other repositories with "
+			"runnerPolicy.allowedImages (--runner-allowed-images))",
+			P, s->image, p->runner_image ? "'" : "",
+			p->runner_image ? p->runner_image : "not set", p->runner_image ? "'" : "");
 	if (!sa_allowed(p, s->service_account))
-		return fail(
+		return sb_errf(
 			err, errlen, -EACCES,
 			"%s.serviceAccountName: '%s' is not allowed by the runner policy "
 			"(runner pods run as '%s'; an admin allows other ServiceAccounts with "
@@ -256,11 +247,12 @@ int br_policy_check(const struct br_policy *p, const struct br_spec *s, char *er
 			P, s->service_account,
 			p->runner_sa && *p->runner_sa ? p->runner_sa : DEFAULT_RUNNER_SA);
 	if (s->host_network && !p->allow_host_network && p->pod_security < BR_PSS_PRIVILEGED)
-		return fail(err, errlen, -EACCES,
-			    "%s.hostNetwork: true is not allowed by the runner policy (runner pods "
-			    "use the pod network; an admin allows the node's network with "
-			    "runnerPolicy.allowHostNetwork (--runner-allow-host-network))",
-			    P);
+		return sb_errf(
+			err, errlen, -EACCES,
+			"%s.hostNetwork: true is not allowed by the runner policy (runner pods "
+			"use the pod network; an admin allows the node's network with "
+			"runnerPolicy.allowHostNetwork (--runner-allow-host-network))",
+			P);
 
 	const json_t *csc = s->container_security_context, *psc = s->security_context;
 	if (json_is_true(get(csc, "privileged")) && p->pod_security < BR_PSS_PRIVILEGED)

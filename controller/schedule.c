@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* BenchmarkSchedule: spec parser and the pure decision function. See schedule.h. */
 #include "controller/schedule.h"
+#include "errfmt.h"
 
 #include "controller/spec.h"
 #include "names.h"
@@ -17,19 +18,6 @@
 /* more missed activations than this are not counted one by one */
 #define MISSED_COUNT_MAX 1000
 
-static int fail(char *err, size_t len, int ret, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t len, int ret, const char *fmt, ...)
-{
-	if (err && len) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
-		va_end(ap);
-	}
-	return ret;
-}
-
 void br_sched_spec_release(struct br_sched_spec *s)
 {
 	json_decref(s->run_spec);
@@ -45,12 +33,12 @@ static int opt_int(const json_t *o, const char *key, long lo, long hi, unsigned 
 	if (!v)
 		return 0;
 	if (!json_is_integer(v))
-		return fail(err, errlen, -EINVAL, "spec.%s: not an integer", key);
+		return sb_errf(err, errlen, -EINVAL, "spec.%s: not an integer", key);
 	json_int_t x = json_integer_value(v);
 	if (x < lo || x > hi)
-		return fail(err, errlen, -EINVAL,
-			    "spec.%s: %" JSON_INTEGER_FORMAT " is out of range (%ld to %ld)", key,
-			    x, lo, hi);
+		return sb_errf(err, errlen, -EINVAL,
+			       "spec.%s: %" JSON_INTEGER_FORMAT " is out of range (%ld to %ld)",
+			       key, x, lo, hi);
 	*out = (unsigned)x;
 	return 0;
 }
@@ -58,26 +46,27 @@ static int opt_int(const json_t *o, const char *key, long lo, long hi, unsigned 
 static int parse_template(const json_t *tmpl, struct br_sched_spec *s, char *err, size_t errlen)
 {
 	if (!tmpl)
-		return fail(
+		return sb_errf(
 			err, errlen, -EINVAL,
 			"spec.runTemplate: required (the BenchmarkRun each activation creates)");
 	if (!json_is_object(tmpl))
-		return fail(err, errlen, -EINVAL, "spec.runTemplate: not an object");
+		return sb_errf(err, errlen, -EINVAL, "spec.runTemplate: not an object");
 	const json_t *meta = json_object_get(tmpl, "metadata");
 	if (meta && !json_is_object(meta))
-		return fail(err, errlen, -EINVAL, "spec.runTemplate.metadata: not an object");
+		return sb_errf(err, errlen, -EINVAL, "spec.runTemplate.metadata: not an object");
 	const json_t *labels = json_object_get(meta, "labels");
 	if (labels) {
 		if (!json_is_object(labels))
-			return fail(err, errlen, -EINVAL,
-				    "spec.runTemplate.metadata.labels: not an object");
+			return sb_errf(err, errlen, -EINVAL,
+				       "spec.runTemplate.metadata.labels: not an object");
 		const char *k;
 		const json_t *v;
 		json_object_foreach((json_t *)labels, k, v)
 		{
 			if (!json_is_string(v))
-				return fail(err, errlen, -EINVAL,
-					    "spec.runTemplate.metadata.labels.%s: not a string", k);
+				return sb_errf(err, errlen, -EINVAL,
+					       "spec.runTemplate.metadata.labels.%s: not a string",
+					       k);
 		}
 		s->run_labels = json_deep_copy(labels);
 		if (!s->run_labels)
@@ -85,13 +74,13 @@ static int parse_template(const json_t *tmpl, struct br_sched_spec *s, char *err
 	}
 	const json_t *rs = json_object_get(tmpl, "spec");
 	if (!rs)
-		return fail(err, errlen, -EINVAL, "spec.runTemplate.spec: required");
+		return sb_errf(err, errlen, -EINVAL, "spec.runTemplate.spec: required");
 	if (!json_is_object(rs))
-		return fail(err, errlen, -EINVAL, "spec.runTemplate.spec: not an object");
+		return sb_errf(err, errlen, -EINVAL, "spec.runTemplate.spec: not an object");
 	if (json_object_get(rs, "baseline"))
-		return fail(err, errlen, -EINVAL,
-			    "spec.runTemplate.spec.baseline: set by the schedule (the previous "
-			    "successful run); remove it from the template");
+		return sb_errf(err, errlen, -EINVAL,
+			       "spec.runTemplate.spec.baseline: set by the schedule (the previous "
+			       "successful run); remove it from the template");
 	/* the run parser's own checks, with its messages under runTemplate */
 	struct br_spec run;
 	memset(&run, 0, sizeof(run));
@@ -102,7 +91,7 @@ static int parse_template(const json_t *tmpl, struct br_sched_spec *s, char *err
 		return r;
 	if (r) {
 		const char *m = strncmp(rerr, "spec.", 5) == 0 ? rerr + 5 : rerr;
-		return fail(err, errlen, -EINVAL, "spec.runTemplate.spec.%s", m);
+		return sb_errf(err, errlen, -EINVAL, "spec.runTemplate.spec.%s", m);
 	}
 	s->run_spec = json_deep_copy(rs);
 	return s->run_spec ? 0 : -ENOMEM;
@@ -118,37 +107,37 @@ int br_sched_spec_parse(const json_t *spec, const char *zoneinfo_dir, struct br_
 	s->keep_failed = 1;
 	s->threshold_pct = 10;
 	if (!json_is_object(spec))
-		return fail(err, errlen, -EINVAL, "spec: not an object");
+		return sb_errf(err, errlen, -EINVAL, "spec: not an object");
 
 	const json_t *v = json_object_get(spec, "schedule");
 	if (!v)
-		return fail(err, errlen, -EINVAL,
-			    "spec.schedule: required (a cron expression, e.g. \"0 3 * * *\")");
+		return sb_errf(err, errlen, -EINVAL,
+			       "spec.schedule: required (a cron expression, e.g. \"0 3 * * *\")");
 	if (!json_is_string(v))
-		return fail(err, errlen, -EINVAL, "spec.schedule: not a string");
+		return sb_errf(err, errlen, -EINVAL, "spec.schedule: not a string");
 	if (json_string_length(v) >= sizeof(s->schedule))
-		return fail(err, errlen, -EINVAL, "spec.schedule: longer than %zu characters",
-			    sizeof(s->schedule) - 1);
+		return sb_errf(err, errlen, -EINVAL, "spec.schedule: longer than %zu characters",
+			       sizeof(s->schedule) - 1);
 	snprintf(s->schedule, sizeof(s->schedule), "%s", json_string_value(v));
 	char cerr[256];
 	if (sb_cron_parse(s->schedule, &s->cron, cerr, sizeof(cerr)))
-		return fail(err, errlen, -EINVAL, "spec.schedule: %s", cerr);
+		return sb_errf(err, errlen, -EINVAL, "spec.schedule: %s", cerr);
 
 	v = json_object_get(spec, "timeZone");
 	if (v && !json_is_string(v))
-		return fail(err, errlen, -EINVAL, "spec.timeZone: not a string");
+		return sb_errf(err, errlen, -EINVAL, "spec.timeZone: not a string");
 	if (v) {
 		if (json_string_length(v) >= sizeof(s->time_zone))
-			return fail(err, errlen, -EINVAL,
-				    "spec.timeZone: longer than %zu characters",
-				    sizeof(s->time_zone) - 1);
+			return sb_errf(err, errlen, -EINVAL,
+				       "spec.timeZone: longer than %zu characters",
+				       sizeof(s->time_zone) - 1);
 		snprintf(s->time_zone, sizeof(s->time_zone), "%s", json_string_value(v));
 	}
 	struct sb_tz *zone = NULL;
 	char zerr[512];
 	int r = sb_tz_load(s->time_zone, zoneinfo_dir, &zone, zerr, sizeof(zerr));
 	if (r)
-		return fail(err, errlen, r, "spec.timeZone: %s", zerr);
+		return sb_errf(err, errlen, r, "spec.timeZone: %s", zerr);
 	if (tz)
 		*tz = zone;
 	else
@@ -162,15 +151,16 @@ int br_sched_spec_parse(const json_t *spec, const char *zoneinfo_dir, struct br_
 		else if (c && !strcmp(c, "Replace"))
 			s->concurrency = BR_CONC_REPLACE;
 		else
-			r = fail(err, errlen, -EINVAL,
-				 "spec.concurrencyPolicy: '%s' is not Forbid or Replace (two runs "
-				 "of one schedule at once would measure each other)",
-				 c ? c : "(not a string)");
+			r = sb_errf(
+				err, errlen, -EINVAL,
+				"spec.concurrencyPolicy: '%s' is not Forbid or Replace (two runs "
+				"of one schedule at once would measure each other)",
+				c ? c : "(not a string)");
 	}
 	v = json_object_get(spec, "suspend");
 	if (!r && v) {
 		if (!json_is_boolean(v))
-			r = fail(err, errlen, -EINVAL, "spec.suspend: not true or false");
+			r = sb_errf(err, errlen, -EINVAL, "spec.suspend: not true or false");
 		s->suspend = json_is_true(v);
 	}
 	/* at least one successful run is kept: it is the next run's baseline */
@@ -184,8 +174,8 @@ int br_sched_spec_parse(const json_t *spec, const char *zoneinfo_dir, struct br_
 	if (!r && v) {
 		double x = json_number_value(v);
 		if (!json_is_number(v) || !isfinite(x) || x < 0 || x > 1000)
-			r = fail(err, errlen, -EINVAL,
-				 "spec.regressionThresholdPercent: not a number from 0 to 1000");
+			r = sb_errf(err, errlen, -EINVAL,
+				    "spec.regressionThresholdPercent: not a number from 0 to 1000");
 		s->threshold_pct = x;
 	}
 	if (!r)

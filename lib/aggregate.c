@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "aggregate.h"
+#include "errfmt.h"
 #include "fiotime.h"
 
 #include "hist.h"
@@ -8,7 +9,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,28 +203,19 @@ static struct cell *cell_get(struct sb_agg *a, const char *target, const char *w
 	return c;
 }
 
-static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 /* A number field (integer or real); -EINVAL naming it when missing or not a number. */
 static int get_num(const json_t *o, const char *path, const char *key, double *out, char *err,
 		   size_t len)
 {
 	const json_t *v = json_object_get(o, key);
 	if (!v)
-		return fail(err, len, "%s.%s: missing", path, key);
+		return sb_errf(err, len, -EINVAL, "%s.%s: missing", path, key);
 	if (!json_is_number(v))
-		return fail(err, len, "%s.%s: not a number", path, key);
+		return sb_errf(err, len, -EINVAL, "%s.%s: not a number", path, key);
 	*out = json_number_value(v);
 	if (!isfinite(*out) || *out < 0)
-		return fail(err, len, "%s.%s: %g is not a non-negative number", path, key, *out);
+		return sb_errf(err, len, -EINVAL, "%s.%s: %g is not a non-negative number", path,
+			       key, *out);
 	return 0;
 }
 
@@ -235,19 +226,21 @@ static int hist_from_json(const json_t *a, struct sb_hist *h, const char *path, 
 	size_t i;
 	const json_t *pair;
 	if (!json_is_array(a))
-		return fail(err, len, "%s: not an array", path);
+		return sb_errf(err, len, -EINVAL, "%s: not an array", path);
 	json_array_foreach(a, i, pair)
 	{
 		json_int_t idx, cnt;
 		if (!json_is_array(pair) || json_array_size(pair) != 2 ||
 		    !json_is_integer(json_array_get(pair, 0)) ||
 		    !json_is_integer(json_array_get(pair, 1)))
-			return fail(err, len, "%s[%zu]: not a [bucket, count] pair", path, i);
+			return sb_errf(err, len, -EINVAL, "%s[%zu]: not a [bucket, count] pair",
+				       path, i);
 		idx = json_integer_value(json_array_get(pair, 0));
 		cnt = json_integer_value(json_array_get(pair, 1));
 		if (idx < 0 || idx >= (json_int_t)SB_HIST_NR || cnt < 0)
-			return fail(err, len, "%s[%zu]: bucket %lld or count %lld out of range",
-				    path, i, (long long)idx, (long long)cnt);
+			return sb_errf(err, len, -EINVAL,
+				       "%s[%zu]: bucket %lld or count %lld out of range", path, i,
+				       (long long)idx, (long long)cnt);
 		h->bucket[idx] += (uint64_t)cnt;
 		h->n += (uint64_t)cnt;
 	}
@@ -272,7 +265,7 @@ static int steady_from_json(const json_t *job, double *vals, bool *have, char *e
 	if (!ss)
 		return 0;
 	if (!json_is_object(ss))
-		return fail(err, errlen, "steadystate: not an object");
+		return sb_errf(err, errlen, -EINVAL, "steadystate: not an object");
 	if (get_num(ss, "steadystate", "attained", &att, err, errlen))
 		return -EINVAL;
 	vals[M_STEADY] = att ? 100.0 : 0.0;
@@ -324,23 +317,24 @@ static int s3_errors_from_json(const json_t *job, double *vals, bool *have, json
 	if (!e)
 		return 0;
 	if (!json_is_integer(e) || json_integer_value(e) < 0)
-		return fail(err, errlen, "storagebench.s3.errors: not a count");
+		return sb_errf(err, errlen, -EINVAL, "storagebench.s3.errors: not a count");
 	vals[M_ERRORS] = (double)json_integer_value(e);
 	have[M_ERRORS] = true;
 	if (!bs)
 		return 0;
 	if (!json_is_object(bs))
-		return fail(err, errlen, "storagebench.s3.errors_by_status: not an object");
+		return sb_errf(err, errlen, -EINVAL,
+			       "storagebench.s3.errors_by_status: not an object");
 	json_object_foreach((json_t *)bs, key, v)
 	{
 		char *end;
 		long st = strtol(key, &end, 10);
 		if (!*key || *end || st < 0 || st > 999 || !json_is_integer(v) ||
 		    json_integer_value(v) < 0)
-			return fail(err, errlen,
-				    "storagebench.s3.errors_by_status.%.16s: not an HTTP status "
-				    "with a count",
-				    key);
+			return sb_errf(err, errlen, -EINVAL,
+				       "storagebench.s3.errors_by_status.%.16s: not an HTTP status "
+				       "with a count",
+				       key);
 	}
 	*by = json_deep_copy(bs);
 	return *by ? 0 : -ENOMEM;
@@ -365,180 +359,260 @@ static int status_add(json_t **dst, const json_t *src)
 	return 0;
 }
 
-int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const json_t *job,
-	       char *err, size_t errlen)
+/* What one job of one iteration adds to its cell. */
+struct job_vals {
+	double vals[M_COUNT];
+	bool have[M_COUNT];
+	struct sb_hist *h; /* [3]: read, write, sync completion latencies */
+	struct dvec secs[2], secs_bw[2];
+	json_t *by_status;
+};
+
+static const char *const dir_names[3] = {"read", "write", "sync"};
+
+/* p50, p99, p99.9 of a direction (metrics base + 3..5): from its histogram, else fio's. */
+static void dir_percentiles(const json_t *dj, const struct sb_hist *h, struct job_vals *jv,
+			    int base)
 {
-	const json_t *jn = json_object_get(job, "jobname");
-	static const char *const dn[3] = {"read", "write", "sync"};
-	double vals[M_COUNT] = {0};
-	bool have[M_COUNT] = {false};
-	struct sb_hist *h = NULL;
-	struct dvec secs[2] = {{0}, {0}}, secs_bw[2] = {{0}, {0}};
-	json_t *by_status = NULL;
-	int ret = -EINVAL;
+	const double pl[3] = {50.0, 99.0, 99.9};
+	uint64_t pv[3];
+	if (h->n && sb_hist_percentiles(h, pl, 3, pv) == 0) {
+		for (int k = 0; k < 3; k++) {
+			jv->vals[base + 3 + k] = (double)pv[k];
+			jv->have[base + 3 + k] = true;
+		}
+		return;
+	}
+	const json_t *pc = json_object_get(json_object_get(dj, "clat_ns"), "percentile");
+	static const char *const keys[3] = {"50.000000", "99.000000", "99.900000"};
+	for (int k = 0; pc && k < 3; k++) {
+		const json_t *v = json_object_get(pc, keys[k]);
+		if (json_is_number(v)) {
+			jv->vals[base + 3 + k] = json_number_value(v);
+			jv->have[base + 3 + k] = true;
+		}
+	}
+}
 
-	if (!json_is_object(job))
-		return fail(err, errlen, "job: not an object");
-	if (!json_is_string(jn) || !json_string_value(jn)[0])
-		return fail(err, errlen, "jobname: missing or not a string");
-	const char *wl = json_string_value(jn);
-	h = calloc(3, sizeof(*h));
-	if (!h)
-		return -ENOMEM;
+/*
+ * The per-interval series of direction d (storagebench.<d>.ios_series and
+ * bytes_series, counts per interval_s) as rates per second. 0, -EINVAL
+ * (err names the element), -ENOMEM.
+ */
+static int dir_series(const json_t *xd, int d, double interval_s, struct job_vals *jv, char *err,
+		      size_t errlen)
+{
+	static const char *const sers[2] = {"ios_series", "bytes_series"};
+	for (int k = 0; xd && k < 2; k++) {
+		const json_t *ser = json_object_get(xd, sers[k]);
+		struct dvec *dst = k ? &jv->secs_bw[d] : &jv->secs[d];
+		size_t i;
+		const json_t *v;
+		if (!ser)
+			continue;
+		if (!json_is_array(ser))
+			return sb_errf(err, errlen, -EINVAL, "storagebench.%s.%s: not an array",
+				       dir_names[d], sers[k]);
+		json_array_foreach(ser, i, v)
+		{
+			if (!json_is_integer(v) || json_integer_value(v) < 0)
+				return sb_errf(err, errlen, -EINVAL,
+					       "storagebench.%s.%s[%zu]: not a count", dir_names[d],
+					       sers[k], i);
+			double rate = (double)json_integer_value(v) / interval_s;
+			if (!isfinite(rate))
+				return sb_errf(err, errlen, -EINVAL,
+					       "storagebench.%s.%s[%zu]: %lld per %g ms is not a "
+					       "finite rate (storagebench.interval_ms out of "
+					       "range)",
+					       dir_names[d], sers[k], i,
+					       (long long)json_integer_value(v),
+					       interval_s * 1000.0);
+			if (dvec_push(dst, rate))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
 
+/* The sync direction: fdatasync latency mean and p99. 0 or -EINVAL. */
+static int sync_from_json(const json_t *lat, const char *lp, struct job_vals *jv, char *err,
+			  size_t errlen)
+{
+	if (get_num(lat, lp, "mean", &jv->vals[M_SYNC_LAT], err, errlen))
+		return -EINVAL;
+	jv->have[M_SYNC_LAT] = true;
+	uint64_t p99;
+	const double pl = 99.0;
+	if (jv->h[2].n && sb_hist_percentiles(&jv->h[2], &pl, 1, &p99) == 0) {
+		jv->vals[M_SYNC_P99] = (double)p99;
+		jv->have[M_SYNC_P99] = true;
+	}
+	return 0;
+}
+
+/*
+ * Direction d of job (fio's read, write, sync objects and the runner's
+ * storagebench.<d> extension sbx). 0, -EINVAL (err written), -ENOMEM.
+ */
+static int dir_from_json(const json_t *job, const json_t *sbx, double interval_s, int d,
+			 struct job_vals *jv, char *err, size_t errlen)
+{
+	const char *dn = dir_names[d];
+	const json_t *dj = json_object_get(job, dn);
+	double ios = 0;
+	if (!dj)
+		return d == 2 ? 0 /* older output without sync */
+			      : sb_errf(err, errlen, -EINVAL, "%s: missing", dn);
+	if (!json_is_object(dj))
+		return sb_errf(err, errlen, -EINVAL, "%s: not an object", dn);
+	if (get_num(dj, dn, "total_ios", &ios, err, errlen))
+		return -EINVAL;
+	if (d == 2) {
+		/* fio counts fdatasyncs only in sync.lat_ns.N */
+		const json_t *sn = json_object_get(json_object_get(dj, "lat_ns"), "N");
+		if (json_is_integer(sn) && (double)json_integer_value(sn) > ios)
+			ios = (double)json_integer_value(sn);
+	}
+	if (ios == 0)
+		return 0;
+	const json_t *xd = sbx ? json_object_get(sbx, dn) : NULL;
+	if (xd && json_object_get(xd, "clat_hist")) {
+		char hp[64];
+		snprintf(hp, sizeof(hp), "storagebench.%s.clat_hist", dn);
+		if (hist_from_json(json_object_get(xd, "clat_hist"), &jv->h[d], hp, err, errlen))
+			return -EINVAL;
+	}
+	const json_t *lat = json_object_get(dj, "lat_ns");
+	if (!json_is_object(lat))
+		return sb_errf(err, errlen, -EINVAL, "%s.lat_ns: missing or not an object", dn);
+	char lp[64];
+	snprintf(lp, sizeof(lp), "%s.lat_ns", dn);
+	if (d == 2)
+		return sync_from_json(lat, lp, jv, err, errlen);
+	int base = d == 0 ? M_READ_IOPS : M_WRITE_IOPS;
+	double *vals = jv->vals;
+	if (get_num(dj, dn, "iops", &vals[base], err, errlen) ||
+	    get_num(dj, dn, "bw_bytes", &vals[base + 1], err, errlen) ||
+	    get_num(lat, lp, "mean", &vals[base + 2], err, errlen))
+		return -EINVAL;
+	/* a result that says runtime 0 for a direction that did I/O (a runner
+	 * before fio's rule, lib/fiotime.h): its rate over fio's 1 ms */
+	const json_t *rt = json_object_get(dj, "runtime");
+	double bytes = 0;
+	if (json_is_integer(rt) && json_integer_value(rt) == 0 && vals[base] == 0 &&
+	    vals[base + 1] == 0) {
+		uint64_t ms = sb_fio_runtime_ms(0, (uint64_t)ios);
+		if (get_num(dj, dn, "io_bytes", &bytes, err, errlen))
+			return -EINVAL;
+		vals[base] = sb_fio_rate(ios, ms);
+		vals[base + 1] = sb_fio_rate(bytes, ms);
+	}
+	jv->have[base] = jv->have[base + 1] = true;
+	/* a run with gtod_reduce measures no latency: N is 0 */
+	const json_t *ln = json_object_get(lat, "N");
+	jv->have[base + 2] = !json_is_integer(ln) || json_integer_value(ln) > 0;
+	dir_percentiles(dj, &jv->h[d], jv, base);
+	return dir_series(xd, d, interval_s, jv, err, errlen);
+}
+
+/* Every value job holds, into jv. 0, -EINVAL (err written), -ENOMEM. */
+static int job_vals_from_json(const json_t *job, struct job_vals *jv, char *err, size_t errlen)
+{
 	const json_t *sbx = json_object_get(job, "storagebench");
 	double interval_s = 1.0;
+	int ret;
 	if (sbx) {
 		double ims = 0;
-		if (!json_is_object(sbx)) {
-			fail(err, errlen, "storagebench: not an object");
-			goto out;
-		}
+		if (!json_is_object(sbx))
+			return sb_errf(err, errlen, -EINVAL, "storagebench: not an object");
 		if (json_object_get(sbx, "interval_ms") &&
 		    get_num(sbx, "storagebench", "interval_ms", &ims, err, errlen) == 0 && ims > 0)
 			interval_s = ims / 1000.0;
 	}
-	for (int d = 0; d < 3; d++) {
-		const json_t *dj = json_object_get(job, dn[d]);
-		double ios = 0;
-		char path[64];
-		snprintf(path, sizeof(path), "%s", dn[d]);
-		if (!dj) {
-			if (d == 2)
-				continue; /* older output without sync */
-			fail(err, errlen, "%s: missing", dn[d]);
-			goto out;
-		}
-		if (!json_is_object(dj)) {
-			fail(err, errlen, "%s: not an object", dn[d]);
-			goto out;
-		}
-		if (get_num(dj, path, "total_ios", &ios, err, errlen))
-			goto out;
-		if (d == 2) {
-			/* fio counts fdatasyncs only in sync.lat_ns.N */
-			const json_t *sn = json_object_get(json_object_get(dj, "lat_ns"), "N");
-			if (json_is_integer(sn) && (double)json_integer_value(sn) > ios)
-				ios = (double)json_integer_value(sn);
-		}
-		if (ios == 0)
-			continue;
-		const json_t *xd = sbx ? json_object_get(sbx, dn[d]) : NULL;
-		if (xd && json_object_get(xd, "clat_hist")) {
-			char hp[64];
-			snprintf(hp, sizeof(hp), "storagebench.%s.clat_hist", dn[d]);
-			if (hist_from_json(json_object_get(xd, "clat_hist"), &h[d], hp, err,
-					   errlen))
-				goto out;
-		}
-		const json_t *lat = json_object_get(dj, "lat_ns");
-		if (!json_is_object(lat)) {
-			fail(err, errlen, "%s.lat_ns: missing or not an object", dn[d]);
-			goto out;
-		}
-		char lp[64];
-		snprintf(lp, sizeof(lp), "%s.lat_ns", dn[d]);
-		if (d == 2) {
-			if (get_num(lat, lp, "mean", &vals[M_SYNC_LAT], err, errlen))
-				goto out;
-			have[M_SYNC_LAT] = true;
-			uint64_t p99;
-			const double pl = 99.0;
-			if (h[2].n && sb_hist_percentiles(&h[2], &pl, 1, &p99) == 0) {
-				vals[M_SYNC_P99] = (double)p99;
-				have[M_SYNC_P99] = true;
-			}
-			continue;
-		}
-		int base = d == 0 ? M_READ_IOPS : M_WRITE_IOPS;
-		if (get_num(dj, path, "iops", &vals[base], err, errlen) ||
-		    get_num(dj, path, "bw_bytes", &vals[base + 1], err, errlen) ||
-		    get_num(lat, lp, "mean", &vals[base + 2], err, errlen))
-			goto out;
-		/* a result that says runtime 0 for a direction that did I/O (a runner
-		 * before fio's rule, lib/fiotime.h): its rate over fio's 1 ms */
-		const json_t *rt = json_object_get(dj, "runtime");
-		double bytes = 0;
-		if (json_is_integer(rt) && json_integer_value(rt) == 0 && vals[base] == 0 &&
-		    vals[base + 1] == 0) {
-			uint64_t ms = sb_fio_runtime_ms(0, (uint64_t)ios);
-			if (get_num(dj, path, "io_bytes", &bytes, err, errlen))
-				goto out;
-			vals[base] = sb_fio_rate(ios, ms);
-			vals[base + 1] = sb_fio_rate(bytes, ms);
-		}
-		have[base] = have[base + 1] = true;
-		/* a run with gtod_reduce measures no latency: N is 0 */
-		const json_t *ln = json_object_get(lat, "N");
-		have[base + 2] = !json_is_integer(ln) || json_integer_value(ln) > 0;
-		const double pl[3] = {50.0, 99.0, 99.9};
-		uint64_t pv[3];
-		if (h[d].n && sb_hist_percentiles(&h[d], pl, 3, pv) == 0) {
-			for (int k = 0; k < 3; k++) {
-				vals[base + 3 + k] = (double)pv[k];
-				have[base + 3 + k] = true;
-			}
-		} else {
-			const json_t *pc =
-				json_object_get(json_object_get(dj, "clat_ns"), "percentile");
-			static const char *const keys[3] = {"50.000000", "99.000000", "99.900000"};
-			for (int k = 0; pc && k < 3; k++) {
-				const json_t *v = json_object_get(pc, keys[k]);
-				if (json_is_number(v)) {
-					vals[base + 3 + k] = json_number_value(v);
-					have[base + 3 + k] = true;
-				}
-			}
-		}
-		static const char *const sers[2] = {"ios_series", "bytes_series"};
-		for (int k = 0; xd && k < 2; k++) {
-			const json_t *ser = json_object_get(xd, sers[k]);
-			struct dvec *dst = k ? &secs_bw[d] : &secs[d];
-			size_t i;
-			const json_t *v;
-			if (!ser)
-				continue;
-			if (!json_is_array(ser)) {
-				fail(err, errlen, "storagebench.%s.%s: not an array", dn[d],
-				     sers[k]);
-				goto out;
-			}
-			json_array_foreach(ser, i, v)
-			{
-				if (!json_is_integer(v) || json_integer_value(v) < 0) {
-					fail(err, errlen, "storagebench.%s.%s[%zu]: not a count",
-					     dn[d], sers[k], i);
-					goto out;
-				}
-				double rate = (double)json_integer_value(v) / interval_s;
-				if (!isfinite(rate)) {
-					fail(err, errlen,
-					     "storagebench.%s.%s[%zu]: %lld per %g ms is not a "
-					     "finite rate (storagebench.interval_ms out of range)",
-					     dn[d], sers[k], i, (long long)json_integer_value(v),
-					     interval_s * 1000.0);
-					goto out;
-				}
-				if (dvec_push(dst, rate)) {
-					ret = -ENOMEM;
-					goto out;
-				}
-			}
-		}
-	}
+	for (int d = 0; d < 3; d++)
+		if ((ret = dir_from_json(job, sbx, interval_s, d, jv, err, errlen)) != 0)
+			return ret;
+	if (steady_from_json(job, jv->vals, jv->have, err, errlen))
+		return -EINVAL;
+	if ((ret = ttfb_from_json(job, jv->vals, jv->have, err, errlen)) != 0 ||
+	    (ret = s3_errors_from_json(job, jv->vals, jv->have, &jv->by_status, err, errlen)) != 0)
+		return ret == -ENOMEM ? ret : -EINVAL;
+	return 0;
+}
 
-	if (steady_from_json(job, vals, have, err, errlen))
-		goto out;
-	if ((ret = ttfb_from_json(job, vals, have, err, errlen)) != 0 ||
-	    (ret = s3_errors_from_json(job, vals, have, &by_status, err, errlen)) != 0) {
-		if (ret != -ENOMEM)
-			ret = -EINVAL;
-		goto out;
+/* Adds iteration's values jv to cell c. 0 or -ENOMEM. */
+static int cell_add_vals(struct cell *c, unsigned iteration, const struct job_vals *jv)
+{
+	if (c->niters == c->citers) {
+		size_t cap = c->citers ? c->citers * 2 : 8;
+		unsigned *it = realloc(c->iters, cap * sizeof(*it));
+		if (!it)
+			return -ENOMEM;
+		c->iters = it;
+		c->citers = cap;
 	}
+	c->iters[c->niters++] = iteration;
+	for (int m = 0; m < M_COUNT; m++)
+		if (jv->have[m] && dvec_push(&c->m[m], jv->vals[m]))
+			return -ENOMEM;
+	if (status_add(&c->errors_by_status, jv->by_status))
+		return -ENOMEM;
+	for (int d = 0; d < 3; d++)
+		sb_hist_merge(&c->hist[d], &jv->h[d]);
+	for (int d = 0; d < 2; d++) {
+		for (size_t i = 0; i < jv->secs[d].n; i++)
+			if (dvec_push(&c->secs[d], jv->secs[d].v[i]))
+				return -ENOMEM;
+		for (size_t i = 0; i < jv->secs_bw[d].n; i++)
+			if (dvec_push(&c->secs_bw[d], jv->secs_bw[d].v[i]))
+				return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The job's description in c: rw, bs, iodepth, numjobs, fsync and the engine that ran. */
+static void cell_describe(struct cell *c, const json_t *job)
+{
+	const char *s;
+	if ((s = opt_str(job, "rw")) || (s = opt_str(job, "readwrite")))
+		snprintf(c->rw, sizeof(c->rw), "%s", s);
+	if ((s = opt_str(job, "bs")) || (s = opt_str(job, "blocksize")))
+		snprintf(c->bs, sizeof(c->bs), "%s", s);
+	if ((s = opt_str(job, "iodepth")))
+		c->iodepth = (unsigned)strtoul(s, NULL, 10);
+	if ((s = opt_str(job, "numjobs")))
+		c->numjobs = (unsigned)strtoul(s, NULL, 10);
+	if ((s = opt_str(job, "fsync")) || (s = opt_str(job, "fdatasync")))
+		c->fsync = (unsigned)strtoul(s, NULL, 10);
+	const json_t *eng = json_object_get(json_object_get(job, "engine"), "ran");
+	if (json_is_string(eng))
+		snprintf(c->engine, sizeof(c->engine), "%s", json_string_value(eng));
+}
+
+int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const json_t *job,
+	       char *err, size_t errlen)
+{
+	const json_t *jn = json_object_get(job, "jobname");
+	struct job_vals jv = {0};
+	int ret;
+
+	if (!json_is_object(job))
+		return sb_errf(err, errlen, -EINVAL, "job: not an object");
+	if (!json_is_string(jn) || !json_string_value(jn)[0])
+		return sb_errf(err, errlen, -EINVAL, "jobname: missing or not a string");
+	const char *wl = json_string_value(jn);
+	struct sb_hist *h = calloc(3, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	jv.h = h;
+	ret = job_vals_from_json(job, &jv, err, errlen);
+	if (ret)
+		goto out;
 	if (a->n >= SB_AGG_MAX_CELLS && !cell_find(a, target, wl)) {
-		fail(err, errlen,
-		     "jobname '%.64s': more than %d target x workload results in one report", wl,
-		     SB_AGG_MAX_CELLS);
+		sb_errf(err, errlen, -EINVAL,
+			"jobname '%.64s': more than %d target x workload results in one report", wl,
+			SB_AGG_MAX_CELLS);
 		ret = -E2BIG;
 		goto out;
 	}
@@ -555,62 +629,16 @@ int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const j
 			goto out;
 		}
 	}
-	if (c->niters == c->citers) {
-		size_t cap = c->citers ? c->citers * 2 : 8;
-		unsigned *it = realloc(c->iters, cap * sizeof(*it));
-		if (!it) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		c->iters = it;
-		c->citers = cap;
-	}
-	c->iters[c->niters++] = iteration;
-	for (int m = 0; m < M_COUNT; m++)
-		if (have[m] && dvec_push(&c->m[m], vals[m])) {
-			ret = -ENOMEM;
-			goto out;
-		}
-	if (status_add(&c->errors_by_status, by_status)) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (int d = 0; d < 3; d++)
-		sb_hist_merge(&c->hist[d], &h[d]);
-	for (int d = 0; d < 2; d++) {
-		for (size_t i = 0; i < secs[d].n; i++)
-			if (dvec_push(&c->secs[d], secs[d].v[i])) {
-				ret = -ENOMEM;
-				goto out;
-			}
-		for (size_t i = 0; i < secs_bw[d].n; i++)
-			if (dvec_push(&c->secs_bw[d], secs_bw[d].v[i])) {
-				ret = -ENOMEM;
-				goto out;
-			}
-	}
-	const char *s;
-	if ((s = opt_str(job, "rw")) || (s = opt_str(job, "readwrite")))
-		snprintf(c->rw, sizeof(c->rw), "%s", s);
-	if ((s = opt_str(job, "bs")) || (s = opt_str(job, "blocksize")))
-		snprintf(c->bs, sizeof(c->bs), "%s", s);
-	if ((s = opt_str(job, "iodepth")))
-		c->iodepth = (unsigned)strtoul(s, NULL, 10);
-	if ((s = opt_str(job, "numjobs")))
-		c->numjobs = (unsigned)strtoul(s, NULL, 10);
-	if ((s = opt_str(job, "fsync")) || (s = opt_str(job, "fdatasync")))
-		c->fsync = (unsigned)strtoul(s, NULL, 10);
-	const json_t *eng = json_object_get(json_object_get(job, "engine"), "ran");
-	if (json_is_string(eng))
-		snprintf(c->engine, sizeof(c->engine), "%s", json_string_value(eng));
-	ret = 0;
+	ret = cell_add_vals(c, iteration, &jv);
+	if (!ret)
+		cell_describe(c, job);
 out:
-	json_decref(by_status);
+	json_decref(jv.by_status);
 	free(h);
-	free(secs[0].v);
-	free(secs[1].v);
-	free(secs_bw[0].v);
-	free(secs_bw[1].v);
+	for (int d = 0; d < 2; d++) {
+		free(jv.secs[d].v);
+		free(jv.secs_bw[d].v);
+	}
 	return ret;
 }
 
@@ -660,10 +688,10 @@ static int summary_finite(const struct sb_summary *s, const char *target, const 
 	static const char *const names[] = {"mean", "stddev", "min", "max", "median", "cv"};
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 		if (!isfinite(v[i]))
-			return fail(err, errlen,
-				    "%s/%s: %s: the %s is %g: the results' values are out of "
-				    "range",
-				    target, workload, metric, names[i], v[i]);
+			return sb_errf(err, errlen, -EINVAL,
+				       "%s/%s: %s: the %s is %g: the results' values are out of "
+				       "range",
+				       target, workload, metric, names[i], v[i]);
 	return 0;
 }
 

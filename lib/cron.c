@@ -10,10 +10,10 @@
  * overlap are seen twice (run twice): CronJob's behaviour.
  */
 #include "cron.h"
+#include "errfmt.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -38,18 +38,6 @@ static const struct field fields[F_N] = {
 	{"day-of-week", 0, 7, dow_names},
 };
 
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	if (!err || !errlen)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 /*
  * A value of field f at s[0..n): digits or a name. 0 or -EINVAL (message
  * written).
@@ -58,24 +46,24 @@ static int parse_value(const struct field *f, const char *s, size_t n, unsigned 
 		       size_t errlen)
 {
 	if (n == 0) {
-		seterr(err, errlen, "%s: a value is missing", f->name);
+		sb_errf(err, errlen, 0, "%s: a value is missing", f->name);
 		return -EINVAL;
 	}
 	if (isdigit((unsigned char)s[0])) {
 		unsigned long v = 0;
 		for (size_t i = 0; i < n; i++) {
 			if (!isdigit((unsigned char)s[i])) {
-				seterr(err, errlen, "%s: '%.*s' is not a number", f->name, (int)n,
-				       s);
+				sb_errf(err, errlen, 0, "%s: '%.*s' is not a number", f->name,
+					(int)n, s);
 				return -EINVAL;
 			}
 			if (v < 1000000)
 				v = v * 10 + (unsigned)(s[i] - '0');
 		}
 		if (v < f->lo || v > f->hi) {
-			seterr(err, errlen, "%s: '%.*s' is %s the %s %u", f->name, (int)n, s,
-			       v < f->lo ? "below" : "above", v < f->lo ? "minimum" : "maximum",
-			       v < f->lo ? f->lo : f->hi);
+			sb_errf(err, errlen, 0, "%s: '%.*s' is %s the %s %u", f->name, (int)n, s,
+				v < f->lo ? "below" : "above", v < f->lo ? "minimum" : "maximum",
+				v < f->lo ? f->lo : f->hi);
 			return -EINVAL;
 		}
 		*out = (unsigned)v;
@@ -90,11 +78,11 @@ static int parse_value(const struct field *f, const char *s, size_t n, unsigned 
 			}
 	}
 	if (f->names)
-		seterr(err, errlen, "%s: '%.*s' is neither a number nor a %s name", f->name,
-		       (int)(n > 32 ? 32 : n), s, f == &fields[F_MON] ? "month" : "day");
+		sb_errf(err, errlen, 0, "%s: '%.*s' is neither a number nor a %s name", f->name,
+			(int)(n > 32 ? 32 : n), s, f == &fields[F_MON] ? "month" : "day");
 	else
-		seterr(err, errlen, "%s: '%.*s' is not a number", f->name, (int)(n > 32 ? 32 : n),
-		       s);
+		sb_errf(err, errlen, 0, "%s: '%.*s' is not a number", f->name,
+			(int)(n > 32 ? 32 : n), s);
 	return -EINVAL;
 }
 
@@ -123,9 +111,9 @@ static int parse_element(const struct field *f, const char *s, size_t n, uint64_
 			if (r)
 				return r;
 			if (lo > hi) {
-				seterr(err, errlen,
-				       "%s: range '%.*s' runs backwards (start after end)", f->name,
-				       (int)rn, s);
+				sb_errf(err, errlen, 0,
+					"%s: range '%.*s' runs backwards (start after end)",
+					f->name, (int)rn, s);
 				return -EINVAL;
 			}
 		} else {
@@ -143,28 +131,28 @@ static int parse_element(const struct field *f, const char *s, size_t n, uint64_
 		size_t sn = n - rn - 1;
 		unsigned long v = 0;
 		if (sn == 0) {
-			seterr(err, errlen, "%s: step missing after '/' in '%.*s'", f->name, (int)n,
-			       s);
+			sb_errf(err, errlen, 0, "%s: step missing after '/' in '%.*s'", f->name,
+				(int)n, s);
 			return -EINVAL;
 		}
 		for (size_t i = 0; i < sn; i++) {
 			if (!isdigit((unsigned char)st[i])) {
-				seterr(err, errlen, "%s: step '%.*s' is not a number", f->name,
-				       (int)sn, st);
+				sb_errf(err, errlen, 0, "%s: step '%.*s' is not a number", f->name,
+					(int)sn, st);
 				return -EINVAL;
 			}
 			if (v < 1000000)
 				v = v * 10 + (unsigned)(st[i] - '0');
 		}
 		if (v == 0) {
-			seterr(err, errlen, "%s: step 0 in '%.*s' (a step must be at least 1)",
-			       f->name, (int)n, s);
+			sb_errf(err, errlen, 0, "%s: step 0 in '%.*s' (a step must be at least 1)",
+				f->name, (int)n, s);
 			return -EINVAL;
 		}
 		if (v > f->hi) {
-			seterr(err, errlen,
-			       "%s: step %lu in '%.*s' is larger than the field (%u-%u)", f->name,
-			       v, (int)n, s, f->lo, f->hi);
+			sb_errf(err, errlen, 0,
+				"%s: step %lu in '%.*s' is larger than the field (%u-%u)", f->name,
+				v, (int)n, s, f->lo, f->hi);
 			return -EINVAL;
 		}
 		step = (unsigned)v;
@@ -188,7 +176,8 @@ static int parse_field(int fi, const char *s, size_t n, uint64_t *bits, bool *st
 		if (i < n && s[i] != ',')
 			continue;
 		if (i == start) {
-			seterr(err, errlen, "%s: empty element in list '%.*s'", f->name, (int)n, s);
+			sb_errf(err, errlen, 0, "%s: empty element in list '%.*s'", f->name, (int)n,
+				s);
 			return -EINVAL;
 		}
 		int r = parse_element(f, s + start, i - start, bits, star, err, errlen);
@@ -225,7 +214,7 @@ int sb_cron_parse(const char *expr, struct sb_cron *out, char *err, size_t errle
 {
 	memset(out, 0, sizeof(*out));
 	if (!expr) {
-		seterr(err, errlen, "the expression is empty");
+		sb_errf(err, errlen, 0, "the expression is empty");
 		return -EINVAL;
 	}
 	while (*expr == ' ' || *expr == '\t')
@@ -234,11 +223,12 @@ int sb_cron_parse(const char *expr, struct sb_cron *out, char *err, size_t errle
 	while (len && (expr[len - 1] == ' ' || expr[len - 1] == '\t'))
 		len--;
 	if (len == 0) {
-		seterr(err, errlen, "the expression is empty");
+		sb_errf(err, errlen, 0, "the expression is empty");
 		return -EINVAL;
 	}
 	if (len > CRON_EXPR_MAX) {
-		seterr(err, errlen, "the expression is longer than %d characters", CRON_EXPR_MAX);
+		sb_errf(err, errlen, 0, "the expression is longer than %d characters",
+			CRON_EXPR_MAX);
 		return -EINVAL;
 	}
 	if (expr[0] == '@') {
@@ -246,16 +236,16 @@ int sb_cron_parse(const char *expr, struct sb_cron *out, char *err, size_t errle
 			if (strlen(macros[i].name) == len &&
 			    strncasecmp(expr, macros[i].name, len) == 0)
 				return sb_cron_parse(macros[i].expr, out, err, errlen);
-		seterr(err, errlen,
-		       "unknown macro '%.*s' (expected @yearly, @annually, @monthly, @weekly, "
-		       "@daily, @midnight or @hourly)",
-		       (int)(len > 32 ? 32 : len), expr);
+		sb_errf(err, errlen, 0,
+			"unknown macro '%.*s' (expected @yearly, @annually, @monthly, @weekly, "
+			"@daily, @midnight or @hourly)",
+			(int)(len > 32 ? 32 : len), expr);
 		return -EINVAL;
 	}
 	if (strncmp(expr, "TZ=", 3) == 0 || strncmp(expr, "CRON_TZ=", 8) == 0) {
-		seterr(err, errlen,
-		       "a time zone inside the expression is not supported (use the "
-		       "timeZone field)");
+		sb_errf(err, errlen, 0,
+			"a time zone inside the expression is not supported (use the "
+			"timeZone field)");
 		return -EINVAL;
 	}
 	/* split into fields on runs of blanks */
@@ -278,9 +268,9 @@ int sb_cron_parse(const char *expr, struct sb_cron *out, char *err, size_t errle
 		i = j;
 	}
 	if (nf != F_N) {
-		seterr(err, errlen,
-		       "expected 5 fields (minute hour day-of-month month day-of-week), got %d",
-		       nf);
+		sb_errf(err, errlen, 0,
+			"expected 5 fields (minute hour day-of-month month day-of-week), got %d",
+			nf);
 		return -EINVAL;
 	}
 	uint64_t bits[F_N];
@@ -301,10 +291,10 @@ int sb_cron_parse(const char *expr, struct sb_cron *out, char *err, size_t errle
 	out->dow_star = star[F_DOW];
 	/* a day-of-month that no allowed month has, with nothing else to match */
 	if ((out->dow_star || out->dom_star) && !dom_possible(out)) {
-		seterr(err, errlen,
-		       "day-of-month: '%.*s' never occurs in the months allowed by the month "
-		       "field ('%.*s')",
-		       (int)fl[F_DOM], fs[F_DOM], (int)fl[F_MON], fs[F_MON]);
+		sb_errf(err, errlen, 0,
+			"day-of-month: '%.*s' never occurs in the months allowed by the month "
+			"field ('%.*s')",
+			(int)fl[F_DOM], fs[F_DOM], (int)fl[F_MON], fs[F_MON]);
 		memset(out, 0, sizeof(*out));
 		return -EINVAL;
 	}

@@ -1,25 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 #include "merge.h"
+#include "errfmt.h"
 
 #include "hist.h"
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -49,8 +39,8 @@ static int num(const json_t *o, const char *key, double *out, size_t pod, const 
 	if (!v)
 		return 0;
 	if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0)
-		return fail(err, errlen, "pod %zu: %s.%s: not a non-negative number", pod, path,
-			    key);
+		return sb_errf(err, errlen, -EINVAL, "pod %zu: %s.%s: not a non-negative number",
+			       pod, path, key);
 	*out = json_number_value(v);
 	return 0;
 }
@@ -62,15 +52,16 @@ static int hist_add_json(const json_t *a, struct sb_hist *h, size_t pod, const c
 	size_t i;
 	const json_t *pair;
 	if (!json_is_array(a))
-		return fail(err, errlen, "pod %zu: %s: not an array", pod, path);
+		return sb_errf(err, errlen, -EINVAL, "pod %zu: %s: not an array", pod, path);
 	json_array_foreach(a, i, pair)
 	{
 		const json_t *b = json_array_get(pair, 0), *c = json_array_get(pair, 1);
 		if (json_array_size(pair) != 2 || !json_is_integer(b) || !json_is_integer(c) ||
 		    json_integer_value(b) < 0 || json_integer_value(b) >= (json_int_t)SB_HIST_NR ||
 		    json_integer_value(c) < 0)
-			return fail(err, errlen, "pod %zu: %s[%zu]: not a [bucket, count] pair",
-				    pod, path, i);
+			return sb_errf(err, errlen, -EINVAL,
+				       "pod %zu: %s[%zu]: not a [bucket, count] pair", pod, path,
+				       i);
 		h->bucket[json_integer_value(b)] += (uint64_t)json_integer_value(c);
 		h->n += (uint64_t)json_integer_value(c);
 	}
@@ -164,7 +155,7 @@ static int merge_lat(json_t *dst, const json_t *const *jobs, size_t n, const cha
 		if (!l)
 			continue;
 		if (!json_is_object(l))
-			return fail(err, errlen, "pod %zu: %s: not an object", p, path);
+			return sb_errf(err, errlen, -EINVAL, "pod %zu: %s: not an object", p, path);
 		if (num(l, "mean", &mean, p, path, err, errlen) ||
 		    num(l, "N", &nn, p, path, err, errlen) ||
 		    num(l, "min", &lo, p, path, err, errlen) ||
@@ -208,7 +199,7 @@ static int merge_dir(json_t *out, const json_t *const *jobs, size_t n, const cha
 		const json_t *pd = json_object_get(jobs[p], dn);
 		double v;
 		if (pd && !json_is_object(pd)) {
-			ret = fail(err, errlen, "pod %zu: %s: not an object", p, dn);
+			ret = sb_errf(err, errlen, -EINVAL, "pod %zu: %s: not an object", p, dn);
 			goto out;
 		}
 		if (num(pd, "total_ios", &v, p, dn, err, errlen))
@@ -313,19 +304,22 @@ int sb_merge_jobs(const json_t *const *jobs, size_t n, json_t **out, char *err, 
 
 	*out = NULL;
 	if (!n)
-		return fail(err, errlen, "no results to merge");
+		return sb_errf(err, errlen, -EINVAL, "no results to merge");
 	for (size_t p = 0; p < n; p++) {
 		const json_t *jn = json_object_get(jobs[p], "jobname");
 		if (!json_is_object(jobs[p]) || !json_is_string(jn))
-			return fail(err, errlen, "pod %zu: jobname: missing or not a string", p);
+			return sb_errf(err, errlen, -EINVAL,
+				       "pod %zu: jobname: missing or not a string", p);
 		if (strcmp(json_string_value(jn),
 			   json_string_value(json_object_get(jobs[0], "jobname"))))
-			return fail(err, errlen, "pod %zu: jobname: '%s', not '%s' as pod 0's", p,
-				    json_string_value(jn),
-				    json_string_value(json_object_get(jobs[0], "jobname")));
+			return sb_errf(err, errlen, -EINVAL,
+				       "pod %zu: jobname: '%s', not '%s' as pod 0's", p,
+				       json_string_value(jn),
+				       json_string_value(json_object_get(jobs[0], "jobname")));
 		const json_t *sb = json_object_get(jobs[p], "storagebench");
 		if (sb && !json_is_object(sb))
-			return fail(err, errlen, "pod %zu: storagebench: not an object", p);
+			return sb_errf(err, errlen, -EINVAL, "pod %zu: storagebench: not an object",
+				       p);
 	}
 	o = json_deep_copy(jobs[0]);
 	info = json_pack("{s:I}", "pods", (json_int_t)n);

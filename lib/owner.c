@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "owner.h"
+#include "errfmt.h"
 #include "jsonobj.h"
 
 #include "labels.h"
@@ -7,21 +8,9 @@
 #include "sign.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-
-static void say(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void say(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	if (!why || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-}
 
 enum sb_owner_verdict sb_owner_check(const json_t *obj, const char *run, const char *uid, char *why,
 				     size_t whylen)
@@ -33,7 +22,7 @@ enum sb_owner_verdict sb_owner_check(const json_t *obj, const char *run, const c
 	bool stale = false;
 	char first[256] = "";
 
-	say(why, whylen, "no ownerReference");
+	sb_errf(why, whylen, 0, "no ownerReference");
 	json_array_foreach(refs, i, r)
 	{
 		const char *u = jstr(r, "uid"), *k = jstr(r, "kind"), *n = jstr(r, "name");
@@ -41,9 +30,9 @@ enum sb_owner_verdict sb_owner_check(const json_t *obj, const char *run, const c
 		bool run_kind = k && !strcmp(k, SB_KIND) && av &&
 				!strncmp(av, SB_API_GROUP "/", strlen(SB_API_GROUP "/"));
 		if (run_kind && u && uid && *uid && !strcmp(u, uid)) {
-			say(why, whylen, "owned by this run");
+			sb_errf(why, whylen, 0, "owned by this run");
 			if (jstr(md, "deletionTimestamp")) {
-				say(why, whylen, "being deleted");
+				sb_errf(why, whylen, 0, "being deleted");
 				return SB_OWNER_DELETING;
 			}
 			return SB_OWNER_OURS;
@@ -55,9 +44,9 @@ enum sb_owner_verdict sb_owner_check(const json_t *obj, const char *run, const c
 				 n ? n : "(no name)", u ? u : "(none)");
 	}
 	if (first[0])
-		say(why, whylen, "%s", first);
+		sb_errf(why, whylen, 0, "%s", first);
 	if (jstr(md, "deletionTimestamp")) {
-		say(why, whylen, "being deleted");
+		sb_errf(why, whylen, 0, "being deleted");
 		return SB_OWNER_DELETING;
 	}
 	return stale ? SB_OWNER_STALE : SB_OWNER_FOREIGN;
@@ -82,7 +71,7 @@ static int label_is(const json_t *cm, const char *key, const char *want, char *w
 {
 	const char *v = jstr(json_object_get(json_object_get(cm, "metadata"), "labels"), key);
 	if (!v || strcmp(v, want)) {
-		say(why, len, "label %s: '%s', not '%s'", key, v ? v : "(missing)", want);
+		sb_errf(why, len, 0, "label %s: '%s', not '%s'", key, v ? v : "(missing)", want);
 		return -EINVAL;
 	}
 	return 0;
@@ -98,7 +87,7 @@ int sb_result_check(const json_t *cm, const struct sb_result_want *w, json_t **d
 	if (doc)
 		*doc = NULL;
 	if (!json_is_object(cm) || !w || !w->run || !w->uid || !w->cls) {
-		say(why, whylen, "not an object");
+		sb_errf(why, whylen, 0, "not an object");
 		return -EINVAL;
 	}
 	if (sb_name_label(run_label, sizeof(run_label), w->run) ||
@@ -106,12 +95,12 @@ int sb_result_check(const json_t *cm, const struct sb_result_want *w, json_t **d
 		return -EINVAL;
 	snprintf(itb, sizeof(itb), "%u", w->iteration);
 	if (w->ns && (!ns || strcmp(ns, w->ns))) {
-		say(why, whylen, "namespace '%s', not '%s'", ns ? ns : "(none)", w->ns);
+		sb_errf(why, whylen, 0, "namespace '%s', not '%s'", ns ? ns : "(none)", w->ns);
 		return -EINVAL;
 	}
 	enum sb_owner_verdict v = sb_owner_check(cm, w->run, w->uid, owner, sizeof(owner));
 	if (v != SB_OWNER_OURS) {
-		say(why, whylen, "not a result of this run (%s)", owner);
+		sb_errf(why, whylen, 0, "not a result of this run (%s)", owner);
 		return -EINVAL;
 	}
 	if (label_is(cm, SB_LABEL_COMPONENT, "result", why, whylen) ||
@@ -121,12 +110,12 @@ int sb_result_check(const json_t *cm, const struct sb_result_want *w, json_t **d
 		return -EINVAL;
 	const json_t *tv = json_object_get(json_object_get(cm, "data"), SB_RESULT_KEY);
 	if (!json_is_string(tv)) {
-		say(why, whylen, "data.%s: missing", SB_RESULT_KEY);
+		sb_errf(why, whylen, 0, "data.%s: missing", SB_RESULT_KEY);
 		return -EINVAL;
 	}
 	if (json_string_length(tv) > SB_RESULT_MAX_BYTES) {
-		say(why, whylen, "data.%s: %zu bytes, more than a runner writes (%d)",
-		    SB_RESULT_KEY, json_string_length(tv), SB_RESULT_MAX_BYTES);
+		sb_errf(why, whylen, 0, "data.%s: %zu bytes, more than a runner writes (%d)",
+			SB_RESULT_KEY, json_string_length(tv), SB_RESULT_MAX_BYTES);
 		return -EINVAL;
 	}
 	if (w->key) {
@@ -137,33 +126,33 @@ int sb_result_check(const json_t *cm, const struct sb_result_want *w, json_t **d
 						  json_string_length(tv), json_string_value(mv))
 				 : -ENOENT;
 		if (vr) {
-			say(why, whylen, "data.%s: %s", SB_RESULT_MAC_KEY,
-			    vr == -ENOENT    ? "missing (not signed by the run's runner)"
-			    : vr == -EBADMSG ? "does not match the result (forged or changed)"
-			    : vr == -EINVAL  ? "not 64 hex digits"
-					     : "cannot be checked");
+			sb_errf(why, whylen, 0, "data.%s: %s", SB_RESULT_MAC_KEY,
+				vr == -ENOENT	 ? "missing (not signed by the run's runner)"
+				: vr == -EBADMSG ? "does not match the result (forged or changed)"
+				: vr == -EINVAL	 ? "not 64 hex digits"
+						 : "cannot be checked");
 			return -EINVAL;
 		}
 	}
 	json_error_t je;
 	json_t *d = json_loadb(json_string_value(tv), json_string_length(tv), 0, &je);
 	if (!d) {
-		say(why, whylen, "data.%s: not JSON (%s at line %d)", SB_RESULT_KEY, je.text,
-		    je.line);
+		sb_errf(why, whylen, 0, "data.%s: not JSON (%s at line %d)", SB_RESULT_KEY, je.text,
+			je.line);
 		return -EINVAL;
 	}
 	int ret = 0;
 	const json_t *ctx = json_object_get(d, "context");
 	const json_t *cit = json_object_get(ctx, "iteration");
 	if (!json_is_object(d) || !json_is_array(json_object_get(d, "jobs"))) {
-		say(why, whylen, "data.%s: jobs: missing or not a list", SB_RESULT_KEY);
+		sb_errf(why, whylen, 0, "data.%s: jobs: missing or not a list", SB_RESULT_KEY);
 		ret = -EINVAL;
 	} else if (ctx &&
 		   (!json_is_object(ctx) || !jstr(ctx, "run") || strcmp(jstr(ctx, "run"), w->run) ||
 		    !jstr(ctx, "class") || strcmp(jstr(ctx, "class"), w->cls) ||
 		    !json_is_integer(cit) || json_integer_value(cit) != (json_int_t)w->iteration)) {
-		say(why, whylen, "data.%s: context: not run '%s', class '%s', iteration %u",
-		    SB_RESULT_KEY, w->run, w->cls, w->iteration);
+		sb_errf(why, whylen, 0, "data.%s: context: not run '%s', class '%s', iteration %u",
+			SB_RESULT_KEY, w->run, w->cls, w->iteration);
 		ret = -EINVAL;
 	}
 	if (ret || !doc)

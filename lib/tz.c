@@ -8,10 +8,10 @@
  * 64-bit block when there is one, the 32-bit block otherwise.
  */
 #include "tz.h"
+#include "errfmt.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,18 +49,6 @@ struct sb_tz {
 	bool has_rule;
 	struct posix_rule rule;
 };
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	if (!err || !errlen)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /* ---- civil calendar ---- */
 
@@ -496,13 +484,13 @@ int sb_tz_parse(const char *name, const unsigned char *buf, size_t len, struct s
 	*out = NULL;
 	struct sb_tz *tz = tz_alloc(name);
 	if (!tz) {
-		seterr(err, errlen, "time zone '%s': out of memory", name);
+		sb_errf(err, errlen, 0, "time zone '%s': out of memory", name);
 		return -ENOMEM;
 	}
 	const char *why = "out of memory";
 	int r = tz_parse(tz, buf, len, &why);
 	if (r) {
-		seterr(err, errlen, "time zone '%s': %s", name, why);
+		sb_errf(err, errlen, 0, "time zone '%s': %s", name, why);
 		sb_tz_free(tz);
 		return r;
 	}
@@ -589,7 +577,7 @@ int sb_tz_load(const char *name, const char *dir, struct sb_tz **out, char *err,
 	if (!*name || strcmp(name, "UTC") == 0) {
 		struct sb_tz *tz = tz_alloc(*name ? name : "UTC");
 		if (!tz) {
-			seterr(err, errlen, "time zone '%s': out of memory", name);
+			sb_errf(err, errlen, 0, "time zone '%s': out of memory", name);
 			return -ENOMEM;
 		}
 		tz->has_rule = true; /* the rule "UTC0": offset 0, no changes */
@@ -597,32 +585,33 @@ int sb_tz_load(const char *name, const char *dir, struct sb_tz **out, char *err,
 		return 0;
 	}
 	if (!name_ok(name)) {
-		seterr(err, errlen,
-		       "time zone '%.64s': not a zone name (expected an IANA name like "
-		       "'Europe/Berlin')",
-		       name);
+		sb_errf(err, errlen, 0,
+			"time zone '%.64s': not a zone name (expected an IANA name like "
+			"'Europe/Berlin')",
+			name);
 		return -EINVAL;
 	}
 	if (!dir)
 		dir = SB_TZ_DIR_DEFAULT;
 	char path[4096];
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path)) {
-		seterr(err, errlen, "time zone '%s': path too long", name);
+		sb_errf(err, errlen, 0, "time zone '%s': path too long", name);
 		return -ENAMETOOLONG;
 	}
 	unsigned char *buf = NULL;
 	size_t len = 0;
 	int r = read_file(path, &buf, &len);
 	if (r == -ENOENT || r == -ENOTDIR) {
-		seterr(err, errlen, "time zone '%s': unknown zone (no file %s)", name, path);
+		sb_errf(err, errlen, 0, "time zone '%s': unknown zone (no file %s)", name, path);
 		return -ENOENT;
 	}
 	if (r == -EINVAL) {
-		seterr(err, errlen, "time zone '%s': %s is not a zone file", name, path);
+		sb_errf(err, errlen, 0, "time zone '%s': %s is not a zone file", name, path);
 		return r;
 	}
 	if (r) {
-		seterr(err, errlen, "time zone '%s': cannot read %s: %s", name, path, strerror(-r));
+		sb_errf(err, errlen, 0, "time zone '%s': cannot read %s: %s", name, path,
+			strerror(-r));
 		return r;
 	}
 	r = sb_tz_parse(name, buf, len, out, err, errlen);

@@ -33,10 +33,97 @@ static bool only_space(const char *s)
 	return *s == '\0';
 }
 
+/*
+ * A decimal number as written: digits with an optional fraction, then an
+ * optional exponent ("1.5e3"). The value is the digits of [start, stop)
+ * (the point skipped) times 10^(exp - digits after the point).
+ */
+struct decimal {
+	const char *start, *stop;
+	long exp;
+};
+
+/* Scans the leading decimal number of s (after spaces); *end after it. 0 or -EINVAL. */
+static int scan_decimal(const char *s, struct decimal *d, const char **end)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	const char *p = s;
+	size_t ndigits = 0;
+	for (; isdigit((unsigned char)*p); p++)
+		ndigits++;
+	if (*p == '.')
+		for (p++; isdigit((unsigned char)*p); p++)
+			ndigits++;
+	if (!ndigits)
+		return -EINVAL;
+	d->start = s;
+	d->stop = p;
+	d->exp = 0;
+	if (*p == 'e' || *p == 'E') {
+		const char *q = p + 1;
+		long sign = *q == '-' ? -1 : 1;
+		if (*q == '+' || *q == '-')
+			q++;
+		if (isdigit((unsigned char)*q)) {
+			long x = 0;
+			for (; isdigit((unsigned char)*q); q++)
+				if (x < 100000)
+					x = x * 10 + (*q - '0');
+			d->exp = sign * x;
+			p = q;
+		}
+	}
+	*end = p;
+	return 0;
+}
+
+/*
+ * d times 10^scale, exactly (no double in between): 0, -EINVAL when it is
+ * not a whole number, -ERANGE when it is 2^64 or more.
+ */
+static int decimal_u64(const struct decimal *d, long scale, uint64_t *out)
+{
+	const char *first = d->start, *last = d->stop;
+	const char *dot = memchr(first, '.', (size_t)(last - first));
+	long exp = d->exp + scale - (dot ? (long)(last - dot - 1) : 0);
+	/* significant digits only: a trailing zero dropped raises the power */
+	while (first < last && (*first == '0' || *first == '.'))
+		first++;
+	for (; last > first && (last[-1] == '0' || last[-1] == '.'); last--)
+		if (last[-1] == '0')
+			exp++;
+	if (first == last) {
+		*out = 0;
+		return 0;
+	}
+	if (exp < 0)
+		return -EINVAL; /* the last significant digit is below the units */
+	if (exp > 20)
+		return -ERANGE;
+	uint64_t v = 0;
+	for (const char *p = first; p < last; p++) {
+		if (*p == '.')
+			continue;
+		unsigned dig = (unsigned)(*p - '0');
+		if (v > (UINT64_MAX - dig) / 10)
+			return -ERANGE;
+		v = v * 10 + dig;
+	}
+	for (; exp > 0; exp--) {
+		if (v > UINT64_MAX / 10)
+			return -ERANGE;
+		v *= 10;
+	}
+	*out = v;
+	return 0;
+}
+
 int sb_parse_size(const char *s, unsigned kb_base, uint64_t *out)
 {
 	const char *p;
 	double v, mult = 1.0;
+	uint64_t imult = 1;
 	int ret;
 
 	if (!s)
@@ -44,6 +131,7 @@ int sb_parse_size(const char *s, unsigned kb_base, uint64_t *out)
 	ret = parse_number(s, &v, &p);
 	if (ret)
 		return ret;
+	const char *num_end = p;
 	if (kb_base != 1000)
 		kb_base = 1024;
 	int power = 0;
@@ -75,13 +163,25 @@ int sb_parse_size(const char *s, unsigned kb_base, uint64_t *out)
 		}
 		if (*p == 'b' || *p == 'B')
 			p++;
-		for (int i = 0; i < power; i++)
+		for (int i = 0; i < power; i++) {
 			mult *= base;
+			imult *= base;
+		}
 	} else if (*p == 'b' || *p == 'B') {
 		p++;
 	}
 	if (!only_space(p))
 		return -EINVAL;
+	/* a whole number of units is multiplied exactly (above 2^53 a double rounds) */
+	struct decimal d;
+	const char *e;
+	uint64_t whole;
+	if (!scan_decimal(s, &d, &e) && e == num_end && !decimal_u64(&d, 0, &whole)) {
+		if (whole > (uint64_t)INT64_MAX / imult)
+			return -ERANGE;
+		*out = whole * imult;
+		return 0;
+	}
 	double r = v * mult;
 	/* llround's long long ends at 2^63: beyond it, an error (not 2^63 exactly) */
 	if (!(r < 9223372036854775808.0))
@@ -152,36 +252,53 @@ int sb_parse_duration_us(const char *s, uint64_t default_unit_us, uint64_t *out_
 
 int sb_parse_u64(const char *s, uint64_t *out)
 {
+	struct decimal d;
 	const char *p;
-	double v;
+	long scale = 0;
 	int ret;
 
 	if (!s)
 		return -EINVAL;
-	ret = parse_number(s, &v, &p);
+	ret = scan_decimal(s, &d, &p);
 	if (ret)
 		return ret;
 	switch (tolower((unsigned char)*p)) {
 	case 'k':
-		v *= 1e3;
+		scale = 3;
 		p++;
 		break;
 	case 'm':
-		v *= 1e6;
+		scale = 6;
 		p++;
 		break;
 	case 'g':
-		v *= 1e9;
+		scale = 9;
 		p++;
 		break;
 	default:
 		break;
 	}
-	if (!only_space(p) || v != floor(v))
+	if (!only_space(p))
 		return -EINVAL;
-	if (v >= 18446744073709551616.0)
+	return decimal_u64(&d, scale, out);
+}
+
+int sb_parse_uint(const char *s, uint64_t max, uint64_t *out)
+{
+	struct decimal d = {s, s, 0};
+	if (!s)
+		return -EINVAL;
+	while (isdigit((unsigned char)*d.stop))
+		d.stop++;
+	if (d.stop == s || *d.stop)
+		return -EINVAL;
+	uint64_t v;
+	int ret = decimal_u64(&d, 0, &v);
+	if (ret)
+		return ret;
+	if (v > max)
 		return -ERANGE;
-	*out = (uint64_t)v;
+	*out = v;
 	return 0;
 }
 

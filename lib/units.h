@@ -35,10 +35,17 @@ int sb_parse_duration_us(const char *s, uint64_t default_unit_us, uint64_t *out_
 
 /*
  * Parses an unsigned integer with an optional k/m/g suffix (decimal: 1000)
- * the way fio reads counts like iodepth or rate_iops. Returns 0, -EINVAL,
- * -ERANGE.
+ * the way fio reads counts like iodepth or rate_iops ("10k", "1.5k", "1e3").
+ * Exact up to 2^64-1 (no double in between: a randseed above 2^53 is kept
+ * as written). Returns 0, -EINVAL (not a whole number), -ERANGE (2^64 or more).
  */
 int sb_parse_u64(const char *s, uint64_t *out);
+
+/*
+ * Parses a plain decimal integer (digits only: no sign, space or suffix)
+ * from 0 to max, exactly. Returns 0, -EINVAL, -ERANGE (above max).
+ */
+int sb_parse_uint(const char *s, uint64_t max, uint64_t *out);
 
 /*
  * Parses a Kubernetes storage quantity ("10Gi", "500M", "1.5Ti", "4096")

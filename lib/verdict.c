@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Regression verdicts from a comparison document. See verdict.h. */
 #include "verdict.h"
+#include "errfmt.h"
 #include "jsonobj.h"
 
 #include <errno.h>
@@ -9,18 +10,6 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-
-static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	if (err && len) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
 
 static json_t *num_or_null(const json_t *v)
 {
@@ -31,12 +20,13 @@ int sb_verdict(const json_t *cmp, double threshold_pct, json_t **out, char *err,
 {
 	*out = NULL;
 	if (!json_is_object(cmp))
-		return fail(err, errlen, "comparison: not an object");
+		return sb_errf(err, errlen, -EINVAL, "comparison: not an object");
 	const json_t *results = json_object_get(cmp, "results");
 	if (!json_is_array(results))
-		return fail(err, errlen, "comparison: results: not an array");
+		return sb_errf(err, errlen, -EINVAL, "comparison: results: not an array");
 	if (!isfinite(threshold_pct) || threshold_pct < 0)
-		return fail(err, errlen, "threshold: %g is not a percentage", threshold_pct);
+		return sb_errf(err, errlen, -EINVAL, "threshold: %g is not a percentage",
+			       threshold_pct);
 	json_t *reg = json_array(), *imp = json_array();
 	json_t *doc = json_pack("{s:f,s:f}", "threshold_pct", threshold_pct, "alpha", 0.05);
 	int ret = -ENOMEM;
@@ -55,7 +45,8 @@ int sb_verdict(const json_t *cmp, double threshold_pct, json_t **out, char *err,
 	{
 		const json_t *metrics = json_object_get(r, "metrics");
 		if (!json_is_object(r) || (metrics && !json_is_object(metrics))) {
-			ret = fail(err, errlen, "comparison: results[%zu]: not an object", i);
+			ret = sb_errf(err, errlen, -EINVAL,
+				      "comparison: results[%zu]: not an object", i);
 			goto out;
 		}
 		const char *target = jstr(r, "target"), *workload = jstr(r, "workload");

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The table of `kubectl storagebench history` (see history.h). */
 #include "plugin/history.h"
+#include "rfc3339.h"
 
 #include "labels.h"
 #include "plugin/table.h"
@@ -28,8 +29,9 @@ static time_t activation(const json_t *run)
 {
 	const json_t *md = json_object_get(run, "metadata");
 	time_t t = 0;
-	if (sbp_time_parse(jstr(json_object_get(md, "annotations"), SB_ANNOT_SCHEDULED_AT), &t) &&
-	    sbp_time_parse(jstr(md, "creationTimestamp"), &t))
+	if (sb_rfc3339_parse(jstr(json_object_get(md, "annotations"), SB_ANNOT_SCHEDULED_AT), &t,
+			     NULL, 0) &&
+	    sb_rfc3339_parse(jstr(md, "creationTimestamp"), &t, NULL, 0))
 		t = 0;
 	return t;
 }

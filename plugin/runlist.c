@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The table of `kubectl storagebench list` (see table.h). */
 #include "plugin/table.h"
+#include "rfc3339.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,7 +58,8 @@ char *sbp_list_format(const json_t *list, bool all_ns, time_t now, size_t *nitem
 			cl = classes[0] ? classes : NONE;
 		}
 		time_t created;
-		if (sbp_time_parse(str_at(run, "metadata", "creationTimestamp"), &created))
+		if (sb_rfc3339_parse(str_at(run, "metadata", "creationTimestamp"), &created, NULL,
+				     0))
 			snprintf(age, sizeof(age), "<unknown>");
 		else
 			sbp_age((long long)(now - created), age, sizeof(age));

@@ -177,29 +177,3 @@ char *sbp_age(long long s, char *buf, size_t len)
 		snprintf(buf, len, "%lldy", d / 365);
 	return buf;
 }
-
-int sbp_time_parse(const char *s, time_t *out)
-{
-	struct tm tm;
-	*out = 0;
-	if (!s)
-		return -EINVAL;
-	memset(&tm, 0, sizeof(tm));
-	const char *end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-	if (!end)
-		return -EINVAL;
-	if (*end == '.') {
-		end++;
-		if (*end < '0' || *end > '9')
-			return -EINVAL;
-		while (*end >= '0' && *end <= '9')
-			end++;
-	}
-	if (strcmp(end, "Z") != 0)
-		return -EINVAL;
-	time_t t = timegm(&tm);
-	if (t == (time_t)-1)
-		return -EINVAL;
-	*out = t;
-	return 0;
-}

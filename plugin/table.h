@@ -40,12 +40,6 @@ char *sbp_table_render(const struct sbp_table *t);
 char *sbp_age(long long seconds, char *buf, size_t len);
 
 /*
- * Parses a Kubernetes timestamp ("2024-05-01T12:00:00Z", fractional seconds
- * allowed) into *out (UTC). 0 or -EINVAL.
- */
-int sbp_time_parse(const char *s, time_t *out);
-
-/*
  * The table of `kubectl storagebench list`: from a BenchmarkRunList (or an
  * array of BenchmarkRuns; borrowed), columns [NAMESPACE] NAME PHASE
  * PROGRESS CLASSES REPORT AGE, rows sorted by namespace and name, ages

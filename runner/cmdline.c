@@ -6,6 +6,7 @@
 #include "units.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,113 @@ static int set_format(struct sb_cli *cli, const char *v, struct sb_diag *d)
 	return 0;
 }
 
+/* "--key: needs a value" in d; -EINVAL */
+static int need_value(struct sb_diag *d, const char *key)
+{
+	snprintf(d->msg, sizeof(d->msg), "--%s: needs a value (--%s=...)", key, key);
+	return -EINVAL;
+}
+
+/* A count flag from 1 to max into *out; -EINVAL naming it otherwise */
+static int count_flag(struct sb_diag *d, const char *key, const char *val, uint64_t max,
+		      unsigned *out)
+{
+	uint64_t n;
+	if (!val || sb_parse_u64(val, &n) || n < 1 || n > max) {
+		snprintf(d->msg, sizeof(d->msg), "--%s: '%s' is not an integer from 1 to %" PRIu64,
+			 key, val ? val : "", max);
+		return -EINVAL;
+	}
+	*out = (unsigned)n;
+	return 0;
+}
+
+/* A string flag that needs a non-empty value */
+static int text_flag(struct sb_diag *d, const char *key, const char *val, const char **out)
+{
+	if (!val || !*val)
+		return need_value(d, key);
+	*out = val;
+	return 0;
+}
+
+/*
+ * Our own flags (not fio's job options): 0 when key is one and val is
+ * applied, 1 when it is not ours, -EINVAL (d->msg set) for a bad value.
+ * arg is the whole argument, as given.
+ */
+static int own_flag(struct sb_cli *cli, const char *key, const char *val, const char *arg,
+		    struct sb_diag *d)
+{
+	if (!strcmp(key, "output-format")) {
+		if (!val)
+			return need_value(d, key);
+		return set_format(cli, val, d) ? -EINVAL : 0;
+	}
+	if (!strcmp(key, "output"))
+		return text_flag(d, key, val, &cli->output);
+	if (!strcmp(key, "parse-only")) {
+		cli->parse_only = true;
+		return 0;
+	}
+	if (!strcmp(key, "profile"))
+		return text_flag(d, key, val, &cli->profile);
+	if (!strcmp(key, "iterations"))
+		return count_flag(d, key, val, 100000, &cli->iterations);
+	if (!strcmp(key, "clients"))
+		return count_flag(d, key, val, SB_CLIENTS_MAX, &cli->clients);
+	if (!strcmp(key, "barrier-timeout")) {
+		if (!val || sb_parse_duration_us(val, 1000000, &cli->barrier_timeout_us) ||
+		    !cli->barrier_timeout_us) {
+			snprintf(d->msg, sizeof(d->msg),
+				 "--barrier-timeout: '%s' is not a duration above 0 (e.g. 30s, 5m)",
+				 val ? val : "");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (!strcmp(key, "label"))
+		return text_flag(d, key, val, &cli->label);
+	if (!strcmp(key, "report"))
+		return text_flag(d, key, val, &cli->report_file);
+	if (!strcmp(key, "report-format")) {
+		if (!val || (strcmp(val, "txt") && strcmp(val, "md") && strcmp(val, "csv") &&
+			     strcmp(val, "json") && strcmp(val, "svg"))) {
+			snprintf(d->msg, sizeof(d->msg),
+				 "--report-format: '%s' is not one of txt, md, csv, json, "
+				 "svg",
+				 val ? val : "");
+			return -EINVAL;
+		}
+		cli->report_format = val;
+		return 0;
+	}
+	if (!strcmp(key, "log-level")) {
+		if (!val)
+			return need_value(d, key);
+		cli->log_level = val;
+		return 0;
+	}
+	if (!strcmp(key, "version")) {
+		cli->version = true;
+		return 0;
+	}
+	if (!strcmp(key, "help") || !strcmp(key, "h")) {
+		cli->help = true;
+		return 0;
+	}
+	if (!strcmp(key, "cmdhelp")) {
+		cli->cmdhelp = val ? val : "";
+		return 0;
+	}
+	if (!strcmp(key, "minimal") || !strcmp(key, "append-terse")) {
+		snprintf(d->msg, sizeof(d->msg),
+			 "%s: terse output is not implemented; use --output-format=json", arg);
+		return -EINVAL;
+	}
+	return 1;
+}
+
 int sb_cli_parse(int argc, char **argv, struct sb_cli *cli, struct sb_diag *d)
 {
 	struct sb_job *cur = &cli->global;
@@ -43,7 +151,7 @@ int sb_cli_parse(int argc, char **argv, struct sb_cli *cli, struct sb_diag *d)
 	if (!cli->jobfiles)
 		return -ENOMEM;
 
-	for (int i = 1; i < argc; i++) {
+	for (int i = 1; i < argc && !ret; i++) {
 		const char *a = argv[i];
 		if (a[0] != '-' || a[1] == '\0') {
 			cli->jobfiles[cli->njobfiles++] = a;
@@ -57,155 +165,36 @@ int sb_cli_parse(int argc, char **argv, struct sb_cli *cli, struct sb_diag *d)
 		if (kl == 0 || kl >= sizeof(key)) {
 			snprintf(d->msg, sizeof(d->msg), "'%s': not an option", a);
 			ret = -EINVAL;
-			goto out;
+			break;
 		}
 		memcpy(key, k, kl);
 		key[kl] = '\0';
 		char where[160];
 		snprintf(where, sizeof(where), "--%s", key);
 
-		/* our own flags */
-		if (!strcmp(key, "output-format")) {
-			if (!val || (ret = set_format(cli, val, d)))
-				goto needval;
+		ret = own_flag(cli, key, val, a, d);
+		if (ret <= 0)
 			continue;
-		}
-		if (!strcmp(key, "output")) {
-			if (!val || !*val)
-				goto needval;
-			cli->output = val;
-			continue;
-		}
-		if (!strcmp(key, "parse-only")) {
-			cli->parse_only = true;
-			continue;
-		}
-		if (!strcmp(key, "profile")) {
-			if (!val || !*val)
-				goto needval;
-			cli->profile = val;
-			continue;
-		}
-		if (!strcmp(key, "iterations")) {
-			uint64_t n;
-			if (!val || sb_parse_u64(val, &n) || n < 1 || n > 100000) {
-				snprintf(d->msg, sizeof(d->msg),
-					 "--iterations: '%s' is not an integer from 1 to 100000",
-					 val ? val : "");
-				ret = -EINVAL;
-				goto out;
-			}
-			cli->iterations = (unsigned)n;
-			continue;
-		}
-		if (!strcmp(key, "clients")) {
-			uint64_t n;
-			if (!val || sb_parse_u64(val, &n) || n < 1 || n > SB_CLIENTS_MAX) {
-				snprintf(d->msg, sizeof(d->msg),
-					 "--clients: '%s' is not an integer from 1 to %u",
-					 val ? val : "", SB_CLIENTS_MAX);
-				ret = -EINVAL;
-				goto out;
-			}
-			cli->clients = (unsigned)n;
-			continue;
-		}
-		if (!strcmp(key, "barrier-timeout")) {
-			if (!val || sb_parse_duration_us(val, 1000000, &cli->barrier_timeout_us) ||
-			    !cli->barrier_timeout_us) {
-				snprintf(d->msg, sizeof(d->msg),
-					 "--barrier-timeout: '%s' is not a duration above 0 (e.g. "
-					 "30s, "
-					 "5m)",
-					 val ? val : "");
-				ret = -EINVAL;
-				goto out;
-			}
-			continue;
-		}
-		if (!strcmp(key, "label")) {
-			if (!val || !*val)
-				goto needval;
-			cli->label = val;
-			continue;
-		}
-		if (!strcmp(key, "report")) {
-			if (!val || !*val)
-				goto needval;
-			cli->report_file = val;
-			continue;
-		}
-		if (!strcmp(key, "report-format")) {
-			if (!val ||
-			    (strcmp(val, "txt") && strcmp(val, "md") && strcmp(val, "csv") &&
-			     strcmp(val, "json") && strcmp(val, "svg"))) {
-				snprintf(d->msg, sizeof(d->msg),
-					 "--report-format: '%s' is not one of txt, md, csv, json, "
-					 "svg",
-					 val ? val : "");
-				ret = -EINVAL;
-				goto out;
-			}
-			cli->report_format = val;
-			continue;
-		}
-		if (!strcmp(key, "log-level")) {
-			if (!val)
-				goto needval;
-			cli->log_level = val;
-			continue;
-		}
-		if (!strcmp(key, "version")) {
-			cli->version = true;
-			continue;
-		}
-		if (!strcmp(key, "help") || !strcmp(key, "h")) {
-			cli->help = true;
-			continue;
-		}
-		if (!strcmp(key, "cmdhelp")) {
-			cli->cmdhelp = val ? val : "";
-			continue;
-		}
-		if (!strcmp(key, "minimal") || !strcmp(key, "append-terse")) {
-			snprintf(d->msg, sizeof(d->msg),
-				 "%s: terse output is not implemented; use --output-format=json",
-				 a);
-			ret = -EINVAL;
-			goto out;
-		}
 		/* job options: --name starts a job */
 		if (!strcmp(key, "name")) {
-			if (!val || !*val)
-				goto needval;
-			if (in_job) {
-				ret = sb_joblist_push(&cli->jobs, &job);
-				if (ret)
-					goto out;
+			if (!val || !*val) {
+				ret = need_value(d, key);
+				break;
 			}
-			ret = sb_job_copy(&job, &cli->global);
-			if (ret)
-				goto out;
+			if (in_job && (ret = sb_joblist_push(&cli->jobs, &job)))
+				break;
+			if ((ret = sb_job_copy(&job, &cli->global)))
+				break;
 			in_job = true;
 			cur = &job;
 			snprintf(job.origin, sizeof(job.origin), "command line (--name=%s)", val);
 		}
 		ret = sb_job_apply(cur, key, val, where, d);
-		if (ret)
-			goto out;
-		continue;
-	needval:
-		if (!ret)
-			snprintf(d->msg, sizeof(d->msg), "--%s: needs a value (--%s=...)", key,
-				 key);
-		ret = -EINVAL;
-		goto out;
 	}
-	if (in_job) {
+	if (!ret && in_job) {
 		ret = sb_joblist_push(&cli->jobs, &job);
 		in_job = false;
 	}
-out:
 	if (in_job)
 		sb_job_release(&job);
 	return ret;

@@ -327,12 +327,129 @@ out:
 	return ret;
 }
 
-static int prepare_file(struct sb_worker *w, struct sb_file *f, bool *usage)
+/*
+ * Creates and sizes the regular file f (have bytes now) with buffered I/O,
+ * laying out data when reads need it. 0 or -errno (message in w->res).
+ */
+static int size_regular_file(struct sb_worker *w, struct sb_file *f, uint64_t have, bool *usage)
+{
+	const struct sb_job_opts *o = w->o;
+	bool need_data = sb_rw_reads(o->rw) || o->verify_only || o->overwrite ||
+			 o->rw == SB_RW_TRIM || o->rw == SB_RW_RANDTRIM;
+	uint64_t end = f->start + f->size;
+	int ret = 0;
+	int fd = open(f->path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = -errno;
+		*usage = errno == ENOENT || errno == ENOTDIR || errno == EACCES;
+		snprintf(w->res->errmsg, sizeof(w->res->errmsg), "%s '%s': %s",
+			 errno == ENOENT || errno == ENOTDIR ? "directory of" : "cannot create",
+			 f->path, strerror(errno));
+		return ret;
+	}
+	if (need_data && !o->verify_only) {
+		uint64_t from = have >= end ? first_unwritten(fd, end) : 0;
+		if (have < end || from < end)
+			ret = layout_data(w, fd, f->path, have < end ? 0 : from, end);
+	} else if (have < end) {
+		if (o->fallocate && fallocate(fd, 0, 0, (off_t)end) == 0) {
+			/* preallocated */
+		} else if (ftruncate(fd, (off_t)end) != 0) {
+			ret = -errno;
+			snprintf(w->res->errmsg, sizeof(w->res->errmsg),
+				 "cannot size '%s' to %llu bytes: %s", f->path,
+				 (unsigned long long)end, strerror(errno));
+		}
+	}
+	if (!ret && o->invalidate && !o->direct &&
+	    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0)
+		sb_debug("Skipped page cache invalidation", "file=%s", f->path);
+	close(fd);
+	return ret;
+}
+
+/* Opens f for the I/O (f->fd). 0 or -errno (message in w->res). */
+static int open_for_io(struct sb_worker *w, struct sb_file *f, bool *usage)
 {
 	const struct sb_job_opts *o = w->o;
 	bool writes = (sb_rw_writes(o->rw) || sb_rw_trims(o->rw)) && !o->verify_only;
-	bool need_data = sb_rw_reads(o->rw) || o->verify_only || o->overwrite ||
-			 o->rw == SB_RW_TRIM || o->rw == SB_RW_RANDTRIM;
+	int flags = O_CLOEXEC | (writes ? O_RDWR : O_RDONLY);
+	if (o->direct)
+		flags |= O_DIRECT;
+	if (o->sync_io)
+		flags |= O_SYNC;
+	f->fd = open(f->path, flags);
+	if (f->fd < 0) {
+		int ret = -errno;
+		if (errno == EINVAL && o->direct) {
+			*usage = true;
+			snprintf(w->res->errmsg, sizeof(w->res->errmsg),
+				 "direct=1: the filesystem of '%s' does not support O_DIRECT",
+				 f->path);
+		} else {
+			snprintf(w->res->errmsg, sizeof(w->res->errmsg), "cannot open '%s': %s",
+				 f->path, strerror(errno));
+		}
+		return ret;
+	}
+	return 0;
+}
+
+/*
+ * direct=1: the block sizes and the start of f must be multiples of its
+ * logical block size. 0 or -errno (message in w->res).
+ */
+static int check_direct(struct sb_worker *w, struct sb_file *f, bool *usage)
+{
+	const struct sb_job_opts *o = w->o;
+	unsigned align = 0;
+	int ret = sb_dio_alignment(f->fd, f->is_blockdev, &align);
+	if (ret == -EOPNOTSUPP) {
+		*usage = true;
+		snprintf(w->res->errmsg, sizeof(w->res->errmsg),
+			 "direct=1: the filesystem of '%s' does not support O_DIRECT", f->path);
+		return ret;
+	}
+	if (ret) {
+		snprintf(w->res->errmsg, sizeof(w->res->errmsg),
+			 "direct=1: cannot read the logical block size of '%s': %s", f->path,
+			 strerror(-ret));
+		return ret;
+	}
+	const char *what = NULL;
+	uint64_t val = 0;
+	if (align == 0)
+		align = 512;
+	for (int d = 0; d < 2 && !what; d++) {
+		if (o->bs[d] % align) {
+			what = "bs";
+			val = o->bs[d];
+		}
+		for (unsigned i = 0; i < o->nbssplit[d] && !what; i++) {
+			if (o->bssplit[d][i].bs % align) {
+				what = "bssplit";
+				val = o->bssplit[d][i].bs;
+			}
+		}
+	}
+	if (!what && f->start % align) {
+		what = o->offset % align ? "offset" : "offset_increment";
+		val = f->start;
+	}
+	if (what) {
+		*usage = true;
+		snprintf(w->res->errmsg, sizeof(w->res->errmsg),
+			 "%s: %llu is not a multiple of %u, the logical block size of '%s' "
+			 "(direct=1 needs aligned I/O)",
+			 what, (unsigned long long)val, align, f->path);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int prepare_file(struct sb_worker *w, struct sb_file *f, bool *usage)
+{
+	const struct sb_job_opts *o = w->o;
 	uint64_t end = f->start + f->size;
 	struct stat st;
 	int ret;
@@ -354,43 +471,9 @@ static int prepare_file(struct sb_worker *w, struct sb_file *f, bool *usage)
 	}
 
 	if (!f->is_blockdev) {
-		/* create and size it with buffered I/O; data layout when reads need it */
-		int fd = open(f->path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-		if (fd < 0) {
-			ret = -errno;
-			*usage = errno == ENOENT || errno == ENOTDIR || errno == EACCES;
-			snprintf(w->res->errmsg, sizeof(w->res->errmsg), "%s '%s': %s",
-				 errno == ENOENT || errno == ENOTDIR ? "directory of"
-								     : "cannot create",
-				 f->path, strerror(errno));
+		ret = size_regular_file(w, f, exists ? (uint64_t)st.st_size : 0, usage);
+		if (ret)
 			return ret;
-		}
-		uint64_t have = exists ? (uint64_t)st.st_size : 0;
-		if (need_data && !o->verify_only) {
-			uint64_t from = have >= end ? first_unwritten(fd, end) : 0;
-			if (have < end || from < end) {
-				ret = layout_data(w, fd, f->path, have < end ? 0 : from, end);
-				if (ret) {
-					close(fd);
-					return ret;
-				}
-			}
-		} else if (have < end) {
-			if (o->fallocate && fallocate(fd, 0, 0, (off_t)end) == 0) {
-				/* preallocated */
-			} else if (ftruncate(fd, (off_t)end) != 0) {
-				ret = -errno;
-				snprintf(w->res->errmsg, sizeof(w->res->errmsg),
-					 "cannot size '%s' to %llu bytes: %s", f->path,
-					 (unsigned long long)end, strerror(errno));
-				close(fd);
-				return ret;
-			}
-		}
-		if (o->invalidate && !o->direct &&
-		    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0)
-			sb_debug("Skipped page cache invalidation", "file=%s", f->path);
-		close(fd);
 	} else if (end > 0) {
 		uint64_t devsize = 0;
 		bool e2, blk;
@@ -405,25 +488,9 @@ static int prepare_file(struct sb_worker *w, struct sb_file *f, bool *usage)
 		}
 	}
 
-	int flags = O_CLOEXEC | (writes ? O_RDWR : O_RDONLY);
-	if (o->direct)
-		flags |= O_DIRECT;
-	if (o->sync_io)
-		flags |= O_SYNC;
-	f->fd = open(f->path, flags);
-	if (f->fd < 0) {
-		ret = -errno;
-		if (errno == EINVAL && o->direct) {
-			*usage = true;
-			snprintf(w->res->errmsg, sizeof(w->res->errmsg),
-				 "direct=1: the filesystem of '%s' does not support O_DIRECT",
-				 f->path);
-		} else {
-			snprintf(w->res->errmsg, sizeof(w->res->errmsg), "cannot open '%s': %s",
-				 f->path, strerror(errno));
-		}
+	ret = open_for_io(w, f, usage);
+	if (ret)
 		return ret;
-	}
 	if (o->invalidate && !o->direct && f->is_blockdev)
 		(void)posix_fadvise(f->fd, 0, 0, POSIX_FADV_DONTNEED);
 	if (sb_rw_trims(o->rw) && o->engine != SB_ENGINE_NULL) {
@@ -437,52 +504,7 @@ static int prepare_file(struct sb_worker *w, struct sb_file *f, bool *usage)
 			return ret;
 		}
 	}
-	if (o->direct) {
-		unsigned align = 0;
-		ret = sb_dio_alignment(f->fd, f->is_blockdev, &align);
-		if (ret == -EOPNOTSUPP) {
-			*usage = true;
-			snprintf(w->res->errmsg, sizeof(w->res->errmsg),
-				 "direct=1: the filesystem of '%s' does not support O_DIRECT",
-				 f->path);
-			return ret;
-		}
-		if (ret) {
-			snprintf(w->res->errmsg, sizeof(w->res->errmsg),
-				 "direct=1: cannot read the logical block size of '%s': %s",
-				 f->path, strerror(-ret));
-			return ret;
-		}
-		const char *what = NULL;
-		uint64_t val = 0;
-		if (align == 0)
-			align = 512;
-		for (int d = 0; d < 2 && !what; d++) {
-			if (o->bs[d] % align) {
-				what = "bs";
-				val = o->bs[d];
-			}
-			for (unsigned i = 0; i < o->nbssplit[d] && !what; i++) {
-				if (o->bssplit[d][i].bs % align) {
-					what = "bssplit";
-					val = o->bssplit[d][i].bs;
-				}
-			}
-		}
-		if (!what && f->start % align) {
-			what = o->offset % align ? "offset" : "offset_increment";
-			val = f->start;
-		}
-		if (what) {
-			*usage = true;
-			snprintf(w->res->errmsg, sizeof(w->res->errmsg),
-				 "%s: %llu is not a multiple of %u, the logical block size of '%s' "
-				 "(direct=1 needs aligned I/O)",
-				 what, (unsigned long long)val, align, f->path);
-			return -EINVAL;
-		}
-	}
-	return 0;
+	return o->direct ? check_direct(w, f, usage) : 0;
 }
 
 int sb_files_setup(struct sb_worker *w, uint64_t per_file, bool *usage)

@@ -92,193 +92,232 @@ static int aggregate_doc(struct sb_agg *agg, struct sb_validity *val, const char
 	return 0;
 }
 
+/* A local run: what the iterations share. */
+struct local {
+	const struct sb_cli *cli;
+	const struct sb_joblist *jobs;
+	FILE *out;
+	int status;
+	bool json, plus;
+	unsigned n;
+	const char *label;
+	struct sb_agg *agg;
+	struct sb_validity *val;
+	json_t *docs, *single;
+	unsigned complete; /* iterations that ran to their end */
+};
+
+/* fio log files with relative names go next to the result (--output) */
+static void local_log_dir(const char *output)
+{
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%s", output);
+	char *slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	sb_iolog_set_dir(dir);
+}
+
+/* Iteration it in several processes (runner/clients.h): their merged result. False: stop. */
+static bool local_clients_iteration(struct local *l, unsigned it)
+{
+	json_t *cdoc = NULL;
+	int cs = sb_clients_iteration(l->jobs, l->cli->clients, l->plus,
+				      l->cli->barrier_timeout_us, &cdoc);
+	bool intr = cs > SB_EXIT_INTERRUPTED_BASE;
+	if (cs == SB_EXIT_USAGE || intr || (cs && l->status == 0))
+		l->status = cs;
+	if (!cdoc)
+		l->status = l->status ? l->status : 1;
+	if (!l->json && cdoc) {
+		if (l->n > 1)
+			fprintf(l->out, "%s=== iteration %u of %u\n", it > 1 ? "\n" : "", it, l->n);
+		sb_clients_text(l->out, cdoc);
+	}
+	if (l->agg && cdoc && !intr && aggregate_doc(l->agg, l->val, l->label, it, cdoc))
+		l->status = l->status ? l->status : 1;
+	if (!intr)
+		l->complete++;
+	if (l->json && cdoc && l->n == 1) {
+		l->single = cdoc;
+		cdoc = NULL;
+	} else if (l->json && cdoc) {
+		if (json_array_append_new(l->docs, cdoc))
+			l->status = l->status ? l->status : 1;
+		cdoc = NULL;
+	}
+	json_decref(cdoc);
+	return !(l->status == 2 || intr);
+}
+
+/* The JSON document of one iteration's results, kept for the output. */
+static void local_keep_doc(struct local *l, unsigned it, const struct sb_results *res)
+{
+	json_t *doc = sb_out_json_doc(res, l->plus);
+	if (doc && res->interrupted &&
+	    json_object_set_new(doc, "interrupted", json_string(sb_stop_name(res->interrupted)))) {
+		json_decref(doc);
+		doc = NULL;
+	}
+	if (!doc) {
+		/* not silently: an empty output would look like a result lost */
+		fprintf(stderr,
+			"storagebench-runner: iteration %u: cannot build the JSON "
+			"output (a text that is not UTF-8, or out of memory)\n",
+			it);
+		l->status = 1;
+	} else if (l->n == 1)
+		l->single = doc;
+	else if (json_array_append_new(l->docs, doc))
+		l->status = 1;
+}
+
+/* Iteration it of the jobs in this process. False: stop. */
+static bool local_jobs_iteration(struct local *l, unsigned it)
+{
+	struct sb_results res = SB_RESULTS_INIT;
+	int r = sb_run_jobs(l->jobs, &res);
+	if (r)
+		l->status = 1;
+	if (res.usage_error)
+		l->status = 2;
+	else if (res.io_error && l->status == 0)
+		l->status = 1;
+	if (res.interrupted) {
+		/* what ran is printed, marked; it is not a result of the iteration */
+		l->status = SB_EXIT_INTERRUPTED(res.interrupted);
+		sb_warn("Stopped by a signal: the iteration is incomplete, not summarised",
+			"signal=%s iteration=%u", sb_stop_name(res.interrupted), it);
+	}
+	if (!l->json) {
+		if (l->n > 1)
+			fprintf(l->out, "%s=== iteration %u of %u\n", it > 1 ? "\n" : "", it, l->n);
+		if (res.interrupted)
+			fprintf(l->out,
+				"=== interrupted by %s: partial results of an incomplete "
+				"iteration\n",
+				sb_stop_name(res.interrupted));
+		sb_out_text(l->out, &res);
+	} else {
+		local_keep_doc(l, it, &res);
+	}
+	if (l->agg && !res.interrupted && aggregate_iteration(l->agg, l->val, l->label, it, &res))
+		l->status = l->status ? l->status : 1;
+	if (!res.interrupted)
+		l->complete++;
+	bool stop = res.interrupted != 0;
+	sb_results_release(&res);
+	return !(l->status == 2 || stop); /* a configuration problem will not go away */
+}
+
+/* The summary report rendered to --report FILE, or after the iterations' text. */
+static void local_summary(struct local *l, const json_t *report)
+{
+	const struct sb_cli *cli = l->cli;
+	char err[256];
+	const char *fmt = cli->report_format;
+	const char *ext = cli->report_file ? strrchr(cli->report_file, '.') : NULL;
+	if (!fmt && ext &&
+	    (!strcmp(ext, ".md") || !strcmp(ext, ".csv") || !strcmp(ext, ".json") ||
+	     !strcmp(ext, ".svg")))
+		fmt = ext + 1;
+	char *txt = sb_report_render(report, fmt ? fmt : "txt", err, sizeof(err));
+	FILE *rf = NULL;
+	if (!txt) {
+		fprintf(stderr, "storagebench-runner: summary: %s\n", err);
+		l->status = l->status ? l->status : 1;
+	} else if (!cli->report_file) {
+		fprintf(l->out, "\n=== summary over %u iterations\n%s", l->complete, txt);
+	} else if (!(rf = fopen(cli->report_file, "w"))) {
+		fprintf(stderr, "storagebench-runner: --report: cannot write '%s': %s\n",
+			cli->report_file, strerror(errno));
+		l->status = l->status ? l->status : 2;
+	} else {
+		fputs(txt, rf);
+		if (fclose(rf) != 0) {
+			fprintf(stderr, "storagebench-runner: --report: writing '%s' failed\n",
+				cli->report_file);
+			l->status = l->status ? l->status : 1;
+		}
+	}
+	free(txt);
+}
+
+/* After the iterations: the report over them, the JSON output, the summary. */
+static void local_output(struct local *l)
+{
+	json_t *report = NULL;
+	if (l->agg && l->complete) {
+		char aerr[512] = "";
+		if (sb_agg_report_checked(l->agg, l->label, &report, aerr, sizeof(aerr))) {
+			fprintf(stderr, "storagebench-runner: no report: %s\n", aerr);
+			l->status = l->status ? l->status : 1;
+		} else if (sb_validity_annotate(l->val, report)) {
+			l->status = l->status ? l->status : 1;
+		}
+	}
+	if (l->json) {
+		json_t *doc = l->single;
+		if (l->n > 1)
+			doc = json_pack("{s:s,s:I,s:O,s:O}", "storagebench version", SB_VERSION,
+					"iterations", (json_int_t)l->n, "runs", l->docs, "report",
+					report ? report : json_null());
+		if (!doc || json_dumpf(doc, l->out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
+			l->status = l->status ? l->status : 1;
+		fputc('\n', l->out);
+		if (doc != l->single)
+			json_decref(doc);
+	}
+	if (report && (!l->json || l->cli->report_file))
+		local_summary(l, report);
+	json_decref(report);
+}
+
 int sb_local_run(const struct sb_cli *cli, const struct sb_joblist *jobs)
 {
-	FILE *out = stdout;
-	int status = 0;
-	bool json = cli->format != SB_OUT_NORMAL, plus = cli->format == SB_OUT_JSON_PLUS;
-	unsigned n = cli->iterations;
-	const char *label = cli->label ? cli->label : default_label(jobs);
-	struct sb_agg *agg = NULL;
-	struct sb_validity *val = NULL;
-	json_t *docs = NULL, *single = NULL;
-	unsigned complete = 0; /* iterations that ran to their end */
+	struct local l = {
+		.cli = cli,
+		.jobs = jobs,
+		.out = stdout,
+		.json = cli->format != SB_OUT_NORMAL,
+		.plus = cli->format == SB_OUT_JSON_PLUS,
+		.n = cli->iterations,
+		.label = cli->label ? cli->label : default_label(jobs),
+	};
 
-	if (cli->output && !(out = fopen(cli->output, "w"))) {
+	if (cli->output && !(l.out = fopen(cli->output, "w"))) {
 		fprintf(stderr, "storagebench-runner: --output: cannot write '%s': %s\n",
 			cli->output, strerror(errno));
 		return 2;
 	}
-	if (cli->output && strchr(cli->output, '/')) {
-		/* fio log files with relative names go next to the result */
-		char dir[4096];
-		snprintf(dir, sizeof(dir), "%s", cli->output);
-		char *slash = strrchr(dir, '/');
-		if (slash == dir)
-			slash[1] = '\0';
-		else
-			*slash = '\0';
-		sb_iolog_set_dir(dir);
-	}
-	if (n > 1 &&
-	    (!(agg = sb_agg_new()) || !(val = sb_validity_new(NULL)) || !(docs = json_array()))) {
-		status = 1;
+	if (cli->output && strchr(cli->output, '/'))
+		local_log_dir(cli->output);
+	if (l.n > 1 && (!(l.agg = sb_agg_new()) || !(l.val = sb_validity_new(NULL)) ||
+			!(l.docs = json_array()))) {
+		l.status = 1;
 		goto out;
 	}
-	for (unsigned it = 1; it <= n; it++) {
-		struct sb_results res = SB_RESULTS_INIT;
-		if (n > 1)
-			sb_info("Started iteration", "iteration=%u of=%u", it, n);
-		if (cli->clients > 1) {
-			/* several processes (runner/clients.h): their merged result */
-			json_t *cdoc = NULL;
-			int cs = sb_clients_iteration(jobs, cli->clients, plus,
-						      cli->barrier_timeout_us, &cdoc);
-			bool intr = cs > SB_EXIT_INTERRUPTED_BASE;
-			if (cs == SB_EXIT_USAGE || intr || (cs && status == 0))
-				status = cs;
-			if (!cdoc)
-				status = status ? status : 1;
-			if (!json && cdoc) {
-				if (n > 1)
-					fprintf(out, "%s=== iteration %u of %u\n",
-						it > 1 ? "\n" : "", it, n);
-				sb_clients_text(out, cdoc);
-			}
-			if (agg && cdoc && !intr && aggregate_doc(agg, val, label, it, cdoc))
-				status = status ? status : 1;
-			if (!intr)
-				complete++;
-			if (json && cdoc && n == 1) {
-				single = cdoc;
-				cdoc = NULL;
-			} else if (json && cdoc) {
-				if (json_array_append_new(docs, cdoc))
-					status = status ? status : 1;
-				cdoc = NULL;
-			}
-			json_decref(cdoc);
-			if (status == 2 || intr)
-				break;
-			continue;
-		}
-		int r = sb_run_jobs(jobs, &res);
-		if (r)
-			status = 1;
-		if (res.usage_error)
-			status = 2;
-		else if (res.io_error && status == 0)
-			status = 1;
-		if (res.interrupted) {
-			/* what ran is printed, marked; it is not a result of the iteration */
-			status = SB_EXIT_INTERRUPTED(res.interrupted);
-			sb_warn("Stopped by a signal: the iteration is incomplete, not summarised",
-				"signal=%s iteration=%u", sb_stop_name(res.interrupted), it);
-		}
-		if (!json) {
-			if (n > 1)
-				fprintf(out, "%s=== iteration %u of %u\n", it > 1 ? "\n" : "", it,
-					n);
-			if (res.interrupted)
-				fprintf(out,
-					"=== interrupted by %s: partial results of an incomplete "
-					"iteration\n",
-					sb_stop_name(res.interrupted));
-			sb_out_text(out, &res);
-		} else {
-			json_t *doc = sb_out_json_doc(&res, plus);
-			if (doc && res.interrupted &&
-			    json_object_set_new(doc, "interrupted",
-						json_string(sb_stop_name(res.interrupted)))) {
-				json_decref(doc);
-				doc = NULL;
-			}
-			if (!doc) {
-				/* not silently: an empty output would look like a result lost */
-				fprintf(stderr,
-					"storagebench-runner: iteration %u: cannot build the JSON "
-					"output (a text that is not UTF-8, or out of memory)\n",
-					it);
-				status = 1;
-			} else if (n == 1)
-				single = doc;
-			else if (json_array_append_new(docs, doc))
-				status = 1;
-		}
-		if (agg && !res.interrupted && aggregate_iteration(agg, val, label, it, &res))
-			status = status ? status : 1;
-		if (!res.interrupted)
-			complete++;
-		bool stop = res.interrupted != 0;
-		sb_results_release(&res);
-		if (status == 2 || stop)
-			break; /* a configuration problem will not go away */
+	for (unsigned it = 1; it <= l.n; it++) {
+		if (l.n > 1)
+			sb_info("Started iteration", "iteration=%u of=%u", it, l.n);
+		if (!(cli->clients > 1 ? local_clients_iteration(&l, it)
+				       : local_jobs_iteration(&l, it)))
+			break;
 	}
-
-	json_t *report = NULL;
-	if (agg && complete) {
-		char aerr[512] = "";
-		if (sb_agg_report_checked(agg, label, &report, aerr, sizeof(aerr))) {
-			fprintf(stderr, "storagebench-runner: no report: %s\n", aerr);
-			status = status ? status : 1;
-		} else if (sb_validity_annotate(val, report)) {
-			status = status ? status : 1;
-		}
-	}
-	if (json) {
-		json_t *doc = single;
-		if (n > 1)
-			doc = json_pack("{s:s,s:I,s:O,s:O}", "storagebench version", SB_VERSION,
-					"iterations", (json_int_t)n, "runs", docs, "report",
-					report ? report : json_null());
-		if (!doc || json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
-			status = status ? status : 1;
-		fputc('\n', out);
-		if (doc != single)
-			json_decref(doc);
-	}
-	if (report && (!json || cli->report_file)) {
-		char err[256];
-		const char *fmt = cli->report_format;
-		const char *ext = cli->report_file ? strrchr(cli->report_file, '.') : NULL;
-		if (!fmt && ext &&
-		    (!strcmp(ext, ".md") || !strcmp(ext, ".csv") || !strcmp(ext, ".json") ||
-		     !strcmp(ext, ".svg")))
-			fmt = ext + 1;
-		char *txt = sb_report_render(report, fmt ? fmt : "txt", err, sizeof(err));
-		FILE *rf = NULL;
-		if (!txt) {
-			fprintf(stderr, "storagebench-runner: summary: %s\n", err);
-			status = status ? status : 1;
-		} else if (!cli->report_file) {
-			fprintf(out, "\n=== summary over %u iterations\n%s", complete, txt);
-		} else if (!(rf = fopen(cli->report_file, "w"))) {
-			fprintf(stderr, "storagebench-runner: --report: cannot write '%s': %s\n",
-				cli->report_file, strerror(errno));
-			status = status ? status : 2;
-		} else {
-			fputs(txt, rf);
-			if (fclose(rf) != 0) {
-				fprintf(stderr,
-					"storagebench-runner: --report: writing '%s' failed\n",
-					cli->report_file);
-				status = status ? status : 1;
-			}
-		}
-		free(txt);
-	}
-	json_decref(report);
+	local_output(&l);
 out:
-	json_decref(single);
-	json_decref(docs);
-	sb_agg_free(agg);
-	sb_validity_free(val);
-	if (out != stdout && fclose(out) != 0) {
+	json_decref(l.single);
+	json_decref(l.docs);
+	sb_agg_free(l.agg);
+	sb_validity_free(l.val);
+	if (l.out != stdout && fclose(l.out) != 0) {
 		fprintf(stderr, "storagebench-runner: --output: writing '%s' failed\n",
 			cli->output);
-		status = status ? status : 1;
+		l.status = l.status ? l.status : 1;
 	}
-	if (out == stdout && fflush(stdout) != 0)
-		status = status ? status : 1;
-	return status;
+	if (l.out == stdout && fflush(stdout) != 0)
+		l.status = l.status ? l.status : 1;
+	return l.status;
 }

@@ -38,6 +38,7 @@
 #include "runner/out_text.h"
 #include "runner/run.h"
 #include "sign.h"
+#include "units.h"
 #include "runner/s3_pod.h"
 #include "runner/stop.h"
 
@@ -142,21 +143,26 @@ static int read_env(struct pod_env *e, char *err, size_t len)
 		}
 	}
 	const char *it = getenv(SB_ENV_ITERATIONS), *at = getenv(SB_ENV_ATTEMPT);
-	char *end;
-	unsigned long n = it ? strtoul(it, &end, 10) : 0;
-	if (!it || *end || n < 1 || n > 100000) {
+	uint64_t n = 0;
+	if (!it || sb_parse_uint(it, 100000, &n) || n < 1) {
 		snprintf(err, len, "%s: '%s' is not a count from 1 to 100000", SB_ENV_ITERATIONS,
 			 it ? it : "");
 		return -EINVAL;
 	}
 	e->iterations = (unsigned)n;
-	e->attempt = at ? (unsigned)strtoul(at, NULL, 10) : 1;
+	uint64_t u = 1;
+	if (at && *at && sb_parse_uint(at, UINT32_MAX, &u)) {
+		snprintf(err, len, "%s: '%s' is not an attempt number", SB_ENV_ATTEMPT, at);
+		return -EINVAL;
+	}
+	e->attempt = (unsigned)u;
 	const char *ms = getenv(SB_ENV_MEMBERS), *m = getenv(SB_ENV_MEMBER);
 	const char *bt = getenv(SB_ENV_BARRIER_TIMEOUT);
 	e->members = 1;
 	if (ms && *ms) {
-		unsigned long nm = strtoul(ms, &end, 10), mm = m ? strtoul(m, NULL, 10) : 0;
-		if (*end || nm < 1 || nm > 64 || mm < 1 || mm > nm) {
+		uint64_t nm = 0, mm = 0;
+		if (sb_parse_uint(ms, 64, &nm) || !m || sb_parse_uint(m, nm, &mm) || nm < 1 ||
+		    mm < 1) {
 			snprintf(err, len, "%s/%s: '%s' of '%s' is not a member of 1 to 64",
 				 SB_ENV_MEMBER, SB_ENV_MEMBERS, m ? m : "", ms);
 			return -EINVAL;
@@ -447,307 +453,361 @@ static void warn_cb(void *ctx, const char *msg)
 	sb_warn("Accepted option without effect", "detail=\"%s\"", msg);
 }
 
-int sb_pod_main(int argc, char **argv)
-{
+/* What sb_pod_main holds from start to end; the steps below share it. */
+struct pod {
 	struct pod_env e;
 	struct sb_cli cli;
-	struct sb_diag diag = {.warn = warn_cb};
-	struct sb_joblist jobs = SB_JOBLIST_INIT;
-	struct kube_config cfg = KUBE_CONFIG_INIT;
-	struct kube_client *kc = NULL;
-	struct kube_error kerr = KUBE_ERROR_INIT;
-	char err[1024], ebuf[1024], logdir[4096] = "", foreign[512] = "";
-	int status = 0;
-	unsigned recorded = 0, skipped = 0;
+	struct sb_diag diag;
+	struct sb_joblist jobs;
+	struct sb_s3_pod s3; /* an object-store target: "pod s3 ..." (docs/s3.md) */
+	struct kube_client *kc;
+	struct kube_error kerr;
+	struct barrier bar;
+	char err[1024], ebuf[1024], logdir[4096], foreign[512];
+	int status;
+	unsigned recorded, skipped;
+};
 
-	struct sb_s3_pod s3 = {0}; /* an object-store target: "pod s3 ..." (docs/s3.md) */
-	memset(&cli, 0, sizeof(cli));
-	if (read_env(&e, err, sizeof(err)))
-		return finish(2, "%s", err);
-	int kr = sb_sign_read_key(SB_SIGN_PATH, e.key);
-	if (kr)
-		return finish(2,
-			      "cannot read the run's signing key %s: %s (the controller mounts the "
-			      "run's Secret)",
-			      SB_SIGN_PATH, kr == -EINVAL ? "not 32 bytes" : strerror(-kr));
-	if (argc > 1 && !strcmp(argv[1], "s3")) {
-		int sr = sb_s3_pod_parse(argc - 1, argv + 1, &s3, err, sizeof(err));
-		if (sr)
-			return finish(sr == -ENOMEM ? 1 : 2, "%s", err);
-		goto kube;
-	}
-	if (sb_cli_parse(argc, argv, &cli, &diag)) {
-		status = finish(2, "%s", diag.msg);
-		goto out;
-	}
-	if (cli.log_level) {
+/* The steps return 0 to go on, or -1 when the pod ends (p->status set by finish). */
+static int stop(struct pod *p, int status)
+{
+	p->status = status;
+	return -1;
+}
+
+/* The file-system target's options and jobs; each member's directory, the log directory. */
+static int pod_jobs(struct pod *p, int argc, char **argv)
+{
+	if (sb_cli_parse(argc, argv, &p->cli, &p->diag))
+		return stop(p, finish(2, "%s", p->diag.msg));
+	if (p->cli.log_level) {
 		enum sb_log_level lvl;
-		if (sb_log_parse_level(cli.log_level, &lvl)) {
-			status = finish(2,
-					"--log-level: '%s' is not one of debug, info, warn, error, "
-					"off",
-					cli.log_level);
-			goto out;
-		}
+		if (sb_log_parse_level(p->cli.log_level, &lvl))
+			return stop(p, finish(2,
+					      "--log-level: '%s' is not one of debug, info, warn, "
+					      "error, off",
+					      p->cli.log_level));
 		sb_log_set_level(lvl);
 	}
-	int jr = sb_cli_jobs(&cli, &jobs, &diag);
-	if (jr) {
-		status = finish(jr == -ENOMEM ? 1 : 2, "%s",
-				jr == -ENOMEM ? "out of memory" : diag.msg);
-		goto out;
-	}
-	if (cli.clients > 1) {
-		status = finish(2, "--clients: not in a runner pod (spec.runner.pods runs several "
-				   "pods per class)");
-		goto out;
-	}
-	for (size_t i = 0; i < jobs.n && e.members > 1 && e.member; i++) {
+	int jr = sb_cli_jobs(&p->cli, &p->jobs, &p->diag);
+	if (jr)
+		return stop(p, finish(jr == -ENOMEM ? 1 : 2, "%s",
+				      jr == -ENOMEM ? "out of memory" : p->diag.msg));
+	if (p->cli.clients > 1)
+		return stop(p, finish(2, "--clients: not in a runner pod (spec.runner.pods runs "
+					 "several pods per class)"));
+	for (size_t i = 0; i < p->jobs.n && p->e.members > 1 && p->e.member; i++) {
 		/* spec.runner.volume shared: each member's directory on the one volume */
-		const char *d = jobs.jobs[i].o.directory;
-		if (d && mkdir(d, 0700) != 0 && errno != EEXIST) {
-			status = finish(2, "cannot create the directory '%s': %s", d,
-					strerror(errno));
-			goto out;
-		}
+		const char *d = p->jobs.jobs[i].o.directory;
+		if (d && mkdir(d, 0700) != 0 && errno != EEXIST)
+			return stop(p, finish(2, "cannot create the directory '%s': %s", d,
+					      strerror(errno)));
 	}
-	for (size_t i = 0; i < jobs.n && !logdir[0]; i++) {
-		const struct sb_job_opts *o = &jobs.jobs[i].o;
+	for (size_t i = 0; i < p->jobs.n && !p->logdir[0]; i++) {
+		const struct sb_job_opts *o = &p->jobs.jobs[i].o;
 		if ((o->bw_log[0] || o->lat_log[0] || o->iops_log[0]) && o->directory) {
 			/* the root filesystem is read-only: log files go on the volume */
-			snprintf(logdir, sizeof(logdir), "%s/.storagebench-logs", o->directory);
-			if (mkdir(logdir, 0700) != 0 && errno != EEXIST) {
-				status = finish(2, "cannot create '%s' for the log files: %s",
-						logdir, strerror(errno));
-				goto out;
-			}
-			sb_iolog_set_dir(logdir);
+			snprintf(p->logdir, sizeof(p->logdir), "%s/.storagebench-logs",
+				 o->directory);
+			if (mkdir(p->logdir, 0700) != 0 && errno != EEXIST)
+				return stop(p, finish(2, "cannot create '%s' for the log files: %s",
+						      p->logdir, strerror(errno)));
+			sb_iolog_set_dir(p->logdir);
 		}
 	}
-kube:
-	if (kube_config_load(&cfg, NULL, NULL, &kerr) ||
-	    !(kc = kube_client_new(&cfg, NULL, &kerr))) {
-		status = finish(1, "cannot reach the Kubernetes API: %s",
-				kube_error_str(&kerr, ebuf, sizeof(ebuf)));
-		goto out;
-	}
-	sb_info("Runner started", "run=%s class=%s iterations=%u attempt=%u pod=%s", e.run, e.cls,
-		e.iterations, e.attempt, e.pod);
-	struct barrier bar = {.e = &e, .kc = kc};
-	if (e.members > 1) {
-		sb_info("Runner is a member of a distributed run",
-			"member=%u of=%u node=%s done=%s", e.member, e.members, e.node,
-			e.done[0] ? e.done : "none");
-		sb_run_set_start_hook(barrier_wait, &bar);
-	}
+	return 0;
+}
 
-	for (unsigned it = 1; it <= e.iterations; it++) {
-		char name[64];
-		if (sb_stop_requested()) {
-			status =
-				finish(SB_EXIT_INTERRUPTED(sb_stop_signal()),
-				       "stopped by %s before iteration %u; %u iterations recorded, "
-				       "%u already present",
-				       sb_stop_name(sb_stop_signal()), it, recorded, skipped);
-			goto out;
-		}
-		if (e.members > 1 && in_list(e.done, it)) {
-			sb_info("Skipped iteration already recorded", "iteration=%u", it);
-			skipped++;
-			continue;
-		}
-		if (e.members > 1 ? sb_name_member_result(name, sizeof(name), e.run, e.cls, it,
-							  e.attempt, e.member)
-				  : sb_name_result(name, sizeof(name), e.run, e.cls, it)) {
-			status = finish(2, "cannot name the result of iteration %u", it);
-			goto out;
-		}
-		/* recorded already, by the controller's rule? a ConfigMap of the name
-		 * that is not this run's result is named, left alone, and this
-		 * attempt writes under its own name */
-		bool valid = false, taken = false;
-		char cand[64];
-		int r = look(kc, &e, it, name, &valid, foreign, sizeof(foreign), &kerr);
-		taken = r == 0 && !valid;
-		if (taken && e.members > 1) {
-			/* a member's result name holds its attempt and member number:
-			 * no other name to fall back to */
-			status = finish(1,
-					"iteration %u: configmap %s exists and is not this run's "
-					"result; not recorded",
-					it, name);
-			goto out;
-		}
-		for (unsigned a = 1; taken && !valid && (r == 0 || r == -ENOENT) && a <= e.attempt;
-		     a++) {
-			if (result_name(&e, it, a, cand, sizeof(cand))) {
-				status = finish(2, "cannot name the result of iteration %u", it);
-				goto out;
-			}
-			r = look(kc, &e, it, cand, &valid, foreign, sizeof(foreign), &kerr);
-		}
-		if (valid) {
-			skipped++;
-			continue;
-		}
-		if (r && r != -ENOENT) {
-			status = finish(1, "iteration %u: cannot check for configmap %s: %s", it,
-					taken ? cand : name,
-					kube_error_str(&kerr, ebuf, sizeof(ebuf)));
-			goto out;
-		}
-		if (taken && result_name(&e, it, e.attempt, name, sizeof(name))) {
-			status = finish(2, "cannot name the result of iteration %u", it);
-			goto out;
-		}
-		sb_info("Started iteration", "iteration=%u of=%u", it, e.iterations);
-		json_t *doc = NULL;
-		if (s3.n) {
-			fprintf(stderr, "=== %s, iteration %u of %u\n", e.cls, it, e.iterations);
-			r = sb_s3_pod_iteration(&s3, stderr, &doc, err, sizeof(err));
-			fflush(stderr);
-			if (sb_stop_requested()) {
-				json_decref(doc);
-				status = finish(SB_EXIT_INTERRUPTED(sb_stop_signal()),
-						"iteration %u interrupted by %s: not recorded; %u "
-						"iterations recorded, %u already present",
-						it, sb_stop_name(sb_stop_signal()), recorded,
-						skipped);
-				goto out;
-			}
-			if (r) {
-				/* wrong keys, TLS, a bucket with data: a retry will not help */
-				bool final = r == -EACCES || r == -EPROTO || r == -ENOTEMPTY;
-				status = finish(final ? 2 : 1, "iteration %u: %s", it, err);
-				goto out;
-			}
-			goto have_doc;
-		}
-		struct sb_results res = SB_RESULTS_INIT;
-		bar.it = it;
-		bar.err[0] = '\0';
-		r = sb_run_jobs(&jobs, &res);
-		if (res.interrupted || sb_stop_requested()) {
-			/* what ran is logged, marked; an incomplete iteration is no result */
-			int sig = res.interrupted ? res.interrupted : sb_stop_signal();
-			fprintf(stderr,
-				"=== %s, iteration %u of %u: interrupted by %s, partial, not "
-				"recorded\n",
-				e.cls, it, e.iterations, sb_stop_name(sig));
-			sb_out_text(stderr, &res);
-			fflush(stderr);
-			sb_results_release(&res);
-			status = finish(
-				SB_EXIT_INTERRUPTED(sig),
-				"iteration %u interrupted by %s: not recorded; %u iterations "
-				"recorded, %u already present",
-				it, sb_stop_name(sig), recorded, skipped);
-			goto out;
-		}
-		if (r && bar.err[0]) {
-			status = finish(1, "iteration %u: %s", it, bar.err);
-			sb_results_release(&res);
-			goto out;
-		}
-		/* on stderr, the log lines' stream: one pipe keeps the order in the
-		 * container log (containerd reads stdout and stderr separately, so
-		 * a block on stdout could land after the next "Started iteration") */
-		fprintf(stderr, "=== %s, iteration %u of %u\n", e.cls, it, e.iterations);
+/*
+ * The name iteration it is recorded under, in name: 0, 1 when a valid result
+ * is there already (skip it), -1 when the pod ends.
+ */
+static int pod_result_name(struct pod *p, unsigned it, char *name, size_t len)
+{
+	const struct pod_env *e = &p->e;
+	if (e->members > 1
+		    ? sb_name_member_result(name, len, e->run, e->cls, it, e->attempt, e->member)
+		    : sb_name_result(name, len, e->run, e->cls, it))
+		return stop(p, finish(2, "cannot name the result of iteration %u", it));
+	/* recorded already, by the controller's rule? a ConfigMap of the name
+	 * that is not this run's result is named, left alone, and this
+	 * attempt writes under its own name */
+	bool valid = false, taken = false;
+	char cand[64];
+	int r = look(p->kc, e, it, name, &valid, p->foreign, sizeof(p->foreign), &p->kerr);
+	taken = r == 0 && !valid;
+	if (taken && e->members > 1)
+		/* a member's result name holds its attempt and member number:
+		 * no other name to fall back to */
+		return stop(p, finish(1,
+				      "iteration %u: configmap %s exists and is not this run's "
+				      "result; not recorded",
+				      it, name));
+	for (unsigned a = 1; taken && !valid && (r == 0 || r == -ENOENT) && a <= e->attempt; a++) {
+		if (result_name(e, it, a, cand, sizeof(cand)))
+			return stop(p, finish(2, "cannot name the result of iteration %u", it));
+		r = look(p->kc, e, it, cand, &valid, p->foreign, sizeof(p->foreign), &p->kerr);
+	}
+	if (valid) {
+		p->skipped++;
+		return 1;
+	}
+	if (r && r != -ENOENT)
+		return stop(p, finish(1, "iteration %u: cannot check for configmap %s: %s", it,
+				      taken ? cand : name,
+				      kube_error_str(&p->kerr, p->ebuf, sizeof(p->ebuf))));
+	if (taken && result_name(e, it, e->attempt, name, len))
+		return stop(p, finish(2, "cannot name the result of iteration %u", it));
+	return 0;
+}
+
+/* The end of a pod stopped by a signal during iteration it. */
+static int pod_interrupted(struct pod *p, unsigned it, int sig)
+{
+	return stop(p, finish(SB_EXIT_INTERRUPTED(sig),
+			      "iteration %u interrupted by %s: not recorded; %u iterations "
+			      "recorded, %u already present",
+			      it, sb_stop_name(sig), p->recorded, p->skipped));
+}
+
+/* Iteration it against the object store: its result document in *doc. 0 or -1. */
+static int pod_run_s3(struct pod *p, unsigned it, json_t **doc)
+{
+	fprintf(stderr, "=== %s, iteration %u of %u\n", p->e.cls, it, p->e.iterations);
+	int r = sb_s3_pod_iteration(&p->s3, stderr, doc, p->err, sizeof(p->err));
+	fflush(stderr);
+	if (sb_stop_requested()) {
+		json_decref(*doc);
+		*doc = NULL;
+		return pod_interrupted(p, it, sb_stop_signal());
+	}
+	if (r) {
+		/* wrong keys, TLS, a bucket with data: a retry will not help */
+		bool final = r == -EACCES || r == -EPROTO || r == -ENOTEMPTY;
+		return stop(p, finish(final ? 2 : 1, "iteration %u: %s", it, p->err));
+	}
+	return 0;
+}
+
+/* Iteration it of the jobs: its result document in *doc. 0 or -1. */
+static int pod_run_jobs(struct pod *p, unsigned it, json_t **doc)
+{
+	const struct pod_env *e = &p->e;
+	struct sb_results res = SB_RESULTS_INIT;
+	p->bar.it = it;
+	p->bar.err[0] = '\0';
+	int r = sb_run_jobs(&p->jobs, &res);
+	if (res.interrupted || sb_stop_requested()) {
+		/* what ran is logged, marked; an incomplete iteration is no result */
+		int sig = res.interrupted ? res.interrupted : sb_stop_signal();
+		fprintf(stderr,
+			"=== %s, iteration %u of %u: interrupted by %s, partial, not "
+			"recorded\n",
+			e->cls, it, e->iterations, sb_stop_name(sig));
 		sb_out_text(stderr, &res);
 		fflush(stderr);
-		const char *why = NULL;
-		for (size_t i = 0; i < res.n && !why; i++)
-			if (res.v[i]->error)
-				why = res.v[i]->errmsg;
-		if (r || res.usage_error || res.io_error) {
-			status = finish(res.usage_error ? 2 : 1, "iteration %u: %s", it,
-					why ? why
-					: r ? "out of memory"
-					    : "a job failed");
-			sb_results_release(&res);
-			goto out;
-		}
-		doc = sb_out_json_doc(&res, false);
 		sb_results_release(&res);
-	have_doc:;
-		json_t *ctx = json_pack("{s:s,s:s,s:I,s:s,s:I}", "run", e.run, "class", e.cls,
-					"iteration", (json_int_t)it, "pod", e.pod, "attempt",
-					(json_int_t)e.attempt);
-		char *text = NULL;
-		if (doc && logdir[0]) {
-			/* fio log files (write_*_log) travel in the result, size-capped */
-			bool found;
-			json_t *logs = sb_iolog_collect(logdir, MAX_LOG_BYTES, &found);
-			if (!logs || (found && json_object_set(doc, "logs", logs))) {
-				json_decref(logs);
-				json_decref(doc);
-				json_decref(ctx);
-				status = finish(1, "iteration %u: out of memory", it);
-				goto out;
-			}
-			json_decref(logs);
-		}
-		if (ctx && e.members > 1 &&
-		    (json_object_set_new(ctx, "member", json_integer(e.member)) ||
-		     json_object_set_new(ctx, "members", json_integer(e.members)) ||
-		     json_object_set_new(ctx, "node", json_string(e.node)) ||
-		     json_object_set_new(ctx, "start", start_context(&bar)))) {
-			json_decref(ctx);
-			ctx = NULL;
-		}
-		if (!doc || !ctx || json_object_set_new(doc, "context", ctx)) {
-			json_decref(doc);
-			status = finish(1, "iteration %u: out of memory", it);
-			goto out;
-		}
-		text = dump_fitting(doc);
-		json_decref(doc);
-		if (!text) {
-			status = finish(1, "iteration %u: the result does not fit in a ConfigMap",
-					it);
-			goto out;
-		}
-		json_t *cm = result_cm(&e, it, name, text);
-		free(text);
-		if (!cm) {
-			status = finish(1, "iteration %u: out of memory", it);
-			goto out;
-		}
-		r = kube_create(kc, &kube_res_configmaps, e.ns, cm, NULL, &kerr);
-		json_decref(cm);
-		if (r == -EEXIST) {
-			/* another pod recorded it first: never overwrite a result; unless
-			 * what holds the name is not one */
-			r = look(kc, &e, it, name, &valid, foreign, sizeof(foreign), &kerr);
-			if (r || !valid) {
-				status = finish(1,
-						"iteration %u: configmap %s exists and is not this "
-						"run's result; not recorded%s%s",
-						it, name, foreign[0] ? "; ignored: " : "", foreign);
-				goto out;
-			}
-			sb_warn("Kept the result already recorded", "iteration=%u configmap=%s", it,
-				name);
-			skipped++;
-		} else if (r) {
-			status = finish(1, "iteration %u: cannot record configmap %s: %s", it, name,
-					kube_error_str(&kerr, ebuf, sizeof(ebuf)));
-			goto out;
-		} else {
-			sb_info("Recorded iteration", "iteration=%u configmap=%s", it, name);
-			recorded++;
-		}
+		return pod_interrupted(p, it, sig);
 	}
-	status = finish(0, "%u iterations recorded, %u already present%s%s", recorded, skipped,
-			foreign[0] ? "; not this run's results, ignored: " : "", foreign);
-out:
+	if (r && p->bar.err[0]) {
+		p->status = finish(1, "iteration %u: %s", it, p->bar.err);
+		sb_results_release(&res);
+		return -1;
+	}
+	/* on stderr, the log lines' stream: one pipe keeps the order in the
+	 * container log (containerd reads stdout and stderr separately, so
+	 * a block on stdout could land after the next "Started iteration") */
+	fprintf(stderr, "=== %s, iteration %u of %u\n", e->cls, it, e->iterations);
+	sb_out_text(stderr, &res);
+	fflush(stderr);
+	const char *why = NULL;
+	for (size_t i = 0; i < res.n && !why; i++)
+		if (res.v[i]->error)
+			why = res.v[i]->errmsg;
+	if (r || res.usage_error || res.io_error) {
+		p->status = finish(res.usage_error ? 2 : 1, "iteration %u: %s", it,
+				   why ? why
+				   : r ? "out of memory"
+				       : "a job failed");
+		sb_results_release(&res);
+		return -1;
+	}
+	*doc = sb_out_json_doc(&res, false);
+	sb_results_release(&res);
+	return 0;
+}
+
+/*
+ * The result text of iteration it: doc (consumed) with the log files and the
+ * context; NULL when the pod ends (p->status set).
+ */
+static char *pod_result_text(struct pod *p, unsigned it, json_t *doc)
+{
+	const struct pod_env *e = &p->e;
+	json_t *ctx =
+		json_pack("{s:s,s:s,s:I,s:s,s:I}", "run", e->run, "class", e->cls, "iteration",
+			  (json_int_t)it, "pod", e->pod, "attempt", (json_int_t)e->attempt);
+	if (doc && p->logdir[0]) {
+		/* fio log files (write_*_log) travel in the result, size-capped */
+		bool found;
+		json_t *logs = sb_iolog_collect(p->logdir, MAX_LOG_BYTES, &found);
+		if (!logs || (found && json_object_set(doc, "logs", logs))) {
+			json_decref(logs);
+			json_decref(doc);
+			json_decref(ctx);
+			p->status = finish(1, "iteration %u: out of memory", it);
+			return NULL;
+		}
+		json_decref(logs);
+	}
+	if (ctx && e->members > 1 &&
+	    (json_object_set_new(ctx, "member", json_integer(e->member)) ||
+	     json_object_set_new(ctx, "members", json_integer(e->members)) ||
+	     json_object_set_new(ctx, "node", json_string(e->node)) ||
+	     json_object_set_new(ctx, "start", start_context(&p->bar)))) {
+		json_decref(ctx);
+		ctx = NULL;
+	}
+	if (!doc || !ctx || json_object_set_new(doc, "context", ctx)) {
+		json_decref(doc);
+		p->status = finish(1, "iteration %u: out of memory", it);
+		return NULL;
+	}
+	char *text = dump_fitting(doc);
+	json_decref(doc);
+	if (!text)
+		p->status = finish(1, "iteration %u: the result does not fit in a ConfigMap", it);
+	return text;
+}
+
+/* Records iteration it's result document doc (consumed) as ConfigMap name. 0 or -1. */
+static int pod_record(struct pod *p, unsigned it, const char *name, json_t *doc)
+{
+	char *text = pod_result_text(p, it, doc);
+	if (!text)
+		return -1;
+	json_t *cm = result_cm(&p->e, it, name, text);
+	free(text);
+	if (!cm)
+		return stop(p, finish(1, "iteration %u: out of memory", it));
+	int r = kube_create(p->kc, &kube_res_configmaps, p->e.ns, cm, NULL, &p->kerr);
+	json_decref(cm);
+	if (r == -EEXIST) {
+		/* another pod recorded it first: never overwrite a result; unless
+		 * what holds the name is not one */
+		bool valid = false;
+		r = look(p->kc, &p->e, it, name, &valid, p->foreign, sizeof(p->foreign), &p->kerr);
+		if (r || !valid)
+			return stop(p, finish(1,
+					      "iteration %u: configmap %s exists and is not this "
+					      "run's result; not recorded%s%s",
+					      it, name, p->foreign[0] ? "; ignored: " : "",
+					      p->foreign));
+		sb_warn("Kept the result already recorded", "iteration=%u configmap=%s", it, name);
+		p->skipped++;
+	} else if (r) {
+		return stop(p, finish(1, "iteration %u: cannot record configmap %s: %s", it, name,
+				      kube_error_str(&p->kerr, p->ebuf, sizeof(p->ebuf))));
+	} else {
+		sb_info("Recorded iteration", "iteration=%u configmap=%s", it, name);
+		p->recorded++;
+	}
+	return 0;
+}
+
+/* Runs and records iteration it: 0, or -1 when the pod ends. */
+static int pod_iteration(struct pod *p, unsigned it)
+{
+	const struct pod_env *e = &p->e;
+	char name[64];
+	if (sb_stop_requested())
+		return stop(p, finish(SB_EXIT_INTERRUPTED(sb_stop_signal()),
+				      "stopped by %s before iteration %u; %u iterations recorded, "
+				      "%u already present",
+				      sb_stop_name(sb_stop_signal()), it, p->recorded, p->skipped));
+	if (e->members > 1 && in_list(e->done, it)) {
+		sb_info("Skipped iteration already recorded", "iteration=%u", it);
+		p->skipped++;
+		return 0;
+	}
+	int r = pod_result_name(p, it, name, sizeof(name));
+	if (r)
+		return r < 0 ? -1 : 0;
+	sb_info("Started iteration", "iteration=%u of=%u", it, e->iterations);
+	json_t *doc = NULL;
+	if (p->s3.n ? pod_run_s3(p, it, &doc) : pod_run_jobs(p, it, &doc))
+		return -1;
+	return pod_record(p, it, name, doc);
+}
+
+/* The pod's main loop; 0 when every iteration is recorded, or -1. */
+static int pod_run(struct pod *p)
+{
+	struct pod_env *e = &p->e;
+	struct kube_config cfg = KUBE_CONFIG_INIT;
+	int ret = 0;
+	if (kube_config_load(&cfg, NULL, NULL, &p->kerr) ||
+	    !(p->kc = kube_client_new(&cfg, NULL, &p->kerr))) {
+		kube_config_release(&cfg);
+		return stop(p, finish(1, "cannot reach the Kubernetes API: %s",
+				      kube_error_str(&p->kerr, p->ebuf, sizeof(p->ebuf))));
+	}
+	sb_info("Runner started", "run=%s class=%s iterations=%u attempt=%u pod=%s", e->run, e->cls,
+		e->iterations, e->attempt, e->pod);
+	p->bar.e = e;
+	p->bar.kc = p->kc;
+	if (e->members > 1) {
+		sb_info("Runner is a member of a distributed run",
+			"member=%u of=%u node=%s done=%s", e->member, e->members, e->node,
+			e->done[0] ? e->done : "none");
+		sb_run_set_start_hook(barrier_wait, &p->bar);
+	}
+	for (unsigned it = 1; it <= e->iterations && !ret; it++)
+		ret = pod_iteration(p, it);
+	if (!ret)
+		p->status = finish(0, "%u iterations recorded, %u already present%s%s", p->recorded,
+				   p->skipped,
+				   p->foreign[0] ? "; not this run's results, ignored: " : "",
+				   p->foreign);
 	sb_run_set_start_hook(NULL, NULL);
-	if (logdir[0])
-		(void)rmdir(logdir);
-	kube_client_free(kc);
+	kube_client_free(p->kc);
+	p->kc = NULL;
 	kube_config_release(&cfg);
-	sb_joblist_release(&jobs);
-	sb_cli_release(&cli);
-	sb_s3_pod_release(&s3);
-	return status;
+	return ret;
+}
+
+int sb_pod_main(int argc, char **argv)
+{
+	struct pod pod = {
+		.diag = {.warn = warn_cb}, .jobs = SB_JOBLIST_INIT, .kerr = KUBE_ERROR_INIT};
+	struct pod *p = &pod;
+	if (read_env(&p->e, p->err, sizeof(p->err))) {
+		p->status = finish(2, "%s", p->err);
+		goto out;
+	}
+	int kr = sb_sign_read_key(SB_SIGN_PATH, p->e.key);
+	if (kr) {
+		p->status = finish(2,
+				   "cannot read the run's signing key %s: %s (the controller "
+				   "mounts the run's Secret)",
+				   SB_SIGN_PATH, kr == -EINVAL ? "not 32 bytes" : strerror(-kr));
+		goto out;
+	}
+	if (argc > 1 && !strcmp(argv[1], "s3")) {
+		int sr = sb_s3_pod_parse(argc - 1, argv + 1, &p->s3, p->err, sizeof(p->err));
+		if (sr) {
+			p->status = finish(sr == -ENOMEM ? 1 : 2, "%s", p->err);
+			goto out;
+		}
+	} else if (pod_jobs(p, argc, argv)) {
+		goto out;
+	}
+	(void)pod_run(p);
+out:
+	if (p->logdir[0])
+		(void)rmdir(p->logdir);
+	sb_joblist_release(&p->jobs);
+	sb_cli_release(&p->cli);
+	sb_s3_pod_release(&p->s3);
+	return p->status;
 }

@@ -91,98 +91,82 @@ struct group_job {
 	char resolve_msg[512];
 };
 
-static int run_group(const struct sb_joblist *l, size_t first, size_t last, unsigned gidx,
-		     struct sb_results *out)
+/* A worker of job g that cannot start because its size cannot be worked out: its result. */
+static int unresolved_worker(struct group_job *g, struct sb_worker *w)
 {
-	size_t njobs = last - first;
-	struct group_job *gj = calloc(njobs, sizeof(*gj));
-	struct sb_gate gate;
-	unsigned total = 0, started = 0;
-	int ret = 0;
+	w->res = sb_job_result_new();
+	if (w->res) {
+		snprintf(w->res->name, sizeof(w->res->name), "%s", g->job->o.name);
+		w->res->groupid = g->job->group;
+		w->res->njobs = 1;
+		w->res->job = g->job;
+		snprintf(w->res->errmsg, sizeof(w->res->errmsg), "%s", g->resolve_msg);
+	}
+	return g->resolve_error;
+}
 
-	if (!gj)
+/*
+ * Sets up job i of the group (l->jobs[first + i]) and its numjobs workers,
+ * before any starts, as fio lays out files first. A worker that cannot
+ * start is marked in its result (and out's error flags). 0 or -ENOMEM.
+ */
+static int setup_job(const struct sb_joblist *l, size_t first, size_t i, struct group_job *g,
+		     struct sb_gate *gate, struct sb_results *out)
+{
+	g->job = &l->jobs[first + i];
+	g->cfg.start = gate;
+	/* fio numbers every job clone of the run from 1 (log file names) */
+	g->cfg.first_thread = 1;
+	for (size_t k = 0; k < first + i; k++)
+		g->cfg.first_thread += l->jobs[k].o.numjobs * client_count;
+	g->cfg.clone_base = client_index * g->job->o.numjobs;
+	g->cfg.eng = sb_pick_engine(&g->job->o, g->cfg.engine_reason, sizeof(g->cfg.engine_reason));
+	if (g->cfg.eng == &sb_engine_psync && g->job->o.engine != SB_ENGINE_PSYNC &&
+	    g->job->o.iodepth > 1)
+		sb_warn("Fell back to psync, so iodepth is 1", "job=%s reason=\"%s\"",
+			g->job->o.name, g->cfg.engine_reason);
+	g->resolve_error = sb_files_resolve_size(g->job, &g->cfg.per_file, g->resolve_msg,
+						 sizeof(g->resolve_msg));
+	g->workers = calloc(g->job->o.numjobs, sizeof(*g->workers));
+	if (!g->workers)
 		return -ENOMEM;
-	for (size_t i = 0; i < njobs; i++)
-		total += l->jobs[first + i].o.numjobs;
-	sb_gate_init(&gate);
+	g->nworkers = g->job->o.numjobs;
+	for (unsigned c = 0; c < g->nworkers; c++) {
+		struct sb_worker *w = &g->workers[c];
+		bool usage = false;
+		int r;
+		if (g->resolve_error) {
+			r = unresolved_worker(g, w);
+			usage = true;
+		} else {
+			r = sb_worker_setup(w, g->job, c, &g->cfg, &usage);
+		}
+		if (!w->res)
+			return -ENOMEM;
+		if (r) {
+			w->setup_error = r;
+			w->res->error = -r;
+			if (usage)
+				out->usage_error = true;
+			else
+				out->io_error = true;
+			sb_error("Job could not start", "job=%s clone=%u error=\"%s\"",
+				 g->job->o.name, g->cfg.clone_base + c, w->res->errmsg);
+		}
+	}
+	return 0;
+}
 
-	/* set up every worker before any starts, as fio lays out files first */
-	for (size_t i = 0; i < njobs; i++) {
-		struct group_job *g = &gj[i];
-		g->job = &l->jobs[first + i];
-		g->cfg.start = &gate;
-		/* fio numbers every job clone of the run from 1 (log file names) */
-		g->cfg.first_thread = 1;
-		for (size_t k = 0; k < first + i; k++)
-			g->cfg.first_thread += l->jobs[k].o.numjobs * client_count;
-		g->cfg.clone_base = client_index * g->job->o.numjobs;
-		g->cfg.eng = sb_pick_engine(&g->job->o, g->cfg.engine_reason,
-					    sizeof(g->cfg.engine_reason));
-		if (g->cfg.eng == &sb_engine_psync && g->job->o.engine != SB_ENGINE_PSYNC &&
-		    g->job->o.iodepth > 1)
-			sb_warn("Fell back to psync, so iodepth is 1", "job=%s reason=\"%s\"",
-				g->job->o.name, g->cfg.engine_reason);
-		g->resolve_error = sb_files_resolve_size(g->job, &g->cfg.per_file, g->resolve_msg,
-							 sizeof(g->resolve_msg));
-		g->workers = calloc(g->job->o.numjobs, sizeof(*g->workers));
-		if (!g->workers) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		g->nworkers = g->job->o.numjobs;
-		for (unsigned c = 0; c < g->nworkers; c++) {
-			struct sb_worker *w = &g->workers[c];
-			bool usage = false;
-			int r;
-			if (g->resolve_error) {
-				/* the job's size cannot be worked out: it does not start */
-				w->res = sb_job_result_new();
-				if (w->res) {
-					snprintf(w->res->name, sizeof(w->res->name), "%s",
-						 g->job->o.name);
-					w->res->groupid = g->job->group;
-					w->res->njobs = 1;
-					w->res->job = g->job;
-					snprintf(w->res->errmsg, sizeof(w->res->errmsg), "%s",
-						 g->resolve_msg);
-				}
-				r = g->resolve_error;
-				usage = true;
-			} else {
-				r = sb_worker_setup(w, g->job, c, &g->cfg, &usage);
-			}
-			if (!w->res) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			if (r) {
-				w->setup_error = r;
-				w->res->error = -r;
-				if (usage)
-					out->usage_error = true;
-				else
-					out->io_error = true;
-				sb_error("Job could not start", "job=%s clone=%u error=\"%s\"",
-					 g->job->o.name, g->cfg.clone_base + c, w->res->errmsg);
-			}
-		}
-	}
-	/* laid out: a distributed run waits for its start time here */
-	if (start_hook && (ret = start_hook(start_hook_ctx, gidx)) != 0)
-		goto out;
-	if (sb_stop_requested()) {
-		/* stopped while laying out or waiting: the group does not start */
-		out->interrupted = sb_stop_signal();
-		goto out;
-	}
-	/* start them together */
+/* Starts every worker that was set up (total in all) together, and waits for them. */
+static int start_and_join(struct group_job *gj, size_t njobs, unsigned total, struct sb_gate *gate)
+{
+	unsigned started = 0;
 	pthread_t *threads = calloc(total, sizeof(*threads));
 	bool *running = calloc(total, sizeof(*running));
 	if (!threads || !running) {
 		free(threads);
 		free(running);
-		ret = -ENOMEM;
-		goto out;
+		return -ENOMEM;
 	}
 	for (size_t i = 0; i < njobs; i++) {
 		for (unsigned c = 0; c < gj[i].nworkers; c++, started++) {
@@ -199,18 +183,20 @@ static int run_group(const struct sb_joblist *l, size_t first, size_t last, unsi
 			}
 		}
 	}
-	sb_gate_open(&gate);
+	sb_gate_open(gate);
 	for (unsigned t = 0; t < started; t++)
 		if (running[t])
 			pthread_join(threads[t], NULL);
 	free(threads);
 	free(running);
-	if (sb_stop_requested())
-		out->interrupted = sb_stop_signal();
+	return 0;
+}
 
-	/* collect: per clone, or the whole group when group_reporting */
-	bool grouped = l->jobs[first].o.group_reporting;
+/* The workers' results into out: per clone, or the whole group when group_reporting. */
+static int collect(bool grouped, struct group_job *gj, size_t njobs, struct sb_results *out)
+{
 	struct sb_job_result *merged = NULL;
+	int ret = 0;
 	for (size_t i = 0; i < njobs; i++) {
 		for (unsigned c = 0; c < gj[i].nworkers; c++) {
 			struct sb_worker *w = &gj[i].workers[c];
@@ -239,6 +225,41 @@ static int run_group(const struct sb_joblist *l, size_t first, size_t last, unsi
 	}
 	if (merged && sb_results_push(out, merged))
 		ret = -ENOMEM;
+	return ret;
+}
+
+static int run_group(const struct sb_joblist *l, size_t first, size_t last, unsigned gidx,
+		     struct sb_results *out)
+{
+	size_t njobs = last - first;
+	struct group_job *gj = calloc(njobs, sizeof(*gj));
+	struct sb_gate gate;
+	unsigned total = 0;
+	int ret = 0;
+
+	if (!gj)
+		return -ENOMEM;
+	for (size_t i = 0; i < njobs; i++)
+		total += l->jobs[first + i].o.numjobs;
+	sb_gate_init(&gate);
+
+	for (size_t i = 0; i < njobs && !ret; i++)
+		ret = setup_job(l, first, i, &gj[i], &gate, out);
+	/* laid out: a distributed run waits for its start time here */
+	if (!ret && start_hook)
+		ret = start_hook(start_hook_ctx, gidx);
+	if (!ret && sb_stop_requested()) {
+		/* stopped while laying out or waiting: the group does not start */
+		out->interrupted = sb_stop_signal();
+		goto out;
+	}
+	if (!ret)
+		ret = start_and_join(gj, njobs, total, &gate);
+	if (ret)
+		goto out;
+	if (sb_stop_requested())
+		out->interrupted = sb_stop_signal();
+	ret = collect(l->jobs[first].o.group_reporting, gj, njobs, out);
 out:
 	for (size_t i = 0; i < njobs; i++) {
 		for (unsigned c = 0; gj[i].workers && c < gj[i].nworkers; c++) {

@@ -874,6 +874,122 @@ static int cleanup(struct sb_s3_client *c, const struct sb_s3_opts *o, struct sb
 
 /* ---- the run ---- */
 
+/* The payload: random bytes as long as the longest single request, and their hashes. */
+static int make_payload(struct run *rn, const struct sb_s3_opts *o)
+{
+	uint64_t need = o->obj_size;
+	if (o->obj_size >= o->multipart_threshold) {
+		need = o->multipart_threshold - 1; /* random sizes below the threshold */
+		if (need < o->part_size)
+			need = o->part_size;
+	}
+	rn->data_len = (size_t)need;
+	rn->data = malloc(rn->data_len ? rn->data_len : 1);
+	if (!rn->data)
+		return -ENOMEM;
+	uint64_t s = 0x9E3779B97F4A7C15ull ^ (uint64_t)now_ns();
+	for (size_t i = 0; i < rn->data_len; i += 8) {
+		uint64_t v = rnd(&s);
+		memcpy(rn->data + i, &v, rn->data_len - i < 8 ? rn->data_len - i : 8);
+	}
+	rn->fixed_sha = !o->randsize && o->obj_size < o->multipart_threshold;
+	if (rn->fixed_sha)
+		sb_s3_sha256_hex(rn->data, (size_t)o->obj_size, rn->data_sha);
+	if (o->part_size <= rn->data_len)
+		sb_s3_sha256_hex(rn->data, (size_t)o->part_size, rn->part_sha);
+	return 0;
+}
+
+/* o->concurrent workers in *out (each with its client); 0 or -ENOMEM. */
+static int new_workers(struct run *rn, const struct sb_s3_opts *o, struct worker **out)
+{
+	struct worker *ws = calloc(o->concurrent, sizeof(*ws));
+	*out = ws;
+	if (!ws)
+		return -ENOMEM;
+	for (unsigned i = 0; i < o->concurrent; i++) {
+		ws[i].run = rn;
+		ws[i].idx = i;
+		ws[i].rng = 0x853c49e6748fea9bull * (i + 1) ^ (uint64_t)now_ns();
+		if (!ws[i].rng)
+			ws[i].rng = 1;
+		if (sb_s3_client_init(&ws[i].c, o))
+			return -ENOMEM;
+		ws[i].c.next_host = i; /* several hosts: the workers start on different ones */
+	}
+	return 0;
+}
+
+static void free_workers(struct worker *ws, unsigned n)
+{
+	if (!ws)
+		return;
+	for (unsigned i = 0; i < n; i++) {
+		sb_s3_client_release(&ws[i].c);
+		for (int k = 0; k < SB_S3_NOPS; k++) {
+			if (ws[i].st[k]) {
+				sb_s3_opstat_release(ws[i].st[k]);
+				free(ws[i].st[k]);
+			}
+		}
+	}
+	free(ws);
+}
+
+/* The objects get/stat/delete/list/mixed work on. 0 or -errno (err written). */
+static int prepare_objects(struct run *rn, struct worker *ws, struct sb_s3_result *r, char *err,
+			   size_t errlen)
+{
+	const struct sb_s3_opts *o = rn->o;
+	uint64_t t = now_ns();
+	sb_info("Preparing objects", "bucket=%s objects=%u size=%llu", r->bucket, o->objects,
+		(unsigned long long)o->obj_size);
+	int ret = run_workers(ws, o->concurrent, prepare_main);
+	r->prepared = atomic_load(&rn->prepared);
+	for (unsigned i = 0; !ret && i < o->concurrent; i++)
+		if (ws[i].fatal)
+			ret = ws[i].fatal;
+	if (!ret && atomic_load(&rn->prepare_failed)) {
+		snprintf(err, errlen, "preparing %u objects in bucket '%s' stopped after %llu: %s",
+			 o->objects, r->bucket, (unsigned long long)r->prepared, rn->prepare_err);
+		ret = -EIO;
+	}
+	if (ret)
+		return ret;
+	sb_info("Prepared objects", "objects=%llu seconds=%.1f", (unsigned long long)r->prepared,
+		(double)(now_ns() - t) / 1e9);
+	return 0;
+}
+
+/* The benchmark for its duration; the workers' statistics merged into r. 0 or -errno. */
+static int bench_phase(struct run *rn, struct worker *ws, struct sb_s3_result *r, char *err,
+		       size_t errlen)
+{
+	const struct sb_s3_opts *o = rn->o;
+	rn->t0_ns = now_ns();
+	rn->deadline_ns = rn->t0_ns + o->duration_us * 1000;
+	int ret = run_workers(ws, o->concurrent, bench_main);
+	uint64_t end = rn->t0_ns;
+	for (unsigned i = 0; i < o->concurrent; i++) {
+		if (ws[i].end_ns > end)
+			end = ws[i].end_ns;
+		if (ws[i].fatal)
+			ret = ws[i].fatal;
+		for (int k = 0; k < SB_S3_NOPS; k++)
+			if (ws[i].st[k])
+				sb_s3_opstat_merge(&r->op[k], ws[i].st[k]);
+	}
+	r->runtime_us = (end - rn->t0_ns) / 1000;
+	/* a run that ended early (delete ran out of objects) has fewer whole intervals */
+	size_t whole = (size_t)(r->runtime_us / r->interval_us);
+	for (int k = 0; k < SB_S3_NOPS; k++)
+		if (r->op[k].nsec > whole)
+			r->op[k].nsec = whole;
+	if (ret)
+		snprintf(err, errlen, "%s", strerror(-ret));
+	return ret;
+}
+
 int sb_s3_run(const struct sb_s3_opts *o, struct sb_s3_result *r, char *err, size_t errlen)
 {
 	struct run rn = {.o = o};
@@ -896,32 +1012,9 @@ int sb_s3_run(const struct sb_s3_opts *o, struct sb_s3_result *r, char *err, siz
 		return -ENOMEM;
 	admin.sticky = true; /* the bucket's own requests: one host while it answers */
 
-	/* the payload: random bytes as long as the longest single request */
-	uint64_t need = o->obj_size;
-	if (o->obj_size >= o->multipart_threshold) {
-		need = o->multipart_threshold - 1; /* random sizes below the threshold */
-		if (need < o->part_size)
-			need = o->part_size;
-	}
-	rn.data_len = (size_t)need;
-	rn.data = malloc(rn.data_len ? rn.data_len : 1);
-	if (!rn.data) {
-		ret = -ENOMEM;
+	ret = make_payload(&rn, o);
+	if (ret)
 		goto out;
-	}
-	{
-		uint64_t s = 0x9E3779B97F4A7C15ull ^ (uint64_t)now_ns();
-		for (size_t i = 0; i < rn.data_len; i += 8) {
-			uint64_t v = rnd(&s);
-			memcpy(rn.data + i, &v, rn.data_len - i < 8 ? rn.data_len - i : 8);
-		}
-	}
-	rn.fixed_sha = !o->randsize && o->obj_size < o->multipart_threshold;
-	if (rn.fixed_sha)
-		sb_s3_sha256_hex(rn.data, (size_t)o->obj_size, rn.data_sha);
-	if (o->part_size <= rn.data_len)
-		sb_s3_sha256_hex(rn.data, (size_t)o->part_size, rn.part_sha);
-
 	for (unsigned k = 0;; k++) {
 		ret = make_bucket(&admin, o, r, err, errlen);
 		if (ret != -EHOSTUNREACH || k + 1 >= (o->nhosts > 1 ? o->nhosts : 1))
@@ -932,72 +1025,13 @@ int sb_s3_run(const struct sb_s3_opts *o, struct sb_s3_result *r, char *err, siz
 	have_bucket = true;
 	rn.bucket = r->bucket;
 
-	ws = calloc(o->concurrent, sizeof(*ws));
-	if (!ws) {
-		ret = -ENOMEM;
+	ret = new_workers(&rn, o, &ws);
+	if (!ret && o->bench != SB_S3_B_PUT)
+		ret = prepare_objects(&rn, ws, r, err, errlen);
+	if (ret)
 		goto out;
-	}
-	for (unsigned i = 0; i < o->concurrent; i++) {
-		ws[i].run = &rn;
-		ws[i].idx = i;
-		ws[i].rng = 0x853c49e6748fea9bull * (i + 1) ^ (uint64_t)now_ns();
-		if (!ws[i].rng)
-			ws[i].rng = 1;
-		if (sb_s3_client_init(&ws[i].c, o)) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		ws[i].c.next_host = i; /* several hosts: the workers start on different ones */
-	}
-
-	/* prepare: the objects get/stat/delete/list/mixed work on */
-	if (o->bench != SB_S3_B_PUT) {
-		uint64_t t = now_ns();
-		sb_info("Preparing objects", "bucket=%s objects=%u size=%llu", r->bucket,
-			o->objects, (unsigned long long)o->obj_size);
-		ret = run_workers(ws, o->concurrent, prepare_main);
-		r->prepared = atomic_load(&rn.prepared);
-		for (unsigned i = 0; !ret && i < o->concurrent; i++)
-			if (ws[i].fatal)
-				ret = ws[i].fatal;
-		if (!ret && atomic_load(&rn.prepare_failed)) {
-			snprintf(err, errlen,
-				 "preparing %u objects in bucket '%s' stopped after %llu: %s",
-				 o->objects, r->bucket, (unsigned long long)r->prepared,
-				 rn.prepare_err);
-			ret = -EIO;
-		}
-		if (ret)
-			goto out;
-		sb_info("Prepared objects", "objects=%llu seconds=%.1f",
-			(unsigned long long)r->prepared, (double)(now_ns() - t) / 1e9);
-	}
 	atomic_store(&rn.next_id, (uint64_t)o->objects);
-
-	rn.t0_ns = now_ns();
-	rn.deadline_ns = rn.t0_ns + o->duration_us * 1000;
-	ret = run_workers(ws, o->concurrent, bench_main);
-	uint64_t end = rn.t0_ns;
-	for (unsigned i = 0; i < o->concurrent; i++) {
-		if (ws[i].end_ns > end)
-			end = ws[i].end_ns;
-		if (ws[i].fatal)
-			ret = ws[i].fatal;
-		for (int k = 0; k < SB_S3_NOPS; k++)
-			if (ws[i].st[k])
-				sb_s3_opstat_merge(&r->op[k], ws[i].st[k]);
-	}
-	r->runtime_us = (end - rn.t0_ns) / 1000;
-	/* a run that ended early (delete ran out of objects) has fewer whole intervals */
-	size_t whole = (size_t)(r->runtime_us / r->interval_us);
-	for (int k = 0; k < SB_S3_NOPS; k++)
-		if (r->op[k].nsec > whole)
-			r->op[k].nsec = whole;
-	if (ret) {
-		snprintf(err, errlen, "%s", strerror(-ret));
-		goto out;
-	}
-
+	ret = bench_phase(&rn, ws, r, err, errlen);
 out:
 	if (have_bucket) {
 		char cerr[512] = "";
@@ -1010,18 +1044,7 @@ out:
 				 r->bucket, cerr);
 		}
 	}
-	if (ws) {
-		for (unsigned i = 0; i < o->concurrent; i++) {
-			sb_s3_client_release(&ws[i].c);
-			for (int k = 0; k < SB_S3_NOPS; k++) {
-				if (ws[i].st[k]) {
-					sb_s3_opstat_release(ws[i].st[k]);
-					free(ws[i].st[k]);
-				}
-			}
-		}
-		free(ws);
-	}
+	free_workers(ws, o->concurrent);
 	sb_s3_client_release(&admin);
 	free(rn.pool);
 	free(rn.data);

@@ -73,67 +73,140 @@ static bool is_bool_flag(const char *n)
 	return false;
 }
 
-int sb_s3_main(int argc, char **argv)
-{
+/* What the command line and the run file set. */
+struct s3_cli {
 	struct sb_s3_opts o;
-	char err[1024] = "";
-	const char *yaml = NULL, *output = NULL, *format = "normal", *bench = NULL;
-	bool parse_only = false;
-	int status = 0;
-	unsigned iterations = 1;
-	const char *report_format = "txt", *target = NULL;
+	char err[1024];
+	const char *yaml, *output, *format, *bench, *report_format, *target;
+	bool parse_only;
+	unsigned iterations;
+};
 
-	sb_s3_opts_init(&o);
-	/* the environment first; flags and the run file override it */
+/* The keys from the environment (flags and the run file override them). */
+static void s3_env_keys(struct sb_s3_opts *o)
+{
 	const char *ak = getenv("AWS_ACCESS_KEY_ID"), *sk = getenv("AWS_SECRET_ACCESS_KEY");
 	if (!ak)
 		ak = getenv("WARP_ACCESS_KEY");
 	if (!sk)
 		sk = getenv("WARP_SECRET_KEY");
-	if (ak && *ak && strlen(ak) < sizeof(o.access_key))
-		memcpy(o.access_key, ak, strlen(ak) + 1);
-	if (sk && *sk && strlen(sk) < sizeof(o.secret_key))
-		memcpy(o.secret_key, sk, strlen(sk) + 1);
+	if (ak && *ak && strlen(ak) < sizeof(o->access_key))
+		memcpy(o->access_key, ak, strlen(ak) + 1);
+	if (sk && *sk && strlen(sk) < sizeof(o->secret_key))
+		memcpy(o->secret_key, sk, strlen(sk) + 1);
+}
 
-	/* two passes: the run file first, then the flags (they override it) */
+/* The commands and flags return -1 to go on, or the exit status. */
+#define S3_GO_ON (-1)
+
+/* Flag --name (value val, NULL for a boolean flag) of the second pass. */
+static int s3_flag(struct s3_cli *c, const char *name, const char *val)
+{
+	if (!strcmp(name, "help") || !strcmp(name, "h")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(name, "parse-only")) {
+		c->parse_only = true;
+	} else if (!strcmp(name, "output")) {
+		c->output = val;
+	} else if (!strcmp(name, "output-format")) {
+		c->format = val ? val : "";
+		if (strcmp(c->format, "normal") && strcmp(c->format, "json")) {
+			fprintf(stderr,
+				"storagebench-runner s3: --output-format: '%s' is "
+				"not one of normal, json\n",
+				c->format);
+			return 2;
+		}
+	} else if (!strcmp(name, "iterations")) {
+		char *end;
+		unsigned long n = val ? strtoul(val, &end, 10) : 0;
+		if (!val || *end || n < 1 || n > 1000) {
+			fprintf(stderr,
+				"storagebench-runner s3: --iterations: '%s' is not "
+				"a "
+				"count from 1 to 1000\n",
+				val ? val : "");
+			return 2;
+		}
+		c->iterations = (unsigned)n;
+	} else if (!strcmp(name, "report-format")) {
+		c->report_format = val ? val : "";
+		if (strcmp(c->report_format, "txt") && strcmp(c->report_format, "md") &&
+		    strcmp(c->report_format, "csv") && strcmp(c->report_format, "json")) {
+			fprintf(stderr,
+				"storagebench-runner s3: --report-format: '%s' is "
+				"not one of txt, md, csv, json\n",
+				c->report_format);
+			return 2;
+		}
+	} else if (!strcmp(name, "target")) {
+		c->target = val;
+	} else if (!strcmp(name, "log-level")) {
+		enum sb_log_level lvl;
+		if (!val || sb_log_parse_level(val, &lvl)) {
+			fprintf(stderr,
+				"storagebench-runner s3: --log-level: '%s' is not "
+				"one of debug, info, warn, error, off\n",
+				val ? val : "");
+			return 2;
+		}
+		sb_log_set_level(lvl);
+	} else if (sb_s3_opt_set(&c->o, "", name, val, c->err, sizeof(c->err))) {
+		fprintf(stderr, "storagebench-runner s3: %s\n", c->err);
+		return 2;
+	}
+	return S3_GO_ON;
+}
+
+/* A word that is not a flag at argv[*i]: "run FILE.yaml" or the benchmark. */
+static int s3_word(struct s3_cli *c, int pass, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	if (!strcmp(a, "run")) {
+		if (*i + 1 >= argc) {
+			fprintf(stderr, "storagebench-runner s3: run: needs a FILE.yaml\n");
+			return 2;
+		}
+		c->yaml = argv[++*i];
+		if (pass == 0) {
+			int r = sb_s3_yaml_load(&c->o, c->yaml, c->err, sizeof(c->err));
+			if (r) {
+				fprintf(stderr, "storagebench-runner s3: %s\n",
+					r == -ENOMEM ? "out of memory" : c->err);
+				return r == -ENOMEM ? 1 : 2;
+			}
+		}
+		return S3_GO_ON;
+	}
+	if (pass == 0)
+		return S3_GO_ON;
+	if (c->bench) {
+		fprintf(stderr,
+			"storagebench-runner s3: '%s': one benchmark per "
+			"run ('%s' given already)\n",
+			a, c->bench);
+		return 2;
+	}
+	c->bench = a;
+	if (sb_s3_opt_set(&c->o, "", "benchmark", a, c->err, sizeof(c->err))) {
+		fprintf(stderr, "storagebench-runner s3: %s\n", c->err);
+		return 2;
+	}
+	return S3_GO_ON;
+}
+
+/* The arguments in two passes: the run file first, then the flags (they override it). */
+static int s3_args(struct s3_cli *c, int argc, char **argv)
+{
 	for (int pass = 0; pass < 2; pass++) {
 		for (int i = 1; i < argc; i++) {
 			const char *a = argv[i];
 			if (a[0] != '-' || a[1] == '\0') {
-				if (!strcmp(a, "run")) {
-					if (i + 1 >= argc) {
-						fprintf(stderr,
-							"storagebench-runner s3: run: needs a "
-							"FILE.yaml\n");
-						return 2;
-					}
-					yaml = argv[++i];
-					if (pass == 0) {
-						int r = sb_s3_yaml_load(&o, yaml, err, sizeof(err));
-						if (r) {
-							fprintf(stderr,
-								"storagebench-runner s3: %s\n",
-								r == -ENOMEM ? "out of memory"
-									     : err);
-							return r == -ENOMEM ? 1 : 2;
-						}
-					}
-					continue;
-				}
-				if (pass == 0)
-					continue;
-				if (bench) {
-					fprintf(stderr,
-						"storagebench-runner s3: '%s': one benchmark per "
-						"run ('%s' given already)\n",
-						a, bench);
-					return 2;
-				}
-				bench = a;
-				if (sb_s3_opt_set(&o, "", "benchmark", a, err, sizeof(err))) {
-					fprintf(stderr, "storagebench-runner s3: %s\n", err);
-					return 2;
-				}
+				int r = s3_word(c, pass, argc, argv, &i);
+				if (r != S3_GO_ON)
+					return r;
 				continue;
 			}
 			const char *name = a + (a[1] == '-' ? 2 : 1);
@@ -158,196 +231,179 @@ int sb_s3_main(int argc, char **argv)
 			}
 			if (pass == 0)
 				continue;
-			if (!strcmp(nbuf, "help") || !strcmp(nbuf, "h")) {
-				usage(stdout);
-				return 0;
-			}
-			if (!strcmp(nbuf, "parse-only")) {
-				parse_only = true;
-			} else if (!strcmp(nbuf, "output")) {
-				output = val;
-			} else if (!strcmp(nbuf, "output-format")) {
-				format = val ? val : "";
-				if (strcmp(format, "normal") && strcmp(format, "json")) {
-					fprintf(stderr,
-						"storagebench-runner s3: --output-format: '%s' is "
-						"not one of normal, json\n",
-						format);
-					return 2;
-				}
-			} else if (!strcmp(nbuf, "iterations")) {
-				char *end;
-				unsigned long n = val ? strtoul(val, &end, 10) : 0;
-				if (!val || *end || n < 1 || n > 1000) {
-					fprintf(stderr,
-						"storagebench-runner s3: --iterations: '%s' is not "
-						"a "
-						"count from 1 to 1000\n",
-						val ? val : "");
-					return 2;
-				}
-				iterations = (unsigned)n;
-			} else if (!strcmp(nbuf, "report-format")) {
-				report_format = val ? val : "";
-				if (strcmp(report_format, "txt") && strcmp(report_format, "md") &&
-				    strcmp(report_format, "csv") && strcmp(report_format, "json")) {
-					fprintf(stderr,
-						"storagebench-runner s3: --report-format: '%s' is "
-						"not one of txt, md, csv, json\n",
-						report_format);
-					return 2;
-				}
-			} else if (!strcmp(nbuf, "target")) {
-				target = val;
-			} else if (!strcmp(nbuf, "log-level")) {
-				enum sb_log_level lvl;
-				if (!val || sb_log_parse_level(val, &lvl)) {
-					fprintf(stderr,
-						"storagebench-runner s3: --log-level: '%s' is not "
-						"one of debug, info, warn, error, off\n",
-						val ? val : "");
-					return 2;
-				}
-				sb_log_set_level(lvl);
-			} else if (sb_s3_opt_set(&o, "", nbuf, val, err, sizeof(err))) {
-				fprintf(stderr, "storagebench-runner s3: %s\n", err);
-				return 2;
-			}
+			int r = s3_flag(c, nbuf, val);
+			if (r != S3_GO_ON)
+				return r;
 		}
 	}
-	if (sb_s3_opts_check(&o, err, sizeof(err))) {
-		fprintf(stderr, "storagebench-runner s3: %s%s%s\n", yaml ? yaml : "",
-			yaml ? ": " : "", err);
+	return S3_GO_ON;
+}
+
+/* The iterations' results: each run's document, the aggregate over them. */
+struct s3_runs {
+	struct sb_agg *agg;
+	json_t *runs, *single;
+	unsigned complete; /* iterations not interrupted by a signal */
+	int status;
+};
+
+/* Runs iteration it and prints it; false when no more iterations are to run. */
+static bool s3_iteration(struct s3_cli *c, struct s3_runs *s, FILE *f, bool json, unsigned it)
+{
+	struct sb_s3_result r;
+	if (c->iterations > 1)
+		sb_info("Started iteration", "iteration=%u of=%u", it, c->iterations);
+	int ret = sb_s3_run(&c->o, &r, c->err, sizeof(c->err));
+	if (ret) {
+		fprintf(stderr, "storagebench-runner s3: %s\n",
+			c->err[0] ? c->err : strerror(-ret));
+		s->status = 1;
+	}
+	bool any = false;
+	for (int i = 0; i < SB_S3_NOPS; i++) {
+		any = any || r.op[i].requests;
+		if (r.op[i].errors)
+			s->status = 1;
+	}
+	/* what ran is printed also when the run stopped early */
+	json_t *doc = sb_s3_json(&c->o, &r);
+	int sig = sb_stop_signal();
+	if (!doc)
+		s->status = 1;
+	if (doc && ret)
+		json_object_set_new(doc, "error", json_string(c->err));
+	if (sig) {
+		/* an interrupted iteration is printed, marked, and not summarised */
+		s->status = SB_EXIT_INTERRUPTED(sig);
+		if (doc)
+			json_object_set_new(doc, "interrupted", json_string(sb_stop_name(sig)));
+		if (!json)
+			fprintf(f, "=== interrupted by %s: partial results\n", sb_stop_name(sig));
+	}
+	if (!json && (any || !ret)) {
+		if (c->iterations > 1)
+			fprintf(f, "%s=== iteration %u of %u\n", it > 1 ? "\n" : "", it,
+				c->iterations);
+		sb_s3_print_text(f, &c->o, &r);
+	}
+	sb_s3_result_release(&r);
+	size_t i;
+	json_t *j;
+	json_array_foreach(doc && !sig ? json_object_get(doc, "jobs") : NULL, i, j)
+	{
+		char aerr[256];
+		if (s->agg && sb_agg_add(s->agg, c->target, it, j, aerr, sizeof(aerr))) {
+			fprintf(stderr, "storagebench-runner s3: iteration %u: %s\n", it, aerr);
+			s->status = 1;
+		}
+	}
+	if (s->runs && doc)
+		json_array_append_new(s->runs, doc);
+	else if (doc)
+		s->single = doc;
+	if (!sig)
+		s->complete++;
+	/* refused (unreachable, 403, bucket not empty): will not change */
+	return !ret && !sig;
+}
+
+/* The documents (--output-format json) or the summary over the iterations. */
+static void s3_output(struct s3_cli *c, struct s3_runs *s, FILE *f, bool json)
+{
+	json_t *report = NULL;
+	if (s->agg && s->complete) {
+		char aerr[512] = "";
+		if (sb_agg_report_checked(s->agg, c->target, &report, aerr, sizeof(aerr))) {
+			fprintf(stderr, "storagebench-runner s3: no report: %s\n", aerr);
+			s->status = 1;
+		}
+	}
+	if (json) {
+		json_t *doc = s->single;
+		if (s->runs)
+			doc = json_pack("{s:s,s:I,s:O,s:O}", "storagebench version", SB_VERSION,
+					"iterations", (json_int_t)c->iterations, "runs", s->runs,
+					"report", report ? report : json_null());
+		if (!doc || json_dumpf(doc, f, JSON_INDENT(2)) || fputc('\n', f) == EOF)
+			s->status = 1;
+		if (doc != s->single)
+			json_decref(doc);
+	} else if (report) {
+		char rerr[256];
+		char *txt = sb_report_render(report, c->report_format, rerr, sizeof(rerr));
+		if (!txt) {
+			fprintf(stderr, "storagebench-runner s3: summary: %s\n", rerr);
+			s->status = 1;
+		} else {
+			fprintf(f, "\n=== summary over %u iterations\n%s", s->complete, txt);
+			free(txt);
+		}
+	}
+	json_decref(report);
+}
+
+/* Runs the iterations against the checked options; the exit status. */
+static int s3_run_all(struct s3_cli *c)
+{
+	FILE *f = stdout;
+	if (c->output && !(f = fopen(c->output, "w"))) {
+		fprintf(stderr, "storagebench-runner s3: --output: %s: %s\n", c->output,
+			strerror(errno));
 		return 2;
 	}
-	if (parse_only) {
+	bool json = !strcmp(c->format, "json");
+	struct s3_runs s = {0};
+	unsigned n = c->iterations;
+	s.agg = n > 1 ? sb_agg_new() : NULL;
+	s.runs = n > 1 ? json_array() : NULL;
+	if (n > 1 && (!s.agg || !s.runs))
+		s.status = 1;
+	for (unsigned it = 1; it <= n && (n == 1 || (s.agg && s.runs)); it++)
+		if (!s3_iteration(c, &s, f, json, it))
+			break;
+	s3_output(c, &s, f, json);
+	json_decref(s.single);
+	json_decref(s.runs);
+	sb_agg_free(s.agg);
+	if (f != stdout && fclose(f))
+		s.status = 1;
+	return s.status;
+}
+
+int sb_s3_main(int argc, char **argv)
+{
+	struct s3_cli c = {.format = "normal", .report_format = "txt", .iterations = 1};
+
+	sb_s3_opts_init(&c.o);
+	s3_env_keys(&c.o);
+	int r = s3_args(&c, argc, argv);
+	if (r != S3_GO_ON)
+		return r;
+	if (sb_s3_opts_check(&c.o, c.err, sizeof(c.err))) {
+		fprintf(stderr, "storagebench-runner s3: %s%s%s\n", c.yaml ? c.yaml : "",
+			c.yaml ? ": " : "", c.err);
+		return 2;
+	}
+	if (c.parse_only) {
 		fprintf(stderr,
 			"storagebench-runner s3: %s benchmark parsed, every option understood\n",
-			sb_s3_bench_name(o.bench));
+			sb_s3_bench_name(c.o.bench));
 		return 0;
 	}
-	if (!o.access_key[0] || !o.secret_key[0]) {
+	if (!c.o.access_key[0] || !c.o.secret_key[0]) {
 		fprintf(stderr,
 			"storagebench-runner s3: no credentials: --access-key and --secret-key, or "
 			"AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment\n");
 		return 2;
 	}
-	if (!target || !*target)
-		target = o.host;
+	if (!c.target || !*c.target)
+		c.target = c.o.host;
 	if (curl_global_init(CURL_GLOBAL_ALL)) {
 		fprintf(stderr, "storagebench-runner s3: libcurl failed to initialise\n");
 		return 1;
 	}
-	FILE *f = stdout;
-	if (output && !(f = fopen(output, "w"))) {
-		fprintf(stderr, "storagebench-runner s3: --output: %s: %s\n", output,
-			strerror(errno));
-		curl_global_cleanup();
-		return 2;
-	}
-	bool json = !strcmp(format, "json");
-	struct sb_agg *agg = iterations > 1 ? sb_agg_new() : NULL;
-	json_t *runs = iterations > 1 ? json_array() : NULL;
-	json_t *single = NULL;
-	if (iterations > 1 && (!agg || !runs))
-		status = 1;
-	unsigned complete = 0; /* iterations not interrupted by a signal */
-	for (unsigned it = 1; it <= iterations && (iterations == 1 || (agg && runs)); it++) {
-		struct sb_s3_result r;
-		if (iterations > 1)
-			sb_info("Started iteration", "iteration=%u of=%u", it, iterations);
-		int ret = sb_s3_run(&o, &r, err, sizeof(err));
-		if (ret) {
-			fprintf(stderr, "storagebench-runner s3: %s\n",
-				err[0] ? err : strerror(-ret));
-			status = 1;
-		}
-		bool any = false;
-		for (int i = 0; i < SB_S3_NOPS; i++) {
-			any = any || r.op[i].requests;
-			if (r.op[i].errors)
-				status = 1;
-		}
-		/* what ran is printed also when the run stopped early */
-		json_t *doc = sb_s3_json(&o, &r);
-		int sig = sb_stop_signal();
-		if (!doc)
-			status = 1;
-		if (doc && ret)
-			json_object_set_new(doc, "error", json_string(err));
-		if (sig) {
-			/* an interrupted iteration is printed, marked, and not summarised */
-			status = SB_EXIT_INTERRUPTED(sig);
-			if (doc)
-				json_object_set_new(doc, "interrupted",
-						    json_string(sb_stop_name(sig)));
-			if (!json)
-				fprintf(f, "=== interrupted by %s: partial results\n",
-					sb_stop_name(sig));
-		}
-		if (!json && (any || !ret)) {
-			if (iterations > 1)
-				fprintf(f, "%s=== iteration %u of %u\n", it > 1 ? "\n" : "", it,
-					iterations);
-			sb_s3_print_text(f, &o, &r);
-		}
-		sb_s3_result_release(&r);
-		size_t i;
-		json_t *j;
-		json_array_foreach(doc && !sig ? json_object_get(doc, "jobs") : NULL, i, j)
-		{
-			char aerr[256];
-			if (agg && sb_agg_add(agg, target, it, j, aerr, sizeof(aerr))) {
-				fprintf(stderr, "storagebench-runner s3: iteration %u: %s\n", it,
-					aerr);
-				status = 1;
-			}
-		}
-		if (runs && doc)
-			json_array_append_new(runs, doc);
-		else if (doc)
-			single = doc;
-		if (!sig)
-			complete++;
-		if (ret || sig)
-			break; /* refused (unreachable, 403, bucket not empty): will not change */
-	}
-	json_t *report = NULL;
-	if (agg && complete) {
-		char aerr[512] = "";
-		if (sb_agg_report_checked(agg, target, &report, aerr, sizeof(aerr))) {
-			fprintf(stderr, "storagebench-runner s3: no report: %s\n", aerr);
-			status = 1;
-		}
-	}
-	if (json) {
-		json_t *doc = single;
-		if (runs)
-			doc = json_pack("{s:s,s:I,s:O,s:O}", "storagebench version", SB_VERSION,
-					"iterations", (json_int_t)iterations, "runs", runs,
-					"report", report ? report : json_null());
-		if (!doc || json_dumpf(doc, f, JSON_INDENT(2)) || fputc('\n', f) == EOF)
-			status = 1;
-		if (doc != single)
-			json_decref(doc);
-	} else if (report) {
-		char rerr[256];
-		char *txt = sb_report_render(report, report_format, rerr, sizeof(rerr));
-		if (!txt) {
-			fprintf(stderr, "storagebench-runner s3: summary: %s\n", rerr);
-			status = 1;
-		} else {
-			fprintf(f, "\n=== summary over %u iterations\n%s", complete, txt);
-			free(txt);
-		}
-	}
-	json_decref(report);
-	json_decref(single);
-	json_decref(runs);
-	sb_agg_free(agg);
-	if (f != stdout && fclose(f))
-		status = 1;
-	explicit_bzero(o.secret_key, sizeof(o.secret_key));
+	int status = s3_run_all(&c);
+	explicit_bzero(c.o.secret_key, sizeof(c.o.secret_key));
 	curl_global_cleanup();
 	return status;
 }

@@ -846,6 +846,90 @@ static int drain_on_stop(struct sb_worker *w, unsigned *inflight)
 	return 0;
 }
 
+/* The sampling clock: the ramp's end, interval boundaries, the steady-state check. 0 or -ENOMEM. */
+static int sample_tick(struct sb_worker *w, uint64_t now)
+{
+	const struct sb_job_opts *o = w->o;
+	if (!w->measuring && !w->verify_phase && now - w->t_begin >= o->ramp_us * 1000)
+		begin_measure(w, now);
+	if (w->measuring && now >= w->next_boundary && close_intervals(w, now))
+		return -ENOMEM;
+	if (w->ss && w->measuring && !w->verify_phase && now >= w->ss->t_next) {
+		const struct sb_dir_result *dr = w->res->dir;
+		if (sb_ss_tick(w->ss, now, dr[0].ios + dr[1].ios + dr[2].ios,
+			       dr[0].bytes + dr[1].bytes + dr[2].bytes) &&
+		    !w->res->ss.attained_ms)
+			w->res->ss.attained_ms = (now - w->t_begin) / 1000000;
+	}
+	return 0;
+}
+
+/* The write phase is over: true when verifying starts (everything is read back). */
+static bool start_verify(struct sb_worker *w)
+{
+	const struct sb_job_opts *o = w->o;
+	if (w->verify_phase || o->verify == SB_VERIFY_NONE || !o->do_verify || w->res->error ||
+	    sb_stop_requested())
+		return false;
+	w->verify_phase = true;
+	w->t_verify = w->t_last_complete;
+	w->verify_target = w->write_bytes_all;
+	w->bytes_issued = 0;
+	reset_generators(w);
+	return true;
+}
+
+/* Fills u with the next I/O: a pending fsync, or the next data I/O (counted as issued). */
+static void next_io(struct sb_worker *w, struct sb_io_u *u)
+{
+	const struct sb_job_opts *o = w->o;
+	if (w->sync_pending) {
+		u->ddir = SB_SYNC;
+		u->datasync = w->sync_pending_data;
+		u->file = (uint16_t)(w->next_file ? w->next_file - 1 : w->nfiles - 1);
+		u->len = 0;
+		u->offset = 0;
+		u->verify = 0;
+		w->sync_pending = false;
+		return;
+	}
+	prep_data(w, u);
+	w->bytes_issued += u->len;
+	w->rate_bytes[u->ddir] += u->len;
+	if (u->ddir == SB_WRITE) {
+		w->ios_issued[1]++;
+		w->write_bytes_all += u->len;
+		unsigned every = o->fsync ? o->fsync : o->fdatasync;
+		if (every && ++w->writes_since_sync % every == 0) {
+			w->sync_pending = true;
+			w->sync_pending_data = !o->fsync;
+		}
+	} else {
+		w->ios_issued[u->ddir]++;
+	}
+}
+
+/* Issues u: a trim synchronously (trim.c), anything else to the engine. The SB_Q_ code. */
+static int issue_io(struct sb_worker *w, struct sb_io_u *u, bool sync_engine)
+{
+	u->ramp = !w->measuring && !w->verify_phase;
+	u->t_start = w->o->gtod_reduce ? 0 : sb_now_ns();
+	if (sync_engine)
+		u->t_issue = u->t_start;
+	if (u->ddir != SB_TRIM)
+		return w->eng->queue(w, u);
+	/* trims bypass the engine: a synchronous hook (trim.c) */
+	if (w->eng == &sb_engine_null) {
+		u->res = (int32_t)u->len;
+	} else {
+		int64_t tr = sb_trim(w->files[u->file].fd, w->files[u->file].is_blockdev, u->offset,
+				     u->len);
+		u->res = tr < 0 ? (int32_t)tr : (int32_t)u->len;
+	}
+	u->t_issue = u->t_start;
+	return SB_Q_COMPLETED;
+}
+
 static int run_loop(struct sb_worker *w)
 {
 	const struct sb_job_opts *o = w->o;
@@ -860,30 +944,14 @@ static int run_loop(struct sb_worker *w)
 
 	for (;;) {
 		uint64_t now = sb_now_ns();
-		if (!w->measuring && !w->verify_phase && now - w->t_begin >= o->ramp_us * 1000)
-			begin_measure(w, now);
-		if (w->measuring && now >= w->next_boundary && close_intervals(w, now))
+		if (sample_tick(w, now))
 			return fatal(w, "sampling", ENOMEM);
-		if (w->ss && w->measuring && !w->verify_phase && now >= w->ss->t_next) {
-			const struct sb_dir_result *dr = w->res->dir;
-			if (sb_ss_tick(w->ss, now, dr[0].ios + dr[1].ios + dr[2].ios,
-				       dr[0].bytes + dr[1].bytes + dr[2].bytes) &&
-			    !w->res->ss.attained_ms)
-				w->res->ss.attained_ms = (now - w->t_begin) / 1000000;
-		}
 
 		bool stop = done_issuing(w, now);
 		if (stop && inflight == 0) {
 			/* write phase over: read everything back when verifying */
-			if (!w->verify_phase && o->verify != SB_VERIFY_NONE && o->do_verify &&
-			    !w->res->error && !sb_stop_requested()) {
-				w->verify_phase = true;
-				w->t_verify = w->t_last_complete;
-				w->verify_target = w->write_bytes_all;
-				w->bytes_issued = 0;
-				reset_generators(w);
+			if (start_verify(w))
 				continue;
-			}
 			break;
 		}
 
@@ -892,51 +960,8 @@ static int run_loop(struct sb_worker *w)
 		w->npending = 0;
 		while (!stop && !wait && inflight + w->npending < w->depth && w->nfree) {
 			struct sb_io_u *u = w->free_io_us[--w->nfree];
-			if (w->sync_pending) {
-				u->ddir = SB_SYNC;
-				u->datasync = w->sync_pending_data;
-				u->file =
-					(uint16_t)(w->next_file ? w->next_file - 1 : w->nfiles - 1);
-				u->len = 0;
-				u->offset = 0;
-				u->verify = 0;
-				w->sync_pending = false;
-			} else {
-				prep_data(w, u);
-				w->bytes_issued += u->len;
-				w->rate_bytes[u->ddir] += u->len;
-				if (u->ddir == SB_WRITE) {
-					w->ios_issued[1]++;
-					w->write_bytes_all += u->len;
-					unsigned every = o->fsync ? o->fsync : o->fdatasync;
-					if (every && ++w->writes_since_sync % every == 0) {
-						w->sync_pending = true;
-						w->sync_pending_data = !o->fsync;
-					}
-				} else {
-					w->ios_issued[u->ddir]++;
-				}
-			}
-			u->ramp = !w->measuring && !w->verify_phase;
-			u->t_start = o->gtod_reduce ? 0 : sb_now_ns();
-			if (sync_engine)
-				u->t_issue = u->t_start;
-			int q;
-			if (u->ddir == SB_TRIM) {
-				/* trims bypass the engine: a synchronous hook (trim.c) */
-				if (w->eng == &sb_engine_null) {
-					u->res = (int32_t)u->len;
-				} else {
-					int64_t tr = sb_trim(w->files[u->file].fd,
-							     w->files[u->file].is_blockdev,
-							     u->offset, u->len);
-					u->res = tr < 0 ? (int32_t)tr : (int32_t)u->len;
-				}
-				u->t_issue = u->t_start;
-				q = SB_Q_COMPLETED;
-			} else {
-				q = w->eng->queue(w, u);
-			}
+			next_io(w, u);
+			int q = issue_io(w, u, sync_engine);
 			if (q < 0) {
 				w->free_io_us[w->nfree++] = u;
 				return fatal(w, "queue", -q);

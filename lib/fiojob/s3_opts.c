@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,202 +180,266 @@ static int split_hosts(struct sb_s3_opts *o, const char *where, const char *val,
 	}
 }
 
+/* One option being set: its name and value, where messages go. */
+struct s3_set {
+	const char *where, *name, *val;
+	char *err;
+	size_t errlen;
+};
+
+static int s3_bad(const struct s3_set *s, const char *why)
+{
+	return bad(s->err, s->errlen, s->where, s->name, s->val, why);
+}
+
+struct s3_opt;
+typedef int (*s3_setter)(struct sb_s3_opts *o, const struct s3_opt *d, const struct s3_set *s);
+
+/*
+ * An option of the table: its warp name, its typed setter, the field it
+ * sets (offset into struct sb_s3_opts, with its size for strings), the
+ * range of a number and what a bad value is told.
+ */
+struct s3_opt {
+	const char *name;
+	s3_setter set;
+	size_t off, cap;
+	unsigned lo, hi;
+	const char *why;
+};
+
+#define FIELD(o, d, type) ((type *)((char *)(o) + (d)->off))
+
+static int set_text(struct sb_s3_opts *o, const struct s3_opt *d, const struct s3_set *s)
+{
+	return set_str(FIELD(o, d, char), d->cap, s->where, s->name, s->val, s->err, s->errlen);
+}
+
+static int set_key(struct sb_s3_opts *o, const struct s3_opt *d, const struct s3_set *s)
+{
+	return set_secret(FIELD(o, d, char), d->cap, s->where, s->name, s->val, s->err, s->errlen);
+}
+
+static int set_flag(struct sb_s3_opts *o, const struct s3_opt *d, const struct s3_set *s)
+{
+	bool b;
+	if (parse_bool_val(s->val, &b))
+		return s3_bad(s, "is not a boolean");
+	*FIELD(o, d, bool) = b;
+	return 0;
+}
+
+/* --keep-data and warp's --noclear: either keeps the data */
+static int set_keep(struct sb_s3_opts *o, const struct s3_opt *d, const struct s3_set *s)
+{
+	bool b;
+	if (parse_bool_val(s->val, &b))
+		return s3_bad(s, "is not a boolean");
+	*FIELD(o, d, bool) = *FIELD(o, d, bool) || b;
+	return 0;
+}
+
+static int set_count(struct sb_s3_opts *o, const struct s3_opt *d, const struct s3_set *s)
+{
+	unsigned n;
+	if (!s->val || parse_uint(s->val, d->lo, d->hi, &n))
+		return s3_bad(s, d->why);
+	*FIELD(o, d, unsigned) = n;
+	return 0;
+}
+
+static int set_batch(struct sb_s3_opts *o, const struct s3_opt *d, const struct s3_set *s)
+{
+	int r = set_count(o, d, s);
+	if (!r)
+		o->batch_set = true;
+	return r;
+}
+
+static int set_bytes(struct sb_s3_opts *o, const struct s3_opt *d, const struct s3_set *s)
+{
+	uint64_t u;
+	if (!s->val || parse_size(s->val, &u) || u == 0)
+		return s3_bad(s, "is not a size above 0");
+	*FIELD(o, d, uint64_t) = u;
+	return 0;
+}
+
+static int set_host(struct sb_s3_opts *o, const struct s3_opt *d, const struct s3_set *s)
+{
+	if (set_text(o, d, s))
+		return -EINVAL;
+	if (strstr(s->val, "://"))
+		return s3_bad(s, "has a scheme; give host[:port] and --tls for https");
+	return split_hosts(o, s->where, s->val, s->err, s->errlen);
+}
+
+static int set_bucket(struct sb_s3_opts *o, const struct s3_opt *d, const struct s3_set *s)
+{
+	if (set_text(o, d, s))
+		return -EINVAL;
+	if (!bucket_name_ok(s->val))
+		return s3_bad(s, "is not a bucket name (3-63 of a-z, 0-9, '.', '-')");
+	return 0;
+}
+
+static int set_prefix(struct sb_s3_opts *o, const struct s3_opt *d, const struct s3_set *s)
+{
+	(void)d;
+	if (!s->val || strlen(s->val) >= sizeof(o->prefix) || strstr(s->val, ".."))
+		return s3_bad(s, "is not a usable prefix");
+	memcpy(o->prefix, s->val, strlen(s->val) + 1);
+	return 0;
+}
+
+static int set_lookup(struct sb_s3_opts *o, const struct s3_opt *d, const struct s3_set *s)
+{
+	(void)d;
+	if (s->val && !strcmp(s->val, "path"))
+		o->path_style = true;
+	else if (s->val && !strcmp(s->val, "dns"))
+		o->path_style = false;
+	else
+		return s3_bad(s, "is not one of path, dns");
+	return 0;
+}
+
+/* warp's fixed size, or our range MIN-MAX (random within it) */
+static int set_obj_size(struct sb_s3_opts *o, const struct s3_opt *d, const struct s3_set *s)
+{
+	const char *val = s->val;
+	const char *dash = val ? strchr(val, '-') : NULL;
+	if (!val)
+		return s3_bad(s, "needs a value");
+	if (!dash)
+		return set_bytes(o, d, s);
+	char lo[64];
+	size_t ln = (size_t)(dash - val);
+	uint64_t a, z;
+	if (ln == 0 || ln >= sizeof(lo))
+		return s3_bad(s, "is not a size range");
+	memcpy(lo, val, ln);
+	lo[ln] = '\0';
+	if (parse_size(lo, &a) || parse_size(dash + 1, &z) || a == 0 || z < a)
+		return s3_bad(s, "is not a size range MIN-MAX with 0 < MIN <= MAX");
+	o->obj_size_min = a;
+	o->obj_size = z;
+	o->randsize = true;
+	return 0;
+}
+
+/* Go's compound duration "1m30s" (h, m, s, ms) in microseconds; 0 when it is not one. */
+static uint64_t go_duration_us(const char *p)
+{
+	uint64_t total = 0;
+	if (!p || !*p)
+		return 0;
+	while (*p) {
+		char *end;
+		errno = 0;
+		unsigned long long x = strtoull(p, &end, 10);
+		if (errno || end == p)
+			return 0;
+		uint64_t mul = 0;
+		if (!strncmp(end, "ms", 2)) {
+			mul = 1000;
+			end += 2;
+		} else if (*end == 'h') {
+			mul = 3600000000ull;
+			end++;
+		} else if (*end == 'm') {
+			mul = 60000000ull;
+			end++;
+		} else if (*end == 's') {
+			mul = 1000000ull;
+			end++;
+		} else {
+			return 0;
+		}
+		total += x * mul;
+		p = end;
+	}
+	return total;
+}
+
+/* warp's durations: 5m, 30s, 1m30s (Go's), or ours */
+static int set_duration(struct sb_s3_opts *o, const struct s3_opt *d, const struct s3_set *s)
+{
+	uint64_t u;
+	(void)d;
+	if (!s->val || sb_parse_duration_us(s->val, 1000000, &u) || u == 0) {
+		u = go_duration_us(s->val);
+		if (!u)
+			return s3_bad(s, "is not a duration (e.g. 30s, 5m, 1m30s)");
+	}
+	o->duration_us = u;
+	return 0;
+}
+
+static int set_timeout(struct sb_s3_opts *o, const struct s3_opt *d, const struct s3_set *s)
+{
+	uint64_t u;
+	(void)d;
+	if (!s->val || sb_parse_duration_us(s->val, 1000000, &u) || u < 1000000 ||
+	    u > 3600ull * 1000000)
+		return s3_bad(s, "is not a duration between 1s and 1h");
+	o->timeout_s = (unsigned)(u / 1000000);
+	return 0;
+}
+
+static int set_bench(struct sb_s3_opts *o, const struct s3_opt *d, const struct s3_set *s)
+{
+	enum sb_s3_bench bb;
+	(void)d;
+	if (!s->val || sb_s3_bench_parse(s->val, &bb))
+		return s3_bad(s, "is not a supported benchmark (get, put, delete, stat, list, "
+				 "mixed)");
+	o->bench = bb;
+	return 0;
+}
+
+#define AT(field)   offsetof(struct sb_s3_opts, field), sizeof(((struct sb_s3_opts *)0)->field)
+#define PERCENT(op) AT(distrib[op]), 0, 100, "is not a percentage 0..100"
+
+static const struct s3_opt s3_opts[] = {
+	{"host", set_host, AT(host)},
+	{"access-key", set_key, AT(access_key)},
+	{"secret-key", set_key, AT(secret_key)},
+	{"region", set_text, AT(region)},
+	{"bucket", set_bucket, AT(bucket)},
+	{"prefix", set_prefix, AT(prefix)},
+	{"label", set_text, AT(label)},
+	{"cacert", set_text, AT(cacert)},
+	{"tls", set_flag, AT(tls)},
+	{"insecure", set_flag, AT(insecure)},
+	{"keep-data", set_keep, AT(keep_data)},
+	{"noclear", set_keep, AT(keep_data)},
+	{"obj.randsize", set_flag, AT(randsize)},
+	{"lookup", set_lookup, AT(path_style)},
+	{"obj.size", set_obj_size, AT(obj_size)},
+	{"part.size", set_bytes, AT(part_size)},
+	{"multipart-threshold", set_bytes, AT(multipart_threshold)},
+	{"duration", set_duration, AT(duration_us)},
+	{"concurrent", set_count, AT(concurrent), 1, 4096, "is not a number in 1..4096"},
+	{"objects", set_count, AT(objects), 1, 10000000, "is not a number in 1..10000000"},
+	{"max-keys", set_count, AT(max_keys), 1, 1000, "is not a number in 1..1000"},
+	/* S3's DeleteObjects takes at most 1000 keys */
+	{"batch", set_batch, AT(batch), 1, 1000, "is not a number in 1..1000"},
+	{"timeout", set_timeout, AT(timeout_s)},
+	{"get-distrib", set_count, PERCENT(SB_S3_GET)},
+	{"put-distrib", set_count, PERCENT(SB_S3_PUT)},
+	{"delete-distrib", set_count, PERCENT(SB_S3_DELETE)},
+	{"stat-distrib", set_count, PERCENT(SB_S3_STAT)},
+	{"benchmark", set_bench, AT(bench)},
+};
+
 int sb_s3_opt_set(struct sb_s3_opts *o, const char *where, const char *name, const char *val,
 		  char *err, size_t errlen)
 {
-	uint64_t u;
-	unsigned n;
-	bool b;
-
-	if (!strcmp(name, "host")) {
-		if (set_str(o->host, sizeof(o->host), where, name, val, err, errlen))
-			return -EINVAL;
-		if (strstr(val, "://"))
-			return bad(err, errlen, where, name, val,
-				   "has a scheme; give host[:port] and --tls for https");
-		return split_hosts(o, where, val, err, errlen);
-	}
-	if (!strcmp(name, "access-key"))
-		return set_secret(o->access_key, sizeof(o->access_key), where, name, val, err,
-				  errlen);
-	if (!strcmp(name, "secret-key"))
-		return set_secret(o->secret_key, sizeof(o->secret_key), where, name, val, err,
-				  errlen);
-	if (!strcmp(name, "region"))
-		return set_str(o->region, sizeof(o->region), where, name, val, err, errlen);
-	if (!strcmp(name, "bucket")) {
-		if (set_str(o->bucket, sizeof(o->bucket), where, name, val, err, errlen))
-			return -EINVAL;
-		if (!bucket_name_ok(val))
-			return bad(err, errlen, where, name, val,
-				   "is not a bucket name (3-63 of a-z, 0-9, '.', '-')");
-		return 0;
-	}
-	if (!strcmp(name, "prefix")) {
-		if (!val || strlen(val) >= sizeof(o->prefix) || strstr(val, ".."))
-			return bad(err, errlen, where, name, val, "is not a usable prefix");
-		memcpy(o->prefix, val, strlen(val) + 1);
-		return 0;
-	}
-	if (!strcmp(name, "label"))
-		return set_str(o->label, sizeof(o->label), where, name, val, err, errlen);
-	if (!strcmp(name, "cacert"))
-		return set_str(o->cacert, sizeof(o->cacert), where, name, val, err, errlen);
-	if (!strcmp(name, "tls") || !strcmp(name, "insecure") || !strcmp(name, "keep-data") ||
-	    !strcmp(name, "noclear") || !strcmp(name, "obj.randsize")) {
-		if (parse_bool_val(val, &b))
-			return bad(err, errlen, where, name, val, "is not a boolean");
-		if (!strcmp(name, "tls"))
-			o->tls = b;
-		else if (!strcmp(name, "insecure"))
-			o->insecure = b;
-		else if (!strcmp(name, "obj.randsize"))
-			o->randsize = b;
-		else
-			o->keep_data = o->keep_data || b;
-		return 0;
-	}
-	if (!strcmp(name, "lookup")) {
-		if (val && !strcmp(val, "path"))
-			o->path_style = true;
-		else if (val && !strcmp(val, "dns"))
-			o->path_style = false;
-		else
-			return bad(err, errlen, where, name, val, "is not one of path, dns");
-		return 0;
-	}
-	if (!strcmp(name, "obj.size")) {
-		/* warp's fixed size, or our range MIN-MAX (random within it) */
-		const char *dash = val ? strchr(val, '-') : NULL;
-		if (!val)
-			return bad(err, errlen, where, name, val, "needs a value");
-		if (dash) {
-			char lo[64];
-			size_t ln = (size_t)(dash - val);
-			uint64_t a, z;
-			if (ln == 0 || ln >= sizeof(lo))
-				return bad(err, errlen, where, name, val, "is not a size range");
-			memcpy(lo, val, ln);
-			lo[ln] = '\0';
-			if (parse_size(lo, &a) || parse_size(dash + 1, &z) || a == 0 || z < a)
-				return bad(err, errlen, where, name, val,
-					   "is not a size range MIN-MAX with 0 < MIN <= MAX");
-			o->obj_size_min = a;
-			o->obj_size = z;
-			o->randsize = true;
-			return 0;
-		}
-		if (parse_size(val, &u) || u == 0)
-			return bad(err, errlen, where, name, val, "is not a size above 0");
-		o->obj_size = u;
-		return 0;
-	}
-	if (!strcmp(name, "part.size") || !strcmp(name, "multipart-threshold")) {
-		if (!val || parse_size(val, &u) || u == 0)
-			return bad(err, errlen, where, name, val, "is not a size above 0");
-		if (!strcmp(name, "part.size"))
-			o->part_size = u;
-		else
-			o->multipart_threshold = u;
-		return 0;
-	}
-	if (!strcmp(name, "duration")) {
-		/* warp's durations: 5m, 30s, 1m30s (Go's), or ours */
-		if (!val || sb_parse_duration_us(val, 1000000, &u) || u == 0) {
-			/* Go's compound form "1m30s" */
-			uint64_t total = 0;
-			const char *p = val;
-			bool ok = p && *p;
-			while (ok && *p) {
-				char *end;
-				errno = 0;
-				unsigned long long x = strtoull(p, &end, 10);
-				if (errno || end == p) {
-					ok = false;
-					break;
-				}
-				uint64_t mul = 0;
-				if (!strncmp(end, "ms", 2)) {
-					mul = 1000;
-					end += 2;
-				} else if (*end == 'h') {
-					mul = 3600000000ull;
-					end++;
-				} else if (*end == 'm') {
-					mul = 60000000ull;
-					end++;
-				} else if (*end == 's') {
-					mul = 1000000ull;
-					end++;
-				} else {
-					ok = false;
-					break;
-				}
-				total += x * mul;
-				p = end;
-			}
-			if (!ok || total == 0)
-				return bad(err, errlen, where, name, val,
-					   "is not a duration (e.g. 30s, 5m, 1m30s)");
-			u = total;
-		}
-		o->duration_us = u;
-		return 0;
-	}
-	if (!strcmp(name, "concurrent")) {
-		if (!val || parse_uint(val, 1, 4096, &n))
-			return bad(err, errlen, where, name, val, "is not a number in 1..4096");
-		o->concurrent = n;
-		return 0;
-	}
-	if (!strcmp(name, "objects")) {
-		if (!val || parse_uint(val, 1, 10000000, &n))
-			return bad(err, errlen, where, name, val, "is not a number in 1..10000000");
-		o->objects = n;
-		return 0;
-	}
-	if (!strcmp(name, "max-keys")) {
-		if (!val || parse_uint(val, 1, 1000, &n))
-			return bad(err, errlen, where, name, val, "is not a number in 1..1000");
-		o->max_keys = n;
-		return 0;
-	}
-	if (!strcmp(name, "batch")) {
-		/* S3's DeleteObjects takes at most 1000 keys */
-		if (!val || parse_uint(val, 1, 1000, &n))
-			return bad(err, errlen, where, name, val, "is not a number in 1..1000");
-		o->batch = n;
-		o->batch_set = true;
-		return 0;
-	}
-	if (!strcmp(name, "timeout")) {
-		if (!val || sb_parse_duration_us(val, 1000000, &u) || u < 1000000 ||
-		    u > 3600ull * 1000000)
-			return bad(err, errlen, where, name, val,
-				   "is not a duration between 1s and 1h");
-		o->timeout_s = (unsigned)(u / 1000000);
-		return 0;
-	}
-	static const char *const dist[SB_S3_NOPS] = {"get-distrib", "put-distrib", "delete-distrib",
-						     "stat-distrib", NULL};
-	for (int i = 0; i < SB_S3_NOPS; i++) {
-		if (dist[i] && !strcmp(name, dist[i])) {
-			if (!val || parse_uint(val, 0, 100, &n))
-				return bad(err, errlen, where, name, val,
-					   "is not a percentage 0..100");
-			o->distrib[i] = n;
-			return 0;
-		}
-	}
-	if (!strcmp(name, "benchmark")) {
-		enum sb_s3_bench bb;
-		if (!val || sb_s3_bench_parse(val, &bb))
-			return bad(err, errlen, where, name, val,
-				   "is not a supported benchmark (get, put, delete, stat, list, "
-				   "mixed)");
-		o->bench = bb;
-		return 0;
-	}
+	const struct s3_set s = {where, name, val, err, errlen};
+	for (size_t i = 0; i < sizeof(s3_opts) / sizeof(s3_opts[0]); i++)
+		if (!strcmp(name, s3_opts[i].name))
+			return s3_opts[i].set(o, &s3_opts[i], &s);
 	snprintf(err, errlen, "%s%s--%s: unknown or unsupported option", where ? where : "",
 		 where && *where ? ": " : "", name);
 	return -ENOENT;

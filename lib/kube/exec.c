@@ -8,6 +8,7 @@
  */
 #include "kube/internal.h"
 #include "log.h"
+#include "rfc3339.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -341,32 +342,6 @@ out:
 
 /* ------------------------------------------------------------ the output */
 
-int kube_parse_rfc3339(const char *s, time_t *out)
-{
-	struct tm tm;
-	memset(&tm, 0, sizeof(tm));
-	const char *p = s ? strptime(s, "%Y-%m-%dT%H:%M:%S", &tm) : NULL;
-	if (!p)
-		return -EINVAL;
-	if (*p == '.')
-		for (p++; *p >= '0' && *p <= '9'; p++)
-			;
-	long off = 0;
-	if (*p == 'Z' || *p == 'z') {
-		p++;
-	} else if ((*p == '+' || *p == '-') && strlen(p) == 6 && p[3] == ':') {
-		int hh = (p[1] - '0') * 10 + (p[2] - '0'), mm = (p[4] - '0') * 10 + (p[5] - '0');
-		off = (*p == '-' ? -1 : 1) * (hh * 3600L + mm * 60L);
-		p += 6;
-	} else {
-		return -EINVAL;
-	}
-	if (*p)
-		return -EINVAL;
-	*out = timegm(&tm) - off;
-	return 0;
-}
-
 int kube_exec_credential_parse(const char *text, size_t len, const char *api_version, char **token,
 			       time_t *expiry, char *why, size_t whylen)
 {
@@ -398,7 +373,7 @@ int kube_exec_credential_parse(const char *text, size_t len, const char *api_ver
 			 "are not supported (only status.token)");
 	else if (!tok || !*tok)
 		snprintf(why, whylen, "status.token: missing");
-	else if (exp && kube_parse_rfc3339(exp, expiry))
+	else if (exp && sb_rfc3339_parse(exp, expiry, NULL, 0))
 		snprintf(why, whylen, "status.expirationTimestamp: '%s' is not an RFC 3339 time",
 			 exp);
 	else if (!(*token = strdup(tok)))

@@ -72,9 +72,6 @@ void kube_exec_config_free(struct kube_exec_config *x);
 /* A deep copy of x, or NULL on ENOMEM. */
 struct kube_exec_config *kube_exec_config_dup(const struct kube_exec_config *x);
 
-/* "2026-11-30T22:00:00Z" (fraction and +hh:mm offsets allowed) to *out. 0 or -EINVAL. */
-int kube_parse_rfc3339(const char *s, time_t *out);
-
 /*
  * Parses an exec plugin's output (an ExecCredential of api_version):
  * *token (new string, caller frees with kube_free_secret) from

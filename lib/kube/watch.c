@@ -236,6 +236,105 @@ static void wait_ms(struct kube_watch *w, long ms)
 
 enum outcome { OUT_STOP, OUT_CB, OUT_STALE, OUT_RETRY, OUT_FAIL };
 
+/* Forgets what the previous connection saw. */
+static void reset_connection(struct kube_watch *w)
+{
+	kube_line_decoder_reset(&w->dec);
+	w->errlen = 0;
+	w->code = 0;
+	w->stale = false;
+	w->line_err = 0;
+	w->events = 0;
+	w->clean_end = false;
+	json_decref(w->error);
+	w->error = NULL;
+	w->last_event_ms = kube_now_ms();
+}
+
+/*
+ * Streams the connection until it ends, the watch is stopped or it stays
+ * idle (*idle); the transfer's result.
+ */
+static CURLcode stream(struct kube_watch *w, bool *idle)
+{
+	for (;;) {
+		int running = 0;
+		CURLMcode mc = curl_multi_perform(w->multi, &running);
+		if (mc != CURLM_OK)
+			return CURLE_RECV_ERROR;
+		int left;
+		CURLMsg *m = curl_multi_info_read(w->multi, &left);
+		if (m && m->msg == CURLMSG_DONE)
+			return m->data.result;
+		if (!running || atomic_load(&w->stop))
+			return CURLE_OK;
+		if (w->idle_ms > 0 && kube_now_ms() - w->last_event_ms >= w->idle_ms) {
+			*idle = true;
+			return CURLE_OK;
+		}
+		/* at most until the idle deadline (on the real clock: an installed
+		 * one moves on its own, a second of polling at most notices it) */
+		int64_t poll_ms = 1000;
+		if (w->idle_ms > 0 && !kube_clock_get()) {
+			int64_t to_idle = w->last_event_ms + w->idle_ms - kube_now_ms();
+			poll_ms = to_idle < 1 ? 1 : (to_idle < 1000 ? to_idle : 1000);
+		}
+		(void)curl_multi_poll(w->multi, NULL, 0, (int)poll_ms, NULL);
+	}
+}
+
+/*
+ * What an ended connection (from rv, started at started ms, transfer
+ * result cc) means for the watch; *ret and err say why.
+ */
+static enum outcome connection_outcome(struct kube_watch *w, const char *rv, CURLcode cc, bool idle,
+				       int64_t started, int *ret, struct kube_error *err)
+{
+	*ret = 0;
+	if (atomic_load(&w->stop))
+		return OUT_STOP;
+	if (w->cb_ret) {
+		*ret = w->cb_ret;
+		return OUT_CB;
+	}
+	if (w->stale || w->code == 410) {
+		*ret = kube_errorf(err, -ESTALE,
+				   "watch %s: resourceVersion %s is too old (410 "
+				   "Gone): list again",
+				   w->resource, rv[0] ? rv : "(none)");
+		if (err)
+			err->http_code = 410;
+		return OUT_STALE;
+	}
+	if (w->code && w->code != 200) {
+		*ret = kube_error_from_status(err, w->code, w->errbody, w->errlen);
+		return OUT_RETRY; /* the caller decides by code */
+	}
+	if (w->line_err && w->line_err != -EPROTO) {
+		*ret = kube_errorf(err, w->line_err, "watch %s: cannot decode the stream: %s",
+				   w->resource, strerror(-w->line_err));
+		return OUT_FAIL;
+	}
+	if (w->error) {
+		char *s = json_dumps(w->error, JSON_COMPACT);
+		*ret = kube_error_from_status(
+			err, (long)json_integer_value(json_object_get(w->error, "code")), s,
+			s ? strlen(s) : 0);
+		free(s);
+		return OUT_RETRY;
+	}
+	/* Dropped, ended by the server, idle, or a garbled line: resume. */
+	/* A clean end that came at once counts as a failure (no busy loop). */
+	w->clean_end = idle || (cc == CURLE_OK && w->code == 200 && !w->line_err &&
+				kube_now_ms() - started >= 1000);
+	if (cc != CURLE_OK && cc != CURLE_WRITE_ERROR)
+		kube_error_set_curl(err, cc, w->errbuf);
+	*ret = -EIO;
+	sb_debug("Ended watch connection", "resource=%s curl=%d idle=%d events=%lu", w->resource,
+		 (int)cc, idle, w->events);
+	return OUT_RETRY;
+}
+
 /* One connection: connect, stream until it ends, say what happened. */
 static enum outcome connect_once(struct kube_watch *w, bool force_token, int *ret,
 				 struct kube_error *err)
@@ -244,7 +343,6 @@ static enum outcome connect_once(struct kube_watch *w, bool force_token, int *re
 	struct curl_slist *headers = NULL;
 	char rv[256];
 	bool added = false, idle = false;
-	CURLcode cc = CURLE_OK;
 	enum outcome o = OUT_FAIL;
 
 	kube_watch_resource_version(w, rv, sizeof(rv));
@@ -277,16 +375,7 @@ static enum outcome connect_once(struct kube_watch *w, bool force_token, int *re
 	SETOPT(w->easy, CURLOPT_WRITEDATA, w);
 	/* No CURLOPT_TIMEOUT: a watch lasts; idleness is checked below. */
 
-	kube_line_decoder_reset(&w->dec);
-	w->errlen = 0;
-	w->code = 0;
-	w->stale = false;
-	w->line_err = 0;
-	w->events = 0;
-	w->clean_end = false;
-	json_decref(w->error);
-	w->error = NULL;
-	w->last_event_ms = kube_now_ms();
+	reset_connection(w);
 	int64_t started = w->last_event_ms;
 	if (curl_multi_add_handle(w->multi, w->easy) != CURLM_OK)
 		goto setopt_fail;
@@ -296,79 +385,10 @@ static enum outcome connect_once(struct kube_watch *w, bool force_token, int *re
 	atomic_fetch_add(&w->c->n_verb[KUBE_VERB_WATCH], 1);
 	sb_debug("Started watch", "url=%s", url);
 
-	for (;;) {
-		int running = 0;
-		CURLMcode mc = curl_multi_perform(w->multi, &running);
-		if (mc != CURLM_OK) {
-			cc = CURLE_RECV_ERROR;
-			break;
-		}
-		int left;
-		CURLMsg *m = curl_multi_info_read(w->multi, &left);
-		if (m && m->msg == CURLMSG_DONE) {
-			cc = m->data.result;
-			break;
-		}
-		if (!running)
-			break;
-		if (atomic_load(&w->stop))
-			break;
-		if (w->idle_ms > 0 && kube_now_ms() - w->last_event_ms >= w->idle_ms) {
-			idle = true;
-			break;
-		}
-		/* at most until the idle deadline (on the real clock: an installed
-		 * one moves on its own, a second of polling at most notices it) */
-		int64_t poll_ms = 1000;
-		if (w->idle_ms > 0 && !kube_clock_get()) {
-			int64_t to_idle = w->last_event_ms + w->idle_ms - kube_now_ms();
-			poll_ms = to_idle < 1 ? 1 : (to_idle < 1000 ? to_idle : 1000);
-		}
-		(void)curl_multi_poll(w->multi, NULL, 0, (int)poll_ms, NULL);
-	}
+	CURLcode cc = stream(w, &idle);
 	if (!w->code && curl_easy_getinfo(w->easy, CURLINFO_RESPONSE_CODE, &w->code) != CURLE_OK)
 		w->code = 0;
-
-	*ret = 0;
-	if (atomic_load(&w->stop)) {
-		o = OUT_STOP;
-	} else if (w->cb_ret) {
-		*ret = w->cb_ret;
-		o = OUT_CB;
-	} else if (w->stale || w->code == 410) {
-		*ret = kube_errorf(err, -ESTALE,
-				   "watch %s: resourceVersion %s is too old (410 "
-				   "Gone): list again",
-				   w->resource, rv[0] ? rv : "(none)");
-		if (err)
-			err->http_code = 410;
-		o = OUT_STALE;
-	} else if (w->code && w->code != 200) {
-		*ret = kube_error_from_status(err, w->code, w->errbody, w->errlen);
-		o = OUT_RETRY; /* the caller decides by code */
-	} else if (w->line_err && w->line_err != -EPROTO) {
-		*ret = kube_errorf(err, w->line_err, "watch %s: cannot decode the stream: %s",
-				   w->resource, strerror(-w->line_err));
-		o = OUT_FAIL;
-	} else if (w->error) {
-		char *s = json_dumps(w->error, JSON_COMPACT);
-		*ret = kube_error_from_status(
-			err, (long)json_integer_value(json_object_get(w->error, "code")), s,
-			s ? strlen(s) : 0);
-		free(s);
-		o = OUT_RETRY;
-	} else {
-		/* Dropped, ended by the server, idle, or a garbled line: resume. */
-		/* A clean end that came at once counts as a failure (no busy loop). */
-		w->clean_end = idle || (cc == CURLE_OK && w->code == 200 && !w->line_err &&
-					kube_now_ms() - started >= 1000);
-		if (cc != CURLE_OK && cc != CURLE_WRITE_ERROR)
-			kube_error_set_curl(err, cc, w->errbuf);
-		*ret = -EIO;
-		sb_debug("Ended watch connection", "resource=%s curl=%d idle=%d events=%lu",
-			 w->resource, (int)cc, idle, w->events);
-		o = OUT_RETRY;
-	}
+	o = connection_outcome(w, rv, cc, idle, started, ret, err);
 	goto out;
 
 setopt_fail:

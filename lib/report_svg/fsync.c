@@ -171,14 +171,22 @@ static void metric_words(const char *m, char *buf, size_t len)
 }
 
 /* One line chart at x offset ox, width w. Returns its height. */
-static double chart_family(struct svg *s, const struct doc *d, const struct family *f, double ox,
-			   double w)
-{
-	enum ukind u = svg_kind_of(f->metric);
-	double minpos = INFINITY, maxm = 0, maxtop = 0;
-	long long nmax = 0;
-	char b[96], title[128], sub[256], words[64], it[32];
+/* Where a family's chart plots: its axis and the plot area. */
+struct plot {
+	struct axis a;
+	double x0, x1, top, bottom, step;
+};
 
+static double plot_x(const struct plot *p, size_t i)
+{
+	return p->x0 + p->step * ((double)i + 0.5);
+}
+
+/* The family's y axis (log when the means span more than LOG_RATIO); *nmax iterations. */
+static bool family_axis(const struct doc *d, const struct family *f, enum ukind u, struct axis *a,
+			long long *nmax)
+{
+	double minpos = INFINITY, maxm = 0, maxtop = 0;
 	for (size_t t = 0; t < d->ntg; t++)
 		for (size_t i = 0; i < f->nm; i++) {
 			struct val v;
@@ -188,15 +196,126 @@ static double chart_family(struct svg *s, const struct doc *d, const struct fami
 				minpos = v.mean;
 			maxm = fmax(maxm, v.mean);
 			maxtop = fmax(maxtop, v.mean + v.sd);
-			if (v.n > nmax)
-				nmax = v.n;
+			if (v.n > *nmax)
+				*nmax = v.n;
 		}
-	struct axis a;
 	bool lg = isfinite(minpos) && maxm / minpos > LOG_RATIO;
 	if (lg)
-		svg_axis_log(&a, minpos, maxtop, u);
+		svg_axis_log(a, minpos, maxtop, u);
 	else
-		svg_axis_linear(&a, maxtop, u, 6);
+		svg_axis_linear(a, maxtop, u, 6);
+	return lg;
+}
+
+/* Runs of consecutive points of target t: a band and a line each; an error bar alone. */
+static void series_runs(struct svg *s, const struct plot *p, size_t t, const struct val *v,
+			const bool *have, size_t nm)
+{
+	const struct axis *a = &p->a;
+	for (size_t i = 0; i < nm;) {
+		if (!have[i]) {
+			i++;
+			continue;
+		}
+		size_t j = i;
+		while (j < nm && have[j])
+			j++;
+		if (j - i >= 2) {
+			svg_out(s, "<path class=\"band\" d=\"");
+			for (size_t k = i; k < j; k++)
+				svg_out(s, "%s%.1f %.1f", k == i ? "M" : "L", plot_x(p, k),
+					svg_axis_pos(a, v[k].mean + v[k].sd, p->bottom, p->top));
+			for (size_t k = j; k-- > i;)
+				svg_out(s, "L%.1f %.1f", plot_x(p, k),
+					svg_axis_pos(a, v[k].mean - v[k].sd, p->bottom, p->top));
+			svg_out(s, "Z\" fill=\"%s\" fill-opacity=\"0.18\"/>\n", svg_colour(t));
+			svg_out(s, "<path class=\"line\" d=\"");
+			for (size_t k = i; k < j; k++)
+				svg_out(s, "%s%.1f %.1f", k == i ? "M" : "L", plot_x(p, k),
+					svg_axis_pos(a, v[k].mean, p->bottom, p->top));
+			svg_out(s, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"/>\n",
+				svg_colour(t));
+		} else if (v[i].sd > 0) {
+			double x = plot_x(p, i);
+			svg_out(s,
+				"<path class=\"errorbar\" d=\"M%.1f %.1fV%.1f\" "
+				"stroke=\"%s\" "
+				"stroke-width=\"2\" fill=\"none\"/>\n",
+				x, svg_axis_pos(a, v[i].mean + v[i].sd, p->bottom, p->top),
+				svg_axis_pos(a, v[i].mean - v[i].sd, p->bottom, p->top),
+				svg_colour(t));
+		}
+		i = j;
+	}
+}
+
+/* Target t's series: its runs, then a marker with a tooltip per point. */
+static void family_series(struct svg *s, const struct doc *d, const struct family *f,
+			  const struct plot *p, size_t t, enum ukind u)
+{
+	struct val v[64];
+	bool have[64];
+	char b[96];
+	size_t nm = f->nm < 64 ? f->nm : 64;
+	for (size_t i = 0; i < nm; i++)
+		have[i] = svg_metric(svg_find(d, t, f->m[i].wi), f->metric, &v[i]);
+	svg_out(s, "<g class=\"series\" data-target=\"");
+	svg_esc(s, d->tg[t]);
+	svg_out(s, "\">\n");
+	series_runs(s, p, t, v, have, nm);
+	for (size_t i = 0; i < nm; i++) {
+		if (!have[i])
+			continue;
+		svg_out(s, "<g class=\"point\">");
+		svg_marker(s, t, plot_x(p, i), svg_axis_pos(&p->a, v[i].mean, p->bottom, p->top), 4,
+			   svg_colour(t));
+		svg_fmt_val(v[i].mean, v[i].sd, v[i].n > 1, u, b, sizeof(b));
+		svg_out(s, "<title>");
+		svg_esc(s, d->tg[t]);
+		svg_out(s, ", ");
+		svg_esc(s, d->wl[f->m[i].wi]);
+		svg_out(s, ": ");
+		svg_esc(s, b);
+		svg_out(s, "</title></g>\n");
+	}
+	svg_out(s, "</g>\n");
+}
+
+/* The y axis title (rotated) and the x axis: the fsync frequencies. */
+static void family_axes(struct svg *s, const struct family *f, const struct plot *p, enum ukind u,
+			bool lg)
+{
+	char b[96], words[64];
+	metric_words(f->metric, words, sizeof(words));
+	if (u == U_BYTES && !lg)
+		snprintf(b, sizeof(b), "%s (%s)", words, svg_rate_unit[p->a.k]);
+	else
+		snprintf(b, sizeof(b), "%s%s", words, lg ? " (log scale)" : "");
+	svg_out(s,
+		"<text transform=\"translate(%.1f %.1f) rotate(-90)\" text-anchor=\"middle\" "
+		"fill=\"" C_MUTED "\">",
+		MARGIN + 8, (p->top + p->bottom) / 2);
+	svg_esc(s, b);
+	svg_out(s, "</text>\n");
+
+	svg_out(s, "<g class=\"axis\" font-size=\"11\" fill=\"" C_MUTED "\">\n");
+	for (size_t i = 0; i < f->nm; i++) {
+		every_label(f->m[i].every, b, sizeof(b));
+		svg_text(s, plot_x(p, i), p->bottom + 16, "middle", NULL, 11, p->step - 4, b);
+	}
+	svg_out(s, "</g>\n");
+	svg_text(s, (p->x0 + p->x1) / 2, p->bottom + 34, "middle", "fill=\"" C_MUTED "\"", 12, 0,
+		 "fsync after every N writes");
+}
+
+static double chart_family(struct svg *s, const struct doc *d, const struct family *f, double ox,
+			   double w)
+{
+	enum ukind u = svg_kind_of(f->metric);
+	long long nmax = 0;
+	char title[128], sub[256], words[64], it[32];
+	struct plot p;
+	bool lg = family_axis(d, f, u, &p.a, &nmax);
 
 	metric_words(f->metric, words, sizeof(words));
 	words[0] = (char)(words[0] >= 'a' && words[0] <= 'z' ? words[0] - 'a' + 'A' : words[0]);
@@ -213,103 +332,18 @@ static double chart_family(struct svg *s, const struct doc *d, const struct fami
 		f->metric, lg ? "log" : "linear", ox);
 	svg_text(s, MARGIN, 22, "start", "font-weight=\"bold\"", 15, w - 2 * MARGIN, title);
 	svg_text(s, MARGIN, 40, "start", "fill=\"" C_MUTED "\"", 11, w - 2 * MARGIN, sub);
-	double tw = svg_ticks_width(&a, 11);
-	double x0 = MARGIN + 22 + tw + 8, x1 = w - MARGIN - 10;
-	double top = 58 + svg_legend(s, d, x0, 60, x1 - x0, LG_LINE) + 10;
-	double bottom = top + LINE_PLOTH;
-	svg_ygrid(s, &a, x0, x1, top, bottom);
-	/* y axis title, rotated */
-	metric_words(f->metric, words, sizeof(words));
-	if (u == U_BYTES && !lg)
-		snprintf(b, sizeof(b), "%s (%s)", words, svg_rate_unit[a.k]);
-	else
-		snprintf(b, sizeof(b), "%s%s", words, lg ? " (log scale)" : "");
-	svg_out(s,
-		"<text transform=\"translate(%.1f %.1f) rotate(-90)\" text-anchor=\"middle\" "
-		"fill=\"" C_MUTED "\">",
-		MARGIN + 8, (top + bottom) / 2);
-	svg_esc(s, b);
-	svg_out(s, "</text>\n");
-
-	double step = (x1 - x0) / (double)f->nm;
-	svg_out(s, "<g class=\"axis\" font-size=\"11\" fill=\"" C_MUTED "\">\n");
-	for (size_t i = 0; i < f->nm; i++) {
-		every_label(f->m[i].every, b, sizeof(b));
-		svg_text(s, x0 + step * ((double)i + 0.5), bottom + 16, "middle", NULL, 11,
-			 step - 4, b);
-	}
+	double tw = svg_ticks_width(&p.a, 11);
+	p.x0 = MARGIN + 22 + tw + 8;
+	p.x1 = w - MARGIN - 10;
+	p.top = 58 + svg_legend(s, d, p.x0, 60, p.x1 - p.x0, LG_LINE) + 10;
+	p.bottom = p.top + LINE_PLOTH;
+	p.step = (p.x1 - p.x0) / (double)f->nm;
+	svg_ygrid(s, &p.a, p.x0, p.x1, p.top, p.bottom);
+	family_axes(s, f, &p, u, lg);
+	for (size_t t = 0; t < d->ntg; t++)
+		family_series(s, d, f, &p, t, u);
 	svg_out(s, "</g>\n");
-	svg_text(s, (x0 + x1) / 2, bottom + 34, "middle", "fill=\"" C_MUTED "\"", 12, 0,
-		 "fsync after every N writes");
-
-	for (size_t t = 0; t < d->ntg; t++) {
-		struct val v[64];
-		bool have[64];
-		size_t nm = f->nm < 64 ? f->nm : 64;
-		for (size_t i = 0; i < nm; i++)
-			have[i] = svg_metric(svg_find(d, t, f->m[i].wi), f->metric, &v[i]);
-		svg_out(s, "<g class=\"series\" data-target=\"");
-		svg_esc(s, d->tg[t]);
-		svg_out(s, "\">\n");
-		/* runs of consecutive points: a band and a line each */
-		for (size_t i = 0; i < nm;) {
-			if (!have[i]) {
-				i++;
-				continue;
-			}
-			size_t j = i;
-			while (j < nm && have[j])
-				j++;
-			if (j - i >= 2) {
-				svg_out(s, "<path class=\"band\" d=\"");
-				for (size_t k = i; k < j; k++)
-					svg_out(s, "%s%.1f %.1f", k == i ? "M" : "L",
-						x0 + step * ((double)k + 0.5),
-						svg_axis_pos(&a, v[k].mean + v[k].sd, bottom, top));
-				for (size_t k = j; k-- > i;)
-					svg_out(s, "L%.1f %.1f", x0 + step * ((double)k + 0.5),
-						svg_axis_pos(&a, v[k].mean - v[k].sd, bottom, top));
-				svg_out(s, "Z\" fill=\"%s\" fill-opacity=\"0.18\"/>\n",
-					svg_colour(t));
-				svg_out(s, "<path class=\"line\" d=\"");
-				for (size_t k = i; k < j; k++)
-					svg_out(s, "%s%.1f %.1f", k == i ? "M" : "L",
-						x0 + step * ((double)k + 0.5),
-						svg_axis_pos(&a, v[k].mean, bottom, top));
-				svg_out(s, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"/>\n",
-					svg_colour(t));
-			} else if (v[i].sd > 0) {
-				double x = x0 + step * ((double)i + 0.5);
-				svg_out(s,
-					"<path class=\"errorbar\" d=\"M%.1f %.1fV%.1f\" "
-					"stroke=\"%s\" "
-					"stroke-width=\"2\" fill=\"none\"/>\n",
-					x, svg_axis_pos(&a, v[i].mean + v[i].sd, bottom, top),
-					svg_axis_pos(&a, v[i].mean - v[i].sd, bottom, top),
-					svg_colour(t));
-			}
-			i = j;
-		}
-		for (size_t i = 0; i < nm; i++) {
-			if (!have[i])
-				continue;
-			double x = x0 + step * ((double)i + 0.5);
-			svg_out(s, "<g class=\"point\">");
-			svg_marker(s, t, x, svg_axis_pos(&a, v[i].mean, bottom, top), 4,
-				   svg_colour(t));
-			svg_fmt_val(v[i].mean, v[i].sd, v[i].n > 1, u, b, sizeof(b));
-			svg_out(s, "<title>");
-			svg_esc(s, d->tg[t]);
-			svg_out(s, ", ");
-			svg_esc(s, d->wl[f->m[i].wi]);
-			svg_out(s, ": ");
-			svg_esc(s, b);
-			svg_out(s, "</title></g>\n");
-		}
-		svg_out(s, "</g>\n");
-	}
-	svg_out(s, "</g>\n");
-	return bottom + 48;
+	return p.bottom + 48;
 }
 
 int svg_panel_fsync(struct svg *s, const struct doc *d, double *height)

@@ -114,6 +114,87 @@ static void bar(struct svg *s, const struct doc *d, const struct lc *e, const st
 		 b);
 }
 
+/* The panel's geometry: the duration axis, the plot area, a phase's group of bars. */
+struct lc_plot {
+	struct axis a;
+	double x0, x1, top, bottom;
+	double group, bh, gap, pad; /* a phase's height; a bar's, between bars, around them */
+};
+
+/* One series per class shown: a bar per phase, or why there is none. */
+static void lc_series(struct svg *s, const struct doc *d, const bool *show, const char **ph,
+		      size_t np, const struct lc_plot *p)
+{
+	char b[160];
+	for (size_t t = 0, k = 0; t < d->ntg; t++) {
+		if (!show[t])
+			continue;
+		svg_out(s, "<g class=\"series\" data-target=\"");
+		svg_esc(s, d->tg[t]);
+		svg_out(s, "\" fill=\"%s\">\n", svg_colour(t));
+		for (size_t i = 0; i < np; i++) {
+			const struct lc *e = entry(d, t, ph[i]);
+			double y = p->top + p->group * (double)i + p->pad / 2 +
+				   (double)k * (p->bh + p->gap);
+			if (e && e->stats) {
+				bar(s, d, e, &p->a, p->x0, p->x1, y, p->bh);
+			} else if (e) {
+				snprintf(b, sizeof(b), "skipped: %s", e->skipped);
+				svg_text(s, p->x0 + 4, y + p->bh - 4, "start",
+					 "class=\"skipped\" fill=\"" C_MUTED
+					 "\" font-style=\"italic\"",
+					 10, p->x1 - p->x0 - 8, b);
+			} else {
+				svg_text(s, p->x0 + 4, y + p->bh - 4, "start",
+					 "class=\"missing\" fill=\"#999\" font-style=\"italic\"",
+					 10, 0, "no data");
+			}
+		}
+		svg_out(s, "</g>\n");
+		k++;
+	}
+}
+
+/*
+ * The failed iterations below the chart from *y (moved down), at most
+ * MAX_FAILURES, then how many more; *shown of them. 0 or -ENOMEM.
+ */
+static int lc_failures(struct svg *s, const struct doc *d, size_t nfail, double *y, size_t *shown)
+{
+	char b[160];
+	for (size_t i = 0; i < d->nlc && *shown < MAX_FAILURES; i++) {
+		const struct lc *e = &d->lc[i];
+		char *line = NULL;
+		size_t len = 0;
+		if (!failure(e))
+			continue;
+		FILE *f = open_memstream(&line, &len);
+		if (!f)
+			return -ENOMEM;
+		fprintf(f, "%s: ", e->target);
+		if (e->iteration >= 0)
+			fprintf(f, "iteration %lld ", e->iteration);
+		fprintf(f, "failed: %s", e->message ? e->message : "(no message)");
+		if (fclose(f) != 0) {
+			free(line);
+			return -ENOMEM;
+		}
+		svg_text(s, MARGIN, *y + 12, "start", "class=\"failure\" fill=\"#a3261c\"", 11,
+			 WIDTH - 2 * MARGIN, line);
+		free(line);
+		*y += 16;
+		(*shown)++;
+	}
+	if (nfail > *shown) {
+		snprintf(b, sizeof(b), "and %zu more failed iteration%s (see the text report)",
+			 nfail - *shown, nfail - *shown == 1 ? "" : "s");
+		svg_text(s, MARGIN, *y + 12, "start", "class=\"failure\" fill=\"#a3261c\"", 11, 0,
+			 b);
+		*y += 16;
+	}
+	return 0;
+}
+
 int svg_panel_lifecycle(struct svg *s, const struct doc *d, double *height)
 {
 	const char **ph = calloc(d->nlc + 4, sizeof(*ph));
@@ -152,12 +233,13 @@ int svg_panel_lifecycle(struct svg *s, const struct doc *d, double *height)
 		labw = fmax(labw, svg_text_w(ph[i], 12));
 	labw = fmin(fmax(labw + 14, 90), 260);
 	valw = fmin(fmax(valw + 12, 50), 300);
-	double x0 = MARGIN + labw, x1 = WIDTH - MARGIN - valw;
-	struct axis a;
-	svg_axis_linear(&a, max, U_NS, (int)((x1 - x0) / 80));
+	struct lc_plot p = {.x0 = MARGIN + labw, .x1 = WIDTH - MARGIN - valw};
+	svg_axis_linear(&p.a, max, U_NS, (int)((p.x1 - p.x0) / 80));
 
-	double bh = nshow <= 4 ? 16 : 11, gap = 3, pad = 14;
-	double group = (double)nshow * (bh + gap) - gap + pad;
+	p.bh = nshow <= 4 ? 16 : 11;
+	p.gap = 3;
+	p.pad = 14;
+	p.group = (double)nshow * (p.bh + p.gap) - p.gap + p.pad;
 	snprintf(it, sizeof(it), "%s%lld volume%s", nmax > 1 ? "up to " : "", nmax,
 		 nmax == 1 ? "" : "s");
 	snprintf(sub, sizeof(sub),
@@ -169,84 +251,27 @@ int svg_panel_lifecycle(struct svg *s, const struct doc *d, double *height)
 			  : "");
 	svg_out(s, "<g class=\"panel\" data-panel=\"lifecycle\">\n");
 	svg_panel_head(s, MARGIN, WIDTH - 2 * MARGIN, "Volume lifecycle", sub);
-	double top = 58 + svg_legend_of(s, d, show, x0, 60, x1 - x0, LG_BOX) + 4;
-	double bottom = top + group * (double)np;
+	p.top = 58 + svg_legend_of(s, d, show, p.x0, 60, p.x1 - p.x0, LG_BOX) + 4;
+	p.bottom = p.top + p.group * (double)np;
 
 	for (size_t i = 0; i < np; i++) {
-		double gy = top + group * (double)i;
+		double gy = p.top + p.group * (double)i;
 		if (i % 2 == 0)
 			svg_out(s,
 				"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
 				"fill=\"" C_ZEBRA "\"/>\n",
-				MARGIN, gy, WIDTH - 2 * MARGIN, group);
-		row_label(s, ph[i], x0 - 8, gy + group / 2 + 4, labw - 10);
+				MARGIN, gy, WIDTH - 2 * MARGIN, p.group);
+		row_label(s, ph[i], p.x0 - 8, gy + p.group / 2 + 4, labw - 10);
 	}
-	svg_xgrid(s, &a, x0, x1, top, bottom);
-	for (size_t t = 0, k = 0; t < d->ntg; t++) {
-		if (!show[t])
-			continue;
-		svg_out(s, "<g class=\"series\" data-target=\"");
-		svg_esc(s, d->tg[t]);
-		svg_out(s, "\" fill=\"%s\">\n", svg_colour(t));
-		for (size_t i = 0; i < np; i++) {
-			const struct lc *e = entry(d, t, ph[i]);
-			double y = top + group * (double)i + pad / 2 + (double)k * (bh + gap);
-			if (e && e->stats) {
-				bar(s, d, e, &a, x0, x1, y, bh);
-			} else if (e) {
-				snprintf(b, sizeof(b), "skipped: %s", e->skipped);
-				svg_text(s, x0 + 4, y + bh - 4, "start",
-					 "class=\"skipped\" fill=\"" C_MUTED
-					 "\" font-style=\"italic\"",
-					 10, x1 - x0 - 8, b);
-			} else {
-				svg_text(s, x0 + 4, y + bh - 4, "start",
-					 "class=\"missing\" fill=\"#999\" font-style=\"italic\"",
-					 10, 0, "no data");
-			}
-		}
-		svg_out(s, "</g>\n");
-		k++;
-	}
-	svg_text(s, (x0 + x1) / 2, bottom + 33, "middle", "fill=\"" C_MUTED "\"", 12, 0,
+	svg_xgrid(s, &p.a, p.x0, p.x1, p.top, p.bottom);
+	lc_series(s, d, show, ph, np, &p);
+	svg_text(s, (p.x0 + p.x1) / 2, p.bottom + 33, "middle", "fill=\"" C_MUTED "\"", 12, 0,
 		 "duration");
-	double y = bottom + 48;
+	double y = p.bottom + 48;
 	size_t shown = 0;
-	for (size_t i = 0; i < d->nlc && shown < MAX_FAILURES; i++) {
-		const struct lc *e = &d->lc[i];
-		char *line = NULL;
-		size_t len = 0;
-		if (!failure(e))
-			continue;
-		FILE *f = open_memstream(&line, &len);
-		if (!f) {
-			ret = -ENOMEM;
-			break;
-		}
-		fprintf(f, "%s: ", e->target);
-		if (e->iteration >= 0)
-			fprintf(f, "iteration %lld ", e->iteration);
-		fprintf(f, "failed: %s", e->message ? e->message : "(no message)");
-		if (fclose(f) != 0) {
-			free(line);
-			ret = -ENOMEM;
-			break;
-		}
-		svg_text(s, MARGIN, y + 12, "start", "class=\"failure\" fill=\"#a3261c\"", 11,
-			 WIDTH - 2 * MARGIN, line);
-		free(line);
-		y += 16;
-		shown++;
-	}
-	if (!ret && nfail > shown) {
-		snprintf(b, sizeof(b), "and %zu more failed iteration%s (see the text report)",
-			 nfail - shown, nfail - shown == 1 ? "" : "s");
-		svg_text(s, MARGIN, y + 12, "start", "class=\"failure\" fill=\"#a3261c\"", 11, 0,
-			 b);
-		y += 16;
-	}
+	ret = lc_failures(s, d, nfail, &y, &shown);
 	svg_out(s, "</g>\n");
-	*height = shown ? y + 8 : bottom + 48;
+	*height = shown ? y + 8 : p.bottom + 48;
 out:
 	free(ph);
 	free(show);

@@ -2,6 +2,7 @@
 /* lib/kube configuration: kubeconfig parsing (and its errors, naming the
  * field), in-cluster configuration with a fake root, the loading order. */
 #include "tests/unit/harness.h"
+#include "rfc3339.h"
 #include "kube/internal.h"
 #include "log.h"
 
@@ -558,10 +559,10 @@ static int test_exec_credential_parse(void)
 	CHECK_INT(kube_exec_credential_parse("nope", 4, v1, &tok, &exp, why, sizeof(why)), -EINVAL);
 	CHECK(strstr(why, "not JSON") != NULL);
 	CHECK_INT(tok == NULL, 1);
-	CHECK_INT(kube_parse_rfc3339("2026-11-30T23:15:00.123456+01:00", &t), 0);
+	CHECK_INT(sb_rfc3339_parse("2026-11-30T23:15:00.123456+01:00", &t, NULL, 0), 0);
 	CHECK_INT(t, 1796076900);
-	CHECK_INT(kube_parse_rfc3339("2026-11-30T22:15:00", &t), -EINVAL);
-	CHECK_INT(kube_parse_rfc3339("2026-11-30T22:15:00Zjunk", &t), -EINVAL);
+	CHECK_INT(sb_rfc3339_parse("2026-11-30T22:15:00", &t, NULL, 0), -EINVAL);
+	CHECK_INT(sb_rfc3339_parse("2026-11-30T22:15:00Zjunk", &t, NULL, 0), -EINVAL);
 	return T_PASS;
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The kubectl plugin's tables: kubectl layout, AGE, timestamps, the list. */
 #include "tests/unit/harness.h"
+#include "rfc3339.h"
 #include "plugin/table.h"
 
 #include <errno.h>
@@ -39,23 +40,6 @@ static int test_age_like_kubectl(void)
 	char buf[32];
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		CHECK_STR(sbp_age(cases[i].s, buf, sizeof(buf)), cases[i].want);
-	return T_PASS;
-}
-
-static int test_time_parse(void)
-{
-	time_t t;
-	CHECK_INT(sbp_time_parse("1970-01-01T00:00:00Z", &t), 0);
-	CHECK_INT(t, 0);
-	CHECK_INT(sbp_time_parse("2024-05-01T12:30:15Z", &t), 0);
-	CHECK_INT(t, 1714566615);
-	CHECK_INT(sbp_time_parse("2024-05-01T12:30:15.123456Z", &t), 0);
-	CHECK_INT(t, 1714566615);
-	CHECK_INT(sbp_time_parse("2024-05-01T12:30:15", &t), -EINVAL);
-	CHECK_INT(sbp_time_parse("2024-05-01T12:30:15+02:00", &t), -EINVAL);
-	CHECK_INT(sbp_time_parse("2024-05-01T12:30:15.Z", &t), -EINVAL);
-	CHECK_INT(sbp_time_parse("yesterday", &t), -EINVAL);
-	CHECK_INT(sbp_time_parse(NULL, &t), -EINVAL);
 	return T_PASS;
 }
 
@@ -148,7 +132,7 @@ static int test_list_table(void)
 	json_t *list = json_loads(list_json, 0, &je);
 	CHECK(list != NULL);
 	time_t now;
-	CHECK_INT(sbp_time_parse("2024-05-01T12:00:00Z", &now), 0);
+	CHECK_INT(sb_rfc3339_parse("2024-05-01T12:00:00Z", &now, NULL, 0), 0);
 	size_t n = 0;
 	char *s = sbp_list_format(list, false, now, &n);
 	CHECK_INT(n, 3);
@@ -210,7 +194,6 @@ static int test_list_empty_and_odd(void)
 
 static const struct test_case cases[] = {
 	{"plugin-table/AGE as kubectl prints it", test_age_like_kubectl},
-	{"plugin-table/timestamps", test_time_parse},
 	{"plugin-table/kubectl column layout", test_table_layout},
 	{"plugin-table/sort is stable", test_table_sort_is_stable},
 	{"plugin-table/list from fixture JSON, with and without -A", test_list_table},

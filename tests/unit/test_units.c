@@ -138,9 +138,81 @@ static int test_quantities(void)
 	return T_PASS;
 }
 
+/* Integers are read exactly: never through a double (2^53 + 1 is not rounded to 2^53). */
+static int test_exact_integers(void)
+{
+	uint64_t v = 7;
+	CHECK_INT(sb_parse_u64("9007199254740993", &v), 0); /* 2^53 + 1 */
+	CHECK(v == UINT64_C(9007199254740993));
+	CHECK_INT(sb_parse_u64("18446744073709551615", &v), 0); /* 2^64 - 1 */
+	CHECK(v == UINT64_MAX);
+	CHECK_INT(sb_parse_u64(" 18446744073709551615 ", &v), 0);
+	CHECK(v == UINT64_MAX);
+	CHECK_INT(sb_parse_u64("18446744073709551614.0", &v), 0);
+	CHECK(v == UINT64_MAX - 1);
+	CHECK_INT(sb_parse_u64("0018446744073709551615", &v), 0);
+	CHECK(v == UINT64_MAX);
+	v = 7;
+	CHECK_INT(sb_parse_u64("18446744073709551616", &v), -ERANGE); /* 2^64 */
+	CHECK_INT(sb_parse_u64("99999999999999999999", &v), -ERANGE);
+	CHECK_INT(sb_parse_u64("18446744073709552k", &v), -ERANGE);
+	CHECK_INT(sb_parse_u64("1e20", &v), -ERANGE);
+	CHECK_INT(sb_parse_u64("1e99999", &v), -ERANGE);
+	CHECK_INT(v, 7);
+	/* suffixes, fractions and exponents that make a whole number, exactly */
+	CHECK_INT(sb_parse_u64("18446744073709551k", &v), 0);
+	CHECK(v == UINT64_C(18446744073709551000));
+	CHECK_INT(sb_parse_u64("9007199254.740993m", &v), 0);
+	CHECK(v == UINT64_C(9007199254740993));
+	CHECK_INT(sb_parse_u64("1.5k", &v), 0);
+	CHECK_INT(v, 1500);
+	CHECK_INT(sb_parse_u64("1e3", &v), 0);
+	CHECK_INT(v, 1000);
+	CHECK_INT(sb_parse_u64("25e-1k", &v), 0);
+	CHECK_INT(v, 2500);
+	CHECK_INT(sb_parse_u64("0", &v), 0);
+	CHECK_INT(v, 0);
+	CHECK_INT(sb_parse_u64("0.000", &v), 0);
+	CHECK_INT(v, 0);
+	CHECK_INT(sb_parse_u64("1.0001k", &v), -EINVAL);
+	CHECK_INT(sb_parse_u64("1e-1", &v), -EINVAL);
+	CHECK_INT(sb_parse_u64("-1", &v), -EINVAL);
+	CHECK_INT(sb_parse_u64(".", &v), -EINVAL);
+	CHECK_INT(sb_parse_u64("", &v), -EINVAL);
+	CHECK_INT(sb_parse_u64(NULL, &v), -EINVAL);
+	/* plain integers with a maximum */
+	CHECK_INT(sb_parse_uint("18446744073709551615", UINT64_MAX, &v), 0);
+	CHECK(v == UINT64_MAX);
+	CHECK_INT(sb_parse_uint("9007199254740993", UINT64_MAX, &v), 0);
+	CHECK(v == UINT64_C(9007199254740993));
+	CHECK_INT(sb_parse_uint("18446744073709551616", UINT64_MAX, &v), -ERANGE);
+	CHECK_INT(sb_parse_uint("65", 64, &v), -ERANGE);
+	CHECK_INT(sb_parse_uint("64", 64, &v), 0);
+	CHECK_INT(v, 64);
+	CHECK_INT(sb_parse_uint("1k", 64, &v), -EINVAL);
+	CHECK_INT(sb_parse_uint(" 1", 64, &v), -EINVAL);
+	CHECK_INT(sb_parse_uint("+1", 64, &v), -EINVAL);
+	CHECK_INT(sb_parse_uint("", 64, &v), -EINVAL);
+	/* sizes: a whole number of units is exact up to the 2^63 limit */
+	CHECK_INT(sb_parse_size("9007199254740993", 1024, &v), 0);
+	CHECK(v == UINT64_C(9007199254740993));
+	CHECK_INT(sb_parse_size("9223372036854775807", 1024, &v), 0);
+	CHECK(v == (uint64_t)INT64_MAX);
+	CHECK_INT(sb_parse_size("9223372036854775808", 1024, &v), -ERANGE);
+	CHECK_INT(sb_parse_size("8796093022207k", 1024, &v), 0);
+	CHECK(v == UINT64_C(8796093022207) * 1024);
+	CHECK_INT(sb_parse_size("1.3k", 1024, &v), 0); /* a fraction of a unit still rounds */
+	CHECK_INT(v, 1331);
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
-	{"units/kubernetes-quantities", test_quantities},  {"units/sizes", test_sizes},
-	{"units/bad-sizes-and-percent", test_bad_sizes},   {"units/durations", test_durations},
-	{"units/counts-and-bools", test_counts_and_bools}, {"units/formatting", test_formatting},
+	{"units/exact-integers", test_exact_integers},
+	{"units/kubernetes-quantities", test_quantities},
+	{"units/sizes", test_sizes},
+	{"units/bad-sizes-and-percent", test_bad_sizes},
+	{"units/durations", test_durations},
+	{"units/counts-and-bools", test_counts_and_bools},
+	{"units/formatting", test_formatting},
 };
 TEST_MAIN(cases)

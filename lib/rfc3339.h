@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SB_RFC3339_H
+#define SB_RFC3339_H
+
+#include <stddef.h>
+#include <time.h>
+
+/*
+ * The one RFC 3339 timestamp parser (Kubernetes' metav1.Time, exec-plugin
+ * expirations, our own annotations): "2026-11-30T22:15:00Z",
+ * "2026-11-30T23:15:00.123456+01:00". The date and time are validated
+ * (month 1-12, the day within its month, leap years, hour 0-23, minute
+ * 0-59, second 0-60 with a leap second counted as the next one); a zone is
+ * required ("Z" or "z", or an offset "+hh:mm"/"-hh:mm" up to 23:59), a
+ * fraction of any length after '.' is allowed and dropped; "T" may be "t";
+ * nothing may follow. *out is the UTC time in seconds since the epoch.
+ * 0, or -EINVAL with the problem written to err[0..errlen) (when err is not
+ * NULL), *out untouched.
+ */
+int sb_rfc3339_parse(const char *s, time_t *out, char *err, size_t errlen);
+
+#endif
