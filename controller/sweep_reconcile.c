@@ -211,7 +211,8 @@ int br_sweep_reconcile(struct br_controller *c, struct br_watch *w, const struct
 		char eb[512];
 		(void)br_sweep_child_name(step, sizeof(step), ref->name, sw.pods[p.create]);
 		json_t *m = step_manifest(ref, run, step, sw.pods[p.create]);
-		r = m ? kube_create(c->kc, &br_res_benchmarkruns, ref->ns, m, NULL, &kerr) : -ENOMEM;
+		r = m ? kube_create(c->kc, &br_res_benchmarkruns, ref->ns, m, NULL, &kerr)
+		      : -ENOMEM;
 		json_decref(m);
 		if (r && r != -EEXIST) {
 			sb_warn("Failed to create a sweep step", "run=%s/%s step=%s error=\"%s\"",

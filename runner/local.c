@@ -124,8 +124,8 @@ static void local_log_dir(const char *output)
 static bool local_clients_iteration(struct local *l, unsigned it)
 {
 	json_t *cdoc = NULL;
-	int cs = sb_clients_iteration(l->jobs, l->cli->clients, l->plus,
-				      l->cli->barrier_timeout_us, &cdoc);
+	int cs = sb_clients_iteration(l->jobs, l->cli->clients, l->plus, l->cli->barrier_timeout_us,
+				      &cdoc);
 	bool intr = cs > SB_EXIT_INTERRUPTED_BASE;
 	if (cs == SB_EXIT_USAGE || intr || (cs && l->status == 0))
 		l->status = cs;
