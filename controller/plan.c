@@ -201,6 +201,12 @@ static void progress_class(const struct br_obs *o, struct br_plan *p, size_t i, 
 		fail_class(p, c, i, "RunnerFailed", "the runner refused the workload: %s",
 			   cur->message[0] ? cur->message : "exit status 2");
 		return;
+	} else if (cur->phase == BR_POD_FAILED && cur->oom_killed) {
+		/* the same job in a new pod would be killed at the same limit */
+		fail_class(p, c, i, "RunnerFailed",
+			   "runner pod %s, not retried (%u of %u iterations done): %s", cur->name,
+			   c->done, o->iterations, cur->message);
+		return;
 	} else {
 		/* failed, or exited 0 with iterations missing: another attempt */
 		need_new = true;

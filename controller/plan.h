@@ -37,6 +37,7 @@ struct br_pod_obs {
 	int exit_code;	   /* runner container's, when terminated */
 	char message[512]; /* termination message or reason */
 	time_t created;
+	bool oom_killed; /* the runner container ended OOMKilled: not retried */
 };
 
 struct br_class_obs {

@@ -132,6 +132,7 @@ static void observe_pod(const json_t *pod, struct br_pod_obs *po)
 		if (r && !strcmp(r, "OOMKilled")) {
 			/* the runner wrote no message: what follows it is the log tail
 			 * (FallbackToLogsOnError), which says nothing about the cause */
+			po->oom_killed = true;
 			snprintf(po->message, sizeof(po->message),
 				 "OOMKilled: the runner container went over its memory limit "
 				 "(spec.runner.resources.limits.memory)");

@@ -233,6 +233,36 @@ static int test_attempts_are_bounded(void)
 	return T_PASS;
 }
 
+static int test_oom_killed_is_not_retried(void)
+{
+	base(1);
+	bound(0);
+	obs.classes[0].done = 1;
+	add_pod(0, 1, BR_POD_FAILED, 137,
+		"OOMKilled: the runner container went over its memory limit "
+		"(spec.runner.resources.limits.memory)");
+	obs.classes[0].pods[0].oom_killed = true;
+	br_plan_compute(&obs, &plan);
+	/* max_attempts is 3: still no second pod, the same job would be killed again */
+	CHECK_INT(count(BR_ACT_CREATE_POD), 0);
+	CHECK_INT(plan.classes[0].phase, BR_CLASS_FAILED);
+	CHECK_STR(plan.classes[0].reason, "RunnerFailed");
+	CHECK_STR(plan.classes[0].message,
+		  "runner pod run-fast-1, not retried (1 of 3 iterations done): OOMKilled: the "
+		  "runner container went over its memory limit "
+		  "(spec.runner.resources.limits.memory)");
+	CHECK(has_event("RunnerFailed"));
+	CHECK(!has_event("RunnerRestarted"));
+	/* killed with the same exit status but not by the memory limit: retried */
+	base(1);
+	bound(0);
+	add_pod(0, 1, BR_POD_FAILED, 137, "Error: killed");
+	br_plan_compute(&obs, &plan);
+	CHECK_INT(count(BR_ACT_CREATE_POD), 1);
+	CHECK(has_event("RunnerRestarted"));
+	return T_PASS;
+}
+
 static int test_usage_error_is_not_retried(void)
 {
 	base(1);
@@ -376,6 +406,7 @@ static const struct test_case cases[] = {
 	{"plan/waits-for-created-pod", test_waits_for_created_pod_to_appear},
 	{"plan/pvc-bind-timeout", test_bind_timeout},
 	{"plan/failed-pod-restarts-for-remaining", test_failed_pod_restarts_for_remaining},
+	{"plan/oom-killed-is-not-retried", test_oom_killed_is_not_retried},
 	{"plan/killed-pod-replaced", test_killed_pod_is_replaced},
 	{"plan/attempts-bounded", test_attempts_are_bounded},
 	{"plan/usage-error-not-retried", test_usage_error_is_not_retried},
