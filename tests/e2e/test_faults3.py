@@ -1,0 +1,95 @@
+"""More rows of the fault table (docs/reliability.md, issue 15): a volume
+that fills up (ENOSPC on a small real filesystem) and a node lost for good
+in the middle of a distributed run.
+
+The full volume: the test cluster's class `small` gives each claim a real
+ext4 filesystem of 8 MiB on a loop device (tests/cluster/provisioner.py,
+parameters fsType and fsSize), whatever size the claim asks for. The
+controller's up-front check compares a workload with spec.volume.size, the
+claim's size, so a workload that fits the claim and not the filesystem is
+one it cannot see: the runner meets ENOSPC, and the user must read it.
+"""
+import json
+
+from conftest import events, results, sb, wait_phase
+
+REPORT = "app.kubernetes.io/component=report"
+
+FULL = """
+apiVersion: storagebench.io/v1alpha1
+kind: BenchmarkRun
+metadata: {name: full}
+spec:
+  storageClasses: [fast, small]
+  iterations: 2
+  volume: {size: 64Mi}
+  cleanup: Never
+  workloads:
+  - {name: first, rw: write, bs: 64k, size: 1Mi}
+  # 32 MiB: within the claim's 64Mi (the controller accepts it), four times
+  # the 8 MiB filesystem of class small
+  - {name: fill, rw: write, bs: 1m, size: 32Mi}
+  runner:
+    imagePullPolicy: Never
+"""
+
+
+def _pvc_of(ns, cls):
+    for p in sb.kubectl_json("-n", ns, "get", "pvc")["items"]:
+        if p["spec"].get("storageClassName") == cls:
+            return p
+    return None
+
+
+def test_full_volume_says_no_space_left_and_keeps_completed_iterations(ns, controller):
+    """A workload larger than the filesystem under its claim: the class
+    fails saying "No space left on device" with the class and the workload's
+    file; the class on a volume with room completes both iterations and the
+    report has them."""
+    sb.apply(FULL, namespace=ns)
+    st = wait_phase(ns, "full", timeout=420)
+    print("classes:", json.dumps(st["classes"], indent=1))
+    classes = {c["name"]: c for c in st["classes"]}
+    small, fast = classes["small"], classes["fast"]
+    # the claim said 64Mi and was bound: the check of the claim's size passed
+    pvc = _pvc_of(ns, "small")
+    assert pvc and pvc["status"]["phase"] == "Bound", pvc
+    assert pvc["status"]["capacity"]["storage"] == "64Mi", pvc["status"]
+    # ... the filesystem under it is 8 MiB: the runner met ENOSPC, named as such
+    assert small["phase"] == "Failed" and small["iterationsDone"] == 0, small
+    assert small["reason"] == "RunnerFailed", small
+    assert "No space left on device" in small["message"], small
+    assert "job 'fill': " in small["message"], small  # the workload
+    assert "\n" not in small["message"], small
+    failed = [m for r, m in events(ns, "full") if r == "RunnerFailed"]
+    print("events:", events(ns, "full"))
+    # (the controller may say a terminal event twice: a pass on a cache that
+    # has not seen the status it wrote; each says the same)
+    assert failed and all(m.startswith("small: ") and "No space left on device" in m
+                          and "job 'fill': " in m for m in failed), failed
+    # every attempt met the same full volume, each said so
+    restarted = [m for r, m in events(ns, "full") if r == "RunnerRestarted"]
+    assert restarted and all("No space left on device" in m for m in restarted), restarted
+    # the completed iterations are kept: the other class's, in the report
+    assert fast["phase"] == "Succeeded" and fast["iterationsDone"] == 2, fast
+    assert sorted(results(ns, "full")) == [("fast", 1), ("fast", 2)]
+    assert st["phase"] == "Failed", st
+    assert st.get("report") == "full-report", st
+    cm = sb.kubectl_json("-n", ns, "get", "configmap", "full-report")
+    doc = json.loads(cm["data"]["report.json"])
+    targets = {r["target"] for r in doc["results"]}
+    assert "fast" in targets and "small" not in targets, targets
+    assert {m["n"] for r in doc["results"] if r["target"] == "fast"
+            for m in r["metrics"].values()} == {2}
+
+
+def test_workload_larger_than_the_claim_is_refused_up_front(ns, controller):
+    """The check that does see it: a workload larger than spec.volume.size
+    on the same class is refused before a volume is made."""
+    sb.apply(FULL.replace("name: full", "name: toolarge").replace("size: 32Mi", "size: 128Mi"),
+             namespace=ns)
+    st = wait_phase(ns, "toolarge", phases=("Failed",), timeout=60)
+    assert st["conditions"][0]["reason"] == "InvalidSpec", st
+    assert "spec.workloads[1].size" in st["message"], st["message"]
+    assert "more than spec.volume.size 64Mi" in st["message"], st["message"]
+    assert not sb.kubectl_json("-n", ns, "get", "pvc")["items"]
