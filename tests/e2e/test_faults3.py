@@ -11,6 +11,8 @@ one it cannot see: the runner meets ENOSPC, and the user must read it.
 """
 import json
 
+import pytest
+
 from conftest import events, results, sb, wait_phase
 
 REPORT = "app.kubernetes.io/component=report"
@@ -93,3 +95,77 @@ def test_workload_larger_than_the_claim_is_refused_up_front(ns, controller):
     assert "spec.workloads[1].size" in st["message"], st["message"]
     assert "more than spec.volume.size 64Mi" in st["message"], st["message"]
     assert not sb.kubectl_json("-n", ns, "get", "pvc")["items"]
+
+
+LOST = """
+apiVersion: storagebench.io/v1alpha1
+kind: BenchmarkRun
+metadata: {name: lost}
+spec:
+  storageClasses: [fast]
+  iterations: 3
+  volume: {size: 64Mi}
+  cleanup: Never
+  workloads:
+  - {name: rr, rw: randread, bs: 4k, iodepth: 8, runtime: 4s, timeBased: true}
+  timeouts: {barrier: 30s}
+  runner:
+    imagePullPolicy: Never
+    pods: 3
+    volume: perPod
+"""
+
+
+def _attempt_results(ns, name):
+    """{(iteration, member, attempt)} of the run's result ConfigMaps."""
+    cms = sb.kubectl_json("-n", ns, "get", "configmap", "-l",
+                          f"storagebench.io/run={name},app.kubernetes.io/component=result")
+    return {(int(cm["metadata"]["labels"]["storagebench.io/iteration"]),
+             int(cm["metadata"]["labels"]["storagebench.io/member"]),
+             int(cm["metadata"]["labels"]["storagebench.io/attempt"])) for cm in cms["items"]}
+
+
+def test_node_lost_for_good_mid_run(ns, controller):
+    """A distributed run (three pods, one per node) loses a member's node for
+    good after iteration 1: its kubelet, containerd and containers stopped and
+    never started again while the run lasts. The API still shows the pod
+    Running (Kubernetes would evict it only after its 5-minute toleration);
+    the controller does not wait for that: the member never reaches the next
+    start barrier, and at spec.timeouts.barrier (30 s) the class fails naming
+    the pod and the node; iteration 1, recorded by every member, is kept."""
+    if len(sb.NODES) < 3:
+        pytest.fail("needs the three-node cluster (SB_NODES=3 make cluster-up)")
+    sb.apply(LOST, namespace=ns)
+    sb.wait_for(lambda: len([k for k in _attempt_results(ns, "lost") if k[0] == 1]) == 3,
+                timeout=180, what="iteration 1 recorded by every member")
+    pods = sb.kubectl_json("-n", ns, "get", "pods", "-l", "storagebench.io/run=lost")["items"]
+    victim = next(p for p in pods if p["metadata"]["labels"]["storagebench.io/member"] == "2")
+    vname, node = victim["metadata"]["name"], victim["spec"]["nodeName"]
+    sb.fault("stop-node", sb.letter(node))
+    try:
+        st = wait_phase(ns, "lost", timeout=240)
+        print("status:", json.dumps(st["classes"], indent=1), "events:", events(ns, "lost"))
+        c = st["classes"][0]
+        assert st["phase"] == "Failed" and c["phase"] == "Failed", st
+        assert c["reason"] == "BarrierTimeout", c
+        assert f"pod {vname} on node {node} did not reach the start barrier within 30s" \
+            in c["message"], c
+        assert "recorded iterations are kept" in c["message"], c
+        failed = [m for r, m in events(ns, "lost") if r == "BarrierTimeout"]
+        assert failed and all(vname in m and node in m for m in failed), events(ns, "lost")
+        # the pod on the lost node: the API still has it, not finished (what
+        # the controller decided did not wait for Kubernetes to give it up)
+        p = sb.kubectl_json("-n", ns, "get", "pod", vname)
+        assert p["status"]["phase"] == "Running", p["status"]
+        # iteration 1 of every member is kept, once
+        res = _attempt_results(ns, "lost")
+        assert {(1, m, 1) for m in (1, 2, 3)} <= res, res
+        # the report: the iterations every member recorded, no partial one
+        # (the member lost in the middle of an iteration left it incomplete)
+        assert c["iterationsDone"] >= 1 and st.get("report") == "lost-report", st
+        doc = json.loads(sb.kubectl_json("-n", ns, "get", "configmap", "lost-report")
+                         ["data"]["report.json"])
+        assert {m["n"] for r in doc["results"] for m in r["metrics"].values()} == \
+            {c["iterationsDone"]}, doc["results"]
+    finally:
+        sb.fault("start-node", sb.letter(node))
