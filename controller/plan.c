@@ -158,6 +158,18 @@ static void progress_class(const struct br_obs *o, struct br_plan *p, size_t i, 
 		/* handled below */
 	} else if (!cur || (cur->deleting && cur->phase != BR_POD_SUCCEEDED)) {
 		if (cur && cur->deleting) {
+			/* its kubelet confirms a deletion; one that never comes: the
+			 * node is lost, and a new pod would meet the volume there */
+			if (cur->delete_by && o->now >= cur->delete_by + BR_POD_GONE_SLACK_S) {
+				fail_class(
+					p, c, i, "RunnerLost",
+					"runner pod %s on node %s has not stopped %lds after "
+					"its deletion was due: its node does not answer (%u of %u "
+					"iterations done, recorded iterations are kept)",
+					cur->name, cur->node[0] ? cur->node : "(none)",
+					(long)(o->now - cur->delete_by), c->done, o->iterations);
+				return;
+			}
 			deadline(next, o->now, o->now + 2); /* wait until it is gone */
 			return;
 		}

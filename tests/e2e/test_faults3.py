@@ -169,3 +169,65 @@ def test_node_lost_for_good_mid_run(ns, controller):
             {c["iterationsDone"]}, doc["results"]
     finally:
         sb.fault("start-node", sb.letter(node))
+
+
+ONE = """
+apiVersion: storagebench.io/v1alpha1
+kind: BenchmarkRun
+metadata: {name: one}
+spec:
+  storageClasses: [fast, disk]
+  iterations: 3
+  volume: {size: 64Mi}
+  cleanup: Never
+  workloads:
+  - {name: rr, rw: randread, bs: 4k, iodepth: 8, runtime: 3s, timeBased: true}
+  timeouts: {iteration: 30s}
+  runner:
+    imagePullPolicy: Never
+"""
+
+
+def test_node_of_a_runner_pod_lost_for_good(ns, controller):
+    """A (single) runner pod's node lost for good after iteration 1: no
+    iteration finishes, and at spec.timeouts.iteration the controller stops
+    the pod; the deletion never completes (no kubelet confirms it), which
+    is the sign the node is gone. Without waiting for Kubernetes' eviction
+    (5 minutes), the class fails `RunnerLost` naming the pod and the node,
+    its iteration 1 kept; the next class runs on the nodes that are left and
+    succeeds; the report has both classes' iterations."""
+    if len(sb.NODES) < 2:
+        pytest.fail("needs two nodes or more (SB_NODES=3 make cluster-up)")
+    sb.apply(ONE, namespace=ns)
+    sb.wait_for(lambda: ("fast", 1) in results(ns, "one"), timeout=180,
+                what="iteration 1 of class fast")
+    pod = sb.kubectl_json("-n", ns, "get", "pod", "one-fast-1")
+    node = pod["spec"]["nodeName"]
+    sb.fault("stop-node", sb.letter(node))
+    try:
+        st = wait_phase(ns, "one", timeout=300)
+        evs = events(ns, "one")
+        print("classes:", json.dumps(st["classes"], indent=1), "events:", evs)
+        c = {x["name"]: x for x in st["classes"]}
+        fast, disk = c["fast"], c["disk"]
+        assert fast["phase"] == "Failed" and fast["reason"] == "RunnerLost", fast
+        assert fast["message"].startswith(f"runner pod one-fast-1 on node {node} has not stopped "), fast
+        assert "its node does not answer" in fast["message"], fast
+        assert fast["attempts"] == 1, fast  # no new pod for a volume on a lost node
+        reasons = [r for r, _ in evs]
+        assert "IterationTimeout" in reasons and "RunnerLost" in reasons, evs
+        # the pod is still in the API, being deleted: the controller did not wait for it
+        p = sb.kubectl_json("-n", ns, "get", "pod", "one-fast-1")
+        assert p["metadata"].get("deletionTimestamp"), p["metadata"]
+        # the other class ran elsewhere and succeeded
+        assert disk["phase"] == "Succeeded" and disk["iterationsDone"] == 3, disk
+        assert sb.kubectl_json("-n", ns, "get", "pod", "one-disk-1")["spec"]["nodeName"] != node
+        assert st["phase"] == "Failed", st
+        res = results(ns, "one")
+        assert ("fast", 1) in res and all(("disk", i) in res for i in (1, 2, 3)), sorted(res)
+        doc = json.loads(sb.kubectl_json("-n", ns, "get", "configmap", "one-report")
+                         ["data"]["report.json"])
+        ns_ = {(r["target"], m["n"]) for r in doc["results"] for m in r["metrics"].values()}
+        assert ns_ == {("fast", fast["iterationsDone"]), ("disk", 3)}, ns_
+    finally:
+        sb.fault("start-node", sb.letter(node))
