@@ -807,7 +807,6 @@ static int kc_open(struct kc *k, struct kube_error *err)
 		return -ENOMEM;
 	}
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-	ret = 0;
 	if (!yaml_parser_load(&parser, &k->doc))
 		ret = kube_errorf(err, -EINVAL, "kubeconfig '%s': line %zu column %zu: %s", k->file,
 				  parser.problem_mark.line + 1, parser.problem_mark.column + 1,
