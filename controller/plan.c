@@ -206,6 +206,18 @@ static void progress_class(const struct br_obs *o, struct br_plan *p, size_t i, 
 		/* handled below */
 	} else if (!cur || (cur->deleting && cur->phase != BR_POD_SUCCEEDED)) {
 		if (cur && cur->deleting) {
+			/* its kubelet confirms a deletion; one that never comes: the
+			 * node is lost, and a new pod would meet the volume there */
+			if (cur->delete_by && o->now >= cur->delete_by + BR_POD_GONE_SLACK_S) {
+				fail_class(
+					p, c, i, "RunnerLost",
+					"runner pod %s on node %s has not stopped %lds after "
+					"its deletion was due: its node does not answer (%u of %u "
+					"iterations done, recorded iterations are kept)",
+					cur->name, cur->node[0] ? cur->node : "(none)",
+					(long)(o->now - cur->delete_by), c->done, o->iterations);
+				return;
+			}
 			deadline(next, o->now, o->now + 2); /* wait until it is gone */
 			return;
 		}
@@ -215,6 +227,12 @@ static void progress_class(const struct br_obs *o, struct br_plan *p, size_t i, 
 	} else if (cur->phase == BR_POD_FAILED && cur->exit_code == SB_EXIT_USAGE) {
 		fail_class(p, c, i, "RunnerFailed", "the runner refused the workload: %s",
 			   cur->message[0] ? cur->message : "exit status 2");
+		return;
+	} else if (cur->phase == BR_POD_FAILED && cur->oom_killed) {
+		/* the same job in a new pod would be killed at the same limit */
+		fail_class(p, c, i, "RunnerFailed",
+			   "runner pod %s, not retried (%u of %u iterations done): %s", cur->name,
+			   c->done, o->iterations, cur->message);
 		return;
 	} else {
 		/* failed, or exited 0 with iterations missing: another attempt */

@@ -18,6 +18,9 @@
 
 #define BR_MAX_CLASSES 32
 #define BR_MAX_PODS    16
+/* a deleted runner pod still there this long after its deletionTimestamp
+ * (the end of its grace period): its node is lost, the class fails */
+#define BR_POD_GONE_SLACK_S 30
 
 enum br_class_phase {
 	BR_CLASS_PENDING = 0, /* not started */
@@ -37,6 +40,9 @@ struct br_pod_obs {
 	int exit_code;	   /* runner container's, when terminated */
 	char message[512]; /* termination message or reason */
 	time_t created;
+	bool oom_killed;  /* the runner container ended OOMKilled: not retried */
+	char node[64];	  /* spec.nodeName, "" before it is scheduled */
+	time_t delete_by; /* metadata.deletionTimestamp: gone by then (0: not deleted) */
 };
 
 struct br_class_obs {

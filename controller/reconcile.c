@@ -117,7 +117,10 @@ static void observe_pod(const json_t *pod, struct br_pod_obs *po)
 	po->attempt = a ? (unsigned)strtoul(a, NULL, 10) : 0;
 	po->phase = pod_phase(jstr(st, "phase"));
 	po->deleting = meta(pod, "deletionTimestamp") != NULL;
+	po->delete_by = po->deleting ? br_time_parse(meta(pod, "deletionTimestamp")) : 0;
 	po->created = br_time_parse(meta(pod, "creationTimestamp"));
+	const char *nn = jstr(json_object_get(pod, "spec"), "nodeName");
+	snprintf(po->node, sizeof(po->node), "%s", nn ? nn : "");
 	po->exit_code = -1;
 	size_t i;
 	const json_t *cs;
@@ -135,6 +138,7 @@ static void observe_pod(const json_t *pod, struct br_pod_obs *po)
 		if (r && !strcmp(r, "OOMKilled")) {
 			/* the runner wrote no message: what follows it is the log tail
 			 * (FallbackToLogsOnError), which says nothing about the cause */
+			po->oom_killed = true;
 			snprintf(po->message, sizeof(po->message),
 				 "OOMKilled: the runner container went over its memory limit "
 				 "(spec.runner.resources.limits.memory)");

@@ -620,13 +620,14 @@ static int pod_run_jobs(struct pod *p, unsigned it, json_t **doc)
 	fprintf(stderr, "=== %s, iteration %u of %u\n", e->cls, it, e->iterations);
 	sb_out_text(stderr, &res);
 	fflush(stderr);
-	const char *why = NULL;
-	for (size_t i = 0; i < res.n && !why; i++)
+	const struct sb_job_result *bad = NULL; /* the first job that failed */
+	for (size_t i = 0; i < res.n && !bad; i++)
 		if (res.v[i]->error)
-			why = res.v[i]->errmsg;
+			bad = res.v[i];
 	if (r || res.usage_error || res.io_error) {
-		p->status = finish(res.usage_error ? 2 : 1, "iteration %u: %s", it,
-				   why ? why
+		p->status = finish(res.usage_error ? 2 : 1, "iteration %u: %s%s%s%s", it,
+				   bad ? "job '" : "", bad ? bad->name : "", bad ? "': " : "",
+				   bad ? bad->errmsg
 				   : r ? "out of memory"
 				       : "a job failed");
 		sb_results_release(&res);

@@ -91,25 +91,132 @@ static bool is_null_scalar(const yaml_node_t *n)
 	       strcmp(v, "NULL") == 0;
 }
 
-/*
- * The value of key in mapping m, or NULL (also for an explicit null). A key
- * given twice: the last one wins, as kubectl (its YAML decoder) reads it.
- */
-static yaml_node_t *map_get(struct kc *k, yaml_node_t *m, const char *key)
+/* A YAML merge key: "<<" written plain (a quoted "<<" is an ordinary key). */
+static bool is_merge_key(const yaml_node_t *n)
 {
-	yaml_node_t *found = NULL;
-	if (!m || m->type != YAML_MAPPING_NODE)
+	return n && n->type == YAML_SCALAR_NODE &&
+	       n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+	       strcmp((const char *)n->data.scalar.value, "<<") == 0;
+}
+
+/*
+ * Merge keys ("<<: *anchor", "<<: [*a, *b]") may merge mappings that merge
+ * others, at most this deep (kc_check_merges refuses a deeper file, so
+ * map_get's recursion is bounded; how much it can visit is bounded by the
+ * prescan's alias budget).
+ */
+#define KC_MAX_MERGE_DEPTH 16
+
+static yaml_node_t *map_get_at(struct kc *k, yaml_node_t *m, const char *key, bool *present,
+			       unsigned level)
+{
+	yaml_node_t *found = NULL, *merged = NULL;
+	bool explicit = false, in_merge = false;
+	if (!m || m->type != YAML_MAPPING_NODE || level > KC_MAX_MERGE_DEPTH)
 		return NULL;
 	for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top;
 	     p++) {
-		yaml_node_t *kn = node(k, p->key);
-		if (kn && kn->type == YAML_SCALAR_NODE &&
-		    strcmp((const char *)kn->data.scalar.value, key) == 0) {
-			yaml_node_t *v = node(k, p->value);
+		yaml_node_t *kn = node(k, p->key), *v = node(k, p->value);
+		if (is_merge_key(kn) && v) {
+			/* a later "<<" wins over an earlier one, like any key; in a
+			 * list of mappings the first that has the key wins */
+			bool here = false;
+			yaml_node_t *got = NULL;
+			if (v->type == YAML_MAPPING_NODE) {
+				got = map_get_at(k, v, key, &here, level + 1);
+			} else if (v->type == YAML_SEQUENCE_NODE) {
+				for (yaml_node_item_t *it = v->data.sequence.items.start;
+				     it < v->data.sequence.items.top && !here; it++)
+					got = map_get_at(k, node(k, *it), key, &here, level + 1);
+			}
+			if (here) {
+				merged = got;
+				in_merge = true;
+			}
+		} else if (kn && kn->type == YAML_SCALAR_NODE &&
+			   strcmp((const char *)kn->data.scalar.value, key) == 0) {
 			found = v && !is_null_scalar(v) ? v : NULL;
+			explicit = true;
 		}
 	}
-	return found;
+	if (present)
+		*present = explicit || in_merge;
+	return explicit ? found : merged;
+}
+
+/*
+ * The value of key in mapping m, or NULL (also for an explicit null). A key
+ * given twice: the last one wins, as kubectl (its YAML decoder) reads it.
+ * Merge keys are honoured as kubectl does: "<<: *anchor" (or a list of
+ * anchors) brings in the keys of those mappings; a key the mapping writes
+ * itself wins over a merged one, wherever the "<<" stands.
+ */
+static yaml_node_t *map_get(struct kc *k, yaml_node_t *m, const char *key)
+{
+	return map_get_at(k, m, key, NULL, 0);
+}
+
+/*
+ * After loading: every merge key's value is a mapping or a list of
+ * mappings, and merges nest at most KC_MAX_MERGE_DEPTH deep. The merge
+ * depth of mapping id (0: it merges nothing) is memoised in depth[] (plus
+ * one; 0: not known yet), so each node is looked at once.
+ */
+static int merge_depth(struct kc *k, int id, unsigned *depth, unsigned level,
+		       struct kube_error *err)
+{
+	yaml_node_t *m = node(k, id);
+	if (!m || m->type != YAML_MAPPING_NODE)
+		return 0;
+	if (depth[id - 1])
+		return (int)depth[id - 1] - 1;
+	unsigned deepest = 0;
+	for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top;
+	     p++) {
+		if (!is_merge_key(node(k, p->key)))
+			continue;
+		yaml_node_t *v = node(k, p->value);
+		bool seq = v && v->type == YAML_SEQUENCE_NODE;
+		size_t n = seq ? (size_t)(v->data.sequence.items.top - v->data.sequence.items.start)
+			       : 1;
+		for (size_t j = 0; j < n; j++) {
+			int mid = seq ? v->data.sequence.items.start[j] : p->value;
+			yaml_node_t *mn = node(k, mid);
+			if (!mn || mn->type != YAML_MAPPING_NODE)
+				return kube_errorf(err, -EINVAL,
+						   "kubeconfig '%s': line %zu: <<: a merge key "
+						   "needs a mapping or a list of mappings",
+						   k->file, (mn ? mn : m)->start_mark.line + 1);
+			/* the recursion stops where the depth is already too much */
+			int d = level < KC_MAX_MERGE_DEPTH
+					? merge_depth(k, mid, depth, level + 1, err)
+					: KC_MAX_MERGE_DEPTH;
+			if (d < 0)
+				return d;
+			if ((unsigned)d + 1 > deepest)
+				deepest = (unsigned)d + 1;
+		}
+	}
+	if (deepest > KC_MAX_MERGE_DEPTH)
+		return kube_errorf(err, -EINVAL,
+				   "kubeconfig '%s': line %zu: merge keys (<<) nested deeper than "
+				   "%d levels",
+				   k->file, m->start_mark.line + 1, KC_MAX_MERGE_DEPTH);
+	depth[id - 1] = deepest + 1;
+	return (int)deepest;
+}
+
+static int kc_check_merges(struct kc *k, struct kube_error *err)
+{
+	size_t n = (size_t)(k->doc.nodes.top - k->doc.nodes.start);
+	unsigned *depth = calloc(n ? n : 1, sizeof(*depth));
+	int ret = 0;
+	if (!depth)
+		return -ENOMEM;
+	for (size_t i = 0; i < n && ret >= 0; i++)
+		ret = merge_depth(k, (int)i + 1, depth, 0, err);
+	free(depth);
+	return ret < 0 ? ret : 0;
 }
 
 /* *out = the string at key (borrowed from the document) or NULL if absent. */
@@ -700,11 +807,12 @@ static int kc_open(struct kc *k, struct kube_error *err)
 		return -ENOMEM;
 	}
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-	ret = 0;
 	if (!yaml_parser_load(&parser, &k->doc))
 		ret = kube_errorf(err, -EINVAL, "kubeconfig '%s': line %zu column %zu: %s", k->file,
 				  parser.problem_mark.line + 1, parser.problem_mark.column + 1,
 				  parser.problem ? parser.problem : "YAML error");
+	else if ((ret = kc_check_merges(k, err)))
+		yaml_document_delete(&k->doc);
 	yaml_parser_delete(&parser);
 	free_secret_buf(text, len); /* the document holds copies of what it needs */
 	return ret;

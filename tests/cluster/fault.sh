@@ -14,6 +14,12 @@
 #                                 container and containerd stopped, then
 #                                 containerd, kubelet and kube-proxy started
 #                                 again (its pods are recreated by the kubelet)
+#   fault.sh stop-node X          node X lost: its kube-proxy, kubelet, every
+#                                 container and containerd stopped, and left
+#                                 so (the API keeps its pods until the node
+#                                 controller or a test acts)
+#   fault.sh start-node X         the second half of restart-node: containerd,
+#                                 kubelet (node Ready again), kube-proxy
 #   fault.sh stop-control-plane   kube-apiserver, then etcd
 #   fault.sh start-control-plane  etcd, then kube-apiserver (ready)
 #   fault.sh state NAME           prints running or stopped
@@ -154,16 +160,20 @@ state)
 	need_name "${1:-}"
 	if sb_alive "$1"; then echo running; else echo stopped; fi
 	;;
-restart-node)
+restart-node | stop-node | start-node)
 	need_node "${1:-}"
 	l=$1
-	sb_stop "kube-proxy-$l"
-	sb_stop "kubelet-$l"
-	sb_kill_containers "$l"
-	sb_stop "containerd-$l"
-	start "containerd-$l"
-	start "kubelet-$l"
-	start "kube-proxy-$l"
+	if [ "$cmd" != start-node ]; then
+		sb_stop "kube-proxy-$l"
+		sb_stop "kubelet-$l"
+		sb_kill_containers "$l"
+		sb_stop "containerd-$l"
+	fi
+	if [ "$cmd" != stop-node ]; then
+		start "containerd-$l"
+		start "kubelet-$l"
+		start "kube-proxy-$l"
+	fi
 	;;
 stop-control-plane)
 	sb_stop kube-apiserver

@@ -18,7 +18,14 @@ one of the --allowed-root directories) gets:
   its volumes (ties by name). Filesystem mode: the directory
   PATH/<node>/pvc-<uid> (mode 0777). Block mode: a sparse file
   PATH/<node>/pvc-<uid>.img of the requested size attached to a loop
-  device, and the PV's `local.path` is that device.
+  device, and the PV's `local.path` is that device. With class parameter
+  `fsType: ext4` a Filesystem claim gets a real filesystem instead of a
+  directory: a sparse file attached to a loop device as for Block, the PV a
+  `local` volume on that device with that fsType (the kubelet formats and
+  mounts it), so the volume fills up and writes fail with ENOSPC. The file
+  is the claim's size, or parameter `fsSize` (a quantity) when given: a
+  filesystem smaller than the claim says, for tests of what a full volume
+  does that no check of the claim's size can foresee.
 - for each of its PVs that is Released with reclaim policy Delete: the
   directory (or loop device and file) removed, then the PV deleted.
   Retain: left alone.
@@ -316,13 +323,32 @@ class Provisioner:
             return
         name = "pvc-" + md["uid"]
         mode = spec.get("volumeMode") or "Filesystem"
+        params = sc.get("parameters") or {}
+        fs_type = params.get("fsType", "") if mode == "Filesystem" else ""
+        try:
+            if fs_type not in ("", "ext4"):
+                raise ValueError(f"parameter fsType '{fs_type}' is not ext4")
+            if params.get("fsSize") and not fs_type:
+                raise ValueError("parameter fsSize needs fsType: ext4")
+            # the loop file's size: the filesystem's (fsSize), else the claim's
+            img_size = quantity_bytes(params["fsSize"]) if params.get("fsSize") else size
+        except ValueError as e:
+            if key not in self.warned:
+                self.warned.add(key)
+                msg = f"class {sc['metadata']['name']}: {e}"
+                log("refused", claim=key, reason=msg)
+                self.event(pvc, "Warning", "ProvisioningFailed", msg)
+            return
         base = os.path.join(base, node)
         os.makedirs(base, exist_ok=True)
         ann = {ANN_PROVISIONED_BY: NAME}
-        if mode == "Block":
+        source = {}
+        if mode == "Block" or fs_type:
+            # Block: the device itself; fsType: a real filesystem of its own
+            # size on it, which the kubelet formats and mounts
             backing = os.path.join(base, name + ".img")
             with open(backing, "wb") as f:
-                f.truncate((size + 511) // 512 * 512)
+                f.truncate((img_size + 511) // 512 * 512)
             try:
                 dev = subprocess.run(["losetup", "--find", "--show", backing], check=True,
                                      capture_output=True, text=True).stdout.strip()
@@ -333,6 +359,8 @@ class Provisioner:
                 return
             path = dev
             ann[ANN_LOOP] = dev
+            if fs_type:
+                source["fsType"] = fs_type
         else:
             backing = os.path.join(base, name)
             os.makedirs(backing, exist_ok=True)
@@ -349,7 +377,7 @@ class Provisioner:
                 "storageClassName": sc["metadata"]["name"],
                 "volumeMode": mode,
                 "mountOptions": sc.get("mountOptions") or None,
-                "local": {"path": path},
+                "local": dict(source, path=path),
                 "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
                     {"key": "kubernetes.io/hostname", "operator": "In", "values": [node]}]}]}},
                 "claimRef": {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "namespace": md["namespace"],
@@ -366,7 +394,8 @@ class Provisioner:
             self.release_backing(ann)
             self.event(pvc, "Warning", "ProvisioningFailed", f"creating PV {name}: {obj.get('message', code)}")
             return
-        log("provisioned", claim=key, pv=name, node=node, mode=mode, path=path, size=size)
+        log("provisioned", claim=key, pv=name, node=node, mode=mode, path=path, size=size,
+            **({"fs": f"{fs_type}:{img_size}"} if fs_type else {}))
         self.event(pvc, "Normal", "ProvisioningSucceeded", f"Successfully provisioned volume {name} at {path}")
 
     # --- Ceph (storagebench.io/ceph)

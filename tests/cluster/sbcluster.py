@@ -394,7 +394,7 @@ def ctr(*args, check=True, node=None):
 
 
 def fault(*args, timeout=120):
-    """tests/cluster/fault.sh ARGS... (stop/kill/start NAME, restart-node X,
+    """tests/cluster/fault.sh ARGS... (stop/kill/start NAME, restart-node X, stop-node X, start-node X,
     stop-control-plane, start-control-plane, state NAME); returns stdout,
     ClusterError when it fails."""
     p = subprocess.run(["bash", FAULT] + list(args), capture_output=True, text=True, timeout=timeout,

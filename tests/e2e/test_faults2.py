@@ -156,10 +156,14 @@ def test_runner_oom_killed_says_so(ns, controller):
              for cs in (p["status"].get("containerStatuses") or [])]
     assert terms and all(t.get("reason") == "OOMKilled" and t.get("exitCode") == 137
                          for t in terms), terms
-    restarted = [m for r, m in events(ns, "oom") if r == "RunnerRestarted"]
-    assert restarted and all("OOMKilled" in m for m in restarted), restarted
+    # not retried up to --max-runner-attempts: the same job would be killed
+    # at the same limit; one pod, one attempt, no RunnerRestarted
+    assert len(pods) == 1 and c["attempts"] == 1, (c, [p["metadata"]["name"] for p in pods])
+    assert "not retried" in c["message"] and pods[0]["metadata"]["name"] in c["message"], c
+    reasons = [r for r, _ in events(ns, "oom")]
+    assert "RunnerRestarted" not in reasons, reasons
     failed = [m for r, m in events(ns, "oom") if r == "RunnerFailed"]
-    assert failed and "OOMKilled" in failed[0], failed
+    assert len(failed) == 1 and "OOMKilled" in failed[0], failed
 
 
 # CRD-valid specs the controller refuses, each with the field its message names

@@ -233,6 +233,66 @@ static int test_attempts_are_bounded(void)
 	return T_PASS;
 }
 
+static int test_pod_on_a_lost_node_fails_the_class(void)
+{
+	base(1);
+	bound(0);
+	obs.classes[0].done = 1;
+	add_pod(0, 1, BR_POD_RUNNING, -1, NULL);
+	struct br_pod_obs *pod = &obs.classes[0].pods[0];
+	snprintf(pod->node, sizeof(pod->node), "storagebench-b");
+	pod->deleting = true;
+	pod->delete_by = obs.now - BR_POD_GONE_SLACK_S + 1;
+	/* within the slack: waited for, nothing else */
+	br_plan_compute(&obs, &plan);
+	CHECK_INT(plan.classes[0].phase, BR_CLASS_RUNNING);
+	CHECK_INT(count(BR_ACT_CREATE_POD), 0);
+	CHECK_INT(count(BR_ACT_DELETE_POD), 0);
+	CHECK(plan.requeue_s > 0 && plan.requeue_s <= 2);
+	/* past it: the kubelet never confirmed, its node is lost; no new pod */
+	pod->delete_by = obs.now - BR_POD_GONE_SLACK_S - 5;
+	br_plan_compute(&obs, &plan);
+	CHECK_INT(plan.classes[0].phase, BR_CLASS_FAILED);
+	CHECK_STR(plan.classes[0].reason, "RunnerLost");
+	CHECK_STR(plan.classes[0].message,
+		  "runner pod run-fast-1 on node storagebench-b has not stopped 35s after its "
+		  "deletion was due: its node does not answer (1 of 3 iterations done, recorded "
+		  "iterations are kept)");
+	CHECK_INT(count(BR_ACT_CREATE_POD), 0);
+	CHECK(has_event("RunnerLost"));
+	return T_PASS;
+}
+
+static int test_oom_killed_is_not_retried(void)
+{
+	base(1);
+	bound(0);
+	obs.classes[0].done = 1;
+	add_pod(0, 1, BR_POD_FAILED, 137,
+		"OOMKilled: the runner container went over its memory limit "
+		"(spec.runner.resources.limits.memory)");
+	obs.classes[0].pods[0].oom_killed = true;
+	br_plan_compute(&obs, &plan);
+	/* max_attempts is 3: still no second pod, the same job would be killed again */
+	CHECK_INT(count(BR_ACT_CREATE_POD), 0);
+	CHECK_INT(plan.classes[0].phase, BR_CLASS_FAILED);
+	CHECK_STR(plan.classes[0].reason, "RunnerFailed");
+	CHECK_STR(plan.classes[0].message,
+		  "runner pod run-fast-1, not retried (1 of 3 iterations done): OOMKilled: the "
+		  "runner container went over its memory limit "
+		  "(spec.runner.resources.limits.memory)");
+	CHECK(has_event("RunnerFailed"));
+	CHECK(!has_event("RunnerRestarted"));
+	/* killed with the same exit status but not by the memory limit: retried */
+	base(1);
+	bound(0);
+	add_pod(0, 1, BR_POD_FAILED, 137, "Error: killed");
+	br_plan_compute(&obs, &plan);
+	CHECK_INT(count(BR_ACT_CREATE_POD), 1);
+	CHECK(has_event("RunnerRestarted"));
+	return T_PASS;
+}
+
 static int test_usage_error_is_not_retried(void)
 {
 	base(1);
@@ -376,6 +436,8 @@ static const struct test_case cases[] = {
 	{"plan/waits-for-created-pod", test_waits_for_created_pod_to_appear},
 	{"plan/pvc-bind-timeout", test_bind_timeout},
 	{"plan/failed-pod-restarts-for-remaining", test_failed_pod_restarts_for_remaining},
+	{"plan/oom-killed-is-not-retried", test_oom_killed_is_not_retried},
+	{"plan/pod-on-a-lost-node-fails-the-class", test_pod_on_a_lost_node_fails_the_class},
 	{"plan/killed-pod-replaced", test_killed_pod_is_replaced},
 	{"plan/attempts-bounded", test_attempts_are_bounded},
 	{"plan/usage-error-not-retried", test_usage_error_is_not_retried},

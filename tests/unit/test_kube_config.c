@@ -760,8 +760,130 @@ static int test_hostile_kubeconfigs(void)
 	return T_PASS;
 }
 
+/*
+ * YAML merge keys, as kubectl reads them: "<<: *anchor" and "<<: [*a, *b]"
+ * bring in the keys of those mappings; the mapping's own keys win wherever
+ * the "<<" stands; in a list, the first mapping that has the key wins. The
+ * alias limits still count the aliases a merge uses; a merge of a scalar and
+ * merges nested too deep are refused with the line.
+ */
+static int test_merge_keys(void)
+{
+	char path[256], big[16384];
+	struct kube_config cfg;
+	struct kube_error err;
+	CHECK_INT(make_material(), 0);
+	path_of("kc-merge", path, sizeof(path));
+
+	CHECK_INT(write_file("kc-merge", "apiVersion: v1\n"
+					 "kind: Config\n"
+					 "base: &base {server: \"https://127.0.2.9:443\", "
+					 "insecure-skip-tls-verify: true}\n"
+					 "ns: &ns {namespace: merged-ns}\n"
+					 "other: &other {namespace: not-this, cluster: nope}\n"
+					 "creds: &creds {token: from-anchor}\n"
+					 "clusters:\n"
+					 "- name: c1\n"
+					 "  cluster:\n"
+					 "    server: https://127.0.2.1:443\n"
+					 "    <<: *base\n" /* the mapping's own server wins */
+					 "contexts:\n"
+					 "- name: ctx\n"
+					 "  context:\n"
+					 "    <<: [*ns, *other]\n" /* the first in the list wins */
+					 "    user: u1\n"
+					 "    cluster: c1\n"
+					 "current-context: ctx\n"
+					 "users:\n"
+					 "- &u1 {name: u1, user: {<<: *creds}}\n"
+					 "- {<<: *u1, name: u2}\n"),
+		  0);
+	CHECK_INT(kube_config_load_file(&cfg, path, &err), 0);
+	CHECK_STR(cfg.server, "https://127.0.2.1:443");
+	CHECK(cfg.insecure); /* from the merged mapping */
+	CHECK_STR(cfg.namespace, "merged-ns");
+	CHECK_STR(cfg.token, "from-anchor");
+	kube_config_release(&cfg);
+
+	/* a merged key overridden by the mapping's own, written after it or before */
+	CHECK_INT(write_kubeconfig("kc-merge", "    server: https://127.0.2.1:443\n",
+				   "    <<: {token: merged}\n    token: own\n", NULL),
+		  0);
+	CHECK_INT(kube_config_load_file(&cfg, path, &err), 0);
+	CHECK_STR(cfg.token, "own");
+	kube_config_release(&cfg);
+	CHECK_INT(write_kubeconfig("kc-merge", "    <<: {server: https://127.0.2.7:443}\n",
+				   "    token: own\n    <<: {token: merged}\n", NULL),
+		  0);
+	CHECK_INT(kube_config_load_file(&cfg, path, &err), 0);
+	CHECK_STR(cfg.token, "own");
+	CHECK_STR(cfg.server, "https://127.0.2.7:443");
+	kube_config_release(&cfg);
+	/* a quoted "<<" is an ordinary key, not a merge */
+	CHECK_INT(write_kubeconfig("kc-merge", "    \"<<\": {server: https://127.0.2.7:443}\n",
+				   "    token: own\n", NULL),
+		  0);
+	CHECK_INT(kube_config_load_file(&cfg, path, &err), -EINVAL);
+	CHECK(strstr(err.message, "clusters[1].cluster.server: missing") != NULL);
+	/* the merged value is checked like the mapping's own */
+	CHECK_INT(write_kubeconfig("kc-merge", "    server: https://127.0.2.1:443\n",
+				   "    <<: {token: [1, 2]}\n", NULL),
+		  0);
+	CHECK_INT(kube_config_load_file(&cfg, path, &err), -EINVAL);
+	CHECK(strstr(err.message, "users[1].user.token: expected a string") != NULL);
+
+	/* a merge of something that is not a mapping: refused with its line */
+	CHECK_INT(write_kubeconfig("kc-merge", "    server: https://127.0.2.1:443\n",
+				   "    <<: [{token: a}, oops]\n", NULL),
+		  0);
+	CHECK_INT(kube_config_load_file(&cfg, path, &err), -EINVAL);
+	CHECK(strstr(err.message, "line 22: <<: a merge key needs a mapping or a list of "
+				  "mappings") != NULL);
+	CHECK_INT(write_file("kc-merge", "a: &a x\nb: {<<: *a}\n"), 0);
+	CHECK_INT(kube_config_load_file(&cfg, path, &err), -EINVAL);
+	CHECK(strstr(err.message, "line 1: <<: a merge key needs a mapping") != NULL);
+
+	/* merges of merges: 16 levels are read, 17 refused */
+	size_t bl = (size_t)snprintf(big, sizeof(big), "m0: &m0 {token: deep}\n");
+	for (int i = 1; i <= 16; i++)
+		bl += (size_t)snprintf(big + bl, sizeof(big) - bl, "m%d: &m%d {<<: *m%d}\n", i, i,
+				       i - 1);
+	(void)snprintf(big + bl, sizeof(big) - bl,
+		       "clusters: [{name: c, cluster: {server: \"https://127.0.2.1:443\"}}]\n"
+		       "contexts: [{name: x, context: {cluster: c, user: u}}]\n"
+		       "current-context: x\n"
+		       "users: [{name: u, user: *m16}]\n");
+	CHECK_INT(write_file("kc-merge", big), 0);
+	CHECK_INT(kube_config_load_file(&cfg, path, &err), 0);
+	CHECK_STR(cfg.token, "deep");
+	kube_config_release(&cfg);
+	(void)snprintf(big + bl, sizeof(big) - bl, "m17: &m17 {<<: *m16}\n");
+	CHECK_INT(write_file("kc-merge", big), 0);
+	CHECK_INT(kube_config_load_file(&cfg, path, &err), -EINVAL);
+	CHECK(strstr(err.message, "line 18: merge keys (<<) nested deeper than 16 levels") != NULL);
+
+	/* the aliases a merge uses count: the alias bomb through merge keys */
+	bl = (size_t)snprintf(big, sizeof(big), "a0: &a0 {k: \"%0200d\"}\n", 0);
+	for (int i = 1; i < 20; i++)
+		bl += (size_t)snprintf(big + bl, sizeof(big) - bl,
+				       "a%d: &a%d {<<: [*a%d, *a%d, *a%d, *a%d]}\n", i, i, i - 1,
+				       i - 1, i - 1, i - 1);
+	CHECK_INT(write_file("kc-merge", big), 0);
+	CHECK_INT(kube_config_load_file(&cfg, path, &err), -EINVAL);
+	CHECK(strstr(err.message, "aliases expand to more than 1048576 bytes") != NULL);
+	/* ... and their number */
+	bl = (size_t)snprintf(big, sizeof(big), "a: &a {k: v}\nl:\n");
+	for (int i = 0; i < 1025 && bl + 16 < sizeof(big); i++)
+		bl += (size_t)snprintf(big + bl, sizeof(big) - bl, "- {<<: *a}\n");
+	CHECK_INT(write_file("kc-merge", big), 0);
+	CHECK_INT(kube_config_load_file(&cfg, path, &err), -EINVAL);
+	CHECK(strstr(err.message, "more than 1024 aliases") != NULL);
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
 	{"config/hostile-kubeconfigs", test_hostile_kubeconfigs},
+	{"config/merge-keys", test_merge_keys},
 	{"kube-config/token-and-ca-data", test_token_and_ca_data},
 	{"kube-config/client-cert-data", test_client_cert_data},
 	{"kube-config/cert-files-token-file-insecure", test_cert_files_token_file_insecure},
