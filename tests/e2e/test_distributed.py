@@ -144,6 +144,7 @@ def check_run(ns, name, classes, iterations, pods):
     return st, res, report
 
 
+@pytest.mark.serial  # asserts a start skew under 100 ms: no other test loading the nodes
 def test_three_pods_per_class_on_three_nodes(ns, controller):
     sb.apply(dist("spread", classes=("fast",), iterations=2), namespace=ns)
     check_run(ns, "spread", ("fast",), 2, 3)

@@ -125,6 +125,7 @@ def _attempt_results(ns, name):
              int(cm["metadata"]["labels"]["storagebench.io/attempt"])) for cm in cms["items"]}
 
 
+@pytest.mark.serial  # stops a node other tests' pods may run on
 def test_node_lost_for_good_mid_run(ns, controller):
     """A distributed run (three pods, one per node) loses a member's node for
     good after iteration 1: its kubelet, containerd and containers stopped and
@@ -190,6 +191,7 @@ spec:
 """
 
 
+@pytest.mark.serial  # stops a node other tests' pods may run on
 def test_node_of_a_runner_pod_lost_for_good(ns, controller):
     """A (single) runner pod's node lost for good in iteration 2: no
     iteration finishes, and at spec.timeouts.iteration the controller stops
