@@ -46,6 +46,19 @@
  */
 #define SB_RW_OBJECT_PREFIX "s3-"
 
+/*
+ * The runner's log lines that mark an iteration (lib/log.h messages; the
+ * fields follow as key=value): written by runner/pod.c, local.c and
+ * s3_main.c, searched for by the plugin's `logs --iteration`
+ * (plugin/logslice.c), which also needs SB_LOG_ITERATION_FIELD.
+ */
+#define SB_LOG_STARTED_ITERATION  "Started iteration"
+#define SB_LOG_SKIPPED_ITERATION  "Skipped iteration already recorded"
+#define SB_LOG_RECORDED_ITERATION "Recorded iteration"
+#define SB_LOG_RUNNER_FINISHED	  "Runner finished"
+#define SB_LOG_RUNNER_STOPPED	  "Runner stopped"
+#define SB_LOG_ITERATION_FIELD	  "iteration="
+
 /* The result's HMAC-SHA256 (lib/sign.h), hex, beside it in the result ConfigMap. */
 #define SB_RESULT_MAC_KEY "result.json.hmac-sha256"
 /* The run's key Secret (<run>-key): its data key, and where runner pods have it. */

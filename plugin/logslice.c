@@ -2,6 +2,8 @@
 /* One iteration out of a runner pod's log (see podlog.h). */
 #include "plugin/podlog.h"
 
+#include "labels.h"
+
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,17 +15,17 @@ static const char *find(const char *s, size_t n, const char *needle)
 }
 
 /*
- * The iteration a line starts (the runner's "Started iteration" and
- * "Skipped iteration already recorded" lines carry iteration=N), or 0.
+ * The iteration a line starts (the runner's SB_LOG_STARTED_ITERATION and
+ * SB_LOG_SKIPPED_ITERATION lines carry iteration=N, lib/labels.h), or 0.
  */
 static unsigned starts_iteration(const char *s, size_t n)
 {
-	if (!find(s, n, "Started iteration") && !find(s, n, "Skipped iteration"))
+	if (!find(s, n, SB_LOG_STARTED_ITERATION) && !find(s, n, SB_LOG_SKIPPED_ITERATION))
 		return 0;
-	const char *p = find(s, n, " iteration=");
+	const char *p = find(s, n, " " SB_LOG_ITERATION_FIELD);
 	if (!p)
 		return 0;
-	p += strlen(" iteration=");
+	p += strlen(" " SB_LOG_ITERATION_FIELD);
 	unsigned long v = 0;
 	size_t digits = 0;
 	while (p < s + n && *p >= '0' && *p <= '9' && digits < 7) {
@@ -38,7 +40,7 @@ static unsigned starts_iteration(const char *s, size_t n)
 
 static bool ends_runner(const char *s, size_t n)
 {
-	return find(s, n, "Runner finished") || find(s, n, "Runner stopped");
+	return find(s, n, SB_LOG_RUNNER_FINISHED) || find(s, n, SB_LOG_RUNNER_STOPPED);
 }
 
 char *sbp_log_slice(const char *log, size_t len, unsigned it)

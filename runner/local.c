@@ -301,7 +301,8 @@ int sb_local_run(const struct sb_cli *cli, const struct sb_joblist *jobs)
 	}
 	for (unsigned it = 1; it <= l.n; it++) {
 		if (l.n > 1)
-			sb_info("Started iteration", "iteration=%u of=%u", it, l.n);
+			sb_info(SB_LOG_STARTED_ITERATION, SB_LOG_ITERATION_FIELD "%u of=%u", it,
+				l.n);
 		if (!(cli->clients > 1 ? local_clients_iteration(&l, it)
 				       : local_jobs_iteration(&l, it)))
 			break;

@@ -121,9 +121,9 @@ static int finish(int status, const char *fmt, ...)
 			sb_debug("Could not write the termination message", NULL);
 	}
 	if (status)
-		sb_error("Runner stopped", "status=%d reason=\"%s\"", status, msg);
+		sb_error(SB_LOG_RUNNER_STOPPED, "status=%d reason=\"%s\"", status, msg);
 	else
-		sb_info("Runner finished", "detail=\"%s\"", msg);
+		sb_info(SB_LOG_RUNNER_FINISHED, "detail=\"%s\"", msg);
 	return status;
 }
 
@@ -399,7 +399,7 @@ static int look(struct kube_client *kc, const struct pod_env *e, unsigned it, co
 		return r;
 	*valid = r == 0;
 	if (*valid) {
-		sb_info("Skipped iteration already recorded", "iteration=%u configmap=%s", it,
+		sb_info(SB_LOG_SKIPPED_ITERATION, SB_LOG_ITERATION_FIELD "%u configmap=%s", it,
 			name);
 		return 0;
 	}
@@ -710,7 +710,8 @@ static int pod_record(struct pod *p, unsigned it, const char *name, json_t *doc)
 		return stop(p, finish(1, "iteration %u: cannot record configmap %s: %s", it, name,
 				      kube_error_str(&p->kerr, p->ebuf, sizeof(p->ebuf))));
 	} else {
-		sb_info("Recorded iteration", "iteration=%u configmap=%s", it, name);
+		sb_info(SB_LOG_RECORDED_ITERATION, SB_LOG_ITERATION_FIELD "%u configmap=%s", it,
+			name);
 		p->recorded++;
 	}
 	return 0;
@@ -727,14 +728,14 @@ static int pod_iteration(struct pod *p, unsigned it)
 				      "%u already present",
 				      sb_stop_name(sb_stop_signal()), it, p->recorded, p->skipped));
 	if (e->members > 1 && in_list(e->done, it)) {
-		sb_info("Skipped iteration already recorded", "iteration=%u", it);
+		sb_info(SB_LOG_SKIPPED_ITERATION, SB_LOG_ITERATION_FIELD "%u", it);
 		p->skipped++;
 		return 0;
 	}
 	int r = pod_result_name(p, it, name, sizeof(name));
 	if (r)
 		return r < 0 ? -1 : 0;
-	sb_info("Started iteration", "iteration=%u of=%u", it, e->iterations);
+	sb_info(SB_LOG_STARTED_ITERATION, SB_LOG_ITERATION_FIELD "%u of=%u", it, e->iterations);
 	json_t *doc = NULL;
 	if (p->s3.n ? pod_run_s3(p, it, &doc) : pod_run_jobs(p, it, &doc))
 		return -1;

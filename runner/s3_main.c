@@ -252,7 +252,8 @@ static bool s3_iteration(struct s3_cli *c, struct s3_runs *s, FILE *f, bool json
 {
 	struct sb_s3_result r;
 	if (c->iterations > 1)
-		sb_info("Started iteration", "iteration=%u of=%u", it, c->iterations);
+		sb_info(SB_LOG_STARTED_ITERATION, SB_LOG_ITERATION_FIELD "%u of=%u", it,
+			c->iterations);
 	int ret = sb_s3_run(&c->o, &r, c->err, sizeof(c->err));
 	if (ret) {
 		fprintf(stderr, "storagebench-runner s3: %s\n",
