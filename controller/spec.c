@@ -6,25 +6,18 @@
 #include "fiojob/jobfile.h"
 #include "fiojob/profiles.h"
 #include "units.h"
+#include "errfmt.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define TESTFILE "storagebench.testfile"
 
-static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
+/* A refusal: the message into err, -EINVAL (lib/errfmt.h). */
+#define fail(err, len, ...) sb_errf(err, len, -EINVAL, __VA_ARGS__)
 
 long br_parse_duration_s(const char *s)
 {

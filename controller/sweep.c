@@ -2,21 +2,15 @@
 #include "controller/sweep.h"
 
 #include "controller/spec.h"
+#include "errfmt.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
+/* A refusal: the message into err, -EINVAL (lib/errfmt.h). */
+#define fail(err, len, ...) sb_errf(err, len, -EINVAL, __VA_ARGS__)
 
 json_t *br_sweep_child_spec(const json_t *spec, unsigned pods)
 {

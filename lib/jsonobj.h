@@ -18,6 +18,17 @@ static inline const char *jstr(const json_t *o, const char *k)
 	return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
+/* o[k] when it is a number; otherwise 0 and *ok set to false (left alone when it is). */
+static inline double jnum(const json_t *o, const char *k, bool *ok)
+{
+	const json_t *v = json_object_get(o, k);
+	if (!json_is_number(v)) {
+		*ok = false;
+		return 0;
+	}
+	return json_number_value(v);
+}
+
 /* obj.metadata.labels[k] */
 static inline const char *label(const json_t *obj, const char *k)
 {

@@ -2,25 +2,10 @@
 #include "report_dist.h"
 
 #include "report.h"
+#include "jsonobj.h"
 
 #include <errno.h>
 #include <string.h>
-
-static const char *str(const json_t *o, const char *k)
-{
-	const json_t *v = json_object_get(o, k);
-	return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
-static double num(const json_t *o, const char *k, bool *ok)
-{
-	const json_t *v = json_object_get(o, k);
-	if (!json_is_number(v)) {
-		*ok = false;
-		return 0;
-	}
-	return json_number_value(v);
-}
 
 /* A CSV field: quoted when it holds a comma, quote or line break. */
 static void csv_field(FILE *f, const char *s)
@@ -65,14 +50,14 @@ static void group_skews(FILE *f, const json_t *d, bool md)
 	json_array_foreach(json_object_get(d, "skew"), i, v)
 	{
 		bool vok = true;
-		const char *t = str(v, "target");
-		double it = num(v, "iteration", &vok);
+		const char *t = jstr(v, "target");
+		double it = jnum(v, "iteration", &vok);
 		if (!t || !vok)
 			continue;
 		json_array_foreach(json_object_get(v, "groups"), k, g)
 		{
 			bool gok = true;
-			double gi = num(g, "group", &gok), ms = num(g, "skew_ms", &gok);
+			double gi = jnum(g, "group", &gok), ms = jnum(g, "skew_ms", &gok);
 			if (!gok)
 				continue;
 			if (!any)
@@ -104,8 +89,8 @@ void sb_report_dist_text(FILE *f, const json_t *report, bool md)
 	bool ok = true;
 	if (!json_is_object(d))
 		return;
-	double pods = num(d, "podsPerClass", &ok);
-	const char *vol = str(d, "volume"), *spread = str(d, "spread");
+	double pods = jnum(d, "podsPerClass", &ok);
+	const char *vol = jstr(d, "volume"), *spread = jstr(d, "spread");
 	fprintf(f, "\n%sDistributed run: %.0f runner pods per class (volume %s, spread %s)\n\n",
 		md ? "## " : "", ok ? pods : 0, vol ? vol : "?", spread ? spread : "?");
 
@@ -116,8 +101,8 @@ void sb_report_dist_text(FILE *f, const json_t *report, bool md)
 	json_array_foreach(json_object_get(d, "skew"), i, v)
 	{
 		bool vok = true;
-		const char *t = str(v, "target");
-		double it = num(v, "iteration", &vok), ms = num(v, "skew_ms", &vok);
+		const char *t = jstr(v, "target");
+		double it = jnum(v, "iteration", &vok), ms = jnum(v, "skew_ms", &vok);
 		if (!t || !vok)
 			continue;
 		if (ms < 0)
@@ -144,10 +129,10 @@ void sb_report_dist_text(FILE *f, const json_t *report, bool md)
 	json_array_foreach(json_object_get(d, "pods"), i, v)
 	{
 		bool vok = true;
-		const char *t = str(v, "target"), *w = str(v, "workload"), *p = str(v, "pod");
-		const char *n = str(v, "node");
-		double it = num(v, "iteration", &vok), ri = num(v, "read-iops", &vok);
-		double wi = num(v, "write-iops", &vok);
+		const char *t = jstr(v, "target"), *w = jstr(v, "workload"), *p = jstr(v, "pod");
+		const char *n = jstr(v, "node");
+		double it = jnum(v, "iteration", &vok), ri = jnum(v, "read-iops", &vok);
+		double wi = jnum(v, "write-iops", &vok);
 		bool strag = json_is_true(json_object_get(v, "straggler"));
 		if (!t || !w || !p || !n || !vok)
 			continue;
@@ -175,9 +160,9 @@ void sb_report_dist_text(FILE *f, const json_t *report, bool md)
 	json_array_foreach(json_object_get(d, "nodes"), i, v)
 	{
 		bool vok = true;
-		const char *t = str(v, "target"), *w = str(v, "workload"), *n = str(v, "node");
-		double np = num(v, "pods", &vok), io = num(v, "iops", &vok),
-		       bw = num(v, "bw", &vok);
+		const char *t = jstr(v, "target"), *w = jstr(v, "workload"), *n = jstr(v, "node");
+		double np = jnum(v, "pods", &vok), io = jnum(v, "iops", &vok),
+		       bw = jnum(v, "bw", &vok);
 		if (!t || !w || !n || !vok)
 			continue;
 		sb_report_fmt_value(io, "IOPS", b1, sizeof(b1));
@@ -208,11 +193,11 @@ int sb_report_dist_csv(FILE *f, const json_t *report)
 	json_array_foreach(json_object_get(d, "pods"), i, v)
 	{
 		bool ok = true;
-		const char *t = str(v, "target"), *w = str(v, "workload"), *p = str(v, "pod");
-		const char *n = str(v, "node");
-		double it = num(v, "iteration", &ok), m = num(v, "member", &ok);
-		double ri = num(v, "read-iops", &ok), wi = num(v, "write-iops", &ok);
-		double rb = num(v, "read-bw", &ok), wb = num(v, "write-bw", &ok);
+		const char *t = jstr(v, "target"), *w = jstr(v, "workload"), *p = jstr(v, "pod");
+		const char *n = jstr(v, "node");
+		double it = jnum(v, "iteration", &ok), m = jnum(v, "member", &ok);
+		double ri = jnum(v, "read-iops", &ok), wi = jnum(v, "write-iops", &ok);
+		double rb = jnum(v, "read-bw", &ok), wb = jnum(v, "write-bw", &ok);
 		if (!t || !w || !p || !n || !ok)
 			continue;
 		csv_field(f, t);

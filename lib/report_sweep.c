@@ -2,6 +2,7 @@
 #include "report_sweep.h"
 
 #include "report.h"
+#include "jsonobj.h"
 
 #include <errno.h>
 #include <math.h>
@@ -153,22 +154,6 @@ json_t *sb_sweep_section(const char *parameter, const unsigned *values,
 
 /* ---------------------------------------------------------------- rendering */
 
-static const char *str(const json_t *o, const char *k)
-{
-	const json_t *v = json_object_get(o, k);
-	return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
-static double num(const json_t *o, const char *k, bool *ok)
-{
-	const json_t *v = json_object_get(o, k);
-	if (!json_is_number(v)) {
-		*ok = false;
-		return 0;
-	}
-	return json_number_value(v);
-}
-
 /* A point's fields, checked; false when one has the wrong type. */
 struct pt {
 	const char *target, *workload;
@@ -178,17 +163,17 @@ struct pt {
 static bool read_point(const json_t *v, struct pt *p)
 {
 	bool ok = true;
-	p->target = str(v, "target");
-	p->workload = str(v, "workload");
-	p->value = num(v, "value", &ok);
-	p->iterations = num(v, "iterations", &ok);
-	p->iops = num(json_object_get(v, "iops"), "mean", &ok);
-	p->iops_sd = num(json_object_get(v, "iops"), "stddev", &ok);
-	p->bw = num(json_object_get(v, "bw"), "mean", &ok);
-	p->bw_sd = num(json_object_get(v, "bw"), "stddev", &ok);
+	p->target = jstr(v, "target");
+	p->workload = jstr(v, "workload");
+	p->value = jnum(v, "value", &ok);
+	p->iterations = jnum(v, "iterations", &ok);
+	p->iops = jnum(json_object_get(v, "iops"), "mean", &ok);
+	p->iops_sd = jnum(json_object_get(v, "iops"), "stddev", &ok);
+	p->bw = jnum(json_object_get(v, "bw"), "mean", &ok);
+	p->bw_sd = jnum(json_object_get(v, "bw"), "stddev", &ok);
 	bool l50 = true, l99 = true;
-	p->p50 = num(v, "lat-p50", &l50);
-	p->p99 = num(v, "lat-p99", &l99);
+	p->p50 = jnum(v, "lat-p50", &l50);
+	p->p99 = jnum(v, "lat-p99", &l99);
 	if (!l50)
 		p->p50 = -1;
 	if (!l99)
@@ -213,7 +198,7 @@ static void lat(double ns, char *buf, size_t len)
 void sb_report_sweep_text(FILE *f, const json_t *report, bool md)
 {
 	const json_t *sw = json_object_get(report, "sweep");
-	const char *param = str(sw, "parameter");
+	const char *param = jstr(sw, "parameter");
 	const json_t *v;
 	size_t i;
 	if (!json_is_object(sw) || !param)
@@ -282,7 +267,7 @@ static void csv_field(FILE *f, const char *s)
 int sb_report_sweep_csv(FILE *f, const json_t *report)
 {
 	const json_t *sw = json_object_get(report, "sweep");
-	const char *param = str(sw, "parameter");
+	const char *param = jstr(sw, "parameter");
 	const json_t *v;
 	size_t i;
 	if (!json_is_object(sw) || !param)

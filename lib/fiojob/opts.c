@@ -2,10 +2,10 @@
 #include "fiojob/opts.h"
 
 #include "units.h"
+#include "errfmt.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -392,17 +392,8 @@ const char *sb_engine_known(size_t i, const char **refused)
 	return engine_names[i].name;
 }
 
-static enum sb_opt_status bad(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static enum sb_opt_status bad(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return SB_OPT_BADVAL;
-}
+/* A bad value: the message into err, SB_OPT_BADVAL (lib/errfmt.h). */
+#define bad(err, errlen, ...) ((enum sb_opt_status)sb_errf(err, errlen, SB_OPT_BADVAL, __VA_ARGS__))
 
 static const struct opt_def *find_opt(const char *key)
 {
