@@ -579,6 +579,21 @@ static int render_text(FILE *f, const json_t *report, bool md, char *err, size_t
 	return 0;
 }
 
+void sb_report_csv_field(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
 static int render_csv(FILE *f, const json_t *report, char *err, size_t errlen)
 {
 	const json_t *results = json_object_get(report, "results");

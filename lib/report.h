@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /*
  * Renders report in format "txt", "md", "csv" or "json". Returns a string
@@ -36,6 +37,9 @@ char *sb_report_fmt_value(double v, const char *unit, char *buf, size_t len);
  * "read-lat-p99" -> "p99 read latency".
  */
 void sb_report_metric_words(const char *metric, char *buf, size_t len);
+
+/* One CSV field: quoted (quotes doubled) when it holds a comma, quote or line break. */
+void sb_report_csv_field(FILE *f, const char *s);
 
 /* Compact form for tables ("22.7k", "2.13 GiB/s", "587us"). */
 char *sb_report_fmt_short(double v, const char *unit, char *buf, size_t len);

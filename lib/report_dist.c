@@ -7,22 +7,6 @@
 #include <errno.h>
 #include <string.h>
 
-/* A CSV field: quoted when it holds a comma, quote or line break. */
-static void csv_field(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 /* Markdown cells: no pipes or line breaks from the data. */
 static void md_cell(FILE *f, const char *s)
 {
@@ -200,13 +184,13 @@ int sb_report_dist_csv(FILE *f, const json_t *report)
 		double rb = jnum(v, "read-bw", &ok), wb = jnum(v, "write-bw", &ok);
 		if (!t || !w || !p || !n || !ok)
 			continue;
-		csv_field(f, t);
+		sb_report_csv_field(f, t);
 		fputc(',', f);
-		csv_field(f, w);
+		sb_report_csv_field(f, w);
 		fprintf(f, ",%.0f,%.0f,", it, m);
-		csv_field(f, p);
+		sb_report_csv_field(f, p);
 		fputc(',', f);
-		csv_field(f, n);
+		sb_report_csv_field(f, n);
 		fprintf(f, ",%.3f,%.3f,%.0f,%.0f,%s\n", ri, wi, rb, wb,
 			json_is_true(json_object_get(v, "straggler")) ? "true" : "false");
 	}

@@ -249,21 +249,6 @@ void sb_report_sweep_text(FILE *f, const json_t *report, bool md)
 	}
 }
 
-static void csv_field(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 int sb_report_sweep_csv(FILE *f, const json_t *report)
 {
 	const json_t *sw = json_object_get(report, "sweep");
@@ -280,11 +265,11 @@ int sb_report_sweep_csv(FILE *f, const json_t *report)
 		struct pt p;
 		if (!read_point(v, &p))
 			continue;
-		csv_field(f, p.target);
+		sb_report_csv_field(f, p.target);
 		fputc(',', f);
-		csv_field(f, p.workload);
+		sb_report_csv_field(f, p.workload);
 		fputc(',', f);
-		csv_field(f, param);
+		sb_report_csv_field(f, param);
 		fprintf(f, ",%.0f,%.0f,%.3f,%.3f,%.0f,%.0f,", p.value, p.iterations, p.iops,
 			p.iops_sd, p.bw, p.bw_sd);
 		if (p.p50 >= 0)
