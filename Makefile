@@ -91,7 +91,7 @@ $(call layer_ar,$(1),$(2)): $$(call obj,$(1),$$(LAYER_SRCS_$(2)))
 	@echo "  AR      $$@"
 	@rm -f $$@ && $(3) rcs $$@ $$^
 endef
-.PHONY: all test check lint fmt fmt-check bench demo demo-ceph install clean help deps valgrind unit vg-bins unit-bins asan test-repeat
+.PHONY: all test check lint contract-check fmt fmt-check bench demo demo-ceph install clean help deps valgrind unit vg-bins unit-bins asan test-repeat
 all:
 
 -include lib/lib.mk
@@ -224,8 +224,16 @@ fmt-check:
 	@out=$$(for f in $(SRC_ALL); do clang-format --dry-run -Werror $$f 2>&1 >/dev/null || echo $$f; done); \
 	if [ -n "$$out" ]; then echo "not clang-formatted (run make fmt):"; echo "$$out"; exit 1; fi
 
-lint: layer-check
+lint: layer-check contract-check
 	bash scripts/lint.sh
+
+# The binaries' contracts (lib/labels.h: labels, env names, log markers,
+# result keys...) spelled out only in their header: a string literal
+# equal to one of them anywhere else in lib/ controller/ runner/ plugin/
+# fails (tests/layers/test_contracts.sh plants one).
+.PHONY: contract-check
+contract-check:
+	@python3 scripts/contract-check.py
 
 # The layers' rule, checked (docs/architecture.md "Layers"):
 #  - each layer's archive linked whole (every object, pulled in by a binary

@@ -157,7 +157,7 @@ json_t *br_start_cm_manifest(const struct br_ref *run, const char *cls, unsigned
 	return json_pack("{s:s,s:s,s:{s:s,s:s,s:{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s},s:{s:s,s:s},"
 			 "s:[{s:s,s:s,s:s,s:s,s:b,s:b}]},s:{s:s}}",
 			 "apiVersion", "v1", "kind", "ConfigMap", "metadata", "name", name,
-			 "namespace", run->ns, "labels", SB_LABEL_NAME, "storagebench",
+			 "namespace", run->ns, "labels", SB_LABEL_NAME, SB_APP_NAME,
 			 SB_LABEL_COMPONENT, SB_COMPONENT_START, SB_LABEL_MANAGED_BY, SB_MANAGER,
 			 SB_LABEL_RUN, run_label, SB_LABEL_CLASS, cls_label, SB_LABEL_ITERATION, it,
 			 SB_LABEL_ATTEMPT, at, SB_LABEL_GROUP, gr, "annotations", SB_ANNOT_RUN,
@@ -240,7 +240,7 @@ static int complete_iterations(const struct br_ref *run, const struct br_spec *s
 	*newest = 0;
 	json_array_foreach(cmlist, k, cm)
 	{
-		if (!ours(cm, run, run_label, cls_label, "result"))
+		if (!ours(cm, run, run_label, cls_label, SB_COMPONENT_RESULT))
 			continue;
 		unsigned it = label_uint(cm, SB_LABEL_ITERATION, s->iterations);
 		unsigned at = label_uint(cm, SB_LABEL_ATTEMPT, 1000000);
@@ -502,7 +502,7 @@ int br_dist_observe(struct kube_client *kc, struct kube_informer *pvcs, const st
 	/* pods: one observation per attempt */
 	json_array_foreach(podlist, k, pod)
 	{
-		if (ours(pod, run, run_label, cls_label, "runner") &&
+		if (ours(pod, run, run_label, cls_label, SB_COMPONENT_RUNNER) &&
 		    npods < sizeof(pods) / sizeof(pods[0]))
 			pods[npods++] = pod;
 	}
@@ -763,7 +763,7 @@ static json_t *member_doc(const json_t *cmlist, const struct br_ref *run, const 
 	}
 	json_array_foreach(cmlist, k, cm)
 	{
-		if (!ours(cm, run, run_label, cls_label, "result") ||
+		if (!ours(cm, run, run_label, cls_label, SB_COMPONENT_RESULT) ||
 		    label_uint(cm, SB_LABEL_ITERATION, MAX_ITER) != it ||
 		    label_uint(cm, SB_LABEL_ATTEMPT, 1000000) != at ||
 		    label_uint(cm, SB_LABEL_MEMBER, SB_SPEC_MAX_PODS) != m)

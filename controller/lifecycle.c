@@ -328,9 +328,9 @@ static json_t *lc_metadata(const struct br_ref *ref, const char *name, const cha
 	snprintf(it, sizeof(it), "%u", iteration);
 	return json_pack("{s:s,s:s,s:{s:s,s:s,s:s,s:s,s:s},s:{s:s,s:s},"
 			 "s:[{s:s,s:s,s:s,s:s,s:b,s:b}]}",
-			 "name", name, "namespace", ref->ns, "labels", SB_LABEL_NAME,
-			 "storagebench", SB_LABEL_COMPONENT, BR_LC_COMPONENT, SB_LABEL_MANAGED_BY,
-			 SB_MANAGER, SB_LABEL_RUN, run_label, SB_LABEL_ITERATION, it, "annotations",
+			 "name", name, "namespace", ref->ns, "labels", SB_LABEL_NAME, SB_APP_NAME,
+			 SB_LABEL_COMPONENT, BR_LC_COMPONENT, SB_LABEL_MANAGED_BY, SB_MANAGER,
+			 SB_LABEL_RUN, run_label, SB_LABEL_ITERATION, it, "annotations",
 			 SB_ANNOT_RUN, ref->name, SB_ANNOT_CLASS, cls, "ownerReferences",
 			 "apiVersion", SB_API_VERSION, "kind", SB_KIND, "name", ref->name, "uid",
 			 ref->uid, "controller", 1, "blockOwnerDeletion", 1);

@@ -14,6 +14,7 @@
 #include "controller/metrics.h"
 #include "controller/runkey.h"
 #include "controller/schedule_reconcile.h"
+#include "labels.h"
 #include "kube/kube.h"
 #include "log.h"
 
@@ -86,7 +87,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 	memset(a, 0, sizeof(*a));
 	a->policy = (struct br_policy)BR_POLICY_INIT;
 	a->metrics_addr = ":8080";
-	a->lease_name = "storagebench-controller";
+	a->lease_name = SB_MANAGER; /* the Lease is named after the manager */
 	a->signing_secret = BR_SIGNING_SECRET_DEFAULT;
 	a->runner_image = getenv("SB_IMAGE");
 	a->lease_ns = getenv("POD_NAMESPACE");

@@ -39,13 +39,13 @@ static json_t *metadata(const struct br_ref *run, const char *name, const char *
 	char run_label[64], cls_label[64];
 	if (sb_name_label(run_label, sizeof(run_label), run->name))
 		return NULL;
-	json_t *m = json_pack("{s:s,s:s,s:{s:s,s:s,s:s,s:s},s:{s:s},s:[{s:s,s:s,s:s,s:s,s:b,s:b}]}",
-			      "name", name, "namespace", run->ns, "labels", SB_LABEL_NAME,
-			      "storagebench", SB_LABEL_COMPONENT, component, SB_LABEL_MANAGED_BY,
-			      SB_MANAGER, SB_LABEL_RUN, run_label, "annotations", SB_ANNOT_RUN,
-			      run->name, "ownerReferences", "apiVersion", SB_API_VERSION, "kind",
-			      SB_KIND, "name", run->name, "uid", run->uid, "controller", 1,
-			      "blockOwnerDeletion", 1);
+	json_t *m =
+		json_pack("{s:s,s:s,s:{s:s,s:s,s:s,s:s},s:{s:s},s:[{s:s,s:s,s:s,s:s,s:b,s:b}]}",
+			  "name", name, "namespace", run->ns, "labels", SB_LABEL_NAME, SB_APP_NAME,
+			  SB_LABEL_COMPONENT, component, SB_LABEL_MANAGED_BY, SB_MANAGER,
+			  SB_LABEL_RUN, run_label, "annotations", SB_ANNOT_RUN, run->name,
+			  "ownerReferences", "apiVersion", SB_API_VERSION, "kind", SB_KIND, "name",
+			  run->name, "uid", run->uid, "controller", 1, "blockOwnerDeletion", 1);
 	if (m && cls) {
 		if (sb_name_label(cls_label, sizeof(cls_label), cls) ||
 		    json_object_set_new(json_object_get(m, "labels"), SB_LABEL_CLASS,
@@ -156,7 +156,7 @@ json_t *br_pod_manifest(const struct br_ref *run, const struct br_spec *s, const
 	    sb_name_pvc(pvc, sizeof(pvc), run->name, cls) ||
 	    sb_name_spec(spec_cm, sizeof(spec_cm), run->name))
 		return NULL;
-	json_t *md = metadata(run, name, "runner", cls);
+	json_t *md = metadata(run, name, SB_COMPONENT_RUNNER, cls);
 	json_t *pod = NULL, *ctr = NULL, *env = NULL, *vols = NULL, *mounts = NULL, *args = NULL;
 	bool ok = md != NULL;
 
@@ -210,9 +210,9 @@ json_t *br_pod_manifest(const struct br_ref *run, const struct br_spec *s, const
 		ok = json_array_append_new(mounts, json_pack("{s:s,s:s}", "name", "data",
 							     "mountPath", BR_DATA_DIR)) == 0;
 	json_t *csc = ok ? container_security_context(s) : NULL;
-	ctr = csc ? json_pack("{s:s,s:s,s:[s],s:O,s:O,s:O,s:s,s:o}", "name", "runner", "image",
-			      s->image, "command", "storagebench-runner", "args", args, "env", env,
-			      "volumeMounts", mounts, "terminationMessagePolicy",
+	ctr = csc ? json_pack("{s:s,s:s,s:[s],s:O,s:O,s:O,s:s,s:o}", "name", SB_CONTAINER_RUNNER,
+			      "image", s->image, "command", "storagebench-runner", "args", args,
+			      "env", env, "volumeMounts", mounts, "terminationMessagePolicy",
 			      "FallbackToLogsOnError", "securityContext", csc)
 		  : NULL;
 	ok = ctr != NULL;
@@ -274,7 +274,7 @@ json_t *br_report_cm_manifest(const struct br_ref *run, const json_t *report)
 	char name[64], err[256];
 	if (sb_name_report(name, sizeof(name), run->name))
 		return NULL;
-	json_t *md = metadata(run, name, "report", NULL);
+	json_t *md = metadata(run, name, SB_COMPONENT_REPORT, NULL);
 	json_t *data = json_object();
 	bool ok = md && data;
 	for (size_t i = 0; ok && i < sizeof(formats) / sizeof(formats[0]); i++) {

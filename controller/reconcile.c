@@ -36,7 +36,8 @@
 #include <string.h>
 #include <time.h>
 
-const struct kube_resource br_res_benchmarkruns = {SB_API_GROUP, "v1alpha1", "benchmarkruns", true};
+const struct kube_resource br_res_benchmarkruns = {SB_API_GROUP, SB_API_VERSION_ONLY,
+						   SB_PLURAL_RUNS, true};
 const struct kube_resource br_res_events = {"", "v1", "events", true};
 
 /* --------------------------------------------------------------- observe */
@@ -245,7 +246,7 @@ static void observe_results(const struct obs_ctx *x, struct observed *ob, size_t
 		const char *comp = label(cm, SB_LABEL_COMPONENT);
 		const char *cr = label(cm, SB_LABEL_RUN), *cc = label(cm, SB_LABEL_CLASS);
 		const char *it = label(cm, SB_LABEL_ITERATION);
-		if (!comp || strcmp(comp, "result") || !cr || !cc || !it ||
+		if (!comp || strcmp(comp, SB_COMPONENT_RESULT) || !cr || !cc || !it ||
 		    strcmp(cr, x->run_label) || strcmp(cc, cls_label) ||
 		    strcmp(meta(cm, "namespace"), x->ns) || !owned_by(cm, x->uid))
 			continue;
@@ -588,8 +589,8 @@ static int build_report(struct br_controller *c, const struct br_ref *ref, const
 				const char *lit = label(cm, SB_LABEL_ITERATION);
 				char itb[16];
 				snprintf(itb, sizeof(itb), "%u", it);
-				if (!comp || strcmp(comp, "result") || !lit || strcmp(lit, itb) ||
-				    !label(cm, SB_LABEL_RUN) ||
+				if (!comp || strcmp(comp, SB_COMPONENT_RESULT) || !lit ||
+				    strcmp(lit, itb) || !label(cm, SB_LABEL_RUN) ||
 				    strcmp(label(cm, SB_LABEL_RUN), run_label) ||
 				    !label(cm, SB_LABEL_CLASS) ||
 				    strcmp(label(cm, SB_LABEL_CLASS), cls_label) ||

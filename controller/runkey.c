@@ -109,7 +109,7 @@ int br_runkey_load(struct kube_client *kc, const char *ns, const char *name, cha
 		}
 		json_t *obj = secret(ns, name, k,
 				     json_pack("{s:{s:s,s:s,s:s}}", "labels", SB_LABEL_NAME,
-					       "storagebench", SB_LABEL_COMPONENT, "signing-key",
+					       SB_APP_NAME, SB_LABEL_COMPONENT, "signing-key",
 					       SB_LABEL_MANAGED_BY, SB_MANAGER));
 		OPENSSL_cleanse(k, sizeof(k));
 		if (!obj)
@@ -157,7 +157,7 @@ json_t *br_runkey_secret_manifest(const struct br_ref *run)
 		return NULL;
 	json_t *s = secret(run->ns, name, k,
 			   json_pack("{s:{s:s,s:s,s:s,s:s},s:[{s:s,s:s,s:s,s:s,s:b,s:b}]}",
-				     "labels", SB_LABEL_NAME, "storagebench", SB_LABEL_COMPONENT,
+				     "labels", SB_LABEL_NAME, SB_APP_NAME, SB_LABEL_COMPONENT,
 				     "run-key", SB_LABEL_MANAGED_BY, SB_MANAGER, SB_LABEL_RUN,
 				     run_label, "ownerReferences", "apiVersion", SB_API_VERSION,
 				     "kind", SB_KIND, "name", run->name, "uid", run->uid,

@@ -21,8 +21,8 @@
 #include <string.h>
 #include <time.h>
 
-const struct kube_resource br_res_benchmarkschedules = {SB_API_GROUP, "v1alpha1",
-							"benchmarkschedules", true};
+const struct kube_resource br_res_benchmarkschedules = {SB_API_GROUP, SB_API_VERSION_ONLY,
+							SB_PLURAL_SCHEDULES, true};
 
 const char *br_sched_test_clock_file;
 

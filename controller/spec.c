@@ -1,20 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 #include "controller/spec.h"
 
+#include "controller/manifests.h"
 #include "controller/objstore.h"
 
 #include "fiojob/jobfile.h"
 #include "fiojob/profiles.h"
 #include "units.h"
 #include "errfmt.h"
+#include "labels.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define TESTFILE "storagebench.testfile"
 
 /* A refusal: the message into err, -EINVAL (lib/errfmt.h). */
 #define fail(err, len, ...) sb_errf(err, len, -EINVAL, __VA_ARGS__)
@@ -111,10 +111,9 @@ static int base_job(const struct br_spec *s, struct sb_job *base, struct sb_diag
 	sb_job_opts_init(&base->o);
 	int r = 0;
 	if (!r)
-		r = sb_job_apply(base, "filename", s->block ? "/dev/storagebench" : TESTFILE,
-				 "target", d);
+		r = sb_job_apply(base, "filename", s->block ? BR_DEVICE : SB_TESTFILE, "target", d);
 	if (!r && !s->block)
-		r = sb_job_apply(base, "directory", "/data", "target", d);
+		r = sb_job_apply(base, "directory", BR_DATA_DIR, "target", d);
 	if (!r && s->test_size[0])
 		r = sb_job_apply(base, "size", s->test_size, "spec.size", d);
 	if (!r && s->runtime[0])
@@ -1322,7 +1321,7 @@ json_t *br_spec_runner_args(const struct br_spec *s, const char *jobfile_path, c
 	else {
 		ADD("--directory=%s", data_dir);
 		if (!s->profile[0])
-			ADD("--filename=%s", TESTFILE);
+			ADD("--filename=%s", SB_TESTFILE);
 	}
 	ADD("--size=%s", s->test_size);
 	if (s->runtime[0])

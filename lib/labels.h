@@ -7,13 +7,25 @@
 #ifndef SB_LABELS_H
 #define SB_LABELS_H
 
-#define SB_API_GROUP   "storagebench.io"
-#define SB_API_VERSION "storagebench.io/v1alpha1"
-#define SB_KIND	       "BenchmarkRun"
+#define SB_API_GROUP	    "storagebench.io"
+#define SB_API_VERSION_ONLY "v1alpha1"
+#define SB_API_VERSION	    SB_API_GROUP "/" SB_API_VERSION_ONLY
+/* the custom resources' plural names (URL paths, RBAC rules) */
+#define SB_PLURAL_RUNS	    "benchmarkruns"
+#define SB_PLURAL_SCHEDULES "benchmarkschedules"
+#define SB_KIND		    "BenchmarkRun"
 
+/* SB_LABEL_NAME's value on everything the project makes */
+#define SB_APP_NAME	    "storagebench"
 #define SB_LABEL_NAME	    "app.kubernetes.io/name"
 #define SB_LABEL_COMPONENT  "app.kubernetes.io/component"
 #define SB_LABEL_MANAGED_BY "app.kubernetes.io/managed-by"
+/* SB_LABEL_COMPONENT values of what the controller and the runner write */
+#define SB_COMPONENT_RUNNER "runner" /* runner pods */
+#define SB_COMPONENT_RESULT "result" /* an iteration's result ConfigMap */
+#define SB_COMPONENT_REPORT "report" /* the run's report ConfigMap */
+/* the runner pod's container (the plugin reads its log) */
+#define SB_CONTAINER_RUNNER "runner"
 #define SB_LABEL_RUN	    "storagebench.io/run"
 #define SB_LABEL_CLASS	    "storagebench.io/class"
 #define SB_LABEL_ITERATION  "storagebench.io/iteration"
@@ -31,6 +43,9 @@
 #define SB_ANNOT_CLASS "storagebench.io/class-name"
 
 #define SB_MANAGER "storagebench-controller"
+
+/* The runner's test file in the class' volume, unless a job names its own. */
+#define SB_TESTFILE "storagebench.testfile"
 
 /* The key of the runner's result in a result ConfigMap. */
 #define SB_RESULT_KEY "result.json"

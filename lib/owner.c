@@ -103,7 +103,7 @@ int sb_result_check(const json_t *cm, const struct sb_result_want *w, json_t **d
 		sb_errf(why, whylen, 0, "not a result of this run (%s)", owner);
 		return -EINVAL;
 	}
-	if (label_is(cm, SB_LABEL_COMPONENT, "result", why, whylen) ||
+	if (label_is(cm, SB_LABEL_COMPONENT, SB_COMPONENT_RESULT, why, whylen) ||
 	    label_is(cm, SB_LABEL_RUN, run_label, why, whylen) ||
 	    label_is(cm, SB_LABEL_CLASS, cls_label, why, whylen) ||
 	    label_is(cm, SB_LABEL_ITERATION, itb, why, whylen))

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static const struct kube_resource res_schedules = {SB_API_GROUP, "v1alpha1", "benchmarkschedules",
-						   true};
+static const struct kube_resource res_schedules = {SB_API_GROUP, SB_API_VERSION_ONLY,
+						   SB_PLURAL_SCHEDULES, true};
 
 int sbp_cmd_history(struct sbp_ctx *x, const struct sbp_args *a)
 {

@@ -36,7 +36,7 @@ static int print_pod_logs(struct sbp_ctx *x, const char *ns, const char *name, c
 		const char *att = sbp_meta_str(p, "labels", SB_LABEL_ATTEMPT);
 		const char *phase =
 			json_string_value(json_object_get(json_object_get(p, "status"), "phase"));
-		int ret = sbp_pod_log(x->kc, ns, pn, SBP_RUNNER_CONTAINER, &log, &len, &err);
+		int ret = sbp_pod_log(x->kc, ns, pn, SB_CONTAINER_RUNNER, &log, &len, &err);
 		if (!ret && sbp_log_gone(log, len)) {
 			ret = -ENOENT; /* the kubelet's 200 for a removed container */
 			snprintf(err.message, sizeof(err.message), "%.*s", (int)strcspn(log, "\n"),
@@ -99,7 +99,7 @@ int sbp_logs_results(struct sbp_ctx *x, const struct sbp_args *a, const char *ns
 	char *text = NULL;
 	int status = 1;
 
-	if (sbp_selector(sel, sizeof(sel), name, "result", a->cls)) {
+	if (sbp_selector(sel, sizeof(sel), name, SB_COMPONENT_RESULT, a->cls)) {
 		sbp_err("cannot make a label selector for '%s'", name);
 		return 1;
 	}

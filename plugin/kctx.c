@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The connection to the API server, messages, and reading runs (see cmd.h). */
 #include "plugin/cmd.h"
+#include "labels.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -8,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-const struct kube_resource sbp_res_benchmarkruns = {"storagebench.io", "v1alpha1", "benchmarkruns",
-						    true};
+const struct kube_resource sbp_res_benchmarkruns = {SB_API_GROUP, SB_API_VERSION_ONLY,
+						    SB_PLURAL_RUNS, true};
 
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {

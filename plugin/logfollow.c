@@ -87,7 +87,7 @@ static int stream_pod(struct sbp_ctx *x, const char *ns, struct follow *f, const
 {
 	struct kube_error err = KUBE_ERROR_INIT;
 	struct kube_query q[] = {
-		{"container", SBP_RUNNER_CONTAINER}, {"follow", "true"}, {"sinceTime", since}};
+		{"container", SB_CONTAINER_RUNNER}, {"follow", "true"}, {"sinceTime", since}};
 	int ret = kube_stream_raw(x->kc, &kube_res_pods, ns, sbp_obj_name(f->pod), "log", q, 3,
 				  to_stdout, f, &err);
 	if (f->header_done && !f->ends_nl && !ret) {
@@ -120,7 +120,7 @@ static const json_t *runner_terminated(const json_t *pod)
 			   cs)
 	{
 		const char *n = json_string_value(json_object_get(cs, "name"));
-		if (n && !strcmp(n, SBP_RUNNER_CONTAINER))
+		if (n && !strcmp(n, SB_CONTAINER_RUNNER))
 			return json_object_get(json_object_get(cs, "state"), "terminated");
 	}
 	return NULL;

@@ -119,7 +119,7 @@ int sbp_list_runner_pods(struct sbp_ctx *x, const char *ns, const json_t *run, c
 	char sel[512];
 
 	*pods = NULL;
-	if (sbp_selector(sel, sizeof(sel), name, "runner", cls)) {
+	if (sbp_selector(sel, sizeof(sel), name, SB_COMPONENT_RUNNER, cls)) {
 		sbp_err("cannot make a label selector for '%s'", name);
 		return -EINVAL;
 	}

@@ -12,9 +12,6 @@
 #include <jansson.h>
 #include <stddef.h>
 
-/* The container of a runner pod. */
-#define SBP_RUNNER_CONTAINER "runner"
-
 /* metadata.<map>.<key> of o (metadata.<map> itself when key is NULL) when
  * it is a string, else NULL (borrowed). */
 const char *sbp_meta_str(const json_t *o, const char *map, const char *key);

@@ -215,7 +215,7 @@ static json_t *pod_cm(const struct pod_env *e, const char *name, const char *com
 		"{s:s,s:s,s:{s:s,s:s,s:{s:s,s:s,s:s,s:s,s:s,s:s},s:{s:s,s:s},s:[{s:s,"
 		"s:s,s:s,s:s,s:b,s:b}]},s:{}}",
 		"apiVersion", "v1", "kind", "ConfigMap", "metadata", "name", name, "namespace",
-		e->ns, "labels", SB_LABEL_NAME, "storagebench", SB_LABEL_COMPONENT, component,
+		e->ns, "labels", SB_LABEL_NAME, SB_APP_NAME, SB_LABEL_COMPONENT, component,
 		SB_LABEL_MANAGED_BY, SB_MANAGER, SB_LABEL_RUN, run_label, SB_LABEL_CLASS, cls_label,
 		SB_LABEL_ITERATION, itbuf, "annotations", SB_ANNOT_RUN, e->run, SB_ANNOT_CLASS,
 		e->cls, "ownerReferences", "apiVersion", SB_API_VERSION, "kind", SB_KIND, "name",
@@ -349,7 +349,7 @@ static json_t *result_cm(const struct pod_env *e, unsigned it, const char *name,
 	char mac[SB_SIGN_HEX_LEN + 1];
 	if (sb_sign_result(e->key, sizeof(e->key), e->uid, e->cls, it, text, strlen(text), mac))
 		return NULL;
-	json_t *cm = pod_cm(e, name, "result", it);
+	json_t *cm = pod_cm(e, name, SB_COMPONENT_RESULT, it);
 	json_t *data = json_object_get(cm, "data");
 	if (cm && (json_object_set_new(data, SB_RESULT_KEY, json_string(text)) ||
 		   json_object_set_new(data, SB_RESULT_MAC_KEY, json_string(mac)))) {

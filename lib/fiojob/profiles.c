@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "fiojob/profiles.h"
+#include "labels.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -117,7 +118,7 @@ int sb_profile_expand(const struct sb_profile *p, const struct sb_job *overrides
 			 p->jobs[i].name);
 		r = sb_job_apply(&j, "name", p->jobs[i].name, where, d);
 		if (!r)
-			r = sb_job_apply(&j, "filename", "storagebench.testfile", where, d);
+			r = sb_job_apply(&j, "filename", SB_TESTFILE, where, d);
 		if (!r)
 			r = apply_list(&j, p->global, where, d);
 		if (!r)
