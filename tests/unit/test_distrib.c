@@ -422,8 +422,7 @@ static int test_forged_member_result_not_counted(void)
 		struct br_class_obs co = {.name = "cephfs"};
 		struct br_dist_obs d;
 		bool left = false;
-		rc[i] = br_dist_observe(NULL, NULL, &run, &s, pods, lists[i], 1764583200, &co, &d,
-					&left);
+		rc[i] = br_dist_observe(NULL, &run, &s, pods, lists[i], 1764583200, &co, &d, &left);
 		done[i] = co.done;
 	}
 	json_decref(pods);
