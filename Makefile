@@ -91,7 +91,7 @@ $(call layer_ar,$(1),$(2)): $$(call obj,$(1),$$(LAYER_SRCS_$(2)))
 	@echo "  AR      $$@"
 	@rm -f $$@ && $(3) rcs $$@ $$^
 endef
-.PHONY: all test check lint contract-check fmt fmt-check bench demo demo-ceph install clean help deps valgrind unit vg-bins unit-bins asan test-repeat
+.PHONY: all test check lint contract-check funclen fmt fmt-check bench demo demo-ceph install clean help deps valgrind unit vg-bins unit-bins asan test-repeat
 all:
 
 -include lib/lib.mk
@@ -235,6 +235,10 @@ lint: layer-check contract-check
 contract-check:
 	@python3 scripts/contract-check.py
 
+# No product function over 120 lines, brace to brace (scripts/funclen.py; lint runs it too).
+funclen:
+	/usr/bin/python3 scripts/funclen.py
+
 # The layers' rule, checked (docs/architecture.md "Layers"):
 #  - each layer's archive linked whole (every object, pulled in by a binary
 #    or not) with a stub main against only the layers it may use and its own
@@ -294,7 +298,8 @@ help:
 	$(info $()  test       install missing packages, build, run every test suite)
 	$(info $()  unit       run only the unit tests (sanitizer build))
 	$(info $()  check      format check, lint, then test)
-	$(info $()  lint       the layers' link and include check, clang-tidy, cppcheck, the banned-function grep)
+	$(info $()  lint       the layers' link and include check, clang-tidy, cppcheck, the banned-function grep, funclen, contract-check)
+	$(info $()  funclen    no product function over 120 lines (scripts/funclen.py))
 	$(info $()  fmt        reformat the C sources with clang-format)
 	$(info $()  valgrind   run the unit tests and the runner under valgrind)
 	$(info $()  test-repeat  the timing-sensitive tests N times (N=5), flaky cases counted)

@@ -441,7 +441,7 @@ out:
 }
 
 /* The member PVCs folded into one volume observation. */
-static void fold_pvcs(struct kube_informer *pvcs, const struct br_ref *run, const struct br_spec *s,
+static void fold_pvcs(const struct br_ops *ops, const struct br_ref *run, const struct br_spec *s,
 		      const char *cls, struct br_class_obs *co, bool *any)
 {
 	unsigned exist = 0, bound = 0;
@@ -452,7 +452,7 @@ static void fold_pvcs(struct kube_informer *pvcs, const struct br_ref *run, cons
 		char nm[64];
 		if (sb_name_member_pvc(nm, sizeof(nm), run->name, cls, m))
 			continue;
-		json_t *pvc = kube_informer_get(pvcs, run->ns, nm);
+		json_t *pvc = ops->cache_get(ops->arg, BR_CACHE_PVCS, run->ns, nm);
 		if (pvc && owned_by(pvc, run->uid)) {
 			const char *ph = jstr(json_object_get(pvc, "status"), "phase");
 			*any = true;
@@ -472,9 +472,9 @@ static void fold_pvcs(struct kube_informer *pvcs, const struct br_ref *run, cons
 	co->pvc_bound = bound == s->pods;
 }
 
-int br_dist_observe(struct kube_client *kc, struct kube_informer *pvcs, const struct br_ref *run,
-		    const struct br_spec *s, const json_t *podlist, const json_t *cmlist,
-		    time_t now, struct br_class_obs *co, struct br_dist_obs *d, bool *left)
+int br_dist_observe(const struct br_ops *ops, const struct br_ref *run, const struct br_spec *s,
+		    const json_t *podlist, const json_t *cmlist, time_t now,
+		    struct br_class_obs *co, struct br_dist_obs *d, bool *left)
 {
 	char run_label[64], cls_label[64];
 	const char *cls = co->name;
@@ -495,7 +495,7 @@ int br_dist_observe(struct kube_client *kc, struct kube_informer *pvcs, const st
 	/* volumes: per pod, or the class's one (observed as for a single pod) */
 	if (s->volume_sharing == BR_VOLUME_PER_POD) {
 		bool any;
-		fold_pvcs(pvcs, run, s, cls, co, &any);
+		fold_pvcs(ops, run, s, cls, co, &any);
 		*left = *left || any;
 	}
 
@@ -559,8 +559,8 @@ int br_dist_observe(struct kube_client *kc, struct kube_informer *pvcs, const st
 		char pn[64];
 		struct kube_error kerr = KUBE_ERROR_INIT;
 		if (!sb_name_member_pod(pn, sizeof(pn), run->name, cls, co->prev_attempts, 1))
-			co->last_pod_gone =
-				kube_get(kc, &kube_res_pods, run->ns, pn, NULL, &kerr) == -ENOENT;
+			co->last_pod_gone = ops->get(ops->arg, &kube_res_pods, run->ns, pn, NULL,
+						     &kerr) == -ENOENT;
 	}
 	bool cur_failed = false;
 	for (size_t j = 0; j < co->npods; j++)
@@ -583,7 +583,7 @@ out:
  * or left by an earlier run of the name), as controller/reconcile.c does.
  * Returns 1 (created), 0 (ours already), -errno with why.
  */
-static int create_obj(struct kube_client *kc, const struct kube_resource *r,
+static int create_obj(const struct br_ops *ops, const struct kube_resource *r,
 		      const struct br_ref *run, json_t *obj, const char *what, char *why,
 		      size_t whylen)
 {
@@ -595,13 +595,13 @@ static int create_obj(struct kube_client *kc, const struct kube_resource *r,
 		return -ENOMEM;
 	}
 	snprintf(oname, sizeof(oname), "%s", meta(obj, "name") ? meta(obj, "name") : "");
-	int ret = kube_create(kc, r, run->ns, obj, NULL, &err);
+	int ret = ops->create(ops->arg, r, run->ns, obj, &err);
 	json_decref(obj);
 	if (ret == -EEXIST && r == &kube_res_secrets)
 		return 0; /* the run's key Secret: never read (controller/runkey.h); its
 			   * name holds the run's UID */
 	if (ret == -EEXIST) {
-		ret = kube_get(kc, r, run->ns, oname, &have, &err);
+		ret = ops->get(ops->arg, r, run->ns, oname, &have, &err);
 		if (ret == -ENOENT) {
 			snprintf(why, whylen, "%s %s was just deleted", what, oname);
 			return -EINPROGRESS;
@@ -626,14 +626,12 @@ api_error:
 	return ret;
 }
 
-static int delete_named(struct kube_client *kc, const struct kube_resource *r, const char *ns,
+static int delete_named(const struct br_ops *ops, const struct kube_resource *r, const char *ns,
 			const char *name, char *why, size_t whylen)
 {
 	struct kube_error err = KUBE_ERROR_INIT;
-	struct kube_delete_opts o = KUBE_DELETE_OPTS_INIT;
 	char eb[512];
-	o.propagation_policy = "Background";
-	int ret = kube_delete(kc, r, ns, name, &o, NULL, &err);
+	int ret = ops->del(ops->arg, r, ns, name, &err); /* background propagation */
 	if (ret == -ENOENT)
 		return 0;
 	if (ret)
@@ -642,9 +640,10 @@ static int delete_named(struct kube_client *kc, const struct kube_resource *r, c
 	return ret;
 }
 
-int br_dist_apply_action(struct kube_client *kc, const struct br_ref *run, const struct br_spec *s,
-			 const struct br_action *a, const struct br_class_obs *co,
-			 const struct br_dist_obs *d, char *why, size_t whylen)
+int br_dist_apply_action(const struct br_ops *ops, const struct br_ref *run,
+			 const struct br_spec *s, const struct br_action *a,
+			 const struct br_class_obs *co, const struct br_dist_obs *d, char *why,
+			 size_t whylen)
 {
 	const char *cls = co->name;
 	unsigned attempt = 0;
@@ -654,7 +653,7 @@ int br_dist_apply_action(struct kube_client *kc, const struct br_ref *run, const
 	switch (a->kind) {
 	case BR_ACT_CREATE_PVC:
 		for (unsigned m = 1; m <= s->pods && ret >= 0; m++) {
-			ret = create_obj(kc, &kube_res_pvcs, run,
+			ret = create_obj(ops, &kube_res_pvcs, run,
 					 br_member_pvc_manifest(run, s, cls, m), "pvc", why,
 					 whylen);
 			created |= ret == 1;
@@ -664,14 +663,15 @@ int br_dist_apply_action(struct kube_client *kc, const struct br_ref *run, const
 		break;
 	case BR_ACT_CREATE_POD:
 		/* the run's signing key, mounted by every member (controller/runkey.h) */
-		ret = create_obj(kc, &kube_res_secrets, run, br_runkey_secret_manifest(run),
+		ret = create_obj(ops, &kube_res_secrets, run, br_runkey_secret_manifest(run),
 				 "key secret", why, whylen);
 		if (ret >= 0 && s->jobfile) /* the job file the pods mount */
-			ret = create_obj(kc, &kube_res_configmaps, run, br_spec_cm_manifest(run, s),
-					 "spec configmap", why, whylen);
+			ret = create_obj(ops, &kube_res_configmaps, run,
+					 br_spec_cm_manifest(run, s), "spec configmap", why,
+					 whylen);
 		for (unsigned m = 1; m <= s->pods && ret >= 0; m++) {
 			ret = create_obj(
-				kc, &kube_res_pods, run,
+				ops, &kube_res_pods, run,
 				br_member_pod_manifest(run, s, cls, a->attempt, m, d->done),
 				"runner pod", why, whylen);
 			created |= ret == 1;
@@ -683,18 +683,18 @@ int br_dist_apply_action(struct kube_client *kc, const struct br_ref *run, const
 				attempt = co->pods[k].attempt;
 		for (unsigned m = 1; attempt && m <= s->pods && ret >= 0; m++)
 			if (!sb_name_member_pod(nm, sizeof(nm), run->name, cls, attempt, m))
-				ret = delete_named(kc, &kube_res_pods, run->ns, nm, why, whylen);
+				ret = delete_named(ops, &kube_res_pods, run->ns, nm, why, whylen);
 		break;
 	case BR_ACT_DELETE_PVC:
 		for (unsigned m = 1; m <= s->pods && ret >= 0; m++) {
 			if (s->volume_sharing != BR_VOLUME_PER_POD) {
 				if (!sb_name_pvc(nm, sizeof(nm), run->name, cls))
-					ret = delete_named(kc, &kube_res_pvcs, run->ns, nm, why,
+					ret = delete_named(ops, &kube_res_pvcs, run->ns, nm, why,
 							   whylen);
 				break;
 			}
 			if (!sb_name_member_pvc(nm, sizeof(nm), run->name, cls, m))
-				ret = delete_named(kc, &kube_res_pvcs, run->ns, nm, why, whylen);
+				ret = delete_named(ops, &kube_res_pvcs, run->ns, nm, why, whylen);
 		}
 		break;
 	case BR_ACT_WRITE_REPORT:
@@ -703,13 +703,13 @@ int br_dist_apply_action(struct kube_client *kc, const struct br_ref *run, const
 	return ret < 0 ? ret : created;
 }
 
-int br_dist_start(struct kube_client *kc, const struct br_ref *run, const char *cls,
+int br_dist_start(const struct br_ops *ops, const struct br_ref *run, const char *cls,
 		  const struct br_dist_obs *d)
 {
 	int n = 0;
 	for (size_t i = 0; i < d->nstop; i++) {
 		char why[640];
-		if (delete_named(kc, &kube_res_pods, run->ns, d->stop[i], why, sizeof(why)) < 0)
+		if (delete_named(ops, &kube_res_pods, run->ns, d->stop[i], why, sizeof(why)) < 0)
 			sb_warn("Failed to stop a member of a failed attempt",
 				"run=%s/%s class=%s error=\"%s\"", run->ns, run->name, cls, why);
 		else
@@ -722,7 +722,7 @@ int br_dist_start(struct kube_client *kc, const struct br_ref *run, const char *
 		clock_gettime(CLOCK_REALTIME, &ts);
 		int64_t start = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec +
 				(int64_t)BR_DIST_START_DELAY_MS * 1000000;
-		int r = create_obj(kc, &kube_res_configmaps, run,
+		int r = create_obj(ops, &kube_res_configmaps, run,
 				   br_start_cm_manifest(run, cls, d->starts[i].iteration,
 							d->starts[i].attempt, d->starts[i].group,
 							start),

@@ -70,28 +70,29 @@ json_t *br_start_cm_manifest(const struct br_ref *run, const char *cls, unsigned
 /*
  * Observes distributed class co (its name set, the single-pod observation
  * already made, overridden here) from the pod and ConfigMap lists
- * (borrowed) and the PVC informer; asks the API whether the last attempt's
+ * (borrowed) and the PVC cache, through ops (controller/ops.h); asks the API whether the last attempt's
  * first pod is gone when the cache lacks it. Fills d; *left becomes true
  * when a member PVC exists. Returns 0 or -errno.
  */
-int br_dist_observe(struct kube_client *kc, struct kube_informer *pvcs, const struct br_ref *run,
-		    const struct br_spec *s, const json_t *podlist, const json_t *cmlist,
-		    time_t now, struct br_class_obs *co, struct br_dist_obs *d, bool *left);
+int br_dist_observe(const struct br_ops *ops, const struct br_ref *run, const struct br_spec *s,
+		    const json_t *podlist, const json_t *cmlist, time_t now,
+		    struct br_class_obs *co, struct br_dist_obs *d, bool *left);
 
 /*
  * Applies action a of the plan on distributed class cls: every member's PVC
  * or pod. co is the class's observation (to find the attempt of a pod to
  * delete). Returns 0, 1 (something was created) or -errno with why.
  */
-int br_dist_apply_action(struct kube_client *kc, const struct br_ref *run, const struct br_spec *s,
-			 const struct br_action *a, const struct br_class_obs *co,
-			 const struct br_dist_obs *d, char *why, size_t whylen);
+int br_dist_apply_action(const struct br_ops *ops, const struct br_ref *run,
+			 const struct br_spec *s, const struct br_action *a,
+			 const struct br_class_obs *co, const struct br_dist_obs *d, char *why,
+			 size_t whylen);
 
 /*
  * Creates the start ConfigMaps d asks for and deletes the live members of
  * failed attempts. Returns how many starts were created, or -errno.
  */
-int br_dist_start(struct kube_client *kc, const struct br_ref *run, const char *cls,
+int br_dist_start(const struct br_ops *ops, const struct br_ref *run, const char *cls,
 		  const struct br_dist_obs *d);
 
 /*

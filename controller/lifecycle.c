@@ -886,13 +886,12 @@ static bool owned(const json_t *obj, const char *uid)
 }
 
 /* Whether the result ConfigMap name exists for this run: the cache, else the API. */
-static int have_result(struct br_controller *c, struct br_watch *w, const struct br_ref *ref,
-		       const char *name)
+static int have_result(const struct br_ops *ops, const struct br_ref *ref, const char *name)
 {
-	json_t *cm = kube_informer_get(w->cms, ref->ns, name);
+	json_t *cm = ops->cache_get(ops->arg, BR_CACHE_CMS, ref->ns, name);
 	if (!cm) {
 		struct kube_error kerr = KUBE_ERROR_INIT;
-		int r = kube_get(c->kc, &kube_res_configmaps, ref->ns, name, &cm, &kerr);
+		int r = ops->get(ops->arg, &kube_res_configmaps, ref->ns, name, &cm, &kerr);
 		if (r == -ENOENT)
 			return 0;
 		if (r)
@@ -923,9 +922,8 @@ static void describe(const json_t *doc, char *out, size_t len)
 		 np ? prov / (double)np / 1e6 : 0.0, e ? "; failed: " : "", e ? e : "");
 }
 
-int br_lifecycle_step(struct br_controller *c, struct br_watch *w, const struct br_ref *ref,
-		      const struct br_spec *s, const json_t *run, char *event, size_t eventlen,
-		      char *err, size_t errlen)
+int br_lifecycle_step(const struct br_ops *ops, const struct br_ref *ref, const struct br_spec *s,
+		      const json_t *run, char *event, size_t eventlen, char *err, size_t errlen)
 {
 	const struct br_lifecycle_spec *ls = &s->lifecycle;
 	event[0] = '\0';
@@ -942,7 +940,7 @@ int br_lifecycle_step(struct br_controller *c, struct br_watch *w, const struct 
 			if (br_lifecycle_cm_name(name, sizeof(name), ref->name, s->classes[i], it))
 				return sb_errf(err, errlen, -EINVAL,
 					       "lifecycle result name too long");
-			int h = have_result(c, w, ref, name);
+			int h = have_result(ops, ref, name);
 			if (h < 0) {
 				snprintf(err, errlen, "reading configmap %s: %s", name,
 					 strerror(-h));
@@ -950,7 +948,7 @@ int br_lifecycle_step(struct br_controller *c, struct br_watch *w, const struct 
 			}
 			if (h)
 				continue;
-			json_t *sc = kube_informer_get(c->scs, NULL, s->classes[i]);
+			json_t *sc = ops->cache_get(ops->arg, BR_CACHE_SCS, NULL, s->classes[i]);
 			json_t *tmpl = br_pod_manifest(ref, s, s->classes[i], 1, s->iterations);
 			json_t *doc = NULL;
 			char merr[512] = "";
@@ -961,8 +959,8 @@ int br_lifecycle_step(struct br_controller *c, struct br_watch *w, const struct 
 						"error", "storage class not found");
 				r = doc ? 0 : -ENOMEM;
 			} else if (!r) {
-				r = br_lifecycle_measure(c->kc, ref, ls, s->classes[i], sc, tmpl,
-							 it, &doc, merr, sizeof(merr));
+				r = ops->lifecycle_measure(ops->arg, ref, ls, s->classes[i], sc,
+							   tmpl, it, &doc, merr, sizeof(merr));
 			}
 			json_decref(sc);
 			json_decref(tmpl);
@@ -976,7 +974,7 @@ int br_lifecycle_step(struct br_controller *c, struct br_watch *w, const struct 
 			describe(doc, desc, sizeof(desc));
 			json_decref(doc);
 			struct kube_error kerr = KUBE_ERROR_INIT;
-			r = cm ? kube_create(c->kc, &kube_res_configmaps, ref->ns, cm, NULL, &kerr)
+			r = cm ? ops->create(ops->arg, &kube_res_configmaps, ref->ns, cm, &kerr)
 			       : -ENOMEM;
 			json_decref(cm);
 			if (r && r != -EEXIST) {

@@ -118,12 +118,12 @@ double br_lc_percentile(const double *v, size_t n, double p);
 
 /* ------------------------------------------------------- reconcile hook */
 
-struct br_controller;
-struct br_watch;
+struct br_ops;
 struct br_spec;
 
 /*
- * The lifecycle step of a reconcile pass, before the I/O workloads: when a
+ * The lifecycle step of a reconcile pass, before the I/O workloads, through
+ * ops (controller/ops.h; the measurement is ops->lifecycle_measure): when a
  * class x iteration of spec.lifecycle has no result ConfigMap yet, measures
  * it (blocking this worker for the measurement), records the result and
  * returns 1 (the caller requeues the run at once and ends the pass); 0 when
@@ -131,9 +131,8 @@ struct br_spec;
  * an Event on the run (may stay ""). Returns -errno when the result could
  * not be recorded (err says why; retried with backoff).
  */
-int br_lifecycle_step(struct br_controller *c, struct br_watch *w, const struct br_ref *ref,
-		      const struct br_spec *s, const json_t *run, char *event, size_t eventlen,
-		      char *err, size_t errlen);
+int br_lifecycle_step(const struct br_ops *ops, const struct br_ref *ref, const struct br_spec *s,
+		      const json_t *run, char *event, size_t eventlen, char *err, size_t errlen);
 
 /*
  * The lifecycle.json documents of the run's result ConfigMaps in cms (a

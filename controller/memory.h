@@ -21,6 +21,8 @@ enum br_cache_kind {
 	BR_CACHE_PODS,	   /* owned runner pods */
 	BR_CACHE_CMS,	   /* owned ConfigMaps (results, reports) */
 	BR_CACHE_SCS,	   /* StorageClasses */
+	/* BenchmarkSchedules (schedule_reconcile.c) */
+	BR_CACHE_SCHEDULES,
 };
 
 /*

@@ -2,6 +2,7 @@
 /* The operations table over lib/kube and the controller's informers (controller/ops.h). */
 #include "controller/ops.h"
 #include "controller/controller.h"
+#include "controller/lifecycle.h"
 
 #include <errno.h>
 #include <string.h>
@@ -55,10 +56,11 @@ static struct kube_informer *informer_for(struct br_controller *c, enum br_cache
 		struct br_watch *w = &c->watches[i];
 		if (w->ns && strcmp(w->ns, ns))
 			continue;
-		return k == BR_CACHE_RUNS   ? w->runs
-		       : k == BR_CACHE_PVCS ? w->pvcs
-		       : k == BR_CACHE_PODS ? w->pods
-					    : w->cms;
+		return k == BR_CACHE_RUNS	 ? w->runs
+		       : k == BR_CACHE_PVCS	 ? w->pvcs
+		       : k == BR_CACHE_PODS	 ? w->pods
+		       : k == BR_CACHE_SCHEDULES ? w->schedules
+						 : w->cms;
 	}
 	return NULL;
 }
@@ -81,6 +83,16 @@ static time_t k_now(void *arg)
 	return time(NULL);
 }
 
+static int k_lifecycle_measure(void *arg, const struct br_ref *ref,
+			       const struct br_lifecycle_spec *ls, const char *cls,
+			       const json_t *sc, const json_t *pod_template, unsigned iteration,
+			       json_t **result, char *err, size_t errlen)
+{
+	struct br_controller *c = arg;
+	return br_lifecycle_measure(c->kc, ref, ls, cls, sc, pod_template, iteration, result, err,
+				    errlen);
+}
+
 void br_ops_kube(struct br_controller *c, struct br_ops *out)
 {
 	*out = (struct br_ops){
@@ -93,5 +105,6 @@ void br_ops_kube(struct br_controller *c, struct br_ops *out)
 		.cache_get = k_cache_get,
 		.cache_list = k_cache_list,
 		.now = k_now,
+		.lifecycle_measure = k_lifecycle_measure,
 	};
 }

@@ -9,7 +9,9 @@
  * Two kinds of reads: cache_get/cache_list read the informer caches (what
  * the reconcile observes: never a request), get/list ask the API server
  * (after AlreadyExists, and the best-effort events lookup). Every write is
- * a request. Each function returns 0 or -errno (kube.h's mapping: -EEXIST
+ * a request. The users: controller/reconcile.c, distrib.c (spec.runner.pods
+ * > 1), lifecycle.c (spec.lifecycle), sweep_reconcile.c (spec.sweep) and
+ * schedule_reconcile.c (BenchmarkSchedules). Each function returns 0 or -errno (kube.h's mapping: -EEXIST
  * AlreadyExists, -ENOENT NotFound, -EAGAIN with err->http_code 409 for a
  * conflict...) with err filled on failure.
  */
@@ -23,6 +25,8 @@
 #include <time.h>
 
 struct br_controller;
+struct br_lifecycle_spec;
+struct br_ref;
 
 struct br_ops {
 	void *arg; /* passed to each function */
@@ -47,6 +51,17 @@ struct br_ops {
 	json_t *(*cache_list)(void *arg, enum br_cache_kind k, const char *ns);
 	/* wall-clock seconds */
 	time_t (*now)(void *arg);
+	/*
+	 * One lifecycle measurement (controller/lifecycle.h, br_lifecycle_measure's
+	 * contract): it times volumes through three watches from a resourceVersion,
+	 * stamping each event as it arrives, which no request/response table can
+	 * carry; so the whole measurement is one operation, and the fake answers it
+	 * with a document of its own. *result a new reference; 0 or -errno.
+	 */
+	int (*lifecycle_measure)(void *arg, const struct br_ref *ref,
+				 const struct br_lifecycle_spec *ls, const char *cls,
+				 const json_t *sc, const json_t *pod_template, unsigned iteration,
+				 json_t **result, char *err, size_t errlen);
 };
 
 /* The real table: c's client and informers (arg is c). */

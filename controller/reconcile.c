@@ -89,14 +89,6 @@ struct observed {
 	struct br_dist_obs dist[BR_MAX_CLASSES]; /* distributed classes (spec.runner.pods > 1) */
 };
 
-static struct br_watch *watch_for(struct br_controller *c, const char *ns)
-{
-	for (size_t i = 0; i < c->nwatches; i++)
-		if (!c->watches[i].ns || !strcmp(c->watches[i].ns, ns))
-			return &c->watches[i];
-	return NULL;
-}
-
 static enum br_pod_phase pod_phase(const char *s)
 {
 	if (!s)
@@ -178,7 +170,6 @@ static void observe_pod(const json_t *pod, struct br_pod_obs *po)
 /* What one observe pass needs to know of the run. */
 struct obs_ctx {
 	struct br_controller *c;
-	struct br_watch *w; /* for distributed classes; NULL in the unit tests */
 	const char *ns, *name, *uid;
 	const json_t *status; /* the previous status */
 	const struct br_spec *s;
@@ -348,10 +339,8 @@ static int observe_class(const struct obs_ctx *x, struct observed *ob, size_t i)
 	if (x->s->pods > 1) {
 		struct br_ref ref = {x->ns, x->name, x->uid};
 		bool left = false;
-		if (!x->w)
-			return -EOPNOTSUPP; /* distributed classes read the informers themselves */
-		int dr = br_dist_observe(x->c->kc, x->w->pvcs, &ref, x->s, ob->podlist, ob->cmlist,
-					 o->now, co, &ob->dist[i], &left);
+		int dr = br_dist_observe(&x->c->ops, &ref, x->s, ob->podlist, ob->cmlist, o->now,
+					 co, &ob->dist[i], &left);
 		if (dr)
 			return dr;
 		if (left)
@@ -362,11 +351,10 @@ static int observe_class(const struct obs_ctx *x, struct observed *ob, size_t i)
 }
 
 /* What the informer caches say of the run, into ob (zeroed here). Reads no API. */
-static int observe(struct br_controller *c, struct br_watch *w, const json_t *run,
-		   const struct br_spec *s, struct observed *ob)
+static int observe(struct br_controller *c, const json_t *run, const struct br_spec *s,
+		   struct observed *ob)
 {
 	struct obs_ctx x = {c,
-			    w,
 			    meta(run, "namespace"),
 			    meta(run, "name"),
 			    meta(run, "uid"),
@@ -868,7 +856,6 @@ struct applied {
 /* One reconcile pass of one run: observe -> plan -> apply -> report -> status -> events. */
 struct pass {
 	struct br_controller *c;
-	struct br_watch *w; /* NULL without informers (the unit tests' fake) */
 	json_t *run;	    /* owned */
 	const json_t *prev; /* the run's status (borrowed from run) */
 	struct br_ref ref;
@@ -928,9 +915,7 @@ static int lifecycle_step(struct pass *p, long *requeue_ms)
 	char lc_event[640], err[1024];
 	if (!p->s.lifecycle.enabled)
 		return 0;
-	if (!p->w)
-		return -EOPNOTSUPP; /* it reads the informers itself */
-	int lr = br_lifecycle_step(p->c, p->w, &p->ref, &p->s, p->run, lc_event, sizeof(lc_event),
+	int lr = br_lifecycle_step(&p->c->ops, &p->ref, &p->s, p->run, lc_event, sizeof(lc_event),
 				   err, sizeof(err));
 	if (lc_event[0])
 		emitf(p->c, &p->ref, false, "LifecycleMeasured", "%s", lc_event);
@@ -978,7 +963,7 @@ static int apply_action(struct pass *p, const struct br_action *a, char *why, si
 	int r = 0;
 	if (p->s.pods > 1 && a->kind != BR_ACT_WRITE_REPORT) {
 		/* a distributed class: the action on every member */
-		r = br_dist_apply_action(c->kc, &p->ref, &p->s, a, &p->ob->obs.classes[a->cls],
+		r = br_dist_apply_action(&c->ops, &p->ref, &p->s, a, &p->ob->obs.classes[a->cls],
 					 &p->ob->dist[a->cls], why, whylen);
 		if (r < 0)
 			br_metrics_api_error(c->metrics);
@@ -1042,7 +1027,7 @@ static void apply(struct pass *p)
 	for (size_t i = 0; i < p->s.nclasses && p->s.pods > 1; i++) {
 		if (plan->classes[i].phase != BR_CLASS_RUNNING)
 			p->ob->dist[i].nstarts = 0;
-		if (br_dist_start(p->c->kc, &p->ref, p->s.classes[i], &p->ob->dist[i]) < 0)
+		if (br_dist_start(&p->c->ops, &p->ref, p->s.classes[i], &p->ob->dist[i]) < 0)
 			ap->failures++;
 	}
 }
@@ -1229,9 +1214,7 @@ static int load(struct pass *p, const char *ns, const char *name, long *requeue_
 		return -EINVAL;
 	if (json_object_get(json_object_get(p->run, "spec"), "sweep")) {
 		/* a saturation sweep: its steps are runs of their own (sweep_reconcile.c) */
-		if (!p->w)
-			return -EOPNOTSUPP; /* it reads the informers itself */
-		int sr = br_sweep_reconcile(c, p->w, &p->ref, p->run, p->gen, requeue_ms);
+		int sr = br_sweep_reconcile(c, &p->ref, p->run, p->gen, requeue_ms);
 		return sr < 0 ? sr : 1;
 	}
 	int r = check_spec(p);
@@ -1265,7 +1248,6 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 	if (!p)
 		return -ENOMEM;
 	p->c = c;
-	p->w = watch_for(c, ns);
 	ret = load(p, ns, name, requeue_ms);
 	if (ret)
 		goto out;
@@ -1275,7 +1257,7 @@ int br_reconcile(struct br_controller *c, const char *ns, const char *name, long
 		ret = -ENOMEM;
 		goto out;
 	}
-	if ((ret = observe(c, p->w, p->run, &p->s, p->ob)))
+	if ((ret = observe(c, p->run, &p->s, p->ob)))
 		goto out;
 	br_plan_compute(&p->ob->obs, p->plan);
 	apply(p);

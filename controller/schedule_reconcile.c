@@ -69,13 +69,13 @@ static void sched_event(struct br_controller *c, const char *ns, const char *nam
 	pthread_mutex_lock(&c->mu);
 	unsigned seq = c->event_seq++;
 	pthread_mutex_unlock(&c->mu);
-	json_t *ev = br_event_manifest(&ref, &e, time(NULL), seq);
+	json_t *ev = br_event_manifest(&ref, &e, c->ops.now(c->ops.arg), seq);
 	json_t *io = json_object_get(ev, "involvedObject");
 	if (io)
 		json_object_set_new(io, "kind", json_string(SB_KIND_SCHEDULE));
 	struct kube_error err = KUBE_ERROR_INIT;
 	char eb[512];
-	if (ev && kube_create(c->kc, &br_res_events, ns, ev, NULL, &err) != 0) {
+	if (ev && c->ops.create(c->ops.arg, &br_res_events, ns, ev, &err) != 0) {
 		br_metrics_api_error(c->metrics);
 		sb_warn("Failed to record an event", "schedule=%s/%s reason=%s error=\"%s\"", ns,
 			name, reason, kube_error_str(&err, eb, sizeof(eb)));
@@ -150,8 +150,8 @@ static int write_status(struct br_controller *c, const json_t *sched, json_t *st
 	}
 	struct kube_error err = KUBE_ERROR_INIT;
 	char eb[512];
-	int ret = kube_patch_status(c->kc, &br_res_benchmarkschedules, meta(sched, "namespace"),
-				    meta(sched, "name"), patch, NULL, NULL, &err);
+	int ret = c->ops.patch_status(c->ops.arg, &br_res_benchmarkschedules,
+				      meta(sched, "namespace"), meta(sched, "name"), patch, &err);
 	json_decref(patch);
 	if (ret == -EAGAIN && err.http_code == 409)
 		return 0; /* changed meanwhile: the newer one is reconciled next */
@@ -165,10 +165,10 @@ static int write_status(struct br_controller *c, const json_t *sched, json_t *st
 	return 0;
 }
 
-static void observe_runs(struct br_watch *w, const char *ns, const char *name, const char *uid,
+static void observe_runs(struct br_controller *c, const char *ns, const char *name, const char *uid,
 			 struct br_sched_obs *o, const json_t **newest_finished, json_t **runs_out)
 {
-	json_t *runs = kube_informer_list(w->runs);
+	json_t *runs = c->ops.cache_list(c->ops.arg, BR_CACHE_RUNS, ns);
 	size_t i;
 	const json_t *r;
 	int64_t newest = -1;
@@ -215,10 +215,8 @@ static int sched_apply(struct br_controller *c, const char *ns, const char *name
 	*del_err = 0;
 	for (size_t i = 0; i < p->ndeletes; i++) {
 		struct kube_error ke = KUBE_ERROR_INIT;
-		struct kube_delete_opts d = KUBE_DELETE_OPTS_INIT;
 		char eb[512];
-		d.propagation_policy = "Background";
-		int r = kube_delete(c->kc, &br_res_benchmarkruns, ns, p->deletes[i], &d, NULL, &ke);
+		int r = c->ops.del(c->ops.arg, &br_res_benchmarkruns, ns, p->deletes[i], &ke);
 		if (r && r != -ENOENT) {
 			br_metrics_api_error(c->metrics);
 			sb_warn("Failed to delete a run", "schedule=%s/%s run=%s error=\"%s\"", ns,
@@ -230,7 +228,7 @@ static int sched_apply(struct br_controller *c, const char *ns, const char *name
 		json_t *run = run_manifest(sched, s, p);
 		struct kube_error ke = KUBE_ERROR_INIT;
 		char eb[512];
-		int r = run ? kube_create(c->kc, &br_res_benchmarkruns, ns, run, NULL, &ke)
+		int r = run ? c->ops.create(c->ops.arg, &br_res_benchmarkruns, ns, run, &ke)
 			    : -ENOMEM;
 		json_decref(run);
 		if (r && r != -EEXIST) {
@@ -299,13 +297,8 @@ int br_schedule_reconcile(struct br_controller *c, const char *ns, const char *n
 			  long *requeue_ms)
 {
 	*requeue_ms = 0;
-	struct br_watch *w = NULL;
-	for (size_t i = 0; i < c->nwatches && !w; i++)
-		if (!c->watches[i].ns || !strcmp(c->watches[i].ns, ns))
-			w = &c->watches[i];
-	if (!w || !w->schedules)
-		return 0;
-	json_t *sched = kube_informer_get(w->schedules, ns, name);
+	/* NULL also when no informer watches schedules in ns */
+	json_t *sched = c->ops.cache_get(c->ops.arg, BR_CACHE_SCHEDULES, ns, name);
 	if (!sched || meta(sched, "deletionTimestamp")) {
 		json_decref(sched);
 		return 0;
@@ -314,7 +307,7 @@ int br_schedule_reconcile(struct br_controller *c, const char *ns, const char *n
 	json_int_t gen = json_integer_value(
 		json_object_get(json_object_get(sched, "metadata"), "generation"));
 	const json_t *prev = json_object_get(sched, "status");
-	time_t wall = time(NULL);
+	time_t wall = c->ops.now(c->ops.arg);
 	struct br_sched_spec s;
 	struct sb_tz *tz = NULL;
 	char err[512] = "";
@@ -341,13 +334,14 @@ int br_schedule_reconcile(struct br_controller *c, const char *ns, const char *n
 
 	struct br_sched_obs *o = obsp;
 	struct br_sched_plan *p = planp;
-	o->now = br_sched_now();
+	/* the e2e tests' clock file, when set, moves the schedule's time only */
+	o->now = br_sched_test_clock_file ? br_sched_now() : (int64_t)wall;
 	o->created = (int64_t)br_time_parse(meta(sched, "creationTimestamp"));
 	o->last_schedule = (int64_t)br_time_parse(jstr(prev, "lastScheduleTime"));
 	snprintf(o->name, sizeof(o->name), "%s", name);
 	const json_t *newest = NULL;
 	int del_err;
-	observe_runs(w, ns, name, uid, o, &newest, &runs);
+	observe_runs(c, ns, name, uid, o, &newest, &runs);
 	br_sched_plan_compute(&s, tz, o, p);
 
 	ret = sched_apply(c, ns, name, sched, &s, p, &del_err);

@@ -22,10 +22,9 @@ static const char *jstr(const json_t *o, const char *k)
 
 /* The status (new reference) of the sweep: phase, message, conditions, progress. */
 static json_t *sweep_status(const json_t *prev, const struct br_sweep_plan *p, size_t nsteps,
-			    const char *report, json_int_t gen)
+			    const char *report, json_int_t gen, time_t now)
 {
 	char ts[40], prog[32];
-	time_t now = time(NULL);
 	struct tm tm;
 	gmtime_r(&now, &tm);
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -64,8 +63,8 @@ static int write_status(struct br_controller *c, const struct br_ref *ref, const
 	json_t *patch = json_pack("{s:O}", "status", st);
 	struct kube_error err = KUBE_ERROR_INIT;
 	char eb[512];
-	int r = patch ? kube_patch_status(c->kc, &br_res_benchmarkruns, ref->ns, ref->name, patch,
-					  NULL, NULL, &err)
+	int r = patch ? c->ops.patch_status(c->ops.arg, &br_res_benchmarkruns, ref->ns, ref->name,
+					    patch, &err)
 		      : -ENOMEM;
 	json_decref(patch);
 	if (r && r != -ENOENT)
@@ -92,12 +91,12 @@ static json_t *step_manifest(const struct br_ref *ref, const json_t *run, const 
 }
 
 /* The report of a step's run (new reference), NULL when there is none readable. */
-static json_t *step_report(struct br_watch *w, const char *ns, const char *step)
+static json_t *step_report(const struct br_ops *ops, const char *ns, const char *step)
 {
 	char name[64];
 	if (sb_name_report(name, sizeof(name), step))
 		return NULL;
-	json_t *cm = kube_informer_get(w->cms, ns, name);
+	json_t *cm = ops->cache_get(ops->arg, BR_CACHE_CMS, ns, name);
 	const char *text = jstr(json_object_get(cm, "data"), "report.json");
 	json_t *rep = text ? json_loads(text, 0, NULL) : NULL;
 	json_decref(cm);
@@ -105,7 +104,7 @@ static json_t *step_report(struct br_watch *w, const char *ns, const char *step)
 }
 
 /* Builds and creates the sweeping run's report from its steps' reports. */
-static int write_report(struct br_controller *c, struct br_watch *w, const struct br_ref *ref,
+static int write_report(struct br_controller *c, const struct br_ref *ref,
 			const struct br_sweep *sw, const enum br_step_state *st)
 {
 	json_t *reps[BR_SWEEP_MAX_STEPS] = {0};
@@ -117,7 +116,7 @@ static int write_report(struct br_controller *c, struct br_watch *w, const struc
 		if (st[k] != BR_STEP_SUCCEEDED ||
 		    br_sweep_child_name(step, sizeof(step), ref->name, sw->pods[k]))
 			continue;
-		reps[k] = step_report(w, ref->ns, step);
+		reps[k] = step_report(&c->ops, ref->ns, step);
 		cps[k] = reps[k];
 		if (reps[k])
 			last = k;
@@ -136,7 +135,7 @@ static int write_report(struct br_controller *c, struct br_watch *w, const struc
 	json_decref(rep);
 	struct kube_error err = KUBE_ERROR_INIT;
 	char eb[512];
-	ret = cm ? kube_create(c->kc, &kube_res_configmaps, ref->ns, cm, NULL, &err) : -ENOMEM;
+	ret = cm ? c->ops.create(c->ops.arg, &kube_res_configmaps, ref->ns, cm, &err) : -ENOMEM;
 	json_decref(cm);
 	if (ret == -EEXIST)
 		ret = 0;
@@ -150,15 +149,15 @@ out:
 }
 
 /* The state of each step from the runs in the cache. */
-static void observe_steps(struct br_watch *w, const struct br_ref *ref, const struct br_sweep *sw,
-			  enum br_step_state *st)
+static void observe_steps(const struct br_ops *ops, const struct br_ref *ref,
+			  const struct br_sweep *sw, enum br_step_state *st)
 {
 	for (size_t k = 0; k < sw->n; k++) {
 		char step[64];
 		st[k] = BR_STEP_ABSENT;
 		if (br_sweep_child_name(step, sizeof(step), ref->name, sw->pods[k]))
 			continue;
-		json_t *run = kube_informer_get(w->runs, ref->ns, step);
+		json_t *run = ops->cache_get(ops->arg, BR_CACHE_RUNS, ref->ns, step);
 		const char *ph = jstr(json_object_get(run, "status"), "phase");
 		if (run)
 			st[k] = !ph			   ? BR_STEP_ACTIVE
@@ -169,8 +168,8 @@ static void observe_steps(struct br_watch *w, const struct br_ref *ref, const st
 	}
 }
 
-int br_sweep_reconcile(struct br_controller *c, struct br_watch *w, const struct br_ref *ref,
-		       const json_t *run, json_int_t gen, long *requeue_ms)
+int br_sweep_reconcile(struct br_controller *c, const struct br_ref *ref, const json_t *run,
+		       json_int_t gen, long *requeue_ms)
 {
 	struct br_sweep sw;
 	struct br_sweep_plan p;
@@ -194,15 +193,16 @@ int br_sweep_reconcile(struct br_controller *c, struct br_watch *w, const struct
 		p.phase = BR_RUN_FAILED;
 		snprintf(p.reason, sizeof(p.reason), "InvalidSpec");
 		snprintf(p.message, sizeof(p.message), "%s", err);
-		json_t *s = sweep_status(json_object_get(run, "status"), &p, 0, NULL, gen);
+		json_t *s = sweep_status(json_object_get(run, "status"), &p, 0, NULL, gen,
+					 c->ops.now(c->ops.arg));
 		r = s ? write_status(c, ref, run, s) : -ENOMEM;
 		json_decref(s);
 		return r;
 	}
-	observe_steps(w, ref, &sw, st);
+	observe_steps(&c->ops, ref, &sw, st);
 	if (sb_name_report(report, sizeof(report), ref->name))
 		return -EINVAL;
-	json_t *rcm = kube_informer_get(w->cms, ref->ns, report);
+	json_t *rcm = c->ops.cache_get(c->ops.arg, BR_CACHE_CMS, ref->ns, report);
 	bool report_exists = rcm != NULL;
 	json_decref(rcm);
 	br_sweep_plan_compute(&sw, st, report_exists, &p);
@@ -211,7 +211,7 @@ int br_sweep_reconcile(struct br_controller *c, struct br_watch *w, const struct
 		char eb[512];
 		(void)br_sweep_child_name(step, sizeof(step), ref->name, sw.pods[p.create]);
 		json_t *m = step_manifest(ref, run, step, sw.pods[p.create]);
-		r = m ? kube_create(c->kc, &br_res_benchmarkruns, ref->ns, m, NULL, &kerr)
+		r = m ? c->ops.create(c->ops.arg, &br_res_benchmarkruns, ref->ns, m, &kerr)
 		      : -ENOMEM;
 		json_decref(m);
 		if (r && r != -EEXIST) {
@@ -223,7 +223,7 @@ int br_sweep_reconcile(struct br_controller *c, struct br_watch *w, const struct
 			step, sw.pods[p.create]);
 	}
 	if (p.write_report) {
-		r = write_report(c, w, ref, &sw, st);
+		r = write_report(c, ref, &sw, st);
 		if (r == -ENODATA) {
 			/* a step's report is not in the cache yet: look again soon */
 			*requeue_ms = 2000;
@@ -234,7 +234,7 @@ int br_sweep_reconcile(struct br_controller *c, struct br_watch *w, const struct
 		report_exists = true;
 	}
 	json_t *s = sweep_status(json_object_get(run, "status"), &p, sw.n,
-				 report_exists ? report : NULL, gen);
+				 report_exists ? report : NULL, gen, c->ops.now(c->ops.arg));
 	r = s ? write_status(c, ref, run, s) : -ENOMEM;
 	json_decref(s);
 	if (p.phase == BR_RUN_RUNNING)

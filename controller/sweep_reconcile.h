@@ -15,11 +15,12 @@
 #include <jansson.h>
 
 /*
- * Reconciles the sweeping run (borrowed, from w->runs) of ref; gen its
+ * Reconciles the sweeping run (borrowed, from the runs' cache) of ref,
+ * through c->ops (controller/ops.h); gen its
  * metadata.generation. Sets *requeue_ms while a step runs (its status is
  * not watched from here). Returns 0 or -errno (retried).
  */
-int br_sweep_reconcile(struct br_controller *c, struct br_watch *w, const struct br_ref *ref,
-		       const json_t *run, json_int_t gen, long *requeue_ms);
+int br_sweep_reconcile(struct br_controller *c, const struct br_ref *ref, const json_t *run,
+		       json_int_t gen, long *requeue_ms);
 
 #endif

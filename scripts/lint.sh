@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Lint: the banned-function grep, cppcheck and clang-tidy over the C sources.
+# Lint: the banned-function grep, the function-length rule, cppcheck and
+# clang-tidy over the C sources.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 rc=0
@@ -14,6 +15,11 @@ if out=$(grep -nE "$banned" $srcs $hdrs); then
 	rc=1
 else
 	echo "lint: banned-function grep clean"
+fi
+
+# 1b. No product function over 120 lines (scripts/funclen.py names each one).
+if ! /usr/bin/python3 scripts/funclen.py; then
+	rc=1
 fi
 
 cflags=$(pkg-config --cflags liburing jansson yaml-0.1 libcurl openssl libmicrohttpd)

@@ -93,6 +93,28 @@ static void point_title(struct svg *s, const struct series *sv, const char *para
 	svg_out(s, "</title>");
 }
 
+/*
+ * A panel's frame at ox (width w), its plot from top to top + PLOTH: the
+ * chart group opened (data-chart=name; the caller closes it), both grids,
+ * the rotated y title and the x title. The plot's x range into *x0, *x1.
+ */
+static void chart_frame(struct svg *s, const char *name, const struct axis *ax,
+			const struct axis *ay, double ox, double w, double top, const char *ytitle,
+			const char *xtitle, double *x0, double *x1)
+{
+	double bottom = top + PLOTH;
+	*x0 = ox + MARGIN + 22 + svg_ticks_width(ay, 11) + 8;
+	*x1 = ox + w - MARGIN - 10;
+	svg_out(s, "<g class=\"chart\" data-chart=\"%s\">\n", name);
+	svg_ygrid(s, ay, *x0, *x1, top, bottom);
+	svg_xgrid(s, ax, *x0, *x1, top, bottom);
+	svg_out(s,
+		"<text transform=\"translate(%.1f %.1f) rotate(-90)\" text-anchor=\"middle\" "
+		"fill=\"" C_MUTED "\">%s</text>\n",
+		ox + MARGIN + 8, (top + bottom) / 2, ytitle);
+	svg_text(s, (*x0 + *x1) / 2, bottom + 34, "middle", "fill=\"" C_MUTED "\"", 12, 0, xtitle);
+}
+
 /* Left: IOPS against the parameter. */
 static void chart_iops(struct svg *s, const struct series *sv, size_t ns, const char *param,
 		       double ox, double w, double top)
@@ -106,18 +128,10 @@ static void chart_iops(struct svg *s, const struct series *sv, size_t ns, const 
 	struct axis ax, ay;
 	svg_axis_linear(&ax, maxx, U_COUNT, (int)fmin(maxx, 8));
 	svg_axis_linear(&ay, maxy, U_COUNT, 6);
-	double x0 = ox + MARGIN + 22 + svg_ticks_width(&ay, 11) + 8, x1 = ox + w - MARGIN - 10;
-	double bottom = top + PLOTH;
+	double x0, x1, bottom = top + PLOTH;
 	char b[96];
-	svg_out(s, "<g class=\"chart\" data-chart=\"iops\">\n");
-	svg_ygrid(s, &ay, x0, x1, top, bottom);
-	svg_xgrid(s, &ax, x0, x1, top, bottom);
-	svg_out(s,
-		"<text transform=\"translate(%.1f %.1f) rotate(-90)\" text-anchor=\"middle\" "
-		"fill=\"" C_MUTED "\">aggregate IOPS</text>\n",
-		ox + MARGIN + 8, (top + bottom) / 2);
 	snprintf(b, sizeof(b), "%s", strcmp(param, "pods") ? param : "runner pods per class");
-	svg_text(s, (x0 + x1) / 2, bottom + 34, "middle", "fill=\"" C_MUTED "\"", 12, 0, b);
+	chart_frame(s, "iops", &ax, &ay, ox, w, top, "aggregate IOPS", b, &x0, &x1);
 	for (size_t k = 0; k < ns; k++) {
 		series_open(s, &sv[k]);
 		svg_out(s, "<path class=\"line\" d=\"");
@@ -170,18 +184,10 @@ static bool chart_latency(struct svg *s, const struct series *sv, size_t ns, con
 	struct axis ax, ay;
 	svg_axis_linear(&ax, maxx, U_COUNT, 6);
 	svg_axis_log(&ay, lo, hi, U_NS);
-	double x0 = ox + MARGIN + 22 + svg_ticks_width(&ay, 11) + 8, x1 = ox + w - MARGIN - 10;
-	double bottom = top + PLOTH;
+	double x0, x1, bottom = top + PLOTH;
 	char b[96];
-	svg_out(s, "<g class=\"chart\" data-chart=\"latency\">\n");
-	svg_ygrid(s, &ay, x0, x1, top, bottom);
-	svg_xgrid(s, &ax, x0, x1, top, bottom);
-	svg_out(s,
-		"<text transform=\"translate(%.1f %.1f) rotate(-90)\" text-anchor=\"middle\" "
-		"fill=\"" C_MUTED "\">p99 latency (log scale)</text>\n",
-		ox + MARGIN + 8, (top + bottom) / 2);
-	svg_text(s, (x0 + x1) / 2, bottom + 34, "middle", "fill=\"" C_MUTED "\"", 12, 0,
-		 "aggregate IOPS");
+	chart_frame(s, "latency", &ax, &ay, ox, w, top, "p99 latency (log scale)", "aggregate IOPS",
+		    &x0, &x1);
 	for (size_t k = 0; k < ns; k++) {
 		series_open(s, &sv[k]);
 		svg_out(s, "<path class=\"line\" d=\"");

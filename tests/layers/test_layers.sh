@@ -3,7 +3,8 @@
 # "Layers"): `make layer-check` passes on the tree; a wrong-direction include
 # planted in lib/ code does not compile while the same file compiles with a
 # binary's include path; a wrong-direction call planted in the core layer is
-# an undefined reference while the same object in the runner's layer links.
+# an undefined reference while the same object in the runner's layer links;
+# no function is over 120 lines (scripts/funclen.py) and a planted one fails.
 # Prints one line per case and "N passed, N failed, N skipped".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -68,6 +69,34 @@ if [ -x bin/storagebench-runner ]; then
 else
 	echo "bin/storagebench-runner missing (make all)" >"$tmp/out"
 	bad "the runner does not link libmicrohttpd"
+fi
+
+# the function-length rule (scripts/funclen.py): the tree passes; a planted
+# 121-line function fails naming file:line:name; 120 lines pass (control)
+planted_fn() { # $1: lines brace to brace
+	printf 'static int planted_long(int x)\n{\n'
+	for ((i = 0; i < $1 - 3; i++)); do printf '\tx += %d;\n' "$i"; done
+	printf '\treturn x;\n}\n'
+}
+if m funclen; then
+	ok "funclen passes on the tree"
+else
+	bad "funclen passes on the tree"
+fi
+printf '/* planted */\n#include <stdio.h>\n\n' >"$tmp/long.c"
+planted_fn 121 >>"$tmp/long.c"
+if /usr/bin/python3 scripts/funclen.py "$tmp/long.c" >"$tmp/out" 2>&1; then
+	bad "a planted 121-line function fails funclen"
+elif grep -q "long.c:5:planted_long: 121 lines (over 120)" "$tmp/out"; then
+	ok "a planted 121-line function fails funclen, named with file:line"
+else
+	bad "a planted 121-line function fails funclen, but not naming it"
+fi
+planted_fn 120 >"$tmp/fits.c"
+if /usr/bin/python3 scripts/funclen.py "$tmp/fits.c" >"$tmp/out" 2>&1; then
+	ok "a 120-line function passes funclen (control)"
+else
+	bad "a 120-line function passes funclen (control)"
 fi
 
 echo "$p passed, $f failed, 0 skipped"

@@ -6,7 +6,8 @@
  * and in the "cache". By default a write reaches both at once; with
  * fo.cache_lags, only the server, until fo_sync() (an informer that has not
  * seen the change yet). Faults: fo_fail(verb, resource, errno, http, n)
- * makes the next n such calls fail. The clock is fo.now.
+ * makes the next n such calls fail. The clock is fo.now. The lifecycle
+ * measurement (ops.lifecycle_measure) answers a document of its own.
  *
  *	static struct fakeops fo;
  *	fo_init(&fo); ... br_controller_init_ops(&c, &fo.ops, &opts, m); ...
@@ -44,6 +45,7 @@ struct fakeops {
 	json_t *server, *cache; /* {resource: [objects]} */
 	bool cache_lags;
 	time_t now;
+	long long measure_ns; /* what fo_lifecycle_measure reports (0: 1 ms) */
 	unsigned long rv, uid;
 	struct fo_call calls[FO_MAX_CALLS];
 	size_t ncalls;
@@ -51,8 +53,9 @@ struct fakeops {
 	size_t nfaults;
 };
 
-static const char *const fo_kind_res[] = {"benchmarkruns", "persistentvolumeclaims", "pods",
-					  "configmaps", "storageclasses"};
+static const char *const fo_kind_res[] = {"benchmarkruns",  "persistentvolumeclaims",
+					  "pods",	    "configmaps",
+					  "storageclasses", "benchmarkschedules"};
 
 static inline json_t *fo_arr(json_t *store, const char *res)
 {
@@ -258,14 +261,48 @@ static inline time_t fo_now(void *arg)
 	return ((struct fakeops *)arg)->now;
 }
 
+/*
+ * The lifecycle measurement: recorded as ("measure", "lifecycle", class),
+ * answered with one sequential volume provisioned in fo.measure_ns (1 ms
+ * unless set) named <class>-lc<iteration>; fo_fail("measure", "lifecycle",
+ * ...) makes it fail with nothing measured.
+ */
+static inline int fo_lifecycle_measure(void *arg, const struct br_ref *ref,
+				       const struct br_lifecycle_spec *ls, const char *cls,
+				       const json_t *sc, const json_t *pod_template,
+				       unsigned iteration, json_t **result, char *err,
+				       size_t errlen)
+{
+	static const struct kube_resource lc = {"", "v1", "lifecycle", true};
+	struct fakeops *fo = arg;
+	char vol[128];
+	(void)ref;
+	(void)ls;
+	(void)sc;
+	(void)pod_template;
+	*result = NULL;
+	int f = fo_record(fo, "measure", &lc, cls, NULL);
+	if (f) {
+		snprintf(err, errlen, "injected measure failure");
+		return f;
+	}
+	snprintf(vol, sizeof(vol), "%s-lc%u", cls, iteration);
+	*result = json_pack("{s:s,s:I,s:s,s:s,s:[{s:s,s:s,s:I}],s:{}}", "class", cls, "iteration",
+			    (json_int_t)iteration, "bindingMode", "Immediate", "deleteEnds",
+			    "PV gone", "volumes", "name", vol, "mode", "sequential", "provision_ns",
+			    (json_int_t)(fo->measure_ns ? fo->measure_ns : 1000000), "skipped");
+	return *result ? 0 : -ENOMEM;
+}
+
 static inline void fo_init(struct fakeops *fo)
 {
 	memset(fo, 0, sizeof(*fo));
 	fo->server = json_object();
 	fo->cache = json_object();
 	fo->now = 1796000000; /* 2026-11-30 */
-	fo->ops = (struct br_ops){fo,	   fo_create,	 fo_get,	fo_del, fo_patch_status,
-				  fo_list, fo_cache_get, fo_cache_list, fo_now};
+	fo->ops =
+		(struct br_ops){fo,	 fo_create,    fo_get,	      fo_del, fo_patch_status,
+				fo_list, fo_cache_get, fo_cache_list, fo_now, fo_lifecycle_measure};
 }
 
 static inline void fo_release(struct fakeops *fo)

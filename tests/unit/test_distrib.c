@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Distributed runs: spec fields, member manifests and names (controller/distrib.c). */
 #include "tests/unit/harness.h"
+#include "tests/unit/member_fixture.h"
 #include "tests/unit/spec_helpers.h"
 
 #include "aggregate.h"
@@ -361,34 +362,14 @@ static int test_report_section(void)
 	return T_PASS;
 }
 
-/* A member's result ConfigMap for (iteration 1, attempt 1) of run d (uid UID), class cephfs. */
+/* A member's result ConfigMap for (iteration 1, attempt 1) of run d (uid DUID), class cephfs. */
 #define DUID "0b7c1e52-1111-4222-8333-944445555777"
 static const unsigned char MASTER[SB_SIGN_KEY_BYTES] = "fedcba9876543210fedcba9876543210";
 
 static json_t *member_result(unsigned member, const char *text, bool sign)
 {
-	char name[64], m[8];
-	snprintf(name, sizeof(name), "d-cephfs-1-a1-m%u", member);
-	snprintf(m, sizeof(m), "%u", member);
-	json_t *cm = json_pack(
-		"{s:{s:s,s:s,s:s,s:{s:s,s:s,s:s,s:s,s:s,s:s},s:[{s:s,s:s,s:s,s:s}]},s:{s:s}}",
-		"metadata", "name", name, "namespace", "ns", "creationTimestamp",
-		"2026-12-01T10:00:00Z", "labels", SB_LABEL_COMPONENT, "result", SB_LABEL_RUN, "d",
-		SB_LABEL_CLASS, "cephfs", SB_LABEL_ITERATION, "1", SB_LABEL_ATTEMPT, "1",
-		SB_LABEL_MEMBER, m, "ownerReferences", "apiVersion", SB_API_VERSION, "kind",
-		SB_KIND, "name", "d", "uid", DUID, "data", SB_RESULT_KEY, text);
-	if (cm && sign) {
-		unsigned char key[SB_SIGN_KEY_BYTES];
-		char mac[SB_SIGN_HEX_LEN + 1];
-		if (br_runkey_derive(DUID, key) ||
-		    sb_sign_result(key, sizeof(key), DUID, "cephfs", 1, text, strlen(text), mac)) {
-			json_decref(cm);
-			return NULL;
-		}
-		json_object_set_new(json_object_get(cm, "data"), SB_RESULT_MAC_KEY,
-				    json_string(mac));
-	}
-	return cm;
+	const struct fx_member m = {"ns", "d", DUID, "cephfs", 1, 1, member};
+	return fx_member_result(&m, text, sign);
 }
 
 /* An iteration counts as done only when every member's result passes the result rule,
@@ -422,8 +403,7 @@ static int test_forged_member_result_not_counted(void)
 		struct br_class_obs co = {.name = "cephfs"};
 		struct br_dist_obs d;
 		bool left = false;
-		rc[i] = br_dist_observe(NULL, NULL, &run, &s, pods, lists[i], 1764583200, &co, &d,
-					&left);
+		rc[i] = br_dist_observe(NULL, &run, &s, pods, lists[i], 1764583200, &co, &d, &left);
 		done[i] = co.done;
 	}
 	json_decref(pods);

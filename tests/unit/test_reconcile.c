@@ -4,12 +4,19 @@
  * (tests/unit/fakeops.h): the objects of a new run, results counted once,
  * the report built once, names held by another run, a failed status write,
  * a report whose create landed before the controller stopped, runner pods
- * in flight and lost. No cluster, no clock: milliseconds.
+ * in flight and lost; a distributed run (spec.runner.pods 2) from empty to
+ * Succeeded, spec.lifecycle, a sweep's first step, a schedule's tick. No
+ * cluster, no clock: milliseconds.
  */
 #include "tests/unit/harness.h"
 #include "tests/unit/fakeops.h"
+#include "tests/unit/member_fixture.h"
 
 #include "controller/controller.h"
+#include "controller/lifecycle.h"
+#include "controller/schedule.h"
+#include "controller/schedule_reconcile.h"
+#include "controller/sweep.h"
 #include "controller/runkey.h"
 #include "labels.h"
 #include "names.h"
@@ -403,6 +410,254 @@ static int test_pod_in_flight_or_lost(void)
 	return T_PASS;
 }
 
+/* ------------------------------------------------ distributed, lifecycle, sweep, schedule */
+
+/* Sets every server and cache object of res whose name starts with prefix to phase. */
+static void set_phase_all(const char *res, const char *prefix, const char *phase)
+{
+	json_t *stores[2] = {E.fo.server, E.fo.cache};
+	for (int i = 0; i < 2; i++) {
+		size_t k;
+		json_t *o;
+		json_array_foreach(fo_arr(stores[i], res), k, o)
+		{
+			if (!strncmp(fo_meta(o, "name"), prefix, strlen(prefix)))
+				json_object_set_new(o, "status",
+						    json_pack("{s:s}", "phase", phase));
+		}
+	}
+}
+
+/* What member m of attempt 1 of class fast writes for iteration it (the fake plays the runner). */
+static int add_member_result(unsigned it, unsigned m, double iops)
+{
+	const struct fx_member fm = {NS, RUN, UID, "fast", it, 1, m};
+	char text[1024];
+	snprintf(
+		text, sizeof(text),
+		"{\"jobs\":[{\"jobname\":\"randread\",\"job options\":{\"rw\":\"randread\","
+		"\"bs\":\"4k\",\"iodepth\":\"32\"},\"read\":{\"total_ios\":100,\"iops\":%g,"
+		"\"bw_bytes\":%g,\"lat_ns\":{\"mean\":1000,\"N\":100}},\"write\":{\"total_ios\":0},"
+		"\"sync\":{\"total_ios\":0},\"engine\":{\"ran\":\"io_uring\"}}],"
+		"\"context\":{\"run\":\"%s\",\"class\":\"fast\",\"iteration\":%u,\"pod\":"
+		"\"%s-fast-1-m%u\",\"attempt\":1,\"member\":%u}}",
+		iops, iops * 4096, RUN, it, RUN, m, m);
+	json_t *cm = fx_member_result(&fm, text, true);
+	if (!cm)
+		return -1;
+	put_both("configmaps", cm);
+	return 0;
+}
+
+/* spec.runner.pods 2 from empty to Succeeded: member volumes, member pods, the start
+ * barrier, the members' results merged into the report. */
+static int test_distributed_run_to_succeeded(void)
+{
+	char pvc1[64], pvc2[64], pod1[64], pod2[64], start[64], rep[64];
+	CHECK_INT(sb_name_member_pvc(pvc1, sizeof(pvc1), RUN, "fast", 1), 0);
+	CHECK_INT(sb_name_member_pvc(pvc2, sizeof(pvc2), RUN, "fast", 2), 0);
+	CHECK_INT(sb_name_member_pod(pod1, sizeof(pod1), RUN, "fast", 1, 1), 0);
+	CHECK_INT(sb_name_member_pod(pod2, sizeof(pod2), RUN, "fast", 1, 2), 0);
+	CHECK_INT(sb_name_start(start, sizeof(start), RUN, "fast", 1, 1, 0), 0);
+	CHECK_INT(sb_name_report(rep, sizeof(rep), RUN), 0);
+	CHECK_INT(setup("{\"storageClasses\":[\"fast\"],\"iterations\":1,\"runner\":{\"pods\":2}}"),
+		  0);
+	CHECK_INT(pass(), 0);
+	/* a volume per member, then the members' pods */
+	CHECK_INT(fo_calls(&E.fo, "create", "persistentvolumeclaims", pvc1), 1);
+	CHECK_INT(fo_calls(&E.fo, "create", "persistentvolumeclaims", pvc2), 1);
+	set_phase_all("persistentvolumeclaims", RUN "-fast-m", "Bound");
+	for (int i = 0; i < 2 && !fo_obj(&E.fo, "pods", NS, pod2); i++)
+		CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "pods", pod1), 1);
+	CHECK_INT(fo_calls(&E.fo, "create", "pods", pod2), 1);
+	CHECK_INT(fo_calls(&E.fo, "create", "secrets", NULL), 1);
+	CHECK_INT(fo_events(&E.fo, "CreatedRunner"), 1);
+	CHECK_STR(json_string_value(json_object_get(status(), "phase")), "Running");
+	/* the barrier: no start until every member is ready */
+	set_phase_all("pods", RUN "-fast-1-m", "Running");
+	const struct fx_member m1 = {NS, RUN, UID, "fast", 1, 1, 1},
+			       m2 = {NS, RUN, UID, "fast", 1, 1, 2};
+	put_both("configmaps", fx_member_ready(&m1));
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "configmaps", start), 0);
+	put_both("configmaps", fx_member_ready(&m2));
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "configmaps", start), 1);
+	CHECK(fo_obj(&E.fo, "configmaps", NS, start));
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "configmaps", start), 1); /* once */
+	/* one member's result is not the iteration */
+	CHECK_INT(add_member_result(1, 1, 1000), 0);
+	CHECK_INT(pass(), 0);
+	CHECK_INT(class_int("fast", "iterationsDone"), 0);
+	CHECK_INT(add_member_result(1, 2, 600), 0);
+	set_phase_all("pods", RUN "-fast-1-m", "Succeeded");
+	for (int i = 0; i < 3 && !fo_obj(&E.fo, "configmaps", NS, rep); i++)
+		CHECK_INT(pass(), 0);
+	CHECK_INT(pass(), 0);
+	CHECK_INT(class_int("fast", "iterationsDone"), 1);
+	CHECK_INT(fo_calls(&E.fo, "create", "configmaps", rep), 1);
+	CHECK_STR(json_string_value(json_object_get(status(), "phase")), "Succeeded");
+	CHECK_STR(json_string_value(json_object_get(status(), "report")), rep);
+	/* the report holds the merged iteration: the members' IOPS added */
+	json_t *rcm = fo_obj(&E.fo, "configmaps", NS, rep);
+	json_t *doc = json_loads(
+		json_string_value(json_object_get(json_object_get(rcm, "data"), "report.json")), 0,
+		NULL);
+	const json_t *dist = json_object_get(doc, "distributed");
+	bool ok = dist && json_integer_value(json_object_get(dist, "podsPerClass")) == 2 &&
+		  json_array_size(json_object_get(dist, "pods")) == 2;
+	json_decref(doc);
+	CHECK(ok);
+	CHECK_INT(fo_events(&E.fo, "RunSucceeded"), 1);
+	teardown();
+	return T_PASS;
+}
+
+/* spec.lifecycle: each iteration measured once (through ops.lifecycle_measure) and recorded
+ * as its ConfigMap before any I/O object; a failed measurement is retried, said once. */
+static int test_lifecycle_before_io(void)
+{
+	char lc1[64], lc2[64], pvc[64];
+	CHECK_INT(br_lifecycle_cm_name(lc1, sizeof(lc1), RUN, "fast", 1), 0);
+	CHECK_INT(br_lifecycle_cm_name(lc2, sizeof(lc2), RUN, "fast", 2), 0);
+	CHECK_INT(sb_name_pvc(pvc, sizeof(pvc), RUN, "fast"), 0);
+	CHECK_INT(setup("{\"storageClasses\":[\"fast\"],\"iterations\":1,\"lifecycle\":{"
+			"\"iterations\":2,\"volumes\":1}}"),
+		  0);
+	fo_fail(&E.fo, "measure", "lifecycle", -ETIMEDOUT, 0, 1);
+	CHECK_INT(pass(), -EAGAIN);
+	CHECK_INT(fo_events(&E.fo, "LifecycleFailed"), 1);
+	CHECK_INT(fo_calls(&E.fo, "create", "configmaps", NULL), 0);
+	CHECK_INT(pass(), 0);
+	CHECK_INT(E.requeue_ms, 1);
+	CHECK_INT(fo_calls(&E.fo, "measure", "lifecycle", "fast"), 2);
+	CHECK_INT(fo_calls(&E.fo, "create", "configmaps", lc1), 1);
+	CHECK_INT(fo_calls(&E.fo, "create", "persistentvolumeclaims", NULL), 0);
+	CHECK_INT(fo_events(&E.fo, "LifecycleMeasured"), 1);
+	json_t *doc = json_loads(
+		json_string_value(json_object_get(
+			json_object_get(fo_obj(&E.fo, "configmaps", NS, lc1), "data"), BR_LC_KEY)),
+		0, NULL);
+	bool ok = doc && json_integer_value(json_object_get(doc, "iteration")) == 1 &&
+		  json_array_size(json_object_get(doc, "volumes")) == 1;
+	json_decref(doc);
+	CHECK(ok);
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "configmaps", lc2), 1);
+	/* both measured: the I/O starts, nothing measured again */
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "measure", "lifecycle", NULL), 3);
+	CHECK_INT(fo_calls(&E.fo, "create", "persistentvolumeclaims", pvc), 1);
+	CHECK_INT(fo_events(&E.fo, "LifecycleMeasured"), 2);
+	CHECK_INT(fo_events(&E.fo, "LifecycleFailed"), 1);
+	teardown();
+	return T_PASS;
+}
+
+/* spec.sweep: the first step's run, owned by the sweeping run; the next once it ended. */
+static int test_sweep_first_step(void)
+{
+	char step1[64], step2[64];
+	CHECK_INT(br_sweep_child_name(step1, sizeof(step1), RUN, 1), 0);
+	CHECK_INT(br_sweep_child_name(step2, sizeof(step2), RUN, 2), 0);
+	CHECK_INT(setup("{\"storageClasses\":[\"fast\"],\"iterations\":1,\"sweep\":{\"pods\":[1,"
+			"2]}}"),
+		  0);
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "benchmarkruns", step1), 1);
+	CHECK_INT(fo_calls(&E.fo, "create", "benchmarkruns", step2), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "persistentvolumeclaims", NULL), 0);
+	json_t *st1 = fo_obj(&E.fo, "benchmarkruns", NS, step1);
+	CHECK(st1);
+	CHECK_STR(json_string_value(json_object_get(
+			  json_array_get(json_object_get(json_object_get(st1, "metadata"),
+							 "ownerReferences"),
+					 0),
+			  "uid")),
+		  UID);
+	CHECK_INT(json_integer_value(json_object_get(
+			  json_object_get(json_object_get(st1, "spec"), "runner"), "pods")),
+		  1);
+	CHECK(!json_object_get(json_object_get(st1, "spec"), "sweep"));
+	CHECK_STR(json_string_value(json_object_get(status(), "phase")), "Running");
+	CHECK_STR(json_string_value(json_object_get(status(), "progress")), "0/2");
+	CHECK_INT(E.requeue_ms, 5000);
+	/* the status' time is the injected clock's */
+	char ts[40];
+	CHECK_STR(json_string_value(json_object_get(status(), "startTime")),
+		  br_time_str(E.fo.now, ts, sizeof(ts)));
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "benchmarkruns", NULL), 1);
+	set_phase("benchmarkruns", step1, "Succeeded");
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "benchmarkruns", step2), 1);
+	CHECK_STR(json_string_value(json_object_get(status(), "progress")), "1/2");
+	teardown();
+	return T_PASS;
+}
+
+#define SCHED "nightly"
+
+/* A BenchmarkSchedule every 5 minutes, created an hour before the fake clock. */
+static int put_schedule(void)
+{
+	char created[40];
+	json_t *sched = json_pack("{s:s,s:s,s:{s:s,s:s,s:s,s:i,s:s,s:s},s:{s:s,s:{s:{s:[s],s:i}}}}",
+				  "apiVersion", SB_API_VERSION, "kind", SB_KIND_SCHEDULE,
+				  "metadata", "name", SCHED, "namespace", NS, "uid", "sched-uid",
+				  "generation", 1, "resourceVersion", "1", "creationTimestamp",
+				  br_time_str(E.fo.now - 3600, created, sizeof(created)), "spec",
+				  "schedule", "*/5 * * * *", "runTemplate", "spec",
+				  "storageClasses", "fast", "iterations", 1);
+	if (!sched)
+		return -1;
+	put_both("benchmarkschedules", sched);
+	return 0;
+}
+
+/* A schedule's tick creates the run of the newest activation, by the injected clock
+ * (ops.now); the next tick in the same slot creates nothing; a later slot, the next run. */
+static int test_schedule_tick_creates_run(void)
+{
+	CHECK_INT(setup("{\"storageClasses\":[\"fast\"]}"), 0);
+	E.fo.now = E.fo.now - E.fo.now % 300 + 120; /* 2 minutes into a 5-minute slot */
+	CHECK_INT(put_schedule(), 0);
+	char run1[64], run2[64];
+	int64_t slot = (int64_t)(E.fo.now - 120);
+	CHECK_INT(br_sched_run_name(run1, sizeof(run1), SCHED, slot), 0);
+	CHECK_INT(br_sched_run_name(run2, sizeof(run2), SCHED, slot + 300), 0);
+	long rq = 0;
+	CHECK_INT(br_schedule_reconcile(&E.c, NS, SCHED, &rq), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "benchmarkruns", run1), 1);
+	json_t *r1 = fo_obj(&E.fo, "benchmarkruns", NS, run1);
+	CHECK(r1);
+	CHECK_STR(json_string_value(json_object_get(
+			  json_object_get(json_object_get(r1, "metadata"), "labels"),
+			  SB_LABEL_SCHEDULE)),
+		  SCHED);
+	/* the next activation is 3 minutes away */
+	CHECK_INT(rq, 180000);
+	json_t *sst = json_object_get(fo_obj(&E.fo, "benchmarkschedules", NS, SCHED), "status");
+	CHECK_STR(json_string_value(json_array_get(json_object_get(sst, "active"), 0)), run1);
+	char ts[40];
+	CHECK_STR(json_string_value(json_object_get(sst, "lastScheduleTime")),
+		  br_time_str((time_t)slot, ts, sizeof(ts)));
+	/* a minute later: the same slot, nothing new */
+	E.fo.now += 60;
+	CHECK_INT(br_schedule_reconcile(&E.c, NS, SCHED, &rq), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "benchmarkruns", NULL), 1);
+	/* the first run ended; the clock past the next slot: its run */
+	set_phase("benchmarkruns", run1, "Succeeded");
+	E.fo.now += 180;
+	CHECK_INT(br_schedule_reconcile(&E.c, NS, SCHED, &rq), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "benchmarkruns", run2), 1);
+	CHECK_INT(fo_calls(&E.fo, "create", "benchmarkruns", NULL), 2);
+	teardown();
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
 	{"reconcile/new_run_creates_its_objects", test_new_run_creates_its_objects},
 	{"reconcile/result_counted_once", test_result_counted_once},
@@ -412,6 +667,10 @@ static const struct test_case cases[] = {
 	{"reconcile/report_written_when_create_landed", test_report_written_when_create_landed},
 	{"reconcile/failed_create_not_an_attempt", test_failed_create_not_an_attempt},
 	{"reconcile/pod_in_flight_or_lost", test_pod_in_flight_or_lost},
+	{"reconcile/distributed_run_to_succeeded", test_distributed_run_to_succeeded},
+	{"reconcile/lifecycle_before_io", test_lifecycle_before_io},
+	{"reconcile/sweep_first_step", test_sweep_first_step},
+	{"reconcile/schedule_tick_creates_run", test_schedule_tick_creates_run},
 };
 
 TEST_MAIN(cases)
