@@ -4,7 +4,7 @@
 #include "fiotime.h"
 
 #include "hist.h"
-#include "result.h"
+#include "resultdoc.h"
 #include "stats.h"
 #include "units.h"
 
@@ -461,7 +461,7 @@ static int need(bool have, const char *dn, const char *key, char *err, size_t er
 
 /*
  * Direction d of job rj (fio's read, write, sync objects, read by
- * lib/result.h, and the runner's storagebench.<d> extension).
+ * lib/resultdoc.h, and the runner's storagebench.<d> extension).
  * 0, -EINVAL (err written), -ENOMEM.
  */
 static int dir_from_json(const struct sb_result_job *rj, double interval_s, int d,

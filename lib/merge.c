@@ -3,7 +3,7 @@
 #include "errfmt.h"
 
 #include "hist.h"
-#include "result.h"
+#include "resultdoc.h"
 
 #include <errno.h>
 #include <math.h>
@@ -255,7 +255,7 @@ out:
 	return ret;
 }
 
-/* Each pod's job through lib/result.h's reader into rj[]; 0 or -EINVAL naming the pod. */
+/* Each pod's job through lib/resultdoc.h's reader into rj[]; 0 or -EINVAL naming the pod. */
 static int parse_pods(const json_t *const *jobs, size_t n, struct sb_result_job *rj, char *err,
 		      size_t errlen)
 {

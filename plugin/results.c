@@ -4,7 +4,7 @@
 
 #include "labels.h"
 #include "report.h"
-#include "result.h"
+#include "resultdoc.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "result.h"
+#include "resultdoc.h"
 #include "errfmt.h"
 
 #include <errno.h>

@@ -24,16 +24,26 @@
  *                                                      "bytes_series"}, ...}}, ...],
  *    "context": {...}}
  */
-#ifndef SB_RESULT_H
-#define SB_RESULT_H
+#ifndef SB_RESULTDOC_H
+#define SB_RESULTDOC_H
 
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 /* ---- Key names (fio's where fio has the figure) ---- */
-#define SB_RK_JOBS	     "jobs"
-#define SB_RK_CONTEXT	     "context"
+#define SB_RK_JOBS    "jobs"
+#define SB_RK_CONTEXT "context"
+/* the runner pod's "context" of a document (runner/pod.c writes it, lib/owner.c checks it) */
+#define SB_RK_CTX_RUN	     "run"
+#define SB_RK_CTX_CLASS	     "class"
+#define SB_RK_CTX_ITERATION  "iteration"
+#define SB_RK_CTX_POD	     "pod"
+#define SB_RK_CTX_ATTEMPT    "attempt"
+#define SB_RK_CTX_MEMBER     "member"
+#define SB_RK_CTX_MEMBERS    "members"
+#define SB_RK_CTX_NODE	     "node"
+#define SB_RK_CTX_START	     "start"
 #define SB_RK_JOBNAME	     "jobname"
 #define SB_RK_ERROR	     "error"
 #define SB_RK_JOB_OPTIONS    "job options"
