@@ -183,7 +183,7 @@ static int test_results_missing_fields(void)
 	return T_PASS;
 }
 
-/* A malformed figure: the row names the field (lib/result.h's reader), not a 0. */
+/* A malformed figure: the row names the field (lib/resultdoc.h's reader), not a 0. */
 static int test_results_bad_field(void)
 {
 	json_t *items = json_array();
