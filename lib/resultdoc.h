@@ -80,6 +80,7 @@
 #define SB_RK_SB_CLAT_HIST    "clat_hist" /* [[bucket index, count], ...] (lib/hist.h) */
 #define SB_RK_SB_IOS_SERIES   "ios_series"
 #define SB_RK_SB_BYTES_SERIES "bytes_series"
+#define SB_RK_SB_NJOBS	      "jobs"  /* the clones (numjobs) merged into the job */
 #define SB_RK_SB_MERGE	      "merge" /* lib/merge.c: how the pods' results were merged */
 
 /* The percentiles the readers use, as fio's keys of "percentile" name them. */

@@ -147,7 +147,7 @@ static int mark_written(struct sb_validity *v, const char *target, unsigned it, 
 /* A job option's string value (borrowed), or NULL. */
 static const char *opt(const json_t *job, const char *key)
 {
-	const json_t *s = json_object_get(json_object_get(job, "job options"), key);
+	const json_t *s = json_object_get(json_object_get(job, SB_RK_JOB_OPTIONS), key);
 	return json_is_string(s) ? json_string_value(s) : NULL;
 }
 

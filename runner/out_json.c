@@ -301,7 +301,7 @@ json_t *sb_out_json_job(const struct sb_results *all, const struct sb_job_result
 	     put(sb, "syncs",
 		 json_pack("{s:I,s:I}", "fsync", (json_int_t)(r->dir[SB_SYNC].ios - r->datasyncs),
 			   "fdatasync", (json_int_t)r->datasyncs)) &&
-	     put(sb, "jobs", json_integer(r->njobs)) &&
+	     put(sb, SB_RK_SB_NJOBS, json_integer(r->njobs)) &&
 	     put(sb, "runtime_us", json_integer((json_int_t)r->runtime_us)) &&
 	     put(sb, SB_VALIDITY_NODE_MEM_KEY, json_integer(node_mem_bytes())) &&
 	     put(sb, SB_RK_SB_INTERVAL_MS, json_integer((json_int_t)(r->interval_us / 1000))) &&

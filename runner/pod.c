@@ -430,13 +430,14 @@ static char *dump_fitting(json_t *doc)
 	}
 	size_t i;
 	json_t *j;
-	json_array_foreach(json_object_get(doc, "jobs"), i, j)
+	json_array_foreach(json_object_get(doc, SB_RK_JOBS), i, j)
 	{
-		json_t *x = json_object_get(j, "storagebench");
 		for (int d = 0; d < 2; d++) {
-			json_t *dj = json_object_get(x, d ? "write" : "read");
-			json_object_del(dj, "ios_series");
-			json_object_del(dj, "bytes_series");
+			json_t *dj = json_object_get(
+				json_object_get(j, SB_RK_SB),
+				sb_result_dir_keys[d ? SB_RDIR_WRITE : SB_RDIR_READ]);
+			json_object_del(dj, SB_RK_SB_IOS_SERIES);
+			json_object_del(dj, SB_RK_SB_BYTES_SERIES);
 		}
 	}
 	sb_warn("Dropped per-second series to fit the result in a ConfigMap", NULL);

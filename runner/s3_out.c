@@ -289,7 +289,7 @@ static json_t *job_json(const struct sb_s3_opts *o, const struct sb_s3_result *r
 		  put(s3, "req_hist", hist_compact(&s->req_hist)) &&
 		  put(s3, "ttfb_hist", hist_compact(&s->ttfb_hist)) &&
 		  put(s3, "ops_series", u64_array(s->sec_objects, s->nsec)) &&
-		  put(s3, "bytes_series", u64_array(s->sec_bytes, s->nsec)) &&
+		  put(s3, SB_RK_SB_BYTES_SERIES, u64_array(s->sec_bytes, s->nsec)) &&
 		  (!s->first_error[0] || put(s3, "first_error", json_string(s->first_error)));
 	if (!ok) {
 		json_decref(s3);
