@@ -9,6 +9,7 @@
 #include "merge.h"
 #include "names.h"
 #include "owner.h"
+#include "resultdoc.h"
 #include "sign.h"
 
 #include <errno.h>
@@ -783,10 +784,14 @@ static json_t *member_doc(const json_t *cmlist, const struct br_ref *run, const 
 	return NULL;
 }
 
-static double dir_num(const json_t *job, const char *d, const char *k)
+/* A member's IOPS (bw false) or bytes/s of direction d, read by lib/resultdoc.h; 0 when unreadable. */
+static double dir_num(const json_t *job, enum sb_result_dir d, bool bw)
 {
-	const json_t *v = json_object_get(json_object_get(job, d), k);
-	return json_is_number(v) ? json_number_value(v) : 0;
+	struct sb_result_job rj;
+	char e[8];
+	if (sb_result_job_parse(job, "", &rj, e, sizeof(e)))
+		return 0;
+	return bw ? rj.dir[d].bw_bytes : rj.dir[d].iops;
 }
 
 /* Start skew of one iteration from the members' contexts, in ms; -1 when unknown. */
@@ -929,14 +934,14 @@ static int report_class(struct sb_agg *agg, const struct br_ref *run, const stru
 		}
 		if (!append(skews, skew_entry(cls, it, at, docs, s->pods)))
 			ret = -ENOMEM;
-		size_t nj = json_array_size(json_object_get(docs[0], "jobs"));
+		size_t nj = json_array_size(json_object_get(docs[0], SB_RK_JOBS));
 		for (size_t j = 0; j < nj && ret != -ENOMEM; j++) {
 			json_t *merged = NULL;
 			char e2[512];
 			for (m = 0; m < s->pods; m++) {
-				jobs[m] = json_array_get(json_object_get(docs[m], "jobs"), j);
-				iops[m] = dir_num(jobs[m], "read", "iops") +
-					  dir_num(jobs[m], "write", "iops");
+				jobs[m] = json_array_get(json_object_get(docs[m], SB_RK_JOBS), j);
+				iops[m] = dir_num(jobs[m], SB_RDIR_READ, false) +
+					  dir_num(jobs[m], SB_RDIR_WRITE, false);
 				tmp[m] = iops[m];
 			}
 			int r = sb_merge_jobs(jobs, s->pods, &merged, e2, sizeof(e2));
@@ -957,22 +962,28 @@ static int report_class(struct sb_agg *agg, const struct br_ref *run, const stru
 			}
 			double med = sb_merge_median(tmp, s->pods);
 			for (m = 0; m < s->pods; m++) {
-				const json_t *ctx = json_object_get(docs[m], "context");
-				const char *wl = jstr(jobs[m], "jobname");
+				const json_t *ctx = json_object_get(docs[m], SB_RK_CONTEXT);
+				const char *wl = jstr(jobs[m], SB_RK_JOBNAME);
 				if (!append(rows,
 					    json_pack(
 						    "{s:s,s:s,s:I,s:I,s:s,s:s,s:f,s:f,s:f,s:f,s:b}",
 						    "target", cls, "workload", wl ? wl : "?",
 						    "iteration", (json_int_t)it, "member",
 						    (json_int_t)m + 1, "pod",
-						    jstr(ctx, "pod") ? jstr(ctx, "pod") : "?",
+						    jstr(ctx, SB_RK_CTX_POD)
+							    ? jstr(ctx, SB_RK_CTX_POD)
+							    : "?",
 						    "node",
-						    jstr(ctx, "node") ? jstr(ctx, "node") : "?",
-						    "read-iops", dir_num(jobs[m], "read", "iops"),
-						    "write-iops", dir_num(jobs[m], "write", "iops"),
-						    "read-bw", dir_num(jobs[m], "read", "bw_bytes"),
+						    jstr(ctx, SB_RK_CTX_NODE)
+							    ? jstr(ctx, SB_RK_CTX_NODE)
+							    : "?",
+						    "read-iops",
+						    dir_num(jobs[m], SB_RDIR_READ, false),
+						    "write-iops",
+						    dir_num(jobs[m], SB_RDIR_WRITE, false),
+						    "read-bw", dir_num(jobs[m], SB_RDIR_READ, true),
 						    "write-bw",
-						    dir_num(jobs[m], "write", "bw_bytes"),
+						    dir_num(jobs[m], SB_RDIR_WRITE, true),
 						    "straggler",
 						    sb_merge_straggler(iops[m], med)))) {
 					ret = -ENOMEM;

@@ -26,6 +26,7 @@
 #include "log.h"
 #include "names.h"
 #include "owner.h"
+#include "resultdoc.h"
 #include "fiojob/jobfile.h"
 #include "validity.h"
 
@@ -308,12 +309,13 @@ static void observe_engine(struct observed *ob, size_t i)
 		return;
 	const char *text = jstr(json_object_get(ob->newest_result[i], "data"), SB_RESULT_KEY);
 	json_t *doc = text ? json_loads(text, 0, NULL) : NULL;
-	const json_t *eng =
-		json_object_get(json_array_get(json_object_get(doc, "jobs"), 0), "engine");
-	const char *why = jstr(eng, "reason");
-	if (jstr(eng, "ran"))
-		snprintf(ob->engine[i], sizeof(ob->engine[i]), "%s%s", jstr(eng, "ran"),
-			 why && *why ? " (fallback)" : "");
+	struct sb_result_job job;
+	char e[8];
+	if (!sb_result_job_parse(json_array_get(json_object_get(doc, SB_RK_JOBS), 0), "", &job, e,
+				 sizeof(e)) &&
+	    job.engine_ran)
+		snprintf(ob->engine[i], sizeof(ob->engine[i]), "%s%s", job.engine_ran,
+			 job.engine_reason && *job.engine_reason ? " (fallback)" : "");
 	json_decref(doc);
 }
 
@@ -601,18 +603,18 @@ static int build_report(struct br_controller *c, const struct br_ref *ref, const
 					      meta(cm, "name"), s->classes[i], it, err);
 					continue;
 				}
-				if (json_array_size(json_object_get(doc, "jobs")) >
+				if (json_array_size(json_object_get(doc, SB_RK_JOBS)) >
 				    SB_JOBFILE_MAX_JOBS)
 					snprintf(err, sizeof(err),
-						 "data.%s: jobs: %zu, more than a job file holds "
+						 "data.%s: %s: %zu, more than a job file holds "
 						 "(%d)",
-						 SB_RESULT_KEY,
-						 json_array_size(json_object_get(doc, "jobs")),
+						 SB_RESULT_KEY, SB_RK_JOBS,
+						 json_array_size(json_object_get(doc, SB_RK_JOBS)),
 						 SB_JOBFILE_MAX_JOBS);
 				size_t j;
 				const json_t *job;
-				json_array_foreach(err[0] ? NULL : json_object_get(doc, "jobs"), j,
-						   job)
+				json_array_foreach(err[0] ? NULL : json_object_get(doc, SB_RK_JOBS),
+						   j, job)
 				{
 					char e2[400];
 					int r = sb_agg_add(agg, s->classes[i], it, job, e2,

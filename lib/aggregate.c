@@ -4,6 +4,7 @@
 #include "fiotime.h"
 
 #include "hist.h"
+#include "resultdoc.h"
 #include "stats.h"
 #include "units.h"
 
@@ -249,7 +250,7 @@ static int hist_from_json(const json_t *a, struct sb_hist *h, const char *path, 
 
 static const char *opt_str(const json_t *job, const char *key)
 {
-	const json_t *v = json_object_get(json_object_get(job, "job options"), key);
+	const json_t *v = json_object_get(json_object_get(job, SB_RK_JOB_OPTIONS), key);
 	return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
@@ -260,7 +261,7 @@ static const char *opt_str(const json_t *job, const char *key)
  */
 static int steady_from_json(const json_t *job, double *vals, bool *have, char *err, size_t errlen)
 {
-	const json_t *ss = json_object_get(job, "steadystate");
+	const json_t *ss = json_object_get(job, SB_RK_STEADYSTATE);
 	double att = 0, ms = 0;
 	if (!ss)
 		return 0;
@@ -270,7 +271,7 @@ static int steady_from_json(const json_t *job, double *vals, bool *have, char *e
 		return -EINVAL;
 	vals[M_STEADY] = att ? 100.0 : 0.0;
 	have[M_STEADY] = true;
-	const json_t *x = json_object_get(json_object_get(job, "storagebench"), "steadystate");
+	const json_t *x = json_object_get(json_object_get(job, SB_RK_SB), SB_RK_STEADYSTATE);
 	if (att && x) {
 		if (get_num(x, "storagebench.steadystate", "attained_ms", &ms, err, errlen))
 			return -EINVAL;
@@ -283,7 +284,7 @@ static int steady_from_json(const json_t *job, double *vals, bool *have, char *e
 /* An S3 job's median time to first byte (runner/s3_out.c); other jobs add nothing. */
 static int ttfb_from_json(const json_t *job, double *vals, bool *have, char *err, size_t errlen)
 {
-	const json_t *x = json_object_get(json_object_get(job, "storagebench"), "s3");
+	const json_t *x = json_object_get(json_object_get(job, SB_RK_SB), "s3");
 	const json_t *th = json_object_get(x, "ttfb_hist");
 	struct sb_hist *h;
 	uint64_t p50;
@@ -308,7 +309,7 @@ static int ttfb_from_json(const json_t *job, double *vals, bool *have, char *err
 static int s3_errors_from_json(const json_t *job, double *vals, bool *have, json_t **by, char *err,
 			       size_t errlen)
 {
-	const json_t *x = json_object_get(json_object_get(job, "storagebench"), "s3");
+	const json_t *x = json_object_get(json_object_get(job, SB_RK_SB), "s3");
 	const json_t *e = json_object_get(x, "errors"),
 		     *bs = json_object_get(x, "errors_by_status");
 	const char *key;
@@ -368,11 +369,13 @@ struct job_vals {
 	json_t *by_status;
 };
 
-static const char *const dir_names[3] = {"read", "write", "sync"};
+static const char *const dir_names[3] = {SB_RK_READ, SB_RK_WRITE, SB_RK_SYNC};
+/* the result reader's directions of dir_names */
+static const enum sb_result_dir dir_ids[3] = {SB_RDIR_READ, SB_RDIR_WRITE, SB_RDIR_SYNC};
 
 /* p50, p99, p99.9 of a direction (metrics base + 3..5): from its histogram, else fio's. */
-static void dir_percentiles(const json_t *dj, const struct sb_hist *h, struct job_vals *jv,
-			    int base)
+static void dir_percentiles(const struct sb_result_dirv *dv, const struct sb_hist *h,
+			    struct job_vals *jv, int base)
 {
 	const double pl[3] = {50.0, 99.0, 99.9};
 	uint64_t pv[3];
@@ -383,12 +386,9 @@ static void dir_percentiles(const json_t *dj, const struct sb_hist *h, struct jo
 		}
 		return;
 	}
-	const json_t *pc = json_object_get(json_object_get(dj, "clat_ns"), "percentile");
-	static const char *const keys[3] = {"50.000000", "99.000000", "99.900000"};
-	for (int k = 0; pc && k < 3; k++) {
-		const json_t *v = json_object_get(pc, keys[k]);
-		if (json_is_number(v)) {
-			jv->vals[base + 3 + k] = json_number_value(v);
+	for (int k = 0; k < SB_RPCT_COUNT; k++) {
+		if (dv->clat.have_pct[k]) {
+			jv->vals[base + 3 + k] = dv->clat.pct[k];
 			jv->have[base + 3 + k] = true;
 		}
 	}
@@ -402,7 +402,7 @@ static void dir_percentiles(const json_t *dj, const struct sb_hist *h, struct jo
 static int dir_series(const json_t *xd, int d, double interval_s, struct job_vals *jv, char *err,
 		      size_t errlen)
 {
-	static const char *const sers[2] = {"ios_series", "bytes_series"};
+	static const char *const sers[2] = {SB_RK_SB_IOS_SERIES, SB_RK_SB_BYTES_SERIES};
 	for (int k = 0; xd && k < 2; k++) {
 		const json_t *ser = json_object_get(xd, sers[k]);
 		struct dvec *dst = k ? &jv->secs_bw[d] : &jv->secs[d];
@@ -436,11 +436,13 @@ static int dir_series(const json_t *xd, int d, double interval_s, struct job_val
 }
 
 /* The sync direction: fdatasync latency mean and p99. 0 or -EINVAL. */
-static int sync_from_json(const json_t *lat, const char *lp, struct job_vals *jv, char *err,
+static int sync_from_json(const struct sb_result_lat *lat, struct job_vals *jv, char *err,
 			  size_t errlen)
 {
-	if (get_num(lat, lp, "mean", &jv->vals[M_SYNC_LAT], err, errlen))
-		return -EINVAL;
+	if (!lat->have_mean)
+		return sb_errf(err, errlen, -EINVAL, "%s.%s.%s: missing", SB_RK_SYNC, SB_RK_LAT_NS,
+			       SB_RK_MEAN);
+	jv->vals[M_SYNC_LAT] = lat->mean;
 	jv->have[M_SYNC_LAT] = true;
 	uint64_t p99;
 	const double pl = 99.0;
@@ -451,87 +453,91 @@ static int sync_from_json(const json_t *lat, const char *lp, struct job_vals *jv
 	return 0;
 }
 
+/* "<dir>.<key>: missing" when have is false; 0 otherwise. */
+static int need(bool have, const char *dn, const char *key, char *err, size_t errlen)
+{
+	return have ? 0 : sb_errf(err, errlen, -EINVAL, "%s.%s: missing", dn, key);
+}
+
 /*
- * Direction d of job (fio's read, write, sync objects and the runner's
- * storagebench.<d> extension sbx). 0, -EINVAL (err written), -ENOMEM.
+ * Direction d of job rj (fio's read, write, sync objects, read by
+ * lib/resultdoc.h, and the runner's storagebench.<d> extension).
+ * 0, -EINVAL (err written), -ENOMEM.
  */
-static int dir_from_json(const json_t *job, const json_t *sbx, double interval_s, int d,
+static int dir_from_json(const struct sb_result_job *rj, double interval_s, int d,
 			 struct job_vals *jv, char *err, size_t errlen)
 {
 	const char *dn = dir_names[d];
-	const json_t *dj = json_object_get(job, dn);
-	double ios = 0;
-	if (!dj)
+	const struct sb_result_dirv *dv = &rj->dir[dir_ids[d]];
+	if (!dv->have)
 		return d == 2 ? 0 /* older output without sync */
 			      : sb_errf(err, errlen, -EINVAL, "%s: missing", dn);
-	if (!json_is_object(dj))
-		return sb_errf(err, errlen, -EINVAL, "%s: not an object", dn);
-	if (get_num(dj, dn, "total_ios", &ios, err, errlen))
+	if (need(dv->have_total_ios, dn, SB_RK_TOTAL_IOS, err, errlen))
 		return -EINVAL;
-	if (d == 2) {
-		/* fio counts fdatasyncs only in sync.lat_ns.N */
-		const json_t *sn = json_object_get(json_object_get(dj, "lat_ns"), "N");
-		if (json_is_integer(sn) && (double)json_integer_value(sn) > ios)
-			ios = (double)json_integer_value(sn);
-	}
+	double ios = dv->total_ios;
+	/* fio counts fdatasyncs only in sync.lat_ns.N */
+	if (d == 2 && dv->lat.have_n && dv->lat.n > ios)
+		ios = dv->lat.n;
 	if (ios == 0)
 		return 0;
-	const json_t *xd = sbx ? json_object_get(sbx, dn) : NULL;
-	if (xd && json_object_get(xd, "clat_hist")) {
+	const json_t *xd = sb_result_job_extra(rj->json, dir_ids[d]);
+	if (xd && json_object_get(xd, SB_RK_SB_CLAT_HIST)) {
 		char hp[64];
-		snprintf(hp, sizeof(hp), "storagebench.%s.clat_hist", dn);
-		if (hist_from_json(json_object_get(xd, "clat_hist"), &jv->h[d], hp, err, errlen))
+		snprintf(hp, sizeof(hp), "%s.%s.%s", SB_RK_SB, dn, SB_RK_SB_CLAT_HIST);
+		if (hist_from_json(json_object_get(xd, SB_RK_SB_CLAT_HIST), &jv->h[d], hp, err,
+				   errlen))
 			return -EINVAL;
 	}
-	const json_t *lat = json_object_get(dj, "lat_ns");
-	if (!json_is_object(lat))
-		return sb_errf(err, errlen, -EINVAL, "%s.lat_ns: missing or not an object", dn);
-	char lp[64];
-	snprintf(lp, sizeof(lp), "%s.lat_ns", dn);
+	if (!dv->lat.have)
+		return sb_errf(err, errlen, -EINVAL, "%s.%s: missing or not an object", dn,
+			       SB_RK_LAT_NS);
 	if (d == 2)
-		return sync_from_json(lat, lp, jv, err, errlen);
+		return sync_from_json(&dv->lat, jv, err, errlen);
 	int base = d == 0 ? M_READ_IOPS : M_WRITE_IOPS;
 	double *vals = jv->vals;
-	if (get_num(dj, dn, "iops", &vals[base], err, errlen) ||
-	    get_num(dj, dn, "bw_bytes", &vals[base + 1], err, errlen) ||
-	    get_num(lat, lp, "mean", &vals[base + 2], err, errlen))
+	char lp[64];
+	snprintf(lp, sizeof(lp), "%s.%s", dn, SB_RK_LAT_NS);
+	if (need(dv->have_iops, dn, SB_RK_IOPS, err, errlen) ||
+	    need(dv->have_bw_bytes, dn, SB_RK_BW_BYTES, err, errlen) ||
+	    need(dv->lat.have_mean, lp, SB_RK_MEAN, err, errlen))
 		return -EINVAL;
+	vals[base] = dv->iops;
+	vals[base + 1] = dv->bw_bytes;
+	vals[base + 2] = dv->lat.mean;
 	/* a result that says runtime 0 for a direction that did I/O (a runner
 	 * before fio's rule, lib/fiotime.h): its rate over fio's 1 ms */
-	const json_t *rt = json_object_get(dj, "runtime");
-	double bytes = 0;
-	if (json_is_integer(rt) && json_integer_value(rt) == 0 && vals[base] == 0 &&
-	    vals[base + 1] == 0) {
+	if (dv->runtime_is_int && dv->runtime == 0 && vals[base] == 0 && vals[base + 1] == 0) {
 		uint64_t ms = sb_fio_runtime_ms(0, (uint64_t)ios);
-		if (get_num(dj, dn, "io_bytes", &bytes, err, errlen))
+		if (need(dv->have_io_bytes, dn, SB_RK_IO_BYTES, err, errlen))
 			return -EINVAL;
 		vals[base] = sb_fio_rate(ios, ms);
-		vals[base + 1] = sb_fio_rate(bytes, ms);
+		vals[base + 1] = sb_fio_rate(dv->io_bytes, ms);
 	}
 	jv->have[base] = jv->have[base + 1] = true;
 	/* a run with gtod_reduce measures no latency: N is 0 */
-	const json_t *ln = json_object_get(lat, "N");
-	jv->have[base + 2] = !json_is_integer(ln) || json_integer_value(ln) > 0;
-	dir_percentiles(dj, &jv->h[d], jv, base);
+	jv->have[base + 2] = !dv->lat.have_n || dv->lat.n > 0;
+	dir_percentiles(dv, &jv->h[d], jv, base);
 	return dir_series(xd, d, interval_s, jv, err, errlen);
 }
 
 /* Every value job holds, into jv. 0, -EINVAL (err written), -ENOMEM. */
-static int job_vals_from_json(const json_t *job, struct job_vals *jv, char *err, size_t errlen)
+static int job_vals_from_json(const struct sb_result_job *rj, struct job_vals *jv, char *err,
+			      size_t errlen)
 {
-	const json_t *sbx = json_object_get(job, "storagebench");
+	const json_t *job = rj->json;
+	const json_t *sbx = json_object_get(job, SB_RK_SB);
 	double interval_s = 1.0;
 	int ret;
 	if (sbx) {
 		double ims = 0;
 		if (!json_is_object(sbx))
-			return sb_errf(err, errlen, -EINVAL, "storagebench: not an object");
-		if (json_object_get(sbx, "interval_ms") &&
-		    get_num(sbx, "storagebench", "interval_ms", &ims, err, errlen) == 0 && ims > 0)
+			return sb_errf(err, errlen, -EINVAL, "%s: not an object", SB_RK_SB);
+		if (json_object_get(sbx, SB_RK_SB_INTERVAL_MS) &&
+		    get_num(sbx, SB_RK_SB, SB_RK_SB_INTERVAL_MS, &ims, err, errlen) == 0 && ims > 0)
 			interval_s = ims / 1000.0;
 	}
 	for (int d = 0; d < 3; d++)
-		if ((ret = dir_from_json(job, sbx, interval_s, d, jv, err, errlen)) != 0)
+		if ((ret = dir_from_json(rj, interval_s, d, jv, err, errlen)) != 0)
 			return ret;
 	if (steady_from_json(job, jv->vals, jv->have, err, errlen))
 		return -EINVAL;
@@ -572,8 +578,9 @@ static int cell_add_vals(struct cell *c, unsigned iteration, const struct job_va
 }
 
 /* The job's description in c: rw, bs, iodepth, numjobs, fsync and the engine that ran. */
-static void cell_describe(struct cell *c, const json_t *job)
+static void cell_describe(struct cell *c, const struct sb_result_job *rj)
 {
+	const json_t *job = rj->json;
 	const char *s;
 	if ((s = opt_str(job, "rw")) || (s = opt_str(job, "readwrite")))
 		snprintf(c->rw, sizeof(c->rw), "%s", s);
@@ -585,28 +592,25 @@ static void cell_describe(struct cell *c, const json_t *job)
 		c->numjobs = (unsigned)strtoul(s, NULL, 10);
 	if ((s = opt_str(job, "fsync")) || (s = opt_str(job, "fdatasync")))
 		c->fsync = (unsigned)strtoul(s, NULL, 10);
-	const json_t *eng = json_object_get(json_object_get(job, "engine"), "ran");
-	if (json_is_string(eng))
-		snprintf(c->engine, sizeof(c->engine), "%s", json_string_value(eng));
+	if (rj->engine_ran)
+		snprintf(c->engine, sizeof(c->engine), "%s", rj->engine_ran);
 }
 
 int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const json_t *job,
 	       char *err, size_t errlen)
 {
-	const json_t *jn = json_object_get(job, "jobname");
+	struct sb_result_job rj;
 	struct job_vals jv = {0};
 	int ret;
 
-	if (!json_is_object(job))
-		return sb_errf(err, errlen, -EINVAL, "job: not an object");
-	if (!json_is_string(jn) || !json_string_value(jn)[0])
-		return sb_errf(err, errlen, -EINVAL, "jobname: missing or not a string");
-	const char *wl = json_string_value(jn);
+	if (sb_result_job_parse(job, "", &rj, err, errlen))
+		return -EINVAL;
+	const char *wl = rj.name;
 	struct sb_hist *h = calloc(3, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
 	jv.h = h;
-	ret = job_vals_from_json(job, &jv, err, errlen);
+	ret = job_vals_from_json(&rj, &jv, err, errlen);
 	if (ret)
 		goto out;
 	if (a->n >= SB_AGG_MAX_CELLS && !cell_find(a, target, wl)) {
@@ -631,7 +635,7 @@ int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const j
 	}
 	ret = cell_add_vals(c, iteration, &jv);
 	if (!ret)
-		cell_describe(c, job);
+		cell_describe(c, &rj);
 out:
 	json_decref(jv.by_status);
 	free(h);

@@ -3,6 +3,7 @@
 #include "errfmt.h"
 
 #include "hist.h"
+#include "resultdoc.h"
 
 #include <errno.h>
 #include <math.h>
@@ -28,21 +29,6 @@ double sb_merge_median(double *v, size_t n)
 bool sb_merge_straggler(double value, double median)
 {
 	return median > 0 && value < SB_MERGE_STRAGGLER_RATIO * median;
-}
-
-/* A non-negative number field, 0 when absent. */
-static int num(const json_t *o, const char *key, double *out, size_t pod, const char *path,
-	       char *err, size_t errlen)
-{
-	const json_t *v = json_object_get(o, key);
-	*out = 0;
-	if (!v)
-		return 0;
-	if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0)
-		return sb_errf(err, errlen, -EINVAL, "pod %zu: %s.%s: not a non-negative number",
-			       pod, path, key);
-	*out = json_number_value(v);
-	return 0;
 }
 
 /* Adds [[bucket, count], ...] to h. */
@@ -86,8 +72,8 @@ static bool setn(json_t *o, const char *key, json_t *v)
 }
 
 /* Sums the series key of direction dn over the pods' first w entries into a new array. */
-static json_t *series_sum(const json_t *const *jobs, size_t n, const char *dn, const char *key,
-			  size_t w, double *total)
+static json_t *series_sum(const json_t *const *jobs, size_t n, enum sb_result_dir d,
+			  const char *key, size_t w, double *total)
 {
 	json_t *a = json_array();
 	*total = 0;
@@ -95,11 +81,7 @@ static json_t *series_sum(const json_t *const *jobs, size_t n, const char *dn, c
 		double s = 0;
 		for (size_t p = 0; p < n; p++)
 			s += json_number_value(json_array_get(
-				json_object_get(
-					json_object_get(json_object_get(jobs[p], "storagebench"),
-							dn),
-					key),
-				i));
+				json_object_get(sb_result_job_extra(jobs[p], d), key), i));
 		*total += s;
 		if (json_array_append_new(a, json_integer((json_int_t)llround(s)))) {
 			json_decref(a);
@@ -110,16 +92,17 @@ static json_t *series_sum(const json_t *const *jobs, size_t n, const char *dn, c
 }
 
 /* The common window: the shortest series of every pod (0 when a pod has none). */
-static size_t window_of(const json_t *const *jobs, size_t n, const char *dn, double *interval_s)
+static size_t window_of(const json_t *const *jobs, size_t n, enum sb_result_dir dir,
+			double *interval_s)
 {
 	size_t w = SIZE_MAX;
 	double iv = -1;
 	for (size_t p = 0; p < n; p++) {
-		const json_t *sb = json_object_get(jobs[p], "storagebench");
-		const json_t *d = json_object_get(sb, dn);
-		const json_t *is = json_object_get(d, "ios_series");
-		const json_t *bs = json_object_get(d, "bytes_series");
-		const json_t *ims = json_object_get(sb, "interval_ms");
+		const json_t *sb = json_object_get(jobs[p], SB_RK_SB);
+		const json_t *d = sb_result_job_extra(jobs[p], dir);
+		const json_t *is = json_object_get(d, SB_RK_SB_IOS_SERIES);
+		const json_t *bs = json_object_get(d, SB_RK_SB_BYTES_SERIES);
+		const json_t *ims = json_object_get(sb, SB_RK_SB_INTERVAL_MS);
 		double this_iv = json_is_integer(ims) && json_integer_value(ims) > 0
 					 ? (double)json_integer_value(ims) / 1000.0
 					 : 1.0;
@@ -142,50 +125,42 @@ static size_t window_of(const json_t *const *jobs, size_t n, const char *dn, dou
 }
 
 /* Latency block (lat_ns, clat_ns): I/O-weighted mean, N added, min/max over pods. */
-static int merge_lat(json_t *dst, const json_t *const *jobs, size_t n, const char *dn,
-		     const char *key, char *err, size_t errlen)
+static int merge_lat(json_t *dst, const struct sb_result_job *rj, size_t n, enum sb_result_dir d,
+		     bool clat)
 {
+	const char *dn = sb_result_dir_keys[d], *key = clat ? SB_RK_CLAT_NS : SB_RK_LAT_NS;
 	double sum = 0, cnt = 0, mn = INFINITY, mx = 0;
 	bool any = false;
-	char path[64];
-	snprintf(path, sizeof(path), "%s.%s", dn, key);
 	for (size_t p = 0; p < n; p++) {
-		const json_t *l = json_object_get(json_object_get(jobs[p], dn), key);
-		double mean, nn, lo, hi;
-		if (!l)
+		const struct sb_result_lat *l = clat ? &rj[p].dir[d].clat : &rj[p].dir[d].lat;
+		if (!l->have)
 			continue;
-		if (!json_is_object(l))
-			return sb_errf(err, errlen, -EINVAL, "pod %zu: %s: not an object", p, path);
-		if (num(l, "mean", &mean, p, path, err, errlen) ||
-		    num(l, "N", &nn, p, path, err, errlen) ||
-		    num(l, "min", &lo, p, path, err, errlen) ||
-		    num(l, "max", &hi, p, path, err, errlen))
-			return -EINVAL;
-		if (!json_object_get(l, "N"))
-			num(json_object_get(jobs[p], dn), "total_ios", &nn, p, dn, err, errlen);
+		double nn = l->have_n ? l->n : rj[p].dir[d].total_ios;
 		if (nn > 0) {
 			any = true;
-			sum += mean * nn;
+			sum += l->mean * nn;
 			cnt += nn;
-			mn = lo < mn ? lo : mn;
-			mx = hi > mx ? hi : mx;
+			mn = l->min < mn ? l->min : mn;
+			mx = l->max > mx ? l->max : mx;
 		}
 	}
 	json_t *l = json_object_get(json_object_get(dst, dn), key);
 	if (!json_is_object(l))
 		return 0;
-	bool ok = setn(l, "N", json_integer((json_int_t)cnt)) &&
-		  setn(l, "mean", json_real(cnt > 0 ? sum / cnt : 0)) &&
-		  setn(l, "min", json_integer(any ? (json_int_t)mn : 0)) &&
-		  setn(l, "max", json_integer((json_int_t)mx));
+	bool ok = setn(l, SB_RK_N, json_integer((json_int_t)cnt)) &&
+		  setn(l, SB_RK_MEAN, json_real(cnt > 0 ? sum / cnt : 0)) &&
+		  setn(l, SB_RK_MIN, json_integer(any ? (json_int_t)mn : 0)) &&
+		  setn(l, SB_RK_MAX, json_integer((json_int_t)mx));
 	return ok ? 0 : -ENOMEM;
 }
 
-static int merge_dir(json_t *out, const json_t *const *jobs, size_t n, const char *dn, bool rates,
-		     json_t *merge_info, char *err, size_t errlen)
+static int merge_dir(json_t *out, const json_t *const *jobs, const struct sb_result_job *rj,
+		     size_t n, enum sb_result_dir dir, bool rates, json_t *merge_info, char *err,
+		     size_t errlen)
 {
+	const char *dn = sb_result_dir_keys[dir];
 	json_t *d = json_object_get(out, dn);
-	json_t *xd = json_object_get(json_object_get(out, "storagebench"), dn);
+	json_t *xd = json_object_get(json_object_get(out, SB_RK_SB), dn);
 	struct sb_hist *h = calloc(1, sizeof(*h));
 	double ios = 0, bytes = 0, iops = 0, bw = 0, rt = 0;
 	bool have_hist = true;
@@ -194,31 +169,16 @@ static int merge_dir(json_t *out, const json_t *const *jobs, size_t n, const cha
 
 	if (!h)
 		return -ENOMEM;
-	snprintf(hp, sizeof(hp), "storagebench.%s.clat_hist", dn);
+	snprintf(hp, sizeof(hp), "%s.%s.%s", SB_RK_SB, dn, SB_RK_SB_CLAT_HIST);
 	for (size_t p = 0; p < n; p++) {
-		const json_t *pd = json_object_get(jobs[p], dn);
-		double v;
-		if (pd && !json_is_object(pd)) {
-			ret = sb_errf(err, errlen, -EINVAL, "pod %zu: %s: not an object", p, dn);
-			goto out;
-		}
-		if (num(pd, "total_ios", &v, p, dn, err, errlen))
-			goto inval;
-		ios += v;
-		if (num(pd, "io_bytes", &v, p, dn, err, errlen))
-			goto inval;
-		bytes += v;
-		if (num(pd, "iops", &v, p, dn, err, errlen))
-			goto inval;
-		iops += v;
-		if (num(pd, "bw_bytes", &v, p, dn, err, errlen))
-			goto inval;
-		bw += v;
-		if (num(pd, "runtime", &v, p, dn, err, errlen))
-			goto inval;
-		rt = v > rt ? v : rt;
-		const json_t *ph = json_object_get(
-			json_object_get(json_object_get(jobs[p], "storagebench"), dn), "clat_hist");
+		const struct sb_result_dirv *pd = &rj[p].dir[dir];
+		ios += pd->total_ios;
+		bytes += pd->io_bytes;
+		iops += pd->iops;
+		bw += pd->bw_bytes;
+		rt = pd->runtime > rt ? pd->runtime : rt;
+		const json_t *ph =
+			json_object_get(sb_result_job_extra(jobs[p], dir), SB_RK_SB_CLAT_HIST);
 		if (!ph)
 			have_hist = false;
 		else if (hist_add_json(ph, h, p, hp, err, errlen))
@@ -231,12 +191,12 @@ static int merge_dir(json_t *out, const json_t *const *jobs, size_t n, const cha
 	bool series = false;
 	if (rates) {
 		double iv = 1, tios = 0, tbytes = 0;
-		size_t w = window_of(jobs, n, dn, &iv);
+		size_t w = window_of(jobs, n, dir, &iv);
 		if (w > 0 && xd) {
-			json_t *si = series_sum(jobs, n, dn, "ios_series", w, &tios);
-			json_t *sbs = series_sum(jobs, n, dn, "bytes_series", w, &tbytes);
-			bool ok1 = setn(xd, "ios_series", si);
-			bool ok2 = setn(xd, "bytes_series", sbs);
+			json_t *si = series_sum(jobs, n, dir, SB_RK_SB_IOS_SERIES, w, &tios);
+			json_t *sbs = series_sum(jobs, n, dir, SB_RK_SB_BYTES_SERIES, w, &tbytes);
+			bool ok1 = setn(xd, SB_RK_SB_IOS_SERIES, si);
+			bool ok2 = setn(xd, SB_RK_SB_BYTES_SERIES, sbs);
 			if (!ok1 || !ok2)
 				goto out;
 			iops = tios / ((double)w * iv);
@@ -249,26 +209,25 @@ static int merge_dir(json_t *out, const json_t *const *jobs, size_t n, const cha
 		if (!setn(merge_info, "window", json_string(series ? "series" : "rates")))
 			goto out;
 	}
-	if (!strcmp(dn, "sync")) {
-		if (!setn(d, "total_ios", json_integer((json_int_t)ios)))
+	if (dir == SB_RDIR_SYNC) {
+		if (!setn(d, SB_RK_TOTAL_IOS, json_integer((json_int_t)ios)))
 			goto out;
-	} else if (!setn(d, "total_ios", json_integer((json_int_t)ios)) ||
-		   !setn(d, "io_bytes", json_integer((json_int_t)bytes)) ||
-		   !setn(d, "io_kbytes", json_integer((json_int_t)(bytes / 1024))) ||
-		   !setn(d, "iops", json_real(iops)) ||
-		   !setn(d, "bw_bytes", json_integer((json_int_t)llround(bw))) ||
-		   !setn(d, "bw", json_integer((json_int_t)llround(bw / 1024))) ||
-		   !setn(d, "runtime", json_integer((json_int_t)llround(rt)))) {
+	} else if (!setn(d, SB_RK_TOTAL_IOS, json_integer((json_int_t)ios)) ||
+		   !setn(d, SB_RK_IO_BYTES, json_integer((json_int_t)bytes)) ||
+		   !setn(d, SB_RK_IO_KBYTES, json_integer((json_int_t)(bytes / 1024))) ||
+		   !setn(d, SB_RK_IOPS, json_real(iops)) ||
+		   !setn(d, SB_RK_BW_BYTES, json_integer((json_int_t)llround(bw))) ||
+		   !setn(d, SB_RK_BW, json_integer((json_int_t)llround(bw / 1024))) ||
+		   !setn(d, SB_RK_RUNTIME, json_integer((json_int_t)llround(rt)))) {
 		goto out;
 	}
-	if ((ret = merge_lat(out, jobs, n, dn, "lat_ns", err, errlen)) ||
-	    (ret = merge_lat(out, jobs, n, dn, "clat_ns", err, errlen)))
+	if ((ret = merge_lat(out, rj, n, dir, false)) || (ret = merge_lat(out, rj, n, dir, true)))
 		goto out;
 	ret = -ENOMEM;
-	if (xd && have_hist && !setn(xd, "clat_hist", hist_json(h)))
+	if (xd && have_hist && !setn(xd, SB_RK_SB_CLAT_HIST, hist_json(h)))
 		goto out;
 	/* fio's percentile list of the merged histogram */
-	json_t *pc = json_object_get(json_object_get(d, "clat_ns"), "percentile");
+	json_t *pc = json_object_get(json_object_get(d, SB_RK_CLAT_NS), SB_RK_PERCENTILE);
 	if (json_is_object(pc) && have_hist && h->n) {
 		uint64_t *pv = calloc(sb_hist_default_npercentiles, sizeof(*pv));
 		if (!pv || sb_hist_percentiles(h, sb_hist_default_percentiles,
@@ -296,31 +255,40 @@ out:
 	return ret;
 }
 
+/* Each pod's job through lib/resultdoc.h's reader into rj[]; 0 or -EINVAL naming the pod. */
+static int parse_pods(const json_t *const *jobs, size_t n, struct sb_result_job *rj, char *err,
+		      size_t errlen)
+{
+	for (size_t p = 0; p < n; p++) {
+		char e[256];
+		if (sb_result_job_parse(jobs[p], "", &rj[p], e, sizeof(e)))
+			return sb_errf(err, errlen, -EINVAL, "pod %zu: %s", p, e);
+		if (strcmp(rj[p].name, rj[0].name))
+			return sb_errf(err, errlen, -EINVAL,
+				       "pod %zu: %s: '%s', not '%s' as pod 0's", p, SB_RK_JOBNAME,
+				       rj[p].name, rj[0].name);
+		const json_t *sb = json_object_get(jobs[p], SB_RK_SB);
+		if (sb && !json_is_object(sb))
+			return sb_errf(err, errlen, -EINVAL, "pod %zu: %s: not an object", p,
+				       SB_RK_SB);
+	}
+	return 0;
+}
+
 int sb_merge_jobs(const json_t *const *jobs, size_t n, json_t **out, char *err, size_t errlen)
 {
-	static const char *const dirs[] = {"read", "write", "sync"};
+	static const enum sb_result_dir dirs[] = {SB_RDIR_READ, SB_RDIR_WRITE, SB_RDIR_SYNC};
 	json_t *o = NULL, *info = NULL;
+	struct sb_result_job *rj = NULL;
 	int ret;
 
 	*out = NULL;
 	if (!n)
 		return sb_errf(err, errlen, -EINVAL, "no results to merge");
-	for (size_t p = 0; p < n; p++) {
-		const json_t *jn = json_object_get(jobs[p], "jobname");
-		if (!json_is_object(jobs[p]) || !json_is_string(jn))
-			return sb_errf(err, errlen, -EINVAL,
-				       "pod %zu: jobname: missing or not a string", p);
-		if (strcmp(json_string_value(jn),
-			   json_string_value(json_object_get(jobs[0], "jobname"))))
-			return sb_errf(err, errlen, -EINVAL,
-				       "pod %zu: jobname: '%s', not '%s' as pod 0's", p,
-				       json_string_value(jn),
-				       json_string_value(json_object_get(jobs[0], "jobname")));
-		const json_t *sb = json_object_get(jobs[p], "storagebench");
-		if (sb && !json_is_object(sb))
-			return sb_errf(err, errlen, -EINVAL, "pod %zu: storagebench: not an object",
-				       p);
-	}
+	if (!(rj = calloc(n, sizeof(*rj))))
+		return -ENOMEM;
+	if ((ret = parse_pods(jobs, n, rj, err, errlen)))
+		goto fail;
 	o = json_deep_copy(jobs[0]);
 	info = json_pack("{s:I}", "pods", (json_int_t)n);
 	if (!o || !info) {
@@ -329,23 +297,25 @@ int sb_merge_jobs(const json_t *const *jobs, size_t n, json_t **out, char *err, 
 	}
 	for (size_t i = 0; i < 3; i++) {
 		json_t *di = i < 2 ? json_object() : NULL;
-		if (i < 2 && !setn(info, dirs[i], di)) {
+		if (i < 2 && !setn(info, sb_result_dir_keys[dirs[i]], di)) {
 			ret = -ENOMEM;
 			goto fail;
 		}
-		ret = merge_dir(o, jobs, n, dirs[i], i < 2, di, err, errlen);
+		ret = merge_dir(o, jobs, rj, n, dirs[i], i < 2, di, err, errlen);
 		if (ret)
 			goto fail;
 	}
-	json_t *sb = json_object_get(o, "storagebench");
-	if (sb && json_object_set(sb, "merge", info)) {
+	json_t *sb = json_object_get(o, SB_RK_SB);
+	if (sb && json_object_set(sb, SB_RK_SB_MERGE, info)) {
 		ret = -ENOMEM;
 		goto fail;
 	}
 	json_decref(info);
+	free(rj);
 	*out = o;
 	return 0;
 fail:
+	free(rj);
 	json_decref(o);
 	json_decref(info);
 	return ret;

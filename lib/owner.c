@@ -5,6 +5,7 @@
 
 #include "labels.h"
 #include "names.h"
+#include "resultdoc.h"
 #include "sign.h"
 
 #include <errno.h>
@@ -142,15 +143,17 @@ int sb_result_check(const json_t *cm, const struct sb_result_want *w, json_t **d
 		return -EINVAL;
 	}
 	int ret = 0;
-	const json_t *ctx = json_object_get(d, "context");
-	const json_t *cit = json_object_get(ctx, "iteration");
-	if (!json_is_object(d) || !json_is_array(json_object_get(d, "jobs"))) {
-		sb_errf(why, whylen, 0, "data.%s: jobs: missing or not a list", SB_RESULT_KEY);
+	const json_t *ctx = json_object_get(d, SB_RK_CONTEXT);
+	const json_t *cit = json_object_get(ctx, SB_RK_CTX_ITERATION);
+	if (!json_is_object(d) || !json_is_array(json_object_get(d, SB_RK_JOBS))) {
+		sb_errf(why, whylen, 0, "data.%s: %s: missing or not a list", SB_RESULT_KEY,
+			SB_RK_JOBS);
 		ret = -EINVAL;
 	} else if (ctx &&
-		   (!json_is_object(ctx) || !jstr(ctx, "run") || strcmp(jstr(ctx, "run"), w->run) ||
-		    !jstr(ctx, "class") || strcmp(jstr(ctx, "class"), w->cls) ||
-		    !json_is_integer(cit) || json_integer_value(cit) != (json_int_t)w->iteration)) {
+		   (!json_is_object(ctx) || !jstr(ctx, SB_RK_CTX_RUN) ||
+		    strcmp(jstr(ctx, SB_RK_CTX_RUN), w->run) || !jstr(ctx, SB_RK_CTX_CLASS) ||
+		    strcmp(jstr(ctx, SB_RK_CTX_CLASS), w->cls) || !json_is_integer(cit) ||
+		    json_integer_value(cit) != (json_int_t)w->iteration)) {
 		sb_errf(why, whylen, 0, "data.%s: context: not run '%s', class '%s', iteration %u",
 			SB_RESULT_KEY, w->run, w->cls, w->iteration);
 		ret = -EINVAL;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "resultdoc.h"
 #include "stats.h"
 #include "units.h"
 
@@ -146,7 +147,7 @@ static int mark_written(struct sb_validity *v, const char *target, unsigned it, 
 /* A job option's string value (borrowed), or NULL. */
 static const char *opt(const json_t *job, const char *key)
 {
-	const json_t *s = json_object_get(json_object_get(job, "job options"), key);
+	const json_t *s = json_object_get(json_object_get(job, SB_RK_JOB_OPTIONS), key);
 	return json_is_string(s) ? json_string_value(s) : NULL;
 }
 
@@ -201,11 +202,11 @@ static void check_ramp(struct sb_validity *v, struct facts *f, const json_t *job
 	uint64_t us = 0;
 	if (ramp && (sb_parse_duration_us(ramp, 1000000, &us) || us > 0))
 		return;
-	const json_t *sbx = json_object_get(job, "storagebench");
-	static const char *const dirs[] = {"read", "write"};
+	static const enum sb_result_dir dirs[] = {SB_RDIR_READ, SB_RDIR_WRITE};
 	for (int d = 0; d < 2; d++) {
 		double first, median;
-		const json_t *s = json_object_get(json_object_get(sbx, dirs[d]), "ios_series");
+		const json_t *s =
+			json_object_get(sb_result_job_extra(job, dirs[d]), SB_RK_SB_IOS_SERIES);
 		if (!series_first_median(s, &first, &median))
 			continue;
 		double jump = fabs(first - median) / median;
@@ -222,11 +223,10 @@ static void check_ramp(struct sb_validity *v, struct facts *f, const json_t *job
 int sb_validity_add(struct sb_validity *v, const char *target, unsigned iteration,
 		    const json_t *job, char *err, size_t errlen)
 {
-	const char *name = json_string_value(json_object_get(job, "jobname"));
-	if (!name) {
-		snprintf(err, errlen, "jobname: missing or not a string");
+	struct sb_result_job rj;
+	if (sb_result_job_parse(job, "", &rj, err, errlen))
 		return -EINVAL;
-	}
+	const char *name = rj.name;
 	struct facts *f = facts_get(v, target, name);
 	if (!f)
 		return -ENOMEM;
@@ -247,7 +247,7 @@ int sb_validity_add(struct sb_validity *v, const char *target, unsigned iteratio
 		}
 	}
 	const json_t *mem =
-		json_object_get(json_object_get(job, "storagebench"), SB_VALIDITY_NODE_MEM_KEY);
+		json_object_get(json_object_get(job, SB_RK_SB), SB_VALIDITY_NODE_MEM_KEY);
 	if (json_is_integer(mem) && json_integer_value(mem) > 0) {
 		uint64_t m = (uint64_t)json_integer_value(mem);
 		if (!f->node_mem || m < f->node_mem)
@@ -272,10 +272,7 @@ int sb_validity_add(struct sb_validity *v, const char *target, unsigned iteratio
 	check_ramp(v, f, job, iteration);
 
 	/* engine-fallback */
-	const json_t *eng = json_object_get(job, "engine");
-	const char *asked = json_string_value(json_object_get(eng, "asked"));
-	const char *ran = json_string_value(json_object_get(eng, "ran"));
-	const char *why = json_string_value(json_object_get(eng, "reason"));
+	const char *asked = rj.engine_asked, *ran = rj.engine_ran, *why = rj.engine_reason;
 	/* "default" and libaio are served by io_uring when it works: only psync is a fallback */
 	if (asked && ran && *asked && !strcmp(ran, "psync") && strcmp(asked, "psync") &&
 	    (strcmp(asked, "default") || (why && strstr(why, "fell back")))) {

@@ -4,7 +4,9 @@
 
 #include "labels.h"
 #include "report.h"
+#include "resultdoc.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,24 +38,16 @@ static int entry_cmp(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-static double num(const json_t *v)
-{
-	return json_is_number(v) ? json_number_value(v) : 0.0;
-}
-
 /* The rows of one direction of one job. 0 or -ENOMEM. */
 static int dir_row(struct sbp_table *t, const char *it, const char *cls, const char *job,
-		   const char *dir, const json_t *dj)
+		   const char *dir, const struct sb_result_dirv *dv)
 {
 	char iops[32], bw[32], lat[32], p99[32];
-	const json_t *p = json_object_get(
-		json_object_get(json_object_get(dj, "clat_ns"), "percentile"), "99.000000");
-	sb_report_fmt_short(num(json_object_get(dj, "iops")), "IOPS", iops, sizeof(iops));
-	sb_report_fmt_short(num(json_object_get(dj, "bw_bytes")), "B/s", bw, sizeof(bw));
-	sb_report_fmt_short(num(json_object_get(json_object_get(dj, "lat_ns"), "mean")), "ns", lat,
-			    sizeof(lat));
-	if (json_is_number(p))
-		sb_report_fmt_short(json_number_value(p), "ns", p99, sizeof(p99));
+	sb_report_fmt_short(dv->iops, "IOPS", iops, sizeof(iops));
+	sb_report_fmt_short(dv->bw_bytes, "B/s", bw, sizeof(bw));
+	sb_report_fmt_short(dv->lat.mean, "ns", lat, sizeof(lat));
+	if (dv->clat.have_pct[SB_RPCT_99])
+		sb_report_fmt_short(dv->clat.pct[SB_RPCT_99], "ns", p99, sizeof(p99));
 	else
 		snprintf(p99, sizeof(p99), "-");
 	const char *row[NCOLS] = {it, cls, job, dir, iops, bw, lat, p99};
@@ -63,10 +57,11 @@ static int dir_row(struct sbp_table *t, const char *it, const char *cls, const c
 /* The rows of one result ConfigMap. 0 or -ENOMEM. */
 static int cm_rows(struct sbp_table *t, const struct entry *e)
 {
-	static const char *const dirs[] = {"read", "write", "mixed"};
+	static const enum sb_result_dir dirs[] = {SB_RDIR_READ, SB_RDIR_WRITE, SB_RDIR_MIXED};
 	const json_t *text = json_object_get(json_object_get(e->cm, "data"), SB_RESULT_KEY);
-	char it[16], why[160] = "";
+	char it[16], why[160] = "", perr[120];
 	json_t *doc = NULL;
+	struct sb_result res = SB_RESULT_INIT;
 	int ret = 0;
 
 	snprintf(it, sizeof(it), "%u", e->iteration);
@@ -78,25 +73,27 @@ static int cm_rows(struct sbp_table *t, const struct entry *e)
 		if (!doc)
 			snprintf(why, sizeof(why), "<data.%s is not JSON: %.80s>", SB_RESULT_KEY,
 				 je.text);
-		else if (!json_is_array(json_object_get(doc, "jobs")))
+		else if (!json_is_array(json_object_get(doc, SB_RK_JOBS)))
 			snprintf(why, sizeof(why), "<data.%s has no jobs>", SB_RESULT_KEY);
+		else if ((ret = sb_result_parse(doc, 0, &res, perr, sizeof(perr))) == -ENOMEM)
+			goto out;
+		else if (ret)
+			snprintf(why, sizeof(why), "<data.%s: %s>", SB_RESULT_KEY, perr);
+		ret = 0;
 	}
-	size_t i;
-	const json_t *job;
-	json_array_foreach(why[0] ? NULL : json_object_get(doc, "jobs"), i, job)
-	{
-		const json_t *jn = json_object_get(job, "jobname");
-		const char *name = json_is_string(jn) ? json_string_value(jn) : "?";
+	for (size_t i = 0; !why[0] && i < res.njobs; i++) {
+		const struct sb_result_job *job = &res.jobs[i];
 		bool any = false;
 		for (size_t d = 0; d < 3 && !ret; d++) {
-			const json_t *dj = json_object_get(job, dirs[d]);
-			if (num(json_object_get(dj, "total_ios")) > 0) {
+			const struct sb_result_dirv *dv = &job->dir[dirs[d]];
+			if (dv->total_ios > 0) {
 				any = true;
-				ret = dir_row(t, it, e->cls, name, dirs[d], dj);
+				ret = dir_row(t, it, e->cls, job->name, sb_result_dir_keys[dirs[d]],
+					      dv);
 			}
 		}
 		if (!any && !ret) {
-			const char *row[NCOLS] = {it, e->cls, name, "-", "0", "0", "-", "-"};
+			const char *row[NCOLS] = {it, e->cls, job->name, "-", "0", "0", "-", "-"};
 			ret = sbp_table_add(t, row);
 		}
 		if (ret)
@@ -106,6 +103,8 @@ static int cm_rows(struct sbp_table *t, const struct entry *e)
 		const char *row[NCOLS] = {it, e->cls, why, "-", "-", "-", "-", "-"};
 		ret = sbp_table_add(t, row);
 	}
+out:
+	sb_result_release(&res);
 	json_decref(doc);
 	return ret;
 }

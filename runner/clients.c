@@ -4,6 +4,7 @@
 #include "labels.h"
 #include "log.h"
 #include "merge.h"
+#include "resultdoc.h"
 #include "runner/cmdline.h"
 #include "runner/out_json.h"
 #include "runner/run.h"
@@ -319,19 +320,23 @@ static size_t jobs_named(const json_t *doc, const char *name, const json_t **v)
 {
 	size_t i, m = 0;
 	const json_t *j;
-	json_array_foreach(json_object_get(doc, "jobs"), i, j)
+	json_array_foreach(json_object_get(doc, SB_RK_JOBS), i, j)
 	{
-		const json_t *jn = json_object_get(j, "jobname");
+		const json_t *jn = json_object_get(j, SB_RK_JOBNAME);
 		if (json_is_string(jn) && !strcmp(json_string_value(jn), name))
 			v[m++] = j;
 	}
 	return m;
 }
 
-static double dnum(const json_t *job, const char *dir, const char *key)
+/* Direction d of a job, read by lib/resultdoc.h; all zero when the job does not read. */
+static struct sb_result_dirv dfig(const json_t *job, enum sb_result_dir d)
 {
-	const json_t *v = json_object_get(json_object_get(job, dir), key);
-	return json_is_number(v) ? json_number_value(v) : 0;
+	struct sb_result_job rj;
+	char e[8];
+	if (sb_result_job_parse(job, "", &rj, e, sizeof(e)))
+		return (struct sb_result_dirv){0};
+	return rj.dir[d];
 }
 
 /* The workload names of the documents, each once, in order of appearance. */
@@ -343,9 +348,9 @@ static json_t *workload_names(json_t *const *docs, unsigned n)
 	for (unsigned k = 0; k < n; k++) {
 		size_t i;
 		const json_t *j;
-		json_array_foreach(json_object_get(docs[k], "jobs"), i, j)
+		json_array_foreach(json_object_get(docs[k], SB_RK_JOBS), i, j)
 		{
-			const json_t *jn = json_object_get(j, "jobname");
+			const json_t *jn = json_object_get(j, SB_RK_JOBNAME);
 			if (!json_is_string(jn) || json_object_get(seen, json_string_value(jn)))
 				continue;
 			if (json_object_set_new(seen, json_string_value(jn), json_true()) ||
@@ -375,7 +380,7 @@ static int merge_docs(json_t *const *docs, unsigned n, json_t *jobs, json_t *row
 	int ret = -ENOMEM;
 
 	for (unsigned k = 0; k < n; k++)
-		total += json_array_size(json_object_get(docs[k], "jobs"));
+		total += json_array_size(json_object_get(docs[k], SB_RK_JOBS));
 	v = calloc(total ? total : 1, sizeof(*v));
 	if (!names || !v || !iops || !tmp)
 		goto out;
@@ -412,15 +417,17 @@ static int merge_docs(json_t *const *docs, unsigned n, json_t *jobs, json_t *row
 			size_t i;
 			const json_t *j;
 			riops[k] = wiops[k] = rbw[k] = wbw[k] = 0;
-			json_array_foreach(json_object_get(docs[k], "jobs"), i, j)
+			json_array_foreach(json_object_get(docs[k], SB_RK_JOBS), i, j)
 			{
-				const json_t *jn = json_object_get(j, "jobname");
+				const json_t *jn = json_object_get(j, SB_RK_JOBNAME);
 				if (!json_is_string(jn) || strcmp(json_string_value(jn), name))
 					continue;
-				riops[k] += dnum(j, "read", "iops");
-				wiops[k] += dnum(j, "write", "iops");
-				rbw[k] += dnum(j, "read", "bw_bytes");
-				wbw[k] += dnum(j, "write", "bw_bytes");
+				struct sb_result_dirv rd = dfig(j, SB_RDIR_READ),
+						      wd = dfig(j, SB_RDIR_WRITE);
+				riops[k] += rd.iops;
+				wiops[k] += wd.iops;
+				rbw[k] += rd.bw_bytes;
+				wbw[k] += wd.bw_bytes;
 			}
 			iops[k] = riops[k] + wiops[k];
 			tmp[k] = iops[k];
@@ -473,13 +480,13 @@ static void describe_end(struct client *c, int ws, const json_t *doc)
 	}
 	size_t i;
 	const json_t *j;
-	json_array_foreach(json_object_get(doc, "jobs"), i, j)
+	json_array_foreach(json_object_get(doc, SB_RK_JOBS), i, j)
 	{
 		const json_t *m = json_object_get(
-			json_object_get(json_object_get(j, "storagebench"), "errors"), "message");
+			json_object_get(json_object_get(j, SB_RK_SB), "errors"), "message");
 		if (json_is_string(m) && json_string_length(m)) {
 			snprintf(c->why, sizeof(c->why), "job %s: %s",
-				 json_string_value(json_object_get(j, "jobname")),
+				 json_string_value(json_object_get(j, SB_RK_JOBNAME)),
 				 json_string_value(m));
 			return;
 		}
@@ -740,7 +747,7 @@ static json_t *build_doc(const struct iteration *it, int sig, int *status)
 	}
 	ok = ok && add_clients(it, sig, results, failures);
 	double skew = all ? skew_ms(it->docs, n) : -1;
-	ok = ok && json_object_set(doc, "jobs", mjobs) == 0;
+	ok = ok && json_object_set(doc, SB_RK_JOBS, mjobs) == 0;
 	ok = ok && json_object_set_new(
 			   doc, "clients",
 			   json_pack("{s:I,s:o,s:O,s:O,s:O}", "count", (json_int_t)n, "skew_ms",
@@ -823,15 +830,6 @@ free_all:
 
 /* ------------------------------------------------------------ text */
 
-static double pct_us(const json_t *job, const char *dir, const char *p)
-{
-	const json_t *v = json_object_get(
-		json_object_get(json_object_get(json_object_get(job, dir), "clat_ns"),
-				"percentile"),
-		p);
-	return json_is_number(v) ? json_number_value(v) / 1000.0 : 0;
-}
-
 void sb_clients_text(FILE *f, const json_t *doc)
 {
 	const json_t *c = json_object_get(doc, "clients");
@@ -855,12 +853,14 @@ void sb_clients_text(FILE *f, const json_t *doc)
 			(long long)json_integer_value(json_object_get(row, "pid")),
 			json_string_value(json_object_get(row, "reason")));
 	}
-	json_array_foreach(json_object_get(doc, "jobs"), i, j)
+	json_array_foreach(json_object_get(doc, SB_RK_JOBS), i, j)
 	{
-		const char *name = json_string_value(json_object_get(j, "jobname"));
-		const json_t *mi = json_object_get(json_object_get(j, "storagebench"), "merge");
-		bool reads = dnum(j, "read", "total_ios") >= dnum(j, "write", "total_ios");
-		const char *dn = reads ? "read" : "write";
+		const char *name = json_string_value(json_object_get(j, SB_RK_JOBNAME));
+		const json_t *mi = json_object_get(json_object_get(j, SB_RK_SB), SB_RK_SB_MERGE);
+		struct sb_result_dirv rd = dfig(j, SB_RDIR_READ), wd = dfig(j, SB_RDIR_WRITE);
+		bool reads = rd.total_ios >= wd.total_ios;
+		const struct sb_result_dirv *main_dir = reads ? &rd : &wd;
+		const char *dn = sb_result_dir_keys[reads ? SB_RDIR_READ : SB_RDIR_WRITE];
 		const json_t *sec = json_object_get(json_object_get(mi, dn), "seconds");
 		const json_t *win = json_object_get(json_object_get(mi, dn), "window");
 		fprintf(f, "\n%s: ", name ? name : "?");
@@ -874,10 +874,10 @@ void sb_clients_text(FILE *f, const json_t *doc)
 					: "no per-second series");
 		fprintf(f, "  %-10s %12s %12s %12s %12s %12s %12s\n", "", "read IOPS", "read MiB/s",
 			"write IOPS", "write MiB/s", "clat p50 us", "clat p99 us");
-		fprintf(f, "  %-10s %12.1f %12.2f %12.1f %12.2f %12.1f %12.1f\n", "all",
-			dnum(j, "read", "iops"), dnum(j, "read", "bw_bytes") / 1048576.0,
-			dnum(j, "write", "iops"), dnum(j, "write", "bw_bytes") / 1048576.0,
-			pct_us(j, dn, "50.000000"), pct_us(j, dn, "99.000000"));
+		fprintf(f, "  %-10s %12.1f %12.2f %12.1f %12.2f %12.1f %12.1f\n", "all", rd.iops,
+			rd.bw_bytes / 1048576.0, wd.iops, wd.bw_bytes / 1048576.0,
+			main_dir->clat.pct[SB_RPCT_50] / 1000.0,
+			main_dir->clat.pct[SB_RPCT_99] / 1000.0);
 		json_array_foreach(json_object_get(c, "rows"), k, row)
 		{
 			const char *w = json_string_value(json_object_get(row, "workload"));

@@ -14,6 +14,7 @@
 #include "validity.h"
 
 #include "labels.h"
+#include "resultdoc.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -77,7 +78,7 @@ static int aggregate_doc(struct sb_agg *agg, struct sb_validity *val, const char
 {
 	size_t i;
 	const json_t *jj;
-	json_array_foreach(json_object_get(doc, "jobs"), i, jj)
+	json_array_foreach(json_object_get(doc, SB_RK_JOBS), i, jj)
 	{
 		char err[256];
 		int r = sb_agg_add(agg, label, it, jj, err, sizeof(err));
@@ -85,7 +86,7 @@ static int aggregate_doc(struct sb_agg *agg, struct sb_validity *val, const char
 			r = sb_validity_add(val, label, it, jj, err, sizeof(err));
 		if (r) {
 			sb_error("Could not aggregate a result", "workload=%s error=\"%s\"",
-				 json_string_value(json_object_get(jj, "jobname")), err);
+				 json_string_value(json_object_get(jj, SB_RK_JOBNAME)), err);
 			return r;
 		}
 	}

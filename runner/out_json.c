@@ -3,6 +3,7 @@
 
 #include "fiotime.h"
 #include "hist.h"
+#include "resultdoc.h"
 #include "validity.h"
 
 #include <stdio.h>
@@ -23,11 +24,11 @@ static json_t *stat_json(const struct sb_stat *s, const struct sb_hist *h, const
 	json_t *o = json_object();
 	if (!o)
 		return NULL;
-	bool ok = put(o, "min", json_integer((json_int_t)(s->n ? s->min : 0))) &&
-		  put(o, "max", json_integer((json_int_t)(s->n ? s->max : 0))) &&
-		  put(o, "mean", json_real(s->mean)) &&
-		  put(o, "stddev", json_real(sb_stat_stddev(s))) &&
-		  put(o, "N", json_integer((json_int_t)s->n));
+	bool ok = put(o, SB_RK_MIN, json_integer((json_int_t)(s->n ? s->min : 0))) &&
+		  put(o, SB_RK_MAX, json_integer((json_int_t)(s->n ? s->max : 0))) &&
+		  put(o, SB_RK_MEAN, json_real(s->mean)) &&
+		  put(o, SB_RK_STDDEV, json_real(sb_stat_stddev(s))) &&
+		  put(o, SB_RK_N, json_integer((json_int_t)s->n));
 	if (ok && h && h->n && np) {
 		uint64_t vals[SB_MAX_PERCENTILES];
 		json_t *p = json_object();
@@ -37,7 +38,7 @@ static json_t *stat_json(const struct sb_stat *s, const struct sb_hist *h, const
 			snprintf(key, sizeof(key), "%f", plist[i]);
 			ok = put(p, key, json_integer((json_int_t)vals[i]));
 		}
-		ok = ok && put(o, "percentile", p);
+		ok = ok && put(o, SB_RK_PERCENTILE, p);
 		if (!ok)
 			json_decref(p);
 		if (ok && plus) {
@@ -114,19 +115,20 @@ static json_t *dir_json(const struct sb_results *all, const struct sb_job_result
 
 	if (!j)
 		return NULL;
-	bool ok = put(j, "io_bytes", json_integer((json_int_t)dr->bytes)) &&
-		  put(j, "io_kbytes", json_integer((json_int_t)(dr->bytes / kb))) &&
-		  put(j, "bw_bytes", json_integer((json_int_t)bw_bytes)) &&
-		  put(j, "bw", json_integer((json_int_t)(bw_bytes / kb))) &&
-		  put(j, "iops", json_real(iops)) &&
-		  put(j, "runtime", json_integer(dr->ios ? (json_int_t)ms : 0)) &&
-		  put(j, "total_ios", json_integer((json_int_t)dr->ios)) &&
+	bool ok = put(j, SB_RK_IO_BYTES, json_integer((json_int_t)dr->bytes)) &&
+		  put(j, SB_RK_IO_KBYTES, json_integer((json_int_t)(dr->bytes / kb))) &&
+		  put(j, SB_RK_BW_BYTES, json_integer((json_int_t)bw_bytes)) &&
+		  put(j, SB_RK_BW, json_integer((json_int_t)(bw_bytes / kb))) &&
+		  put(j, SB_RK_IOPS, json_real(iops)) &&
+		  put(j, SB_RK_RUNTIME, json_integer(dr->ios ? (json_int_t)ms : 0)) &&
+		  put(j, SB_RK_TOTAL_IOS, json_integer((json_int_t)dr->ios)) &&
 		  put(j, "short_ios", json_integer((json_int_t)dr->short_ios)) &&
 		  put(j, "drop_ios", json_integer(0)) &&
-		  put(j, "slat_ns", stat_json(&dr->slat, NULL, plist, 0, false)) &&
-		  put(j, "clat_ns",
+		  put(j, SB_RK_SLAT_NS, stat_json(&dr->slat, NULL, plist, 0, false)) &&
+		  put(j, SB_RK_CLAT_NS,
 		      stat_json(&dr->clat, &dr->clat_hist, plist, clat_p ? np : 0, plus)) &&
-		  put(j, "lat_ns", stat_json(&dr->lat, &dr->lat_hist, plist, lat_p ? np : 0, plus));
+		  put(j, SB_RK_LAT_NS,
+		      stat_json(&dr->lat, &dr->lat_hist, plist, lat_p ? np : 0, plus));
 	const struct sb_stat *bs = &dr->bw_samples, *is = &dr->iops_samples;
 	ok = ok && put(j, "bw_min", json_integer((json_int_t)(bs->n ? bs->min : 0))) &&
 	     put(j, "bw_max", json_integer((json_int_t)(bs->n ? bs->max : 0))) &&
@@ -157,8 +159,8 @@ static json_t *sync_json(const struct sb_job_result *r)
 	if (!j)
 		return NULL;
 	/* as fio: total_ios counts fsyncs; lat_ns covers fdatasyncs too */
-	if (!put(j, "total_ios", json_integer((json_int_t)(dr->ios - r->datasyncs))) ||
-	    !put(j, "lat_ns", stat_json(&dr->lat, &dr->lat_hist, plist, np, false))) {
+	if (!put(j, SB_RK_TOTAL_IOS, json_integer((json_int_t)(dr->ios - r->datasyncs))) ||
+	    !put(j, SB_RK_LAT_NS, stat_json(&dr->lat, &dr->lat_hist, plist, np, false))) {
 		json_decref(j);
 		return NULL;
 	}
@@ -244,11 +246,11 @@ json_t *sb_out_json_job(const struct sb_results *all, const struct sb_job_result
 	for (size_t i = 0; ok && job && i < job->nkv; i++)
 		ok = put(opts, job->kv[i].key,
 			 json_string(job->kv[i].value ? job->kv[i].value : ""));
-	ok = ok && put(j, "jobname", json_string(r->name)) &&
+	ok = ok && put(j, SB_RK_JOBNAME, json_string(r->name)) &&
 	     put(j, "groupid", json_integer(r->groupid)) &&
-	     put(j, "error", json_integer(r->error)) && put(j, "eta", json_integer(0)) &&
+	     put(j, SB_RK_ERROR, json_integer(r->error)) && put(j, "eta", json_integer(0)) &&
 	     put(j, "elapsed", json_integer((json_int_t)((r->runtime_us + 999999) / 1000000))) &&
-	     json_object_set(j, "job options", opts) == 0;
+	     json_object_set(j, SB_RK_JOB_OPTIONS, opts) == 0;
 	if (ok && o && o->unified_rw_reporting) {
 		/* fio's "mixed": reads and writes as one direction */
 		struct sb_job_result *m = sb_job_result_new();
@@ -259,18 +261,18 @@ json_t *sb_out_json_job(const struct sb_results *all, const struct sb_job_result
 			struct sb_dir_result *md = &m->dir[0];
 			for (int d = 0; d < 2 && ok; d++)
 				ok = sb_dir_result_merge(md, &r->dir[d]) == 0;
-			ok = ok && put(j, "mixed", dir_json(all, m, md, 0, plus));
+			ok = ok && put(j, SB_RK_MIXED, dir_json(all, m, md, 0, plus));
 			sb_job_result_free(m);
 		}
 	} else if (ok) {
-		ok = put(j, "read", dir_json(all, r, &r->dir[SB_READ], SB_READ, plus)) &&
-		     put(j, "write", dir_json(all, r, &r->dir[SB_WRITE], SB_WRITE, plus));
+		ok = put(j, SB_RK_READ, dir_json(all, r, &r->dir[SB_READ], SB_READ, plus)) &&
+		     put(j, SB_RK_WRITE, dir_json(all, r, &r->dir[SB_WRITE], SB_WRITE, plus));
 	}
 	if (ok) {
 		trim = dir_json(all, r, &r->dir[SB_TRIM], SB_TRIM, plus);
-		ok = put(j, "trim", trim);
+		ok = put(j, SB_RK_TRIM, trim);
 	}
-	ok = ok && put(j, "sync", sync_json(r)) &&
+	ok = ok && put(j, SB_RK_SYNC, sync_json(r)) &&
 	     put(j, "job_runtime", json_integer((json_int_t)(r->runtime_us / 1000))) &&
 	     put(j, "usr_cpu", json_real(rt > 0 ? r->usr_s * 1e6 / rt * 100.0 : 0.0)) &&
 	     put(j, "sys_cpu", json_real(rt > 0 ? r->sys_s * 1e6 / rt * 100.0 : 0.0)) &&
@@ -280,11 +282,11 @@ json_t *sb_out_json_job(const struct sb_results *all, const struct sb_job_result
 	     put(j, "latency_ns", latency_buckets(r, 1, ns_b, 10)) &&
 	     put(j, "latency_us", latency_buckets(r, 1e3, ns_b, 10)) &&
 	     put(j, "latency_ms", latency_buckets(r, 1e6, ms_b, 11));
-	ok = ok && put(eng, "asked", json_string(r->engine_asked)) &&
-	     put(eng, "ran", json_string(r->engine_ran)) &&
-	     put(eng, "reason", json_string(r->engine_reason)) &&
-	     put(eng, "iodepth", json_integer(r->iodepth_effective)) &&
-	     json_object_set(j, "engine", eng) == 0;
+	ok = ok && put(eng, SB_RK_ENGINE_ASKED, json_string(r->engine_asked)) &&
+	     put(eng, SB_RK_ENGINE_RAN, json_string(r->engine_ran)) &&
+	     put(eng, SB_RK_ENGINE_REASON, json_string(r->engine_reason)) &&
+	     put(eng, SB_RK_ENGINE_IODEPTH, json_integer(r->iodepth_effective)) &&
+	     json_object_set(j, SB_RK_ENGINE, eng) == 0;
 	/* storagebench extras */
 	json_t *ver = json_pack("{s:I,s:I,s:[]}", "checked", (json_int_t)r->verify_checked,
 				"mismatches", (json_int_t)r->verify_errors, "bad_offsets");
@@ -299,10 +301,10 @@ json_t *sb_out_json_job(const struct sb_results *all, const struct sb_job_result
 	     put(sb, "syncs",
 		 json_pack("{s:I,s:I}", "fsync", (json_int_t)(r->dir[SB_SYNC].ios - r->datasyncs),
 			   "fdatasync", (json_int_t)r->datasyncs)) &&
-	     put(sb, "jobs", json_integer(r->njobs)) &&
+	     put(sb, SB_RK_SB_NJOBS, json_integer(r->njobs)) &&
 	     put(sb, "runtime_us", json_integer((json_int_t)r->runtime_us)) &&
 	     put(sb, SB_VALIDITY_NODE_MEM_KEY, json_integer(node_mem_bytes())) &&
-	     put(sb, "interval_ms", json_integer((json_int_t)(r->interval_us / 1000))) &&
+	     put(sb, SB_RK_SB_INTERVAL_MS, json_integer((json_int_t)(r->interval_us / 1000))) &&
 	     put(sb, "errors",
 		 json_pack("{s:I,s:I,s:I,s:I,s:s}", "read", (json_int_t)r->dir[0].errors, "write",
 			   (json_int_t)r->dir[1].errors, "enospc", (json_int_t)r->enospc, "eio",
@@ -312,20 +314,22 @@ json_t *sb_out_json_job(const struct sb_results *all, const struct sb_job_result
 		if (d == SB_TRIM && !dr->ios)
 			continue; /* as before trims existed: no empty key */
 		json_t *dj = json_object();
-		ok = dj && put(dj, "clat_hist",
+		ok = dj && put(dj, SB_RK_SB_CLAT_HIST,
 			       hist_compact(d == SB_SYNC ? &dr->lat_hist : &dr->clat_hist));
 		if (ok && d != SB_SYNC)
-			ok = put(dj, "ios_series", series_json(dr->series.ios, dr->series.n)) &&
-			     put(dj, "bytes_series", series_json(dr->series.bytes, dr->series.n));
+			ok = put(dj, SB_RK_SB_IOS_SERIES,
+				 series_json(dr->series.ios, dr->series.n)) &&
+			     put(dj, SB_RK_SB_BYTES_SERIES,
+				 series_json(dr->series.bytes, dr->series.n));
 		ok = ok && put(sb, sb_ddir_name((enum sb_ddir)d), dj);
 	}
 	if (ok && r->ss.state) {
-		ok = put(j, "steadystate", sb_out_json_steadystate(&r->ss)) &&
-		     put(sb, "steadystate",
+		ok = put(j, SB_RK_STEADYSTATE, sb_out_json_steadystate(&r->ss)) &&
+		     put(sb, SB_RK_STEADYSTATE,
 			 json_pack("{s:b,s:I}", "attained", r->ss.attained, "attained_ms",
 				   (json_int_t)r->ss.attained_ms));
 	}
-	ok = ok && json_object_set(j, "storagebench", sb) == 0;
+	ok = ok && json_object_set(j, SB_RK_SB, sb) == 0;
 	json_decref(opts);
 	json_decref(eng);
 	json_decref(sb);
@@ -358,7 +362,7 @@ json_t *sb_out_json_doc(const struct sb_results *r, bool plus)
 		json_t *jj = sb_out_json_job(r, r->v[i], plus);
 		ok = jj && json_array_append_new(jobs, jj) == 0;
 	}
-	ok = ok && json_object_set(doc, "jobs", jobs) == 0;
+	ok = ok && json_object_set(doc, SB_RK_JOBS, jobs) == 0;
 	json_decref(jobs);
 	if (!ok) {
 		json_decref(doc);

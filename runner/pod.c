@@ -32,6 +32,7 @@
 #include "log.h"
 #include "names.h"
 #include "owner.h"
+#include "resultdoc.h"
 #include "runner/cmdline.h"
 #include "runner/iolog.h"
 #include "runner/out_json.h"
@@ -429,13 +430,14 @@ static char *dump_fitting(json_t *doc)
 	}
 	size_t i;
 	json_t *j;
-	json_array_foreach(json_object_get(doc, "jobs"), i, j)
+	json_array_foreach(json_object_get(doc, SB_RK_JOBS), i, j)
 	{
-		json_t *x = json_object_get(j, "storagebench");
 		for (int d = 0; d < 2; d++) {
-			json_t *dj = json_object_get(x, d ? "write" : "read");
-			json_object_del(dj, "ios_series");
-			json_object_del(dj, "bytes_series");
+			json_t *dj = json_object_get(
+				json_object_get(j, SB_RK_SB),
+				sb_result_dir_keys[d ? SB_RDIR_WRITE : SB_RDIR_READ]);
+			json_object_del(dj, SB_RK_SB_IOS_SERIES);
+			json_object_del(dj, SB_RK_SB_BYTES_SERIES);
 		}
 	}
 	sb_warn("Dropped per-second series to fit the result in a ConfigMap", NULL);
@@ -645,9 +647,9 @@ static int pod_run_jobs(struct pod *p, unsigned it, json_t **doc)
 static char *pod_result_text(struct pod *p, unsigned it, json_t *doc)
 {
 	const struct pod_env *e = &p->e;
-	json_t *ctx =
-		json_pack("{s:s,s:s,s:I,s:s,s:I}", "run", e->run, "class", e->cls, "iteration",
-			  (json_int_t)it, "pod", e->pod, "attempt", (json_int_t)e->attempt);
+	json_t *ctx = json_pack("{s:s,s:s,s:I,s:s,s:I}", SB_RK_CTX_RUN, e->run, SB_RK_CTX_CLASS,
+				e->cls, SB_RK_CTX_ITERATION, (json_int_t)it, SB_RK_CTX_POD, e->pod,
+				SB_RK_CTX_ATTEMPT, (json_int_t)e->attempt);
 	if (doc && p->logdir[0]) {
 		/* fio log files (write_*_log) travel in the result, size-capped */
 		bool found;
@@ -662,14 +664,14 @@ static char *pod_result_text(struct pod *p, unsigned it, json_t *doc)
 		json_decref(logs);
 	}
 	if (ctx && e->members > 1 &&
-	    (json_object_set_new(ctx, "member", json_integer(e->member)) ||
-	     json_object_set_new(ctx, "members", json_integer(e->members)) ||
-	     json_object_set_new(ctx, "node", json_string(e->node)) ||
-	     json_object_set_new(ctx, "start", start_context(&p->bar)))) {
+	    (json_object_set_new(ctx, SB_RK_CTX_MEMBER, json_integer(e->member)) ||
+	     json_object_set_new(ctx, SB_RK_CTX_MEMBERS, json_integer(e->members)) ||
+	     json_object_set_new(ctx, SB_RK_CTX_NODE, json_string(e->node)) ||
+	     json_object_set_new(ctx, SB_RK_CTX_START, start_context(&p->bar)))) {
 		json_decref(ctx);
 		ctx = NULL;
 	}
-	if (!doc || !ctx || json_object_set_new(doc, "context", ctx)) {
+	if (!doc || !ctx || json_object_set_new(doc, SB_RK_CONTEXT, ctx)) {
 		json_decref(doc);
 		p->status = finish(1, "iteration %u: out of memory", it);
 		return NULL;

@@ -16,6 +16,7 @@
 #include "runner/stop.h"
 
 #include "labels.h"
+#include "resultdoc.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -290,7 +291,7 @@ static bool s3_iteration(struct s3_cli *c, struct s3_runs *s, FILE *f, bool json
 	sb_s3_result_release(&r);
 	size_t i;
 	json_t *j;
-	json_array_foreach(doc && !sig ? json_object_get(doc, "jobs") : NULL, i, j)
+	json_array_foreach(doc && !sig ? json_object_get(doc, SB_RK_JOBS) : NULL, i, j)
 	{
 		char aerr[256];
 		if (s->agg && sb_agg_add(s->agg, c->target, it, j, aerr, sizeof(aerr))) {

@@ -6,6 +6,7 @@
  */
 #include "fiotime.h"
 #include "labels.h"
+#include "resultdoc.h"
 #include "runner/s3.h"
 #include "units.h"
 
@@ -180,9 +181,9 @@ static json_t *hist_compact(const struct sb_hist *h)
 /* {"min","max","mean","stddev","N","percentile":{fio keys}} */
 static json_t *times_json(const struct sb_stat *st, const struct sb_hist *h)
 {
-	json_t *o = json_pack("{s:I,s:I,s:f,s:f,s:I}", "min", (json_int_t)(st->n ? st->min : 0),
-			      "max", (json_int_t)(st->n ? st->max : 0), "mean", st->mean, "stddev",
-			      sb_stat_stddev(st), "N", (json_int_t)st->n);
+	json_t *o = json_pack("{s:I,s:I,s:f,s:f,s:I}", SB_RK_MIN, (json_int_t)(st->n ? st->min : 0),
+			      SB_RK_MAX, (json_int_t)(st->n ? st->max : 0), SB_RK_MEAN, st->mean,
+			      SB_RK_STDDEV, sb_stat_stddev(st), SB_RK_N, (json_int_t)st->n);
 	if (!o || !h->n)
 		return o;
 	uint64_t pv[32];
@@ -194,7 +195,7 @@ static json_t *times_json(const struct sb_stat *st, const struct sb_hist *h)
 		snprintf(key, sizeof(key), "%f", sb_hist_default_percentiles[i]);
 		ok = put(p, key, json_integer((json_int_t)pv[i]));
 	}
-	if (!ok || !put(o, "percentile", p)) {
+	if (!ok || !put(o, SB_RK_PERCENTILE, p)) {
 		json_decref(p);
 		json_decref(o);
 		return NULL;
@@ -213,17 +214,18 @@ static json_t *dir_json(const struct sb_s3_opstat *s, uint64_t runtime_us, bool 
 	if (!empty)
 		return NULL;
 	json_t *j = json_object();
-	bool ok =
-		j && put(j, "io_bytes", json_integer((json_int_t)(used ? s->bytes : 0))) &&
-		put(j, "io_kbytes", json_integer((json_int_t)(used ? s->bytes / 1024 : 0))) &&
-		put(j, "bw_bytes", json_integer((json_int_t)bw)) &&
-		put(j, "bw", json_integer((json_int_t)(bw / 1024))) &&
-		put(j, "iops", json_real(iops)) &&
-		put(j, "runtime", json_integer(used ? (json_int_t)ms : 0)) &&
-		put(j, "total_ios", json_integer((json_int_t)(used ? s->ok : 0))) &&
-		put(j, "short_ios", json_integer(0)) && put(j, "drop_ios", json_integer(0)) &&
-		put(j, "lat_ns", times_json(used ? &s->req : &none, used ? &s->req_hist : empty)) &&
-		put(j, "clat_ns", times_json(used ? &s->req : &none, used ? &s->req_hist : empty));
+	bool ok = j && put(j, SB_RK_IO_BYTES, json_integer((json_int_t)(used ? s->bytes : 0))) &&
+		  put(j, SB_RK_IO_KBYTES, json_integer((json_int_t)(used ? s->bytes / 1024 : 0))) &&
+		  put(j, SB_RK_BW_BYTES, json_integer((json_int_t)bw)) &&
+		  put(j, SB_RK_BW, json_integer((json_int_t)(bw / 1024))) &&
+		  put(j, SB_RK_IOPS, json_real(iops)) &&
+		  put(j, SB_RK_RUNTIME, json_integer(used ? (json_int_t)ms : 0)) &&
+		  put(j, SB_RK_TOTAL_IOS, json_integer((json_int_t)(used ? s->ok : 0))) &&
+		  put(j, "short_ios", json_integer(0)) && put(j, "drop_ios", json_integer(0)) &&
+		  put(j, SB_RK_LAT_NS,
+		      times_json(used ? &s->req : &none, used ? &s->req_hist : empty)) &&
+		  put(j, SB_RK_CLAT_NS,
+		      times_json(used ? &s->req : &none, used ? &s->req_hist : empty));
 	free(empty);
 	if (!ok) {
 		json_decref(j);
@@ -287,7 +289,7 @@ static json_t *job_json(const struct sb_s3_opts *o, const struct sb_s3_result *r
 		  put(s3, "req_hist", hist_compact(&s->req_hist)) &&
 		  put(s3, "ttfb_hist", hist_compact(&s->ttfb_hist)) &&
 		  put(s3, "ops_series", u64_array(s->sec_objects, s->nsec)) &&
-		  put(s3, "bytes_series", u64_array(s->sec_bytes, s->nsec)) &&
+		  put(s3, SB_RK_SB_BYTES_SERIES, u64_array(s->sec_bytes, s->nsec)) &&
 		  (!s->first_error[0] || put(s3, "first_error", json_string(s->first_error)));
 	if (!ok) {
 		json_decref(s3);
@@ -303,24 +305,24 @@ static json_t *job_json(const struct sb_s3_opts *o, const struct sb_s3_result *r
 	snprintf(conc, sizeof(conc), "%u", r->concurrent);
 	json_t *jopts = json_pack("{s:s,s:s,s:s,s:s}", "rw", rw, "bs", size, "iodepth", conc,
 				  "numjobs", "1");
-	json_t *x = json_pack("{s:I,s:o}", "interval_ms", (json_int_t)(r->interval_us / 1000), "s3",
-			      s3);
+	json_t *x = json_pack("{s:I,s:o}", SB_RK_SB_INTERVAL_MS,
+			      (json_int_t)(r->interval_us / 1000), "s3", s3);
 	json_t *dirx = json_object();
 	json_t *j = json_object();
-	ok = x && dirx && j && put(j, "jobname", json_string(name)) &&
-	     put(j, "job options", jopts) && put(j, "groupid", json_integer(0)) &&
-	     put(j, "error", json_integer(s->errors ? 5 /* EIO */ : 0)) &&
+	ok = x && dirx && j && put(j, SB_RK_JOBNAME, json_string(name)) &&
+	     put(j, SB_RK_JOB_OPTIONS, jopts) && put(j, "groupid", json_integer(0)) &&
+	     put(j, SB_RK_ERROR, json_integer(s->errors ? 5 /* EIO */ : 0)) &&
 	     put(j, "job_runtime", json_integer((json_int_t)(r->runtime_us / 1000))) &&
-	     put(j, "read", dir_json(s, r->runtime_us, rd)) &&
-	     put(j, "write", dir_json(s, r->runtime_us, !rd)) &&
-	     put(dirx, "clat_hist", hist_compact(&s->req_hist)) &&
-	     put(dirx, "ios_series", u64_array(s->sec_objects, s->nsec)) &&
-	     put(dirx, "bytes_series", u64_array(s->sec_bytes, s->nsec)) &&
-	     put(x, rd ? "read" : "write", dirx) && put(j, "storagebench", x);
+	     put(j, SB_RK_READ, dir_json(s, r->runtime_us, rd)) &&
+	     put(j, SB_RK_WRITE, dir_json(s, r->runtime_us, !rd)) &&
+	     put(dirx, SB_RK_SB_CLAT_HIST, hist_compact(&s->req_hist)) &&
+	     put(dirx, SB_RK_SB_IOS_SERIES, u64_array(s->sec_objects, s->nsec)) &&
+	     put(dirx, SB_RK_SB_BYTES_SERIES, u64_array(s->sec_bytes, s->nsec)) &&
+	     put(x, rd ? SB_RK_READ : SB_RK_WRITE, dirx) && put(j, SB_RK_SB, x);
 	if (!ok) {
-		if (!json_object_get(j, "job options"))
+		if (!json_object_get(j, SB_RK_JOB_OPTIONS))
 			json_decref(jopts);
-		if (!json_object_get(x, rd ? "read" : "write"))
+		if (!json_object_get(x, rd ? SB_RK_READ : SB_RK_WRITE))
 			json_decref(dirx);
 		json_decref(x);
 		json_decref(j);
@@ -350,11 +352,11 @@ json_t *sb_s3_json(const struct sb_s3_opts *o, const struct sb_s3_result *r)
 	}
 	ok = ok && put(doc, "fio version", json_string("storagebench-runner " SB_VERSION)) &&
 	     put(doc, "timestamp", json_integer((json_int_t)tv.tv_sec)) && put(doc, "s3", s3) &&
-	     put(doc, "jobs", jobs);
+	     put(doc, SB_RK_JOBS, jobs);
 	if (!ok) {
 		if (!json_object_get(doc, "s3"))
 			json_decref(s3);
-		if (!json_object_get(doc, "jobs"))
+		if (!json_object_get(doc, SB_RK_JOBS))
 			json_decref(jobs);
 		json_decref(doc);
 		return NULL;

@@ -10,6 +10,7 @@
  * 1MiB ..."). Keys come from the environment (the Secret, via env).
  */
 #include "log.h"
+#include "resultdoc.h"
 #include "runner/s3.h"
 #include "runner/s3_pod.h"
 
@@ -142,7 +143,7 @@ int sb_s3_pod_iteration(const struct sb_s3_pod *p, FILE *text, json_t **out, cha
 		}
 		size_t k;
 		json_t *j;
-		json_array_foreach(json_object_get(d, "jobs"), k, j)
+		json_array_foreach(json_object_get(d, SB_RK_JOBS), k, j)
 		{
 			if (json_array_append(jobs, j))
 				ret = -ENOMEM;
@@ -153,8 +154,8 @@ int sb_s3_pod_iteration(const struct sb_s3_pod *p, FILE *text, json_t **out, cha
 		if (ret)
 			goto done;
 	}
-	doc = json_pack("{s:s,s:O,s:O}", "fio version", "storagebench-runner " SB_VERSION, "jobs",
-			jobs, "s3", stores);
+	doc = json_pack("{s:s,s:O,s:O}", "fio version", "storagebench-runner " SB_VERSION,
+			SB_RK_JOBS, jobs, "s3", stores);
 	if (!doc)
 		ret = -ENOMEM;
 	*out = doc;

@@ -183,6 +183,27 @@ static int test_results_missing_fields(void)
 	return T_PASS;
 }
 
+/* A malformed figure: the row names the field (lib/resultdoc.h's reader), not a 0. */
+static int test_results_bad_field(void)
+{
+	json_t *items = json_array();
+	CHECK(items);
+	json_array_append_new(items, result_cm("r", "fast", "1",
+					       "{\"jobs\":[{\"jobname\":\"w\","
+					       "\"read\":{\"total_ios\":5,\"iops\":\"many\"}}]}"));
+	size_t n = 0;
+	char *s = sbp_results_format(items, NULL, NULL, 0, &n);
+	json_decref(items);
+	CHECK(s != NULL);
+	CHECK_INT(n, 1);
+	int ok = strstr(s, "<data.result.json: jobs[0].read.iops: not a number>") != NULL;
+	if (!ok)
+		fprintf(stderr, "    got:\n%s", s);
+	free(s);
+	CHECK(ok);
+	return T_PASS;
+}
+
 static int test_log_gone(void)
 {
 	const char *k = "unable to retrieve container logs for containerd://fb3b2074\n";
@@ -197,6 +218,7 @@ static int test_log_gone(void)
 static const struct test_case cases[] = {
 	{"plugin-logs/kubelet's answer for a removed container", test_log_gone},
 	{"plugin-logs/slice one iteration", test_slice_one_iteration},
+	{"plugin-logs/results: a malformed figure named", test_results_bad_field},
 	{"plugin-logs/slice last, skipped, absent, unterminated", test_slice_last_and_skipped},
 	{"plugin-logs/slice ends at Runner stopped", test_slice_runner_stopped},
 	{"plugin-logs/results table ordered and filtered", test_results_table},
