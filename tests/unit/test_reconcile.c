@@ -478,10 +478,14 @@ static int test_distributed_run_to_succeeded(void)
 	set_phase_all("pods", RUN "-fast-1-m", "Running");
 	const struct fx_member m1 = {NS, RUN, UID, "fast", 1, 1, 1},
 			       m2 = {NS, RUN, UID, "fast", 1, 1, 2};
-	put_both("configmaps", fx_member_ready(&m1));
+	json_t *ready = fx_member_ready(&m1);
+	CHECK(ready);
+	put_both("configmaps", ready);
 	CHECK_INT(pass(), 0);
 	CHECK_INT(fo_calls(&E.fo, "create", "configmaps", start), 0);
-	put_both("configmaps", fx_member_ready(&m2));
+	ready = fx_member_ready(&m2);
+	CHECK(ready);
+	put_both("configmaps", ready);
 	CHECK_INT(pass(), 0);
 	CHECK_INT(fo_calls(&E.fo, "create", "configmaps", start), 1);
 	CHECK(fo_obj(&E.fo, "configmaps", NS, start));
