@@ -800,7 +800,8 @@ static double start_skew_ms(json_t *const *docs, unsigned n)
 	double lo = 0, hi = 0;
 	for (unsigned m = 0; m < n; m++) {
 		const json_t *a = json_object_get(
-			json_object_get(json_object_get(docs[m], "context"), "start"), "actual_ns");
+			json_object_get(json_object_get(docs[m], SB_RK_CONTEXT), SB_RK_CTX_START),
+			SB_RK_CTX_ACTUAL_NS);
 		if (!json_is_integer(a))
 			return -1;
 		double v = (double)json_integer_value(a);
@@ -816,13 +817,14 @@ static double start_skew_ms(json_t *const *docs, unsigned n)
 static double group_start_ns(const json_t *doc, size_t g)
 {
 	const json_t *groups = json_object_get(
-		json_object_get(json_object_get(doc, "context"), "start"), "groups");
+		json_object_get(json_object_get(doc, SB_RK_CONTEXT), SB_RK_CTX_START),
+		SB_RK_CTX_GROUPS);
 	size_t i;
 	const json_t *e;
 	json_array_foreach(groups, i, e)
 	{
-		const json_t *gv = json_object_get(e, "group");
-		const json_t *a = json_object_get(e, "actual_ns");
+		const json_t *gv = json_object_get(e, SB_RK_CTX_GROUP);
+		const json_t *a = json_object_get(e, SB_RK_CTX_ACTUAL_NS);
 		if (json_is_integer(gv) && json_integer_value(gv) == (json_int_t)g &&
 		    json_is_integer(a) && json_integer_value(a) > 0)
 			return (double)json_integer_value(a);
@@ -842,7 +844,8 @@ static json_t *group_skews(json_t *const *docs, unsigned n)
 	size_t most = 0;
 	for (unsigned m = 0; m < n; m++) {
 		size_t k = json_array_size(json_object_get(
-			json_object_get(json_object_get(docs[m], "context"), "start"), "groups"));
+			json_object_get(json_object_get(docs[m], SB_RK_CONTEXT), SB_RK_CTX_START),
+			SB_RK_CTX_GROUPS));
 		most = k > most ? k : most;
 	}
 	for (size_t g = 1; out && g < most; g++) {
