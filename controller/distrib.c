@@ -785,7 +785,7 @@ static json_t *member_doc(const json_t *cmlist, const struct br_ref *run, const 
 }
 
 /* A member's IOPS (bw false) or bytes/s of direction d, read by lib/resultdoc.h; 0 when unreadable. */
-static double dir_num(const json_t *job, enum sb_result_dir d, bool bw)
+static double fig(const json_t *job, enum sb_result_dir d, bool bw)
 {
 	struct sb_result_job rj;
 	char e[8];
@@ -794,13 +794,21 @@ static double dir_num(const json_t *job, enum sb_result_dir d, bool bw)
 	return bw ? rj.dir[d].bw_bytes : rj.dir[d].iops;
 }
 
+/* A member document's context[key] (its pod, its node), "?" when absent. */
+static const char *ctx_str(const json_t *doc, const char *key)
+{
+	const char *v = jstr(json_object_get(doc, SB_RK_CONTEXT), key);
+	return v ? v : "?";
+}
+
 /* Start skew of one iteration from the members' contexts, in ms; -1 when unknown. */
 static double start_skew_ms(json_t *const *docs, unsigned n)
 {
 	double lo = 0, hi = 0;
 	for (unsigned m = 0; m < n; m++) {
 		const json_t *a = json_object_get(
-			json_object_get(json_object_get(docs[m], "context"), "start"), "actual_ns");
+			json_object_get(json_object_get(docs[m], SB_RK_CONTEXT), SB_RK_CTX_START),
+			SB_RK_CTX_ACTUAL_NS);
 		if (!json_is_integer(a))
 			return -1;
 		double v = (double)json_integer_value(a);
@@ -816,13 +824,14 @@ static double start_skew_ms(json_t *const *docs, unsigned n)
 static double group_start_ns(const json_t *doc, size_t g)
 {
 	const json_t *groups = json_object_get(
-		json_object_get(json_object_get(doc, "context"), "start"), "groups");
+		json_object_get(json_object_get(doc, SB_RK_CONTEXT), SB_RK_CTX_START),
+		SB_RK_CTX_GROUPS);
 	size_t i;
 	const json_t *e;
 	json_array_foreach(groups, i, e)
 	{
-		const json_t *gv = json_object_get(e, "group");
-		const json_t *a = json_object_get(e, "actual_ns");
+		const json_t *gv = json_object_get(e, SB_RK_CTX_GROUP);
+		const json_t *a = json_object_get(e, SB_RK_CTX_ACTUAL_NS);
 		if (json_is_integer(gv) && json_integer_value(gv) == (json_int_t)g &&
 		    json_is_integer(a) && json_integer_value(a) > 0)
 			return (double)json_integer_value(a);
@@ -842,7 +851,8 @@ static json_t *group_skews(json_t *const *docs, unsigned n)
 	size_t most = 0;
 	for (unsigned m = 0; m < n; m++) {
 		size_t k = json_array_size(json_object_get(
-			json_object_get(json_object_get(docs[m], "context"), "start"), "groups"));
+			json_object_get(json_object_get(docs[m], SB_RK_CONTEXT), SB_RK_CTX_START),
+			SB_RK_CTX_GROUPS));
 		most = k > most ? k : most;
 	}
 	for (size_t g = 1; out && g < most; g++) {
@@ -940,8 +950,8 @@ static int report_class(struct sb_agg *agg, const struct br_ref *run, const stru
 			char e2[512];
 			for (m = 0; m < s->pods; m++) {
 				jobs[m] = json_array_get(json_object_get(docs[m], SB_RK_JOBS), j);
-				iops[m] = dir_num(jobs[m], SB_RDIR_READ, false) +
-					  dir_num(jobs[m], SB_RDIR_WRITE, false);
+				iops[m] = fig(jobs[m], SB_RDIR_READ, false) +
+					  fig(jobs[m], SB_RDIR_WRITE, false);
 				tmp[m] = iops[m];
 			}
 			int r = sb_merge_jobs(jobs, s->pods, &merged, e2, sizeof(e2));
@@ -962,7 +972,6 @@ static int report_class(struct sb_agg *agg, const struct br_ref *run, const stru
 			}
 			double med = sb_merge_median(tmp, s->pods);
 			for (m = 0; m < s->pods; m++) {
-				const json_t *ctx = json_object_get(docs[m], SB_RK_CONTEXT);
 				const char *wl = jstr(jobs[m], SB_RK_JOBNAME);
 				if (!append(rows,
 					    json_pack(
@@ -970,21 +979,12 @@ static int report_class(struct sb_agg *agg, const struct br_ref *run, const stru
 						    "target", cls, "workload", wl ? wl : "?",
 						    "iteration", (json_int_t)it, "member",
 						    (json_int_t)m + 1, "pod",
-						    jstr(ctx, SB_RK_CTX_POD)
-							    ? jstr(ctx, SB_RK_CTX_POD)
-							    : "?",
-						    "node",
-						    jstr(ctx, SB_RK_CTX_NODE)
-							    ? jstr(ctx, SB_RK_CTX_NODE)
-							    : "?",
-						    "read-iops",
-						    dir_num(jobs[m], SB_RDIR_READ, false),
-						    "write-iops",
-						    dir_num(jobs[m], SB_RDIR_WRITE, false),
-						    "read-bw", dir_num(jobs[m], SB_RDIR_READ, true),
-						    "write-bw",
-						    dir_num(jobs[m], SB_RDIR_WRITE, true),
-						    "straggler",
+						    ctx_str(docs[m], SB_RK_CTX_POD), "node",
+						    ctx_str(docs[m], SB_RK_CTX_NODE), "read-iops",
+						    fig(jobs[m], SB_RDIR_READ, false), "write-iops",
+						    fig(jobs[m], SB_RDIR_WRITE, false), "read-bw",
+						    fig(jobs[m], SB_RDIR_READ, true), "write-bw",
+						    fig(jobs[m], SB_RDIR_WRITE, true), "straggler",
 						    sb_merge_straggler(iops[m], med)))) {
 					ret = -ENOMEM;
 					break;

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A result document (the runner's JSON output, as a result ConfigMap holds
- * it) into the aggregation (lib/aggregate.c), as two iterations on two
- * targets, then the report rendered.
+ * it) through the typed reader (lib/resultdoc.h), then into the
+ * aggregation (lib/aggregate.c), as two iterations on two targets, then
+ * the report rendered.
  */
 #include "fuzz/fuzz.h"
 #include "aggregate.h"
 #include "report.h"
+#include "resultdoc.h"
 
 #include <jansson.h>
 
@@ -16,9 +18,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!doc)
 		return 0;
 	struct sb_agg *a = sb_agg_new();
-	const json_t *jobs = json_object_get(doc, "jobs"), *job;
+	const json_t *jobs = json_object_get(doc, SB_RK_JOBS), *job;
 	size_t i;
 	char err[512];
+	struct sb_result res = SB_RESULT_INIT;
+	(void)sb_result_parse(doc, 0, &res, err, sizeof(err));
+	sb_result_release(&res);
 	if (!a)
 		goto out;
 	for (unsigned it = 1; it <= 2; it++)

@@ -153,11 +153,11 @@ child_main(const struct sb_joblist *jobs, unsigned k, unsigned n, bool plus, int
 
 	json_t *doc = sb_out_json_doc(&res, plus);
 	json_t *ctx = json_pack("{s:I,s:I,s:I,s:{s:I}}", "client", (json_int_t)k + 1, "clients",
-				(json_int_t)n, "pid", (json_int_t)getpid(), "start", "actual_ns",
-				(json_int_t)c.start_ns);
+				(json_int_t)n, "pid", (json_int_t)getpid(), SB_RK_CTX_START,
+				SB_RK_CTX_ACTUAL_NS, (json_int_t)c.start_ns);
 	bool ok = doc && ctx;
 	if (ok)
-		ok = json_object_set_new(doc, "context", ctx) == 0; /* takes ctx */
+		ok = json_object_set_new(doc, SB_RK_CONTEXT, ctx) == 0; /* takes ctx */
 	else
 		json_decref(ctx);
 	const char *err = c.err[0] ? c.err : r == -ENOMEM ? "out of memory" : NULL;
@@ -503,7 +503,8 @@ static double skew_ms(json_t *const *docs, unsigned n)
 	int64_t lo = 0, hi = 0;
 	for (unsigned k = 0; k < n; k++) {
 		const json_t *a = json_object_get(
-			json_object_get(json_object_get(docs[k], "context"), "start"), "actual_ns");
+			json_object_get(json_object_get(docs[k], SB_RK_CONTEXT), SB_RK_CTX_START),
+			SB_RK_CTX_ACTUAL_NS);
 		if (!json_is_integer(a) || json_integer_value(a) <= 0)
 			return -1;
 		int64_t v = json_integer_value(a);

@@ -92,17 +92,18 @@ static json_t *start_context(const struct barrier *b)
 {
 	json_t *groups = json_array();
 	for (unsigned g = 0; groups && g < b->ngroups; g++)
-		if (json_array_append_new(
-			    groups, json_pack("{s:I,s:I,s:I}", "group", (json_int_t)g, "planned_ns",
-					      (json_int_t)b->groups[g].planned_ns, "actual_ns",
-					      (json_int_t)b->groups[g].actual_ns))) {
+		if (json_array_append_new(groups, json_pack("{s:I,s:I,s:I}", SB_RK_CTX_GROUP,
+							    (json_int_t)g, SB_RK_CTX_PLANNED_NS,
+							    (json_int_t)b->groups[g].planned_ns,
+							    SB_RK_CTX_ACTUAL_NS,
+							    (json_int_t)b->groups[g].actual_ns))) {
 			json_decref(groups);
 			groups = NULL;
 		}
 	if (!groups)
 		return NULL;
-	return json_pack("{s:I,s:I,s:o}", "planned_ns", (json_int_t)b->planned_ns, "actual_ns",
-			 (json_int_t)b->actual_ns, "groups", groups);
+	return json_pack("{s:I,s:I,s:o}", SB_RK_CTX_PLANNED_NS, (json_int_t)b->planned_ns,
+			 SB_RK_CTX_ACTUAL_NS, (json_int_t)b->actual_ns, SB_RK_CTX_GROUPS, groups);
 }
 
 /* Writes the reason the pod ends to the termination message, then logs it. */

@@ -1,9 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /* lib/resultdoc.h: the typed reader of the runner's result document. */
 #include "tests/unit/harness.h"
+#include "tests/unit/spec_helpers.h"
+
+#include "aggregate.h"
+#include "controller/distrib.h"
+#include "controller/runkey.h"
+#include "labels.h"
+#include "owner.h"
 #include "resultdoc.h"
 #include "runner/out_json.h"
 #include "runner/result.h"
+#include "sign.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -331,12 +339,104 @@ static int test_truncated_and_mutated(void)
 	return T_PASS;
 }
 
+/* Distributed runs: a member's signed result ConfigMap (iteration 1, attempt 1, class fast). */
+#define DUID "0b7c1e52-1111-4222-8333-944445555999"
+static json_t *member_cm(unsigned member, double iops, const char *node)
+{
+	char name[64], m[8], pod[32];
+	snprintf(name, sizeof(name), "d-fast-1-a1-m%u", member);
+	snprintf(m, sizeof(m), "%u", member);
+	snprintf(pod, sizeof(pod), "d-fast-1-m%u", member);
+	json_t *doc = json_pack("{s:[{s:s,s:{s:I,s:I,s:f,s:I,s:I,s:{s:f,s:I}},s:{s:I}}],"
+				"s:{s:s,s:s,s:i,s:s,s:i,s:s}}",
+				SB_RK_JOBS, SB_RK_JOBNAME, "rr", SB_RK_READ, SB_RK_TOTAL_IOS,
+				(json_int_t)iops, SB_RK_IO_BYTES, (json_int_t)(iops * 4096),
+				SB_RK_IOPS, iops, SB_RK_BW_BYTES, (json_int_t)(iops * 4096),
+				SB_RK_RUNTIME, (json_int_t)1000, SB_RK_LAT_NS, SB_RK_MEAN, 100.0,
+				SB_RK_N, (json_int_t)iops, SB_RK_WRITE, SB_RK_TOTAL_IOS,
+				(json_int_t)0, SB_RK_CONTEXT, SB_RK_CTX_RUN, "d", SB_RK_CTX_CLASS,
+				"fast", SB_RK_CTX_ITERATION, 1, SB_RK_CTX_POD, pod,
+				SB_RK_CTX_ATTEMPT, 1, SB_RK_CTX_NODE, node);
+	char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+	json_decref(doc);
+	unsigned char key[SB_SIGN_KEY_BYTES];
+	char mac[SB_SIGN_HEX_LEN + 1];
+	json_t *cm = NULL;
+	if (text && !br_runkey_derive(DUID, key) &&
+	    !sb_sign_result(key, sizeof(key), DUID, "fast", 1, text, strlen(text), mac))
+		cm = json_pack("{s:{s:s,s:s,s:s,s:{s:s,s:s,s:s,s:s,s:s,s:s},s:[{s:s,s:s,s:s,s:s}]},"
+			       "s:{s:s,s:s}}",
+			       "metadata", "name", name, "namespace", "ns", "creationTimestamp",
+			       "2026-12-01T10:00:00Z", "labels", SB_LABEL_COMPONENT, "result",
+			       SB_LABEL_RUN, "d", SB_LABEL_CLASS, "fast", SB_LABEL_ITERATION, "1",
+			       SB_LABEL_ATTEMPT, "1", SB_LABEL_MEMBER, m, "ownerReferences",
+			       "apiVersion", SB_API_VERSION, "kind", SB_KIND, "name", "d", "uid",
+			       DUID, "data", SB_RESULT_KEY, text, SB_RESULT_MAC_KEY, mac);
+	free(text);
+	return cm;
+}
+
+static void quiet(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "    warning: %s\n", msg);
+}
+
+/* The controller's per-member table of a distributed class: each member's figures and
+ * context as the reader gives them, the slow member marked a straggler. */
+static int test_distributed_member_rows(void)
+{
+	static const unsigned char master[SB_SIGN_KEY_BYTES] = "0123456789abcdef0123456789abcdef";
+	struct br_spec s;
+	char err[512] = "";
+	int r = parse("{\"storageClasses\":[\"fast\"],\"profile\":\"quick\",\"iterations\":1,"
+		      "\"runner\":{\"pods\":2}}",
+		      &s, err, sizeof(err));
+	if (r) {
+		fprintf(stderr, "    %s\n", err);
+		return T_FAIL;
+	}
+	br_runkey_set_master(master);
+	struct br_ref run = {"ns", "d", DUID};
+	json_t *list =
+		json_pack("[o,o]", member_cm(1, 1000, "node-a"), member_cm(2, 100, "node-b"));
+	json_t *extra = NULL;
+	struct sb_agg *agg = sb_agg_new();
+	r = list && agg ? br_dist_report(agg, &run, &s, list, &extra, quiet, NULL) : -ENOMEM;
+	sb_agg_free(agg);
+	json_decref(list);
+	br_spec_release(&s);
+	CHECK_INT(r, 0);
+	const json_t *pods = json_object_get(extra, "pods");
+	const json_t *a = json_array_get(pods, 0), *b = json_array_get(pods, 1);
+	int ok = json_array_size(pods) == 2 &&
+		 json_number_value(json_object_get(a, "read-iops")) == 1000 &&
+		 json_number_value(json_object_get(a, "read-bw")) == 4096000 &&
+		 json_number_value(json_object_get(a, "write-iops")) == 0 &&
+		 json_is_false(json_object_get(a, "straggler")) &&
+		 !strcmp(json_string_value(json_object_get(a, "pod")), "d-fast-1-m1") &&
+		 !strcmp(json_string_value(json_object_get(a, "node")), "node-a") &&
+		 !strcmp(json_string_value(json_object_get(a, "workload")), "rr") &&
+		 json_number_value(json_object_get(b, "read-iops")) == 100 &&
+		 json_is_true(json_object_get(b, "straggler")) &&
+		 !strcmp(json_string_value(json_object_get(b, "node")), "node-b");
+	if (!ok) {
+		char *d = json_dumps(pods, JSON_COMPACT);
+		fprintf(stderr, "    pods: %s\n", d ? d : "?");
+		free(d);
+	}
+	json_decref(extra);
+	CHECK(ok);
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
 	{"result/good document read", test_good_doc},
 	{"result/the runner's writer read back", test_writer_round_trip},
 	{"result/malformed fields named with their path", test_malformed_fields_named},
 	{"result/more jobs than allowed", test_too_many_jobs},
 	{"result/truncated and mutated documents", test_truncated_and_mutated},
+	{"result/distributed: the per-member rows", test_distributed_member_rows},
 };
 
 TEST_MAIN(cases)
