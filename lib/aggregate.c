@@ -267,13 +267,13 @@ static int steady_from_json(const json_t *job, double *vals, bool *have, char *e
 		return 0;
 	if (!json_is_object(ss))
 		return sb_errf(err, errlen, -EINVAL, "steadystate: not an object");
-	if (get_num(ss, "steadystate", "attained", &att, err, errlen))
+	if (get_num(ss, SB_RK_STEADYSTATE, SB_RK_SS_ATTAINED, &att, err, errlen))
 		return -EINVAL;
 	vals[M_STEADY] = att ? 100.0 : 0.0;
 	have[M_STEADY] = true;
 	const json_t *x = json_object_get(json_object_get(job, SB_RK_SB), SB_RK_STEADYSTATE);
 	if (att && x) {
-		if (get_num(x, "storagebench.steadystate", "attained_ms", &ms, err, errlen))
+		if (get_num(x, "storagebench.steadystate", SB_RK_SB_ATTAINED_MS, &ms, err, errlen))
 			return -EINVAL;
 		vals[M_STEADY_AFTER] = ms / 1000.0;
 		have[M_STEADY_AFTER] = true;
@@ -284,8 +284,8 @@ static int steady_from_json(const json_t *job, double *vals, bool *have, char *e
 /* An S3 job's median time to first byte (runner/s3_out.c); other jobs add nothing. */
 static int ttfb_from_json(const json_t *job, double *vals, bool *have, char *err, size_t errlen)
 {
-	const json_t *x = json_object_get(json_object_get(job, SB_RK_SB), "s3");
-	const json_t *th = json_object_get(x, "ttfb_hist");
+	const json_t *x = json_object_get(json_object_get(job, SB_RK_SB), SB_RK_SB_S3);
+	const json_t *th = json_object_get(x, SB_RK_S3_TTFB_HIST);
 	struct sb_hist *h;
 	uint64_t p50;
 	const double pl = 50.0;
@@ -309,9 +309,9 @@ static int ttfb_from_json(const json_t *job, double *vals, bool *have, char *err
 static int s3_errors_from_json(const json_t *job, double *vals, bool *have, json_t **by, char *err,
 			       size_t errlen)
 {
-	const json_t *x = json_object_get(json_object_get(job, SB_RK_SB), "s3");
-	const json_t *e = json_object_get(x, "errors"),
-		     *bs = json_object_get(x, "errors_by_status");
+	const json_t *x = json_object_get(json_object_get(job, SB_RK_SB), SB_RK_SB_S3);
+	const json_t *e = json_object_get(x, SB_RK_S3_ERRORS),
+		     *bs = json_object_get(x, SB_RK_S3_ERRORS_BY_STATUS);
 	const char *key;
 	const json_t *v;
 	*by = NULL;
@@ -818,7 +818,7 @@ json_t *sb_agg_report(const struct sb_agg *a, const char *name)
 			json_decref(merged);
 			json_decref(secs);
 			if (r && c->errors_by_status &&
-			    json_object_set_new(r, "errors_by_status",
+			    json_object_set_new(r, SB_RK_S3_ERRORS_BY_STATUS,
 						json_deep_copy(c->errors_by_status))) {
 				json_decref(r);
 				r = NULL;

@@ -4,6 +4,7 @@
 #include "aggregate.h"
 #include "labels.h"
 #include "report.h"
+#include "resultdoc.h"
 #include "units.h"
 
 #include <ctype.h>
@@ -23,7 +24,7 @@ bool sb_report_is_object(const json_t *r)
 int sb_report_object_validate(const json_t *r, const char *path, char *err, size_t errlen)
 {
 	const json_t *bs = json_object_get(r, "bs"), *qd = json_object_get(r, "iodepth");
-	const json_t *by = json_object_get(r, "errors_by_status"), *v;
+	const json_t *by = json_object_get(r, SB_RK_S3_ERRORS_BY_STATUS), *v;
 	const char *key;
 	if (!sb_report_is_object(r))
 		return 0;
@@ -256,7 +257,7 @@ void sb_report_object_sentence(FILE *f, const json_t *r, bool md)
 	}
 	if (o.errors > 0) {
 		char st[256];
-		status_words(json_object_get(r, "errors_by_status"), st, sizeof(st));
+		status_words(json_object_get(r, SB_RK_S3_ERRORS_BY_STATUS), st, sizeof(st));
 		fprintf(f, ", %lld failed request%s%s%s%s", o.errors, o.errors == 1 ? "" : "s",
 			st[0] ? " (" : "", st, st[0] ? ")" : "");
 	}

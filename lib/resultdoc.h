@@ -85,8 +85,18 @@
 #define SB_RK_SB_CLAT_HIST    "clat_hist" /* [[bucket index, count], ...] (lib/hist.h) */
 #define SB_RK_SB_IOS_SERIES   "ios_series"
 #define SB_RK_SB_BYTES_SERIES "bytes_series"
-#define SB_RK_SB_NJOBS	      "jobs"  /* the clones (numjobs) merged into the job */
-#define SB_RK_SB_MERGE	      "merge" /* lib/merge.c: how the pods' results were merged */
+#define SB_RK_SB_NJOBS	      "jobs"   /* the clones (numjobs) merged into the job */
+#define SB_RK_SB_MERGE	      "merge"  /* lib/merge.c: how the pods' results were merged */
+#define SB_RK_SB_ERRORS	      "errors" /* {read, write, enospc, eio, message} */
+#define SB_RK_SB_ERRORS_MSG   "message"
+/* fio's steadystate.attained, and the runner's storagebench.steadystate.attained_ms */
+#define SB_RK_SS_ATTAINED    "attained"
+#define SB_RK_SB_ATTAINED_MS "attained_ms"
+/* an S3 job's storagebench.s3 block (docs/s3.md); the keys the aggregation reads */
+#define SB_RK_SB_S3		  "s3"
+#define SB_RK_S3_ERRORS		  "errors"	     /* failed requests */
+#define SB_RK_S3_ERRORS_BY_STATUS "errors_by_status" /* {"503": n, ...} */
+#define SB_RK_S3_TTFB_HIST	  "ttfb_hist"	     /* like SB_RK_SB_CLAT_HIST */
 
 /* The percentiles the readers use, as fio's keys of "percentile" name them. */
 enum sb_result_pct { SB_RPCT_50, SB_RPCT_99, SB_RPCT_999, SB_RPCT_COUNT };

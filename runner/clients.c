@@ -483,7 +483,8 @@ static void describe_end(struct client *c, int ws, const json_t *doc)
 	json_array_foreach(json_object_get(doc, SB_RK_JOBS), i, j)
 	{
 		const json_t *m = json_object_get(
-			json_object_get(json_object_get(j, SB_RK_SB), "errors"), "message");
+			json_object_get(json_object_get(j, SB_RK_SB), SB_RK_SB_ERRORS),
+			SB_RK_SB_ERRORS_MSG);
 		if (json_is_string(m) && json_string_length(m)) {
 			snprintf(c->why, sizeof(c->why), "job %s: %s",
 				 json_string_value(json_object_get(j, SB_RK_JOBNAME)),

@@ -207,7 +207,7 @@ json_t *sb_out_json_steadystate(const struct sb_ss_result *ss)
 		ok = json_array_append_new(iops, json_integer((json_int_t)ss->iops[i])) == 0 &&
 		     json_array_append_new(bw, json_integer((json_int_t)ss->bw[i])) == 0;
 	ok = ok && put(o, "ss", json_string(crit)) && put(o, "duration", json_integer(ss->dur_s)) &&
-	     put(o, "attained", json_integer(ss->attained)) &&
+	     put(o, SB_RK_SS_ATTAINED, json_integer(ss->attained)) &&
 	     put(o, "criterion", json_string(buf)) &&
 	     put(o, "max_deviation", json_real(ss->max_deviation)) &&
 	     put(o, "slope", json_real(ss->slope)) &&
@@ -305,10 +305,10 @@ json_t *sb_out_json_job(const struct sb_results *all, const struct sb_job_result
 	     put(sb, "runtime_us", json_integer((json_int_t)r->runtime_us)) &&
 	     put(sb, SB_VALIDITY_NODE_MEM_KEY, json_integer(node_mem_bytes())) &&
 	     put(sb, SB_RK_SB_INTERVAL_MS, json_integer((json_int_t)(r->interval_us / 1000))) &&
-	     put(sb, "errors",
+	     put(sb, SB_RK_SB_ERRORS,
 		 json_pack("{s:I,s:I,s:I,s:I,s:s}", "read", (json_int_t)r->dir[0].errors, "write",
 			   (json_int_t)r->dir[1].errors, "enospc", (json_int_t)r->enospc, "eio",
-			   (json_int_t)r->eio, "message", r->errmsg));
+			   (json_int_t)r->eio, SB_RK_SB_ERRORS_MSG, r->errmsg));
 	for (int d = 0; ok && d < SB_NDDIR; d++) {
 		const struct sb_dir_result *dr = &r->dir[d];
 		if (d == SB_TRIM && !dr->ios)
@@ -326,8 +326,8 @@ json_t *sb_out_json_job(const struct sb_results *all, const struct sb_job_result
 	if (ok && r->ss.state) {
 		ok = put(j, SB_RK_STEADYSTATE, sb_out_json_steadystate(&r->ss)) &&
 		     put(sb, SB_RK_STEADYSTATE,
-			 json_pack("{s:b,s:I}", "attained", r->ss.attained, "attained_ms",
-				   (json_int_t)r->ss.attained_ms));
+			 json_pack("{s:b,s:I}", SB_RK_SS_ATTAINED, r->ss.attained,
+				   SB_RK_SB_ATTAINED_MS, (json_int_t)r->ss.attained_ms));
 	}
 	ok = ok && json_object_set(j, SB_RK_SB, sb) == 0;
 	json_decref(opts);

@@ -278,8 +278,8 @@ static json_t *job_json(const struct sb_s3_opts *o, const struct sb_s3_result *r
 		  put(s3, "obj_size", json_string(size)) &&
 		  put(s3, "concurrent", json_integer(r->concurrent)) &&
 		  put(s3, "requests", json_integer((json_int_t)s->requests)) &&
-		  put(s3, "errors", json_integer((json_int_t)s->errors)) &&
-		  put(s3, "errors_by_status", errors_json(s)) &&
+		  put(s3, SB_RK_S3_ERRORS, json_integer((json_int_t)s->errors)) &&
+		  put(s3, SB_RK_S3_ERRORS_BY_STATUS, errors_json(s)) &&
 		  put(s3, "objects", json_integer((json_int_t)s->objects)) &&
 		  put(s3, "bytes", json_integer((json_int_t)s->bytes)) &&
 		  put(s3, "ops", json_real(secs > 0 ? (double)s->objects / secs : 0)) &&
@@ -287,7 +287,7 @@ static json_t *job_json(const struct sb_s3_opts *o, const struct sb_s3_result *r
 		  put(s3, "req_ns", times_json(&s->req, &s->req_hist)) &&
 		  put(s3, "ttfb_ns", times_json(&s->ttfb, &s->ttfb_hist)) &&
 		  put(s3, "req_hist", hist_compact(&s->req_hist)) &&
-		  put(s3, "ttfb_hist", hist_compact(&s->ttfb_hist)) &&
+		  put(s3, SB_RK_S3_TTFB_HIST, hist_compact(&s->ttfb_hist)) &&
 		  put(s3, "ops_series", u64_array(s->sec_objects, s->nsec)) &&
 		  put(s3, SB_RK_SB_BYTES_SERIES, u64_array(s->sec_bytes, s->nsec)) &&
 		  (!s->first_error[0] || put(s3, "first_error", json_string(s->first_error)));
@@ -306,7 +306,7 @@ static json_t *job_json(const struct sb_s3_opts *o, const struct sb_s3_result *r
 	json_t *jopts = json_pack("{s:s,s:s,s:s,s:s}", "rw", rw, "bs", size, "iodepth", conc,
 				  "numjobs", "1");
 	json_t *x = json_pack("{s:I,s:o}", SB_RK_SB_INTERVAL_MS,
-			      (json_int_t)(r->interval_us / 1000), "s3", s3);
+			      (json_int_t)(r->interval_us / 1000), SB_RK_SB_S3, s3);
 	json_t *dirx = json_object();
 	json_t *j = json_object();
 	ok = x && dirx && j && put(j, SB_RK_JOBNAME, json_string(name)) &&
