@@ -2,6 +2,7 @@
 #include "controller/memory.h"
 
 #include "controller/controller.h"
+#include "controller/resultcache.h"
 #include "labels.h"
 
 #include <dirent.h>
@@ -90,6 +91,8 @@ int br_cache_transform(json_t **obj, void *arg)
 		json_object_del(md, "annotations");
 	if (kind == BR_CACHE_PODS)
 		return compact_pod(obj);
+	if (kind == BR_CACHE_CMS)
+		return br_result_verdict_set(*obj); /* a result's data: its verdict instead */
 	return 0;
 }
 

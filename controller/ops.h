@@ -47,6 +47,10 @@ struct br_ops {
 	json_t *(*cache_list)(void *arg, enum br_cache_kind k, const char *ns);
 	/* wall-clock seconds */
 	time_t (*now)(void *arg);
+	/* LIST ns with a label selector into *out (the list object): the report's
+	 * result data, fetched on demand (controller/resultcache.h) */
+	int (*list_labeled)(void *arg, const struct kube_resource *r, const char *ns,
+			    const char *label_selector, json_t **out, struct kube_error *err);
 };
 
 /* The real table: c's client and informers (arg is c). */
