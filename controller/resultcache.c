@@ -79,7 +79,8 @@ static json_t *verdict_of(const json_t *cm)
 	json_decref(peek);
 	int r = -EINVAL;
 	if (!run || !uid)
-		snprintf(why, sizeof(why), "not a result of a run (no BenchmarkRun ownerReference)");
+		snprintf(why, sizeof(why),
+			 "not a result of a run (no BenchmarkRun ownerReference)");
 	else if (!it_label || !*it_label || *end || it < 1 || it > 100000)
 		snprintf(why, sizeof(why), "label %s: not an iteration", SB_LABEL_ITERATION);
 	else if (!cls)
@@ -129,7 +130,8 @@ int br_result_counts(const json_t *cm, const struct sb_result_want *w, char *why
 	const json_t *it = json_object_get(v, "iteration");
 	if (!json_is_true(json_object_get(v, "ok"))) {
 		if (why)
-			snprintf(why, whylen, "%s", jstr(v, "error") ? jstr(v, "error") : "invalid");
+			snprintf(why, whylen, "%s",
+				 jstr(v, "error") ? jstr(v, "error") : "invalid");
 		return -EINVAL;
 	}
 	if (!jstr(v, "uid") || !w->uid || strcmp(jstr(v, "uid"), w->uid) || !jstr(v, "class") ||
@@ -177,10 +179,11 @@ json_t *br_result_fetched(const json_t *items, const json_t *cached,
 		const json_t *c = name ? cached_named(cached, meta(cm, "namespace"), name) : NULL;
 		const json_t *v = json_object_get(c, BR_RESULT_VERDICT);
 		if (json_is_true(json_object_get(v, "ok"))) {
-			const json_t *tv = json_object_get(json_object_get(cm, "data"), SB_RESULT_KEY);
+			const json_t *tv =
+				json_object_get(json_object_get(cm, "data"), SB_RESULT_KEY);
 			char digest[65] = "";
-			if (json_is_string(tv) && sha256_hex(json_string_value(tv),
-							     json_string_length(tv), digest)) {
+			if (json_is_string(tv) &&
+			    sha256_hex(json_string_value(tv), json_string_length(tv), digest)) {
 				json_decref(out);
 				return NULL;
 			}
