@@ -1136,6 +1136,27 @@ static void report_written(struct pass *p, bool created)
 		      p->plan->done);
 }
 
+/*
+ * The run's report as written in its ConfigMap (the cache keeps a
+ * report's data): once written, the report is read back, not built again
+ * (building fetches every result: controller/resultcache.h). NULL when
+ * there is none or it cannot be read.
+ */
+static json_t *written_report(struct pass *p)
+{
+	char name[64];
+	if (!p->ob->obs.report_exists || sb_name_report(name, sizeof(name), p->ref.name))
+		return NULL;
+	json_t *cm = p->c->ops.cache_get(p->c->ops.arg, BR_CACHE_CMS, p->ref.ns, name);
+	const char *text =
+		owned_by(cm, p->ref.uid) ? jstr(json_object_get(cm, "data"), "report.json") : NULL;
+	json_t *rep = text ? json_loads(text, 0, NULL) : NULL;
+	json_decref(cm);
+	if (rep && !json_is_object(rep))
+		json_decref(rep), rep = NULL;
+	return rep;
+}
+
 /* The report, once every class has ended: built from the results, written once. 0, -EAGAIN
  * (the results could not be fetched), -ENOMEM. */
 static int report_step(struct pass *p)
@@ -1145,7 +1166,12 @@ static int report_step(struct pass *p)
 	p->terminal = plan->phase == BR_RUN_SUCCEEDED || plan->phase == BR_RUN_FAILED;
 	if (!p->terminal || plan->done == 0)
 		return 0;
-	int br = build_report(p->c, &p->ref, &p->s, p->ob, &p->report, agg_err, sizeof(agg_err));
+	json_t *written = written_report(p);
+	int br = written ? 0
+			 : build_report(p->c, &p->ref, &p->s, p->ob, &p->report, agg_err,
+					sizeof(agg_err));
+	if (written)
+		p->report = written;
 	if (br == -EINVAL) {
 		/* the results cannot make a report (statistics out of range): said
 		 * once, not retried, the run ends without one */
@@ -1154,7 +1180,7 @@ static int report_step(struct pass *p)
 		if (!prev_message(p->prev, p->report_err) &&
 		    first_announcement(p->c, p->ref.uid, p->report_err))
 			emitf(p->c, &p->ref, true, "ReportFailed", "%s", p->report_err);
-	} else if (br || add_provenance(p->c, &p->ref, &p->s, p->ob, p->report)) {
+	} else if (br || (!written && add_provenance(p->c, &p->ref, &p->s, p->ob, p->report))) {
 		return br == -EAGAIN ? -EAGAIN : -ENOMEM;
 	}
 	if (p->report && !p->ob->obs.report_exists) {

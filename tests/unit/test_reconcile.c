@@ -474,6 +474,13 @@ static int test_report_from_fetched_results(void)
 	CHECK(txt && strstr(txt, "\"fast\"") && strstr(txt, "\"slow\""));
 	CHECK_INT(summary_iops("fast"), 1000);
 	CHECK_INT(summary_iops("slow"), 500);
+	/* once written, the report is read back from its ConfigMap: no second LIST */
+	size_t patches = fo_calls(&E.fo, "patch", "benchmarkruns", NULL);
+	for (int i = 0; i < 3; i++)
+		CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "list", "configmaps", NULL), 1);
+	CHECK_INT(fo_calls(&E.fo, "patch", "benchmarkruns", NULL), patches);
+	CHECK_INT(summary_iops("fast"), 1000);
 	teardown();
 	return T_PASS;
 }
