@@ -73,6 +73,8 @@ int br_process_stats(struct br_process_stats *out);
 /*
  * Renders the process_* metrics (Prometheus' standard names), the informer
  * object counts (storagebench_informer_objects{resource,namespace}), the
+ * result ConfigMaps in the cache by verdict (storagebench_informer_results
+ * {namespace,cached="verdict-ok"|"verdict-invalid"|"with-data"}), the
  * API requests by verb (storagebench_api_requests_total{verb}) and the trims
  * (storagebench_malloc_trims_total) in the text format. c may be NULL (no
  * informer or API lines). A malloc'd string, or NULL on ENOMEM.
