@@ -51,8 +51,13 @@ def test_result_configmap_cached_without_data(controller, ns):
     (controller/resultcache.h): this one is not a run's (no owner), so its
     verdict is invalid; storagebench_informer_results counts what is held."""
     results = 'storagebench_informer_results{namespace="%s",cached="%s"}'
-    sb.wait_for(lambda: results % (ns, "with-data") in controller.metrics(), timeout=30,
-                what="the controller's result metrics")
+
+    def serving():  # the metrics server starts once the informers synced
+        try:
+            return results % (ns, "with-data") in controller.metrics()
+        except OSError:
+            return False
+    sb.wait_for(serving, timeout=30, what="the controller's result metrics")
     sb.apply({"apiVersion": "v1", "kind": "ConfigMap",
               "metadata": {"name": "r-fast-1", "labels": {
                   "app.kubernetes.io/managed-by": "storagebench-controller",
