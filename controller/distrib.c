@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "controller/distrib.h"
 #include "jsonobj.h"
+#include "controller/resultcache.h"
 #include "controller/runkey.h"
 
 #include "aggregate.h"
@@ -249,7 +250,7 @@ static int complete_iterations(const struct br_ref *run, const struct br_spec *s
 		if (!it || !at || !m)
 			continue;
 		struct sb_result_want want = {run->ns, run->name, run->uid, cls, it, key};
-		if (sb_result_check(cm, &want, NULL, NULL, 0))
+		if (br_result_counts(cm, &want, NULL, 0))
 			continue;
 		struct slot *sl = slot_get(&v, &n, &cap, it, at);
 		if (!sl) {

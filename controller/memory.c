@@ -2,6 +2,7 @@
 #include "controller/memory.h"
 
 #include "controller/controller.h"
+#include "controller/resultcache.h"
 #include "labels.h"
 
 #include <dirent.h>
@@ -90,6 +91,8 @@ int br_cache_transform(json_t **obj, void *arg)
 		json_object_del(md, "annotations");
 	if (kind == BR_CACHE_PODS)
 		return compact_pod(obj);
+	if (kind == BR_CACHE_CMS)
+		return br_result_verdict_set(*obj); /* a result's data: its verdict instead */
 	return 0;
 }
 
@@ -200,6 +203,41 @@ static void dropped_line(FILE *f, struct kube_informer *inf)
 		kube_informer_resource(inf)->resource, ns ? ns : "", kube_informer_dropped(inf));
 }
 
+/* The cached result ConfigMaps of one informer, by what the cache holds of them. */
+struct result_counts {
+	size_t ok, invalid, with_data;
+};
+
+static int count_result(const json_t *cm, void *arg)
+{
+	struct result_counts *n = arg;
+	const char *comp = json_string_value(json_object_get(
+		json_object_get(json_object_get(cm, "metadata"), "labels"), SB_LABEL_COMPONENT));
+	const json_t *v = json_object_get(cm, BR_RESULT_VERDICT);
+	if (!comp || strcmp(comp, "result"))
+		return 0;
+	if (json_object_get(cm, "data"))
+		n->with_data++;
+	else if (json_is_true(json_object_get(v, "ok")))
+		n->ok++;
+	else
+		n->invalid++;
+	return 0;
+}
+
+static void results_lines(FILE *f, struct kube_informer *inf)
+{
+	struct result_counts n = {0, 0, 0};
+	if (!inf || kube_informer_foreach(inf, count_result, &n))
+		return;
+	const char *ns = kube_informer_ns(inf) ? kube_informer_ns(inf) : "";
+	fprintf(f,
+		"storagebench_informer_results{namespace=\"%s\",cached=\"verdict-ok\"} %zu\n"
+		"storagebench_informer_results{namespace=\"%s\",cached=\"verdict-invalid\"} %zu\n"
+		"storagebench_informer_results{namespace=\"%s\",cached=\"with-data\"} %zu\n",
+		ns, n.ok, ns, n.invalid, ns, n.with_data);
+}
+
 char *br_metrics_render_process(struct br_controller *c)
 {
 	char *buf = NULL;
@@ -255,6 +293,11 @@ char *br_metrics_render_process(struct br_controller *c)
 			dropped_line(f, c->watches[i].pods);
 			dropped_line(f, c->watches[i].cms);
 		}
+		fprintf(f, "# HELP storagebench_informer_results Result ConfigMaps in the cache: "
+			   "by their verdict (controller/resultcache.h), or kept with their data.\n"
+			   "# TYPE storagebench_informer_results gauge\n");
+		for (size_t i = 0; i < c->nwatches; i++)
+			results_lines(f, c->watches[i].cms);
 		struct kube_client_stats cs;
 		memset(&cs, 0, sizeof(cs));
 		if (c->kc)

@@ -39,10 +39,12 @@ enum br_cache_kind {
  * report's provenance checks it against the runner policy) and status'
  * phase, reason, message, startTime, conditions, hostIP and its
  * containerStatuses' name, state, lastState, restartCount, ready, started
- * (no pod IPs, QoS class, images, image and container IDs). Runs, PVCs,
- * ConfigMaps (result data included: the report needs it) and
- * StorageClasses keep the rest. Returns 0 (kept), 1 (not cached) or -ENOMEM (the informer then
- * caches the object as it came).
+ * (no pod IPs, QoS class, images, image and container IDs). A result
+ * ConfigMap is checked and its data replaced by the verdict
+ * (controller/resultcache.h: the report fetches the data when it is built).
+ * Runs, PVCs, other ConfigMaps and StorageClasses keep the rest. Returns 0
+ * (kept), 1 (not cached) or -ENOMEM (the informer then caches the object
+ * as it came).
  */
 int br_cache_transform(json_t **obj, void *arg);
 extern const enum br_cache_kind br_cache_kinds[5]; /* arg values, indexed by kind */
@@ -73,6 +75,8 @@ int br_process_stats(struct br_process_stats *out);
 /*
  * Renders the process_* metrics (Prometheus' standard names), the informer
  * object counts (storagebench_informer_objects{resource,namespace}), the
+ * result ConfigMaps in the cache by verdict (storagebench_informer_results
+ * {namespace,cached="verdict-ok"|"verdict-invalid"|"with-data"}), the
  * API requests by verb (storagebench_api_requests_total{verb}) and the trims
  * (storagebench_malloc_trims_total) in the text format. c may be NULL (no
  * informer or API lines). A malloc'd string, or NULL on ENOMEM.

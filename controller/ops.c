@@ -46,6 +46,15 @@ static int k_list(void *arg, const struct kube_resource *r, const char *ns,
 	return kube_list(c->kc, r, ns, &lo, out, err);
 }
 
+static int k_list_labeled(void *arg, const struct kube_resource *r, const char *ns,
+			  const char *label_selector, json_t **out, struct kube_error *err)
+{
+	struct br_controller *c = arg;
+	struct kube_list_opts lo = {0};
+	lo.label_selector = label_selector;
+	return kube_list(c->kc, r, ns, &lo, out, err);
+}
+
 /* The informer of kind k that watches ns (the storage classes' for BR_CACHE_SCS). */
 static struct kube_informer *informer_for(struct br_controller *c, enum br_cache_kind k,
 					  const char *ns)
@@ -106,5 +115,6 @@ void br_ops_kube(struct br_controller *c, struct br_ops *out)
 		.cache_list = k_cache_list,
 		.now = k_now,
 		.lifecycle_measure = k_lifecycle_measure,
+		.list_labeled = k_list_labeled,
 	};
 }

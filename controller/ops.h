@@ -62,6 +62,10 @@ struct br_ops {
 				 const struct br_lifecycle_spec *ls, const char *cls,
 				 const json_t *sc, const json_t *pod_template, unsigned iteration,
 				 json_t **result, char *err, size_t errlen);
+	/* LIST ns with a label selector into *out (the list object): the report's
+	 * result data, fetched on demand (controller/resultcache.h) */
+	int (*list_labeled)(void *arg, const struct kube_resource *r, const char *ns,
+			    const char *label_selector, json_t **out, struct kube_error *err);
 };
 
 /* The real table: c's client and informers (arg is c). */

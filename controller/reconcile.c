@@ -19,6 +19,7 @@
 #include "controller/plan.h"
 #include "controller/runkey.h"
 #include "controller/regression.h"
+#include "controller/resultcache.h"
 #include "controller/spec.h"
 #include "controller/status.h"
 #include "controller/sweep_reconcile.h"
@@ -249,7 +250,7 @@ static void observe_results(const struct obs_ctx *x, struct observed *ob, size_t
 		/* the rule the runner applies too (lib/owner.h) */
 		struct sb_result_want want = {x->ns,	x->name,     x->uid,
 					      co->name, (unsigned)n, x->key};
-		if (sb_result_check(cm, &want, NULL, NULL, 0))
+		if (br_result_counts(cm, &want, NULL, 0))
 			continue;
 		seen[n] = 1;
 		co->done++;
@@ -307,6 +308,12 @@ static void observe_engine(struct observed *ob, size_t i)
 {
 	if (!ob->newest_result[i])
 		return;
+	const char *ve = br_result_verdict_engine(ob->newest_result[i]);
+	if (ve) { /* cached without its data (controller/resultcache.h) */
+		if (*ve)
+			snprintf(ob->engine[i], sizeof(ob->engine[i]), "%s", ve);
+		return;
+	}
 	const char *text = jstr(json_object_get(ob->newest_result[i], "data"), SB_RESULT_KEY);
 	json_t *doc = text ? json_loads(text, 0, NULL) : NULL;
 	struct sb_result_job job;
@@ -548,9 +555,41 @@ static void report_warn(void *ctx, const char *msg)
 }
 
 /*
+ * The run's result ConfigMaps with their data, for the report: one LIST
+ * (the cache keeps only their verdicts, controller/resultcache.h), each
+ * counted one checked against its verdict's digest (a changed one is named
+ * and left out). 0 with *out a new array, -EAGAIN (the LIST failed: the
+ * pass is retried), -ENOMEM.
+ */
+static int fetch_results(struct br_controller *c, const struct br_ref *ref, const char *run_label,
+			 const json_t *cached, json_t **out)
+{
+	char sel[200], eb[256];
+	struct kube_error err;
+	json_t *list = NULL;
+	*out = NULL;
+	memset(&err, 0, sizeof(err));
+	if (br_result_selector(run_label, sel, sizeof(sel)))
+		return -ENOMEM; /* a label is at most 63 characters: cannot happen */
+	int r = c->ops.list_labeled(c->ops.arg, &kube_res_configmaps, ref->ns, sel, &list, &err);
+	if (r) {
+		br_metrics_api_error(c->metrics);
+		kube_error_str(&err, eb, sizeof(eb));
+		sb_warn("Failed to read the run's results", "ns=%s run=%s error=\"%s\"", ref->ns,
+			ref->name, eb);
+		return r == -ENOMEM ? -ENOMEM : -EAGAIN;
+	}
+	struct report_warn rw = {c, ref};
+	*out = br_result_fetched(json_object_get(list, "items"), cached, report_warn, &rw);
+	json_decref(list);
+	return *out ? 0 : -ENOMEM;
+}
+
+/*
  * Aggregates every result of the run into a report document (new
- * reference). Malformed results are reported by an event and skipped;
- * the others are kept.
+ * reference), from their data fetched now (fetch_results). Malformed
+ * results are reported by an event and skipped; the others are kept.
+ * -EAGAIN when the results could not be read.
  */
 static int build_report(struct br_controller *c, const struct br_ref *ref, const struct br_spec *s,
 			const struct observed *ob, json_t **report, char *rerr, size_t rerrlen)
@@ -559,12 +598,15 @@ static int build_report(struct br_controller *c, const struct br_ref *ref, const
 	struct sb_validity *val = validity_new(s);
 	char run_label[64];
 	unsigned char key[SB_SIGN_KEY_BYTES];
+	json_t *results = NULL;
 	*report = NULL;
+	int fr = -ENOMEM;
 	if (!agg || !val || br_runkey_derive(ref->uid, key) ||
-	    sb_name_label(run_label, sizeof(run_label), ref->name)) {
+	    sb_name_label(run_label, sizeof(run_label), ref->name) ||
+	    (fr = fetch_results(c, ref, run_label, ob->cmlist, &results))) {
 		sb_agg_free(agg);
 		sb_validity_free(val);
-		return -ENOMEM;
+		return fr == -EAGAIN ? -EAGAIN : -ENOMEM;
 	}
 	for (size_t i = 0; i < s->nclasses; i++) {
 		char cls_label[64];
@@ -573,7 +615,7 @@ static int build_report(struct br_controller *c, const struct br_ref *ref, const
 		for (unsigned it = 1; it <= s->iterations; it++) {
 			size_t k;
 			const json_t *cm;
-			json_array_foreach(ob->cmlist, k, cm)
+			json_array_foreach(results, k, cm)
 			{
 				const char *comp = label(cm, SB_LABEL_COMPONENT);
 				const char *lit = label(cm, SB_LABEL_ITERATION);
@@ -594,6 +636,7 @@ static int build_report(struct br_controller *c, const struct br_ref *ref, const
 				if (vr == -ENOMEM) {
 					sb_agg_free(agg);
 					sb_validity_free(val);
+					json_decref(results);
 					return -ENOMEM;
 				}
 				if (vr) {
@@ -640,11 +683,13 @@ static int build_report(struct br_controller *c, const struct br_ref *ref, const
 	json_t *extra = NULL;
 	struct report_warn rw = {c, ref};
 	if (s->pods > 1 &&
-	    br_dist_report(agg, ref, s, ob->cmlist, &extra, report_warn, &rw) == -ENOMEM) {
+	    br_dist_report(agg, ref, s, results, &extra, report_warn, &rw) == -ENOMEM) {
 		sb_agg_free(agg);
 		sb_validity_free(val);
+		json_decref(results);
 		return -ENOMEM;
 	}
+	json_decref(results);
 	int r = sb_agg_report_checked(agg, ref->name, report, rerr, rerrlen);
 	sb_agg_free(agg);
 	if (!r && extra && json_object_set(*report, "distributed", extra))
@@ -1079,7 +1124,29 @@ static void report_written(struct pass *p, bool created)
 		      p->plan->done);
 }
 
-/* The report, once every class has ended: built from the results, written once. 0 or -ENOMEM. */
+/*
+ * The run's report as written in its ConfigMap (the cache keeps a
+ * report's data): once written, the report is read back, not built again
+ * (building fetches every result: controller/resultcache.h). NULL when
+ * there is none or it cannot be read.
+ */
+static json_t *written_report(struct pass *p)
+{
+	char name[64];
+	if (!p->ob->obs.report_exists || sb_name_report(name, sizeof(name), p->ref.name))
+		return NULL;
+	json_t *cm = p->c->ops.cache_get(p->c->ops.arg, BR_CACHE_CMS, p->ref.ns, name);
+	const char *text =
+		owned_by(cm, p->ref.uid) ? jstr(json_object_get(cm, "data"), "report.json") : NULL;
+	json_t *rep = text ? json_loads(text, 0, NULL) : NULL;
+	json_decref(cm);
+	if (rep && !json_is_object(rep))
+		json_decref(rep), rep = NULL;
+	return rep;
+}
+
+/* The report, once every class has ended: built from the results, written once. 0, -EAGAIN
+ * (the results could not be fetched), -ENOMEM. */
 static int report_step(struct pass *p)
 {
 	const struct br_plan *plan = p->plan;
@@ -1087,7 +1154,12 @@ static int report_step(struct pass *p)
 	p->terminal = plan->phase == BR_RUN_SUCCEEDED || plan->phase == BR_RUN_FAILED;
 	if (!p->terminal || plan->done == 0)
 		return 0;
-	int br = build_report(p->c, &p->ref, &p->s, p->ob, &p->report, agg_err, sizeof(agg_err));
+	json_t *written = written_report(p);
+	int br = written ? 0
+			 : build_report(p->c, &p->ref, &p->s, p->ob, &p->report, agg_err,
+					sizeof(agg_err));
+	if (written)
+		p->report = written;
 	if (br == -EINVAL) {
 		/* the results cannot make a report (statistics out of range): said
 		 * once, not retried, the run ends without one */
@@ -1096,8 +1168,8 @@ static int report_step(struct pass *p)
 		if (!prev_message(p->prev, p->report_err) &&
 		    first_announcement(p->c, p->ref.uid, p->report_err))
 			emitf(p->c, &p->ref, true, "ReportFailed", "%s", p->report_err);
-	} else if (br || add_provenance(p->c, &p->ref, &p->s, p->ob, p->report)) {
-		return -ENOMEM;
+	} else if (br || (!written && add_provenance(p->c, &p->ref, &p->s, p->ob, p->report))) {
+		return br == -EAGAIN ? -EAGAIN : -ENOMEM;
 	}
 	if (p->report && !p->ob->obs.report_exists) {
 		json_t *cm = br_report_cm_manifest(&p->ref, p->report);

@@ -25,6 +25,12 @@ void br_runkey_set_master(const unsigned char m[SB_SIGN_KEY_BYTES])
 	have_master = true;
 }
 
+void br_runkey_clear(void)
+{
+	memset(master, 0, sizeof(master));
+	have_master = false;
+}
+
 int br_runkey_derive(const char *uid, unsigned char key[SB_SIGN_KEY_BYTES])
 {
 	if (!have_master)

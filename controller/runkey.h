@@ -32,6 +32,8 @@ int br_runkey_load(struct kube_client *kc, const char *ns, const char *name, cha
 
 /* Sets the master key directly (unit tests). */
 void br_runkey_set_master(const unsigned char master[SB_SIGN_KEY_BYTES]);
+/* Forgets it, as before br_runkey_load (unit tests). */
+void br_runkey_clear(void);
 
 /* The run with uid's key into key. Returns 0, -EAGAIN (no master loaded), -EIO. */
 int br_runkey_derive(const char *uid, unsigned char key[SB_SIGN_KEY_BYTES]);

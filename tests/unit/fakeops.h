@@ -3,7 +3,8 @@
  * A fake of the reconcile's operations table (controller/ops.h): an API
  * server and the informer caches held in memory. Every call is recorded
  * (verb, resource, name); objects are kept per resource, on the "server"
- * and in the "cache". By default a write reaches both at once; with
+ * and in the "cache" (ConfigMaps read from it as the controller's
+ * transform keeps them: a result's verdict, not its data). By default a write reaches both at once; with
  * fo.cache_lags, only the server, until fo_sync() (an informer that has not
  * seen the change yet). Faults: fo_fail(verb, resource, errno, http, n)
  * makes the next n such calls fail. The clock is fo.now. The lifecycle
@@ -18,6 +19,7 @@
 
 #include "controller/manifests.h"
 #include "controller/ops.h"
+#include "controller/resultcache.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -240,20 +242,80 @@ static inline int fo_list(void *arg, const struct kube_resource *r, const char *
 	return 0;
 }
 
+/* Whether obj carries every label of sel ("k=v,k=v"). */
+static inline bool fo_selected(const json_t *obj, const char *sel)
+{
+	char buf[512], *save = NULL;
+	snprintf(buf, sizeof(buf), "%s", sel ? sel : "");
+	for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(kv, '=');
+		if (!eq)
+			return false;
+		*eq = '\0';
+		const char *v = json_string_value(json_object_get(
+			json_object_get(json_object_get(obj, "metadata"), "labels"), kv));
+		if (!v || strcmp(v, eq + 1))
+			return false;
+	}
+	return true;
+}
+
+/* LIST by labels: the server's objects of r in ns that sel selects. */
+static inline int fo_list_labeled(void *arg, const struct kube_resource *r, const char *ns,
+				  const char *sel, json_t **out, struct kube_error *err)
+{
+	struct fakeops *fo = arg;
+	int f = fo_record(fo, "list", r, sel, err);
+	if (f)
+		return f;
+	json_t *items = json_array();
+	size_t i;
+	json_t *o;
+	json_array_foreach(fo_arr(fo->server, r->resource), i, o)
+	{
+		const char *ons = fo_meta(o, "namespace");
+		if ((!ns || (ons && !strcmp(ons, ns))) && fo_selected(o, sel))
+			json_array_append_new(items, json_deep_copy(o));
+	}
+	*out = json_pack("{s:o}", "items", items);
+	return 0;
+}
+
+/* What the controller's ConfigMap informer keeps: a result's verdict instead of its data. */
+static inline json_t *fo_cached(enum br_cache_kind k, json_t *copy)
+{
+	if (k == BR_CACHE_CMS && copy && br_result_verdict_set(copy)) {
+		json_decref(copy);
+		return NULL;
+	}
+	return copy;
+}
+
 static inline json_t *fo_cache_get(void *arg, enum br_cache_kind k, const char *ns,
 				   const char *name)
 {
 	struct fakeops *fo = arg;
 	long i = fo_find(fo->cache, fo_kind_res[k], ns, name);
 	return i < 0 ? NULL
-		     : json_deep_copy(json_array_get(fo_arr(fo->cache, fo_kind_res[k]), (size_t)i));
+		     : fo_cached(k, json_deep_copy(json_array_get(fo_arr(fo->cache, fo_kind_res[k]),
+								  (size_t)i)));
 }
 
 static inline json_t *fo_cache_list(void *arg, enum br_cache_kind k, const char *ns)
 {
 	struct fakeops *fo = arg;
 	(void)ns;
-	return json_deep_copy(fo_arr(fo->cache, fo_kind_res[k]));
+	json_t *a = json_deep_copy(fo_arr(fo->cache, fo_kind_res[k]));
+	size_t i;
+	json_t *o;
+	json_array_foreach(k == BR_CACHE_CMS ? a : NULL, i, o)
+	{
+		if (br_result_verdict_set(o)) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
 }
 
 static inline time_t fo_now(void *arg)
@@ -303,6 +365,7 @@ static inline void fo_init(struct fakeops *fo)
 	fo->ops =
 		(struct br_ops){fo,	 fo_create,    fo_get,	      fo_del, fo_patch_status,
 				fo_list, fo_cache_get, fo_cache_list, fo_now, fo_lifecycle_measure};
+	fo->ops.list_labeled = fo_list_labeled;
 }
 
 static inline void fo_release(struct fakeops *fo)

@@ -3,11 +3,18 @@
  * What the controller's informers keep of each object (br_cache_transform,
  * controller/memory.c): the fields the reconcile reads stay, managedFields,
  * kubectl's last-applied annotation and a pod's spec go; an owned-object
- * kind without the managed-by label is refused.
+ * kind without the managed-by label is refused; a result ConfigMap is
+ * cached without its data, with its verdict (controller/resultcache.h).
  */
 #include "tests/unit/harness.h"
 #include "controller/memory.h"
+#include "controller/resultcache.h"
+#include "controller/runkey.h"
 #include "labels.h"
+#include "names.h"
+#include "sign.h"
+
+#include <errno.h>
 
 #define OWNED \
 	"\"labels\":{\"" SB_LABEL_MANAGED_BY "\":\"" SB_MANAGER "\",\"" SB_LABEL_RUN "\":\"r\"}"
@@ -102,6 +109,147 @@ static int test_run_and_cm_kept(void)
 	return T_PASS;
 }
 
+#define RUID "5a1f0c2e-7777-4888-9999-aaaabbbbcccc"
+static const unsigned char MASTER[SB_SIGN_KEY_BYTES] = {9, 8, 7};
+
+/* Run r's result of class fast, iteration 2, signed with uid's key (forged: a bad MAC). */
+static json_t *result_cm(const char *uid, bool forged)
+{
+	char mac[SB_SIGN_HEX_LEN + 1];
+	unsigned char key[SB_SIGN_KEY_BYTES];
+	static const char text[] = "{\"jobs\":[{\"jobname\":\"j\",\"engine\":{\"ran\":"
+				   "\"psync\",\"reason\":\"no io_uring\"}}],\"context\":{"
+				   "\"run\":\"r\",\"class\":\"fast\",\"iteration\":2}}";
+	if (br_runkey_derive(uid, key) ||
+	    sb_sign_result(key, sizeof(key), uid, "fast", 2, text, strlen(text), mac))
+		memset(mac, 'a', SB_SIGN_HEX_LEN), mac[SB_SIGN_HEX_LEN] = '\0';
+	if (forged)
+		mac[0] = mac[0] == '0' ? '1' : '0';
+	return json_pack("{s:{s:s,s:s,s:{s:s,s:s,s:s,s:s,s:s},s:[{s:s,s:s,s:s,s:s}]},"
+			 "s:{s:s,s:s},s:{s:b}}",
+			 "metadata", "name", "r-fast-2", "namespace", "n", "labels",
+			 SB_LABEL_MANAGED_BY, SB_MANAGER, SB_LABEL_COMPONENT, "result",
+			 SB_LABEL_RUN, "r", SB_LABEL_CLASS, "fast", SB_LABEL_ITERATION, "2",
+			 "ownerReferences", "apiVersion", SB_API_VERSION, "kind", SB_KIND, "name",
+			 "r", "uid", RUID, "data", SB_RESULT_KEY, text, SB_RESULT_MAC_KEY, mac,
+			 BR_RESULT_VERDICT, "ok", 1);
+}
+
+/* The transform of cm (taken): 0 and the cached object, or -1. */
+static json_t *cached(json_t *cm)
+{
+	if (cm && br_cache_transform(&cm, (void *)&br_cache_kinds[BR_CACHE_CMS])) {
+		json_decref(cm);
+		return NULL;
+	}
+	return cm;
+}
+
+static int test_result_verdict(void)
+{
+	unsigned char key[SB_SIGN_KEY_BYTES];
+	br_runkey_set_master(MASTER);
+	CHECK_INT(br_runkey_derive(RUID, key), 0);
+	struct sb_result_want want = {"n", "r", RUID, "fast", 2, key};
+	char why[512] = "";
+	/* valid: no data, a verdict that counts, with the data's digest and the engine */
+	json_t *v = cached(result_cm(RUID, false));
+	CHECK(v);
+	const json_t *vd = json_object_get(v, BR_RESULT_VERDICT);
+	bool ok = !json_object_get(v, "data") && json_is_true(json_object_get(vd, "ok")) &&
+		  strlen(json_string_value(json_object_get(vd, "sha256"))) == 64 &&
+		  br_result_counts(v, &want, why, sizeof(why)) == 0 &&
+		  !strcmp(br_result_verdict_engine(v), "psync (fallback)");
+	/* not another iteration, class or run */
+	struct sb_result_want other = want;
+	other.iteration = 1;
+	ok = ok && br_result_counts(v, &other, why, sizeof(why)) == -EINVAL;
+	other = want;
+	other.cls = "slow";
+	ok = ok && br_result_counts(v, &other, why, sizeof(why)) == -EINVAL;
+	other = want;
+	other.uid = "11111111-2222-4333-8444-555555555555";
+	ok = ok && br_result_counts(v, &other, why, sizeof(why)) == -EINVAL;
+	json_decref(v);
+	CHECK(ok);
+	/* forged: the verdict names the MAC, the data is gone all the same */
+	v = cached(result_cm(RUID, true));
+	CHECK(v);
+	ok = !json_object_get(v, "data") &&
+	     br_result_counts(v, &want, why, sizeof(why)) == -EINVAL &&
+	     strstr(why, SB_RESULT_MAC_KEY) && strstr(why, "forged");
+	json_decref(v);
+	CHECK(ok);
+	/* signed with another run's key: not this run's result */
+	v = cached(result_cm("11111111-2222-4333-8444-555555555555", false));
+	CHECK(v);
+	ok = br_result_counts(v, &want, why, sizeof(why)) == -EINVAL && strstr(why, "forged");
+	json_decref(v);
+	CHECK(ok);
+	/* no master key loaded: never counted */
+	json_t *cm = result_cm(RUID, false);
+	br_runkey_clear();
+	v = cached(cm);
+	br_runkey_set_master(MASTER);
+	CHECK(v);
+	ok = !json_object_get(v, "data") &&
+	     br_result_counts(v, &want, why, sizeof(why)) == -EINVAL &&
+	     strstr(why, "signing key is not loaded");
+	json_decref(v);
+	CHECK(ok);
+	return T_PASS;
+}
+
+/* A verdict sent in a ConfigMap that is not a result is dropped, never trusted. */
+static int test_verdict_not_trusted(void)
+{
+	json_t *cm = result_cm(RUID, false);
+	CHECK(cm);
+	json_object_set_new(json_object_get(json_object_get(cm, "metadata"), "labels"),
+			    SB_LABEL_COMPONENT, json_string("report"));
+	json_t *v = cached(cm);
+	CHECK(v);
+	bool ok = !json_object_get(v, BR_RESULT_VERDICT) && json_object_get(v, "data");
+	json_decref(v);
+	CHECK(ok);
+	return T_PASS;
+}
+
+/* The report's fetched results: one changed after its verdict is named and left out. */
+static int warned;
+static void count_warn(void *ctx, const char *msg)
+{
+	(void)ctx;
+	if (strstr(msg, "r-fast-2") && strstr(msg, "changed after it was counted"))
+		warned++;
+}
+
+static int test_fetched_checked(void)
+{
+	br_runkey_set_master(MASTER);
+	json_t *full = result_cm(RUID, false), *changed = result_cm(RUID, false);
+	json_t *c = cached(json_deep_copy(full));
+	CHECK(full && changed && c);
+	json_object_set_new(json_object_get(changed, "data"), SB_RESULT_KEY,
+			    json_string("{\"jobs\":[]}"));
+	json_t *cachedlist = json_pack("[o]", c);
+	json_t *items = json_pack("[O]", full);
+	warned = 0;
+	json_t *kept = br_result_fetched(items, cachedlist, count_warn, NULL);
+	bool ok = kept && json_array_size(kept) == 1 && warned == 0;
+	json_decref(kept);
+	json_array_set(items, 0, changed);
+	kept = br_result_fetched(items, cachedlist, count_warn, NULL);
+	ok = ok && kept && json_array_size(kept) == 0 && warned == 1;
+	json_decref(kept);
+	json_decref(items);
+	json_decref(cachedlist);
+	json_decref(full);
+	json_decref(changed);
+	CHECK(ok);
+	return T_PASS;
+}
+
 static int test_process_metrics(void)
 {
 	struct br_process_stats ps;
@@ -125,6 +273,9 @@ static const struct test_case cases[] = {
 	{"controller-cache/foreign_refused", test_foreign_refused},
 	{"controller-cache/run_and_configmap_kept", test_run_and_cm_kept},
 	{"controller-cache/process_metrics", test_process_metrics},
+	{"controller-cache/result_verdict", test_result_verdict},
+	{"controller-cache/verdict_not_trusted", test_verdict_not_trusted},
+	{"controller-cache/fetched_checked", test_fetched_checked},
 };
 
 TEST_MAIN(cases)

@@ -662,6 +662,131 @@ static int test_schedule_tick_creates_run(void)
 	return T_PASS;
 }
 
+/* An event's message with reason that contains text, or NULL. */
+static const char *event_with(const char *reason, const char *text)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(json_object_get(E.fo.server, "events"), i, e)
+	{
+		const char *r = json_string_value(json_object_get(e, "reason"));
+		const char *m = json_string_value(json_object_get(e, "message"));
+		if (r && m && !strcmp(r, reason) && strstr(m, text))
+			return m;
+	}
+	return NULL;
+}
+
+/* The status summary's mean read IOPS of cls, -1 when it has none. */
+static long summary_iops(const char *cls)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(json_object_get(status(), "summary"), i, e)
+	{
+		const char *c = json_string_value(json_object_get(e, "class"));
+		const char *m = json_string_value(json_object_get(e, "metric"));
+		if (c && m && !strcmp(c, cls) && !strcmp(m, "read-iops"))
+			return (long)json_number_value(json_object_get(e, "mean"));
+	}
+	return -1;
+}
+
+/* Two classes, one iteration, both results recorded: the pass that ends the run. */
+static int two_results(void)
+{
+	if (setup("{\"storageClasses\":[\"fast\",\"slow\"],\"iterations\":1,"
+		  "\"parallelism\":2}") ||
+	    pass() || add_result("fast", 1, 1000) || pass())
+		return -1;
+	return add_result("slow", 1, 500);
+}
+
+/* The cache holds results without data: the report reads them with one LIST, when the run ends. */
+static int test_report_from_fetched_results(void)
+{
+	char rep[64];
+	CHECK_INT(sb_name_report(rep, sizeof(rep), RUN), 0);
+	CHECK_INT(two_results(), 0);
+	/* counted from the verdicts: no result read from the server yet */
+	CHECK_STR(class_str("fast", "phase"), "Succeeded");
+	CHECK_STR(class_str("fast", "engine"), "io_uring");
+	CHECK_INT(fo_calls(&E.fo, "list", "configmaps", NULL), 0);
+	json_t *cached = fo_cache_list(&E.fo, BR_CACHE_CMS, NS);
+	CHECK(cached);
+	bool nodata = json_array_size(cached) == 2;
+	size_t k;
+	json_t *o;
+	json_array_foreach(cached, k, o) nodata = nodata && !json_object_get(o, "data");
+	json_decref(cached);
+	CHECK(nodata);
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "list", "configmaps", NULL), 1);
+	CHECK_INT(fo_calls(&E.fo, "list", "configmaps",
+			   SB_LABEL_COMPONENT "=result," SB_LABEL_RUN "=" RUN),
+		  1);
+	CHECK_INT(fo_calls(&E.fo, "create", "configmaps", rep), 1);
+	CHECK_INT(fo_events(&E.fo, "InvalidResult"), 0);
+	/* both classes aggregated from the fetched data */
+	const char *txt = json_string_value(json_object_get(
+		json_object_get(fo_obj(&E.fo, "configmaps", NS, rep), "data"), "report.json"));
+	CHECK(txt && strstr(txt, "\"fast\"") && strstr(txt, "\"slow\""));
+	CHECK_INT(summary_iops("fast"), 1000);
+	CHECK_INT(summary_iops("slow"), 500);
+	/* once written, the report is read back from its ConfigMap: no second LIST */
+	size_t patches = fo_calls(&E.fo, "patch", "benchmarkruns", NULL);
+	for (int i = 0; i < 3; i++)
+		CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "list", "configmaps", NULL), 1);
+	CHECK_INT(fo_calls(&E.fo, "patch", "benchmarkruns", NULL), patches);
+	CHECK_INT(summary_iops("fast"), 1000);
+	teardown();
+	return T_PASS;
+}
+
+/* A result changed on the server after it was counted is named and left out of the report. */
+static int test_changed_result_skipped(void)
+{
+	char name[64];
+	CHECK_INT(sb_name_result(name, sizeof(name), RUN, "fast", 1), 0);
+	CHECK_INT(two_results(), 0);
+	json_t *cm = fo_obj(&E.fo, "configmaps", NS, name);
+	CHECK(cm);
+	const char *text =
+		json_string_value(json_object_get(json_object_get(cm, "data"), SB_RESULT_KEY));
+	CHECK(text);
+	char *changed = strdup(text);
+	CHECK(changed);
+	char *p = strstr(changed, "\"iops\":1000");
+	CHECK(p);
+	p[8] = '9'; /* 1000 -> 9000, the MAC left as it was */
+	json_object_set_new(json_object_get(cm, "data"), SB_RESULT_KEY, json_string(changed));
+	free(changed);
+	CHECK_INT(pass(), 0);
+	const char *m = event_with("InvalidResult", "changed after it was counted");
+	CHECK(m && strstr(m, name));
+	CHECK_INT(summary_iops("fast"), -1);
+	CHECK_INT(summary_iops("slow"), 500);
+	teardown();
+	return T_PASS;
+}
+
+/* The results' LIST fails: no report this pass, the next pass writes it. */
+static int test_results_list_failure_retried(void)
+{
+	char rep[64];
+	CHECK_INT(sb_name_report(rep, sizeof(rep), RUN), 0);
+	CHECK_INT(two_results(), 0);
+	fo_fail(&E.fo, "list", "configmaps", -EIO, 500, 1);
+	CHECK(pass() != 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "configmaps", rep), 0);
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "configmaps", rep), 1);
+	CHECK_STR(json_string_value(json_object_get(status(), "report")), rep);
+	teardown();
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
 	{"reconcile/new_run_creates_its_objects", test_new_run_creates_its_objects},
 	{"reconcile/result_counted_once", test_result_counted_once},
@@ -675,6 +800,9 @@ static const struct test_case cases[] = {
 	{"reconcile/lifecycle_before_io", test_lifecycle_before_io},
 	{"reconcile/sweep_first_step", test_sweep_first_step},
 	{"reconcile/schedule_tick_creates_run", test_schedule_tick_creates_run},
+	{"reconcile/report_from_fetched_results", test_report_from_fetched_results},
+	{"reconcile/changed_result_skipped", test_changed_result_skipped},
+	{"reconcile/results_list_failure_retried", test_results_list_failure_retried},
 };
 
 TEST_MAIN(cases)
