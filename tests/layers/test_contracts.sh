@@ -6,15 +6,7 @@
 # not searched for. Prints one line per case and "N passed, N failed, N skipped".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-p=0 f=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-ok() { echo "PASS $1"; p=$((p + 1)); }
-bad() {
-	echo "FAIL $1"
-	sed 's/^/    /' "$tmp/out" | tail -n 20
-	f=$((f + 1))
-}
+. tests/layers/cases.sh
 check() { python3 scripts/contract-check.py "$@" >"$tmp/out" 2>&1; }
 
 if check; then ok "the tree spells each contract string only in its header"; else bad "the tree is clean"; fi
@@ -50,5 +42,4 @@ if [ $? -eq 2 ] && grep -q "no contract definitions" "$tmp/out"; then
 else
 	bad "no header to read is an error, not a pass"
 fi
-echo "$p passed, $f failed, 0 skipped"
-[ "$f" -eq 0 ]
+cases_done

@@ -9,15 +9,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 MAKE=${MAKE:-make}
-p=0 f=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp" build/layer-probe build/rel/tests/layers/planted_include.o' EXIT
-ok() { echo "PASS $1"; p=$((p + 1)); }
-bad() {
-	echo "FAIL $1"
-	sed 's/^/    /' "$tmp/out" | tail -n 20
-	f=$((f + 1))
-}
+. tests/layers/cases.sh
+cleanup=(build/layer-probe build/rel/tests/layers/planted_include.o)
 m() { $MAKE -s --no-print-directory "$@" >"$tmp/out" 2>&1; }
 
 if m layer-check LAYER_CHECK_DIR="$tmp/clean"; then
@@ -99,5 +92,4 @@ else
 	bad "a 120-line function passes funclen (control)"
 fi
 
-echo "$p passed, $f failed, 0 skipped"
-[ $f -eq 0 ]
+cases_done
