@@ -6,10 +6,12 @@ real API server and controller, the io_uring seccomp profile, one RBAC rule
 removed at a time (the run fails or stops, and says Forbidden), helm
 upgrade to two replicas (one leader), helm uninstall (nothing left).
 
-One release per module, watching only its own run namespace, so it never
-touches other people's runs on the shared cluster. The tests run in file
-order and build on each other (the release's state); each leaves the
-release as it found it, except the last two (two replicas, then gone).
+One release per module (per xdist worker when the tests are spread over
+two: RELEASE_A, RELEASE_B below), watching only its own run namespace, so it
+never touches other people's runs on the shared cluster. Each test leaves
+the release as it found it (the upgrade goes back to one replica, the
+uninstall installs it again), so they pass in any order and on either
+release.
 """
 import contextlib
 import json
@@ -23,6 +25,14 @@ import pytest
 import yaml
 
 from conftest import CHART, CRD, EXAMPLES, VERSION, helm, sb
+
+# Two xdist groups (tests/suites/50-cluster.sh runs tests/chart with --dist
+# loadgroup): each runs on one worker, in file order, and that worker's `rel`
+# (module scope, so one per worker) is a release of its own; the two workers
+# share the ~3 minutes instead of one doing them in a row. In one process
+# (SB_PARALLEL_WORKERS=1, or pytest without -n) one release serves both.
+RELEASE_A = pytest.mark.xdist_group("chart-release-a")
+RELEASE_B = pytest.mark.xdist_group("chart-release-b")  # upgrade and uninstall
 
 HOSTNET_NOTE = "runner: {hostNetwork: true}"
 SECCOMP_ROOT = os.path.join(sb.STATE, "seccomp")
@@ -158,6 +168,7 @@ def can_i(sa, verb, resource, ns=None, all_ns=False, sub=None):
 # ---------------------------------------------------------------- install
 
 
+@RELEASE_A
 def test_install_prints_what_to_do_next(rel):
     n = rel.notes
     assert f"kubectl -n {rel.run_ns} get br" in n
@@ -168,6 +179,7 @@ def test_install_prints_what_to_do_next(rel):
     assert HOSTNET_NOTE not in n  # installed without hostNetwork: runs need nothing special
 
 
+@RELEASE_A
 def test_controller_runs_as_the_charts_deployment(rel):
     pods = rel.pods()
     assert len(pods) == 1
@@ -207,6 +219,7 @@ def test_controller_runs_as_the_charts_deployment(rel):
     assert "Started leading" in log and "namespaces=1" in log
 
 
+@RELEASE_A
 def test_rbac_is_what_the_chart_grants(rel):
     ctl = f"system:serviceaccount:{rel.ns}:{rel.controller}"
     run = f"system:serviceaccount:{rel.run_ns}:storagebench-runner"
@@ -243,6 +256,7 @@ def test_rbac_is_what_the_chart_grants(rel):
 # ---------------------------------------------------------------- runs
 
 
+@RELEASE_A
 def test_demo_benchmarkrun_succeeds(rel):
     with open(os.path.join(EXAMPLES, "demo.yaml")) as f:
         demo = yaml.safe_load(f)
@@ -268,6 +282,7 @@ def test_demo_benchmarkrun_succeeds(rel):
     assert len(cms["items"]) == 2
 
 
+@RELEASE_A
 def test_examples_pass_server_side_validation(rel):
     names = sorted(f for f in os.listdir(EXAMPLES) if f.endswith(".yaml"))
     for n in names:
@@ -283,6 +298,7 @@ def test_examples_pass_server_side_validation(rel):
     assert "spec.iterations" in p.stderr and "spec.volume.volumeMode" in p.stderr
 
 
+@RELEASE_A
 def test_examples_are_accepted_by_the_controller(rel):
     """Each example with its storage classes replaced by one that does not
     exist: the controller parses the whole spec first (InvalidSpec would
@@ -316,6 +332,7 @@ def test_examples_are_accepted_by_the_controller(rel):
             sb.delete("br", name, namespace=rel.run_ns)
 
 
+@RELEASE_A
 def test_runner_seccomp_profile_keeps_io_uring(rel):
     """charts/storagebench/files/seccomp-iouring.json as a Localhost
     profile: the runner keeps io_uring; the same profile without
@@ -362,6 +379,7 @@ def test_runner_seccomp_profile_keeps_io_uring(rel):
 # ---------------------------------------------------------------- the runner policy
 
 
+@RELEASE_A
 def test_runner_policy_is_the_charts_values(rel):
     """A run asking for a privileged runner is refused under the release's
     values (InvalidSpec naming the field, nothing created); the same run
@@ -399,6 +417,7 @@ def test_runner_policy_is_the_charts_values(rel):
 # ---------------------------------------------------------------- one rule less
 
 
+@RELEASE_A
 def test_runner_without_configmaps_create_fails_with_forbidden(rel):
     role = f"{rel.full}-runner"
     runner = f"system:serviceaccount:{rel.run_ns}:storagebench-runner"
@@ -425,6 +444,7 @@ def test_runner_without_configmaps_create_fails_with_forbidden(rel):
         [(["configmaps"], ["create", "get"])]
 
 
+@RELEASE_A
 def test_controller_without_pod_and_pvc_create_reports_forbidden(rel):
     """What the user sees today: the run fails (no volume, no runner pod),
     the controller's log names the Forbidden create. The run's status and
@@ -479,6 +499,7 @@ def test_controller_without_pod_and_pvc_create_reports_forbidden(rel):
 # ---------------------------------------------------------------- upgrade, uninstall
 
 
+@RELEASE_B
 def test_upgrade_to_two_replicas_elects_one_leader(rel):
     # the pair runs without metrics (nothing below needs them)
     rel.upgrade("replicaCount=2", "metrics.enabled=false")
@@ -528,6 +549,7 @@ def labelled(rel, namespaced, ns=None):
     return k(*args).split()
 
 
+@RELEASE_B
 def test_uninstall_leaves_nothing_behind(rel):
     # a run of its own (not another test's) that must outlive the release
     sb.apply(small_run("keep"), namespace=rel.run_ns)

@@ -22,6 +22,14 @@ import sbcluster as sb
 
 SIZE = "64Mi"
 CEPH_ENV = os.path.join(sb.OUT, "ceph.env")
+# Spread over two xdist workers (tests/suites/50-cluster.sh, --dist loadgroup):
+# the tests of the RBD/CephFS classes and the MDS stop on one worker, in file
+# order (the module-scoped vols made once; nothing mounts CephFS while the MDS
+# is stopped); those of radosgw, with tests/cluster/test_s3.py, on one worker
+# (no S3 request while radosgw is stopped). Stopping the bulk OSD, which
+# holds the data of both (rbd-bulk, cephfs.data, the buckets), runs alone.
+CEPH = pytest.mark.xdist_group("cluster-ceph")
+RADOSGW = pytest.mark.xdist_group("cluster-radosgw")
 COMPONENTS = ("ceph-mon", "ceph-mgr", "ceph-osd-ssd", "ceph-osd-bulk", "ceph-mds", "radosgw")
 
 
@@ -127,6 +135,7 @@ def done_ok(name, ns, timeout=180):
     return p
 
 
+@CEPH
 def test_ceph_daemons_run_in_the_sealed_namespace(ceph):
     ino = os.stat(sb.NETNS_PATH).st_ino
     for c in COMPONENTS:
@@ -138,6 +147,7 @@ def test_ceph_daemons_run_in_the_sealed_namespace(ceph):
     assert classes == ["bulk", "ssd"]
 
 
+@CEPH
 @pytest.mark.parametrize("cls", ["ssd", "bulk"])
 def test_rbd_class_provisions_binds_mounts(vols, ceph, cls):
     p = done_ok(f"w-{cls}", vols)
@@ -160,6 +170,7 @@ def test_rbd_class_provisions_binds_mounts(vols, ceph, cls):
     assert sb.logs(f"r-{cls}", vols).strip() == f"hello {cls}"
 
 
+@CEPH
 def test_rbd_block_mode(vols):
     done_ok("blk", vols)
     assert "blkrw ok" in sb.logs("blk", vols)
@@ -167,6 +178,7 @@ def test_rbd_block_mode(vols):
     assert pv["spec"]["volumeMode"] == "Block" and "fsType" not in pv["spec"]["local"]
 
 
+@CEPH
 def test_cephfs_rwx_across_nodes(vols, ceph):
     done_ok("w-shared", vols)
     pv = pv_of(vols, "shared")
@@ -191,6 +203,7 @@ def test_cephfs_rwx_across_nodes(vols, ceph):
         assert f.read().strip() == "hello cephfs"
 
 
+@CEPH
 def test_full_rbd_volume_gives_enospc_in_the_runner(vols):
     p = sb.wait_pod_done("fill", vols, timeout=240)
     out = sb.logs("fill", vols)
@@ -201,6 +214,7 @@ def test_full_rbd_volume_gives_enospc_in_the_runner(vols):
     assert errs["enospc"] >= 1 and "No space left on device" in errs["message"]
 
 
+@CEPH
 def test_cephfs_quota_is_the_claims_size(vols):
     """ceph-fuse enforces the directory's quota: a 128 MiB file does not
     fit a 64 MiB claim (EDQUOT, reported by the runner)."""
@@ -212,6 +226,7 @@ def test_cephfs_quota_is_the_claims_size(vols):
     assert "Disk quota exceeded" in job["storagebench"]["errors"]["message"]
 
 
+@CEPH
 def test_deleted_claims_remove_image_loop_and_directory(ceph):
     with sb.namespace("cephdel") as ns:
         sb.apply([sb.pvc_manifest("r", "bulk", size="32Mi"),
@@ -249,6 +264,7 @@ def s3_curl(e, method, path, data=None):
     return int(code or 0), body
 
 
+@RADOSGW
 def test_s3_user_secret_and_radosgw_from_pods(ceph, ns):
     sec = sb.get("/api/v1/namespaces/default/secrets/ceph-s3")
     d = {k: base64.b64decode(v).decode() for k, v in sec["data"].items()}
@@ -275,6 +291,7 @@ def osd_up(e, cls):
     return [o["up"] for o in dump["osds"] if o["osd"] == int(e["CEPH_OSD_" + cls.upper()])] == [1]
 
 
+@pytest.mark.serial  # the bulk OSD holds every Ceph test's data
 def test_fault_stop_and_start_an_osd(ceph):
     try:
         sb.fault("stop", "ceph-osd-bulk")
@@ -287,6 +304,7 @@ def test_fault_stop_and_start_an_osd(ceph):
     sb.wait_for(lambda: ceph_cmd(ceph, "ceph", "health").strip() == "HEALTH_OK", timeout=120, what="HEALTH_OK")
 
 
+@CEPH
 def test_fault_stop_and_start_the_mds(ceph):
     try:
         sb.fault("stop", "ceph-mds")
@@ -296,6 +314,7 @@ def test_fault_stop_and_start_the_mds(ceph):
     assert "up:active" in ceph_cmd(ceph, "ceph", "mds", "stat")
 
 
+@RADOSGW
 def test_fault_stop_and_start_radosgw(ceph):
     def code():
         return sb.run(["curl", "-s", "-m", "5", "-o", "/dev/null", "-w", "%{http_code}", ceph["S3_ENDPOINT"] + "/"],
@@ -311,6 +330,7 @@ def test_fault_stop_and_start_radosgw(ceph):
 ALLOWED = [ipaddress.ip_network(n) for n in ("127.0.0.0/8", "10.254.254.0/24", "10.244.0.0/16", "0.0.0.0/32")]
 
 
+@CEPH
 def test_ceph_daemons_connect_only_inside(ceph):
     """With SB_TRACE_CONNECT: every connect() of the Ceph daemons so far.
     Always: every TCP socket of the namespace the daemons live in is

@@ -13,6 +13,9 @@ import pytest
 
 import sbcluster as sb
 
+# the one shared fault proxy (tests/pytest.ini)
+pytestmark = pytest.mark.serial
+
 HOST, PORT = "127.0.0.1", 16444
 
 

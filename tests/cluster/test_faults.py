@@ -11,6 +11,9 @@ import pytest
 
 import sbcluster as sb
 
+# stops kubelets, containerd, a node, the control plane (tests/pytest.ini)
+pytestmark = pytest.mark.serial
+
 
 def victim():
     """The node the node faults hit: the last one."""

@@ -13,6 +13,10 @@ import pytest
 
 import sbcluster as sb
 
+# one xdist worker runs this module (tests/suites/50-cluster.sh, --dist loadgroup):
+# its module-scoped fixture is made once
+pytestmark = pytest.mark.xdist_group("cluster-pods")
+
 
 @pytest.fixture(scope="module")
 def pods(cluster):

@@ -97,6 +97,7 @@ def bind_time(ns, claim, cls):
     return out["t"]
 
 
+@pytest.mark.serial  # an upper bound on the bind time: no other test loading the provisioner
 def test_delayed_class_binds_no_sooner_than_its_delay(ns):
     delayed = bind_time(ns, "delayed", sb.FAST_DELAYED)
     plain = bind_time(ns, "plain", sb.FAST)

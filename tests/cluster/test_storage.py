@@ -10,6 +10,10 @@ import pytest
 
 import sbcluster as sb
 
+# one xdist worker runs this module (tests/suites/50-cluster.sh, --dist loadgroup):
+# its module-scoped fixture is made once
+pytestmark = pytest.mark.xdist_group("cluster-storage")
+
 SIZE = 64 * 1024 * 1024
 
 

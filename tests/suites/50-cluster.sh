@@ -151,6 +151,8 @@ add_counts() {
 
 # run_pytest WHAT ARGS...: one pytest process inside the namespace, its
 # count line added, a failure when it has none or exits non-zero alone.
+# NONE_OK=1 run_pytest ...: exit 5 (no test selected: a directory without
+# serial tests) is not a failure.
 run_pytest() {
 	local what=$1 out rc
 	shift
@@ -158,11 +160,37 @@ run_pytest() {
 	out=$(SB_TRACE_CONNECT=$TRACE timeout "$PYTEST_TIMEOUT" tests/cluster/in-netns.sh \
 		/usr/bin/python3 -m pytest -c tests/pytest.ini "$@" 2>&1)
 	rc=$?
+	count_pytest "$what" "$out" "$rc"
+}
+# start_pytest FILE ARGS...: the same pytest in the background, its output
+# into FILE and its exit status into FILE.rc; finish_pytest WHAT FILE waits
+# for it and counts it as run_pytest does.
+start_pytest() {
+	local file=$1
+	shift
+	(
+		SB_TRACE_CONNECT=$TRACE timeout "$PYTEST_TIMEOUT" tests/cluster/in-netns.sh \
+			/usr/bin/python3 -m pytest -c tests/pytest.ini "$@" >"$file" 2>&1
+		echo $? >"$file.rc"
+	) &
+	BG_PID=$!
+}
+finish_pytest() {
+	local what=$1 file=$2 rc
+	wait "$BG_PID"
+	rc=$(cat "$file.rc" 2>/dev/null || echo 1)
+	echo "--- pytest $what (inside the network namespace, beside the step before)"
+	count_pytest "$what" "$(cat "$file")" "$rc"
+	rm -f "$file" "$file.rc"
+}
+# count_pytest WHAT OUTPUT RC: prints OUTPUT and adds its count line.
+count_pytest() {
+	local what=$1 out=$2 rc=$3
 	echo "$out" | grep -vE '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$'
 	if ! add_counts "$out"; then
 		echo "FAIL $what: pytest exited $rc without a count line"
 		f=$((f + 1))
-	elif [ $rc -ne 0 ] && [ "$LAST_FAILED" -eq 0 ]; then
+	elif [ "$rc" -ne 0 ] && [ "$LAST_FAILED" -eq 0 ] && ! { [ "$rc" -eq 5 ] && [ "${NONE_OK:-0}" = 1 ]; }; then
 		echo "FAIL $what: pytest exited $rc"
 		f=$((f + 1))
 	fi
@@ -172,16 +200,43 @@ run_pytest() {
 # Directories whose tests each work in a namespace of their own and mostly
 # wait for pods: SB_PARALLEL_WORKERS pytest-xdist processes (default 2) run
 # them, then the ones marked "serial" (tests/pytest.ini) run alone.
-PARALLEL_DIRS=" tests/e2e "
+# --dist loadgroup: a test marked xdist_group("x") runs on the same worker
+# as the others of its group, in file order (a module-scoped fixture made
+# once, a chart release its tests build on); the rest go to whichever
+# worker is free (docs/testing.md "What runs in parallel").
+PARALLEL_DIRS=" tests/cluster tests/e2e tests/chart "
 WORKERS=${SB_PARALLEL_WORKERS:-2}
+# BESIDE_E2E: a directory whose parallel step runs at the same time as
+# tests/e2e's (its own pytest process and workers): tests/chart's tests wait
+# for their own release or only render templates, and e2e's parallel step
+# (about 6 minutes, mostly waiting for pods) hides its 3. Its serial step,
+# if any, comes after e2e's. SB_BESIDE_E2E= (empty) runs it in its turn.
+BESIDE_E2E=${SB_BESIDE_E2E-tests/chart}
+beside=""
+if [ -n "$BESIDE_E2E" ] && [ "$WORKERS" -gt 1 ] && [[ " ${dirs[*]} " == *" tests/e2e "* ]] &&
+	[[ " ${dirs[*]} " == *" $BESIDE_E2E "* ]]; then
+	beside=$BESIDE_E2E
+fi
 # One pytest process per directory: their conftest.py modules would
 # collide in one session (each directory imports its own "conftest").
 for d in "${dirs[@]}"; do
+	[ "$d" = "$beside" ] && continue # run with tests/e2e
 	if [[ "$PARALLEL_DIRS" == *" $d "* ]] && [ "$WORKERS" -gt 1 ]; then
 		/usr/bin/python3 -c 'import xdist' 2>/dev/null ||
 			fail_setup xdist "python3-pytest-xdist is not installed (make deps installs it)"
-		run_pytest "$d (not serial, $WORKERS processes)" -m "not serial" -n "$WORKERS" --dist load "$d"
-		run_pytest "$d (serial)" -m serial "$d"
+		if [ "$d" = tests/e2e ] && [ -n "$beside" ]; then
+			beside_out=$(mktemp)
+			echo "--- pytest $beside (not serial, $WORKERS processes) started beside $d"
+			start_pytest "$beside_out" -m "not serial" -n "$WORKERS" --dist loadgroup "$beside"
+		fi
+		run_pytest "$d (not serial, $WORKERS processes)" -m "not serial" -n "$WORKERS" --dist loadgroup "$d"
+		if [ "$d" = tests/e2e ] && [ -n "$beside" ]; then
+			finish_pytest "$beside (not serial, $WORKERS processes)" "$beside_out"
+		fi
+		NONE_OK=1 run_pytest "$d (serial)" -m serial "$d"
+		if [ "$d" = tests/e2e ] && [ -n "$beside" ]; then
+			NONE_OK=1 run_pytest "$beside (serial)" -m serial "$beside"
+		fi
 	else
 		run_pytest "$d" "$d"
 	fi
