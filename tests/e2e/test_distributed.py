@@ -178,6 +178,7 @@ def test_shared_rwo_volume_refused(ns, controller):
         "ReadWriteMany" in st["message"]
 
 
+@pytest.mark.serial  # cordons a node: the parallel cases need all three
 def test_barrier_timeout_names_pod_and_node(ns, controller):
     """Node c cordoned: with one pod per node at most skew 1, the third pod
     cannot be scheduled; the two others reach the barrier and wait; after
