@@ -4,9 +4,9 @@ refused with an event naming the annotation.
 
 Times are taken from a watch on the claim (the moment the scheduler's
 selected-node annotation arrives, the moment the claim is Bound), not by
-polling. The delay is a lower bound: the claim cannot bind before it,
-however fast or slow the machine; nothing here asserts an upper bound that
-a slow machine could miss, except the generous one on the delayed class."""
+polling; the watch is open before the claim is created. The delay is a
+lower bound: the claim cannot bind before it, however fast or slow the
+machine; nothing here asserts an upper bound that a slow machine could miss."""
 import json
 import threading
 import time
@@ -22,15 +22,20 @@ ANN_RATE = "storagebench.test/provision-failure-rate"
 SELECTED = "volume.kubernetes.io/selected-node"
 
 
-def watch_claim(ns, name, timeout=90):
-    """Monotonic times at which the claim first had a selected node and
-    first was Bound, from one watch stream."""
+def open_watch(ns, name, timeout=90):
+    """A watch on the claim, open (the server has answered) when this returns."""
     q = urllib.parse.urlencode({"watch": "1", "fieldSelector": f"metadata.name={name}",
                                 "timeoutSeconds": str(timeout)})
     req = urllib.request.Request(f"{sb.API_URL}/api/v1/namespaces/{ns}/persistentvolumeclaims?{q}")
     req.add_header("Authorization", "Bearer " + sb.admin_token())
+    return urllib.request.urlopen(req, context=sb._ssl(), timeout=timeout + 10)
+
+
+def claim_times(ns, name, r):
+    """Monotonic times at which the claim first had a selected node and
+    first was Bound, from the watch stream r."""
     selected = bound = None
-    with urllib.request.urlopen(req, context=sb._ssl(), timeout=timeout + 10) as r:
+    with r:
         while bound is None:
             line = r.readline()
             if not line:
@@ -80,16 +85,16 @@ def consumer(name):
 def bind_time(ns, claim, cls):
     """Applies a claim of class cls and its consumer; selected-node -> Bound, seconds."""
     out = {}
+    r = open_watch(ns, claim)  # open before the claim exists: every change of it is seen
 
     def w():
         try:
-            out["t"] = watch_claim(ns, claim)
+            out["t"] = claim_times(ns, claim, r)
         except Exception as e:  # noqa: BLE001 - reported below
             out["e"] = e
 
     t = threading.Thread(target=w)
     t.start()
-    time.sleep(0.3)  # the watch is open before the claim exists (ordering only, not timing)
     sb.apply([sb.pvc_manifest(claim, cls), consumer(claim)], namespace=ns)
     t.join(120)
     if "e" in out:
