@@ -316,13 +316,10 @@ static void observe_engine(struct observed *ob, size_t i)
 	}
 	const char *text = jstr(json_object_get(ob->newest_result[i], "data"), SB_RESULT_KEY);
 	json_t *doc = text ? json_loads(text, 0, NULL) : NULL;
-	struct sb_result_job job;
-	char e[8];
-	if (!sb_result_job_parse(json_array_get(json_object_get(doc, SB_RK_JOBS), 0), "", &job, e,
-				 sizeof(e)) &&
-	    job.engine_ran)
-		snprintf(ob->engine[i], sizeof(ob->engine[i]), "%s%s", job.engine_ran,
-			 job.engine_reason && *job.engine_reason ? " (fallback)" : "");
+	char eng[sizeof(ob->engine[i])];
+	br_result_engine(doc, eng, sizeof(eng));
+	if (*eng)
+		snprintf(ob->engine[i], sizeof(ob->engine[i]), "%s", eng);
 	json_decref(doc);
 }
 

@@ -4,6 +4,7 @@
 #include "controller/runkey.h"
 #include "jsonobj.h"
 #include "labels.h"
+#include "resultdoc.h"
 #include "sign.h"
 
 #include <errno.h>
@@ -42,14 +43,17 @@ static void run_owner(const json_t *cm, const char **name, const char **uid)
 	}
 }
 
-/* "ran" or "ran (fallback)" of the first job's engine, "" when the document says none. */
-static void engine_of(const json_t *doc, char *out, size_t len)
+void br_result_engine(const json_t *doc, char *out, size_t len)
 {
-	const json_t *eng =
-		json_object_get(json_array_get(json_object_get(doc, "jobs"), 0), "engine");
-	const char *why = jstr(eng, "reason");
-	snprintf(out, len, "%s%s", jstr(eng, "ran") ? jstr(eng, "ran") : "",
-		 jstr(eng, "ran") && why && *why ? " (fallback)" : "");
+	struct sb_result_job job;
+	char e[8];
+	if (!sb_result_job_parse(json_array_get(json_object_get(doc, SB_RK_JOBS), 0), "", &job, e,
+				 sizeof(e)) &&
+	    job.engine_ran)
+		snprintf(out, len, "%s%s", job.engine_ran,
+			 job.engine_reason && *job.engine_reason ? " (fallback)" : "");
+	else if (len)
+		*out = '\0';
 }
 
 /* The verdict on cm (with its data): a new object, NULL on ENOMEM. */
@@ -69,7 +73,7 @@ static json_t *verdict_of(const json_t *cm)
 			       ? json_loadb(json_string_value(tv), json_string_length(tv), 0, NULL)
 			       : NULL;
 	char clsbuf[256];
-	const char *cls = jstr(json_object_get(peek, "context"), "class");
+	const char *cls = jstr(json_object_get(peek, SB_RK_CONTEXT), SB_RK_CTX_CLASS);
 	if (!cls)
 		cls = label(cm, SB_LABEL_CLASS);
 	if (cls) { /* a copy: peek goes below */
@@ -101,7 +105,7 @@ static json_t *verdict_of(const json_t *cm)
 		json_decref(doc);
 		return json_pack("{s:b,s:s}", "ok", 0, "error", why);
 	}
-	engine_of(doc, engine, sizeof(engine));
+	br_result_engine(doc, engine, sizeof(engine));
 	json_decref(doc);
 	return json_pack("{s:b,s:s,s:s,s:I,s:s,s:s}", "ok", 1, "uid", uid, "class", cls,
 			 "iteration", (json_int_t)it, "sha256", digest, "engine", engine);
@@ -110,7 +114,7 @@ static json_t *verdict_of(const json_t *cm)
 int br_result_verdict_set(json_t *cm)
 {
 	const char *comp = label(cm, SB_LABEL_COMPONENT);
-	if (!comp || strcmp(comp, "result")) {
+	if (!comp || strcmp(comp, SB_COMPONENT_RESULT)) {
 		json_object_del(cm, BR_RESULT_VERDICT); /* never one from elsewhere */
 		return 0;
 	}
@@ -207,6 +211,7 @@ json_t *br_result_fetched(const json_t *items, const json_t *cached,
 
 int br_result_selector(const char *run_label, char *out, size_t len)
 {
-	int n = snprintf(out, len, "%s=result,%s=%s", SB_LABEL_COMPONENT, SB_LABEL_RUN, run_label);
+	int n = snprintf(out, len, "%s=%s,%s=%s", SB_LABEL_COMPONENT, SB_COMPONENT_RESULT,
+			 SB_LABEL_RUN, run_label);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }

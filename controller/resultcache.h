@@ -59,6 +59,13 @@ const char *br_result_verdict_engine(const json_t *cm);
 json_t *br_result_fetched(const json_t *items, const json_t *cached,
 			  void (*warn)(void *ctx, const char *msg), void *ctx);
 
+/*
+ * The engine a result document's first job ran, for the run's status:
+ * "io_uring", "psync (fallback)" when it ran another than the one asked
+ * for, "" when the document names none or its first job does not read.
+ */
+void br_result_engine(const json_t *doc, char *out, size_t len);
+
 /* The label selector of run_label's result ConfigMaps into out. 0 or -ENAMETOOLONG. */
 int br_result_selector(const char *run_label, char *out, size_t len);
 
