@@ -270,7 +270,13 @@ json_t *br_spec_cm_manifest(const struct br_ref *run, const struct br_spec *s)
 
 json_t *br_report_cm_manifest(const struct br_ref *run, const json_t *report)
 {
-	static const char *const formats[] = {"txt", "md", "csv", "json", "svg"};
+	static const struct {
+		const char *format, *key;
+	} formats[] = {{"txt", SB_REPORT_TXT_KEY},
+		       {"md", "report.md"},
+		       {"csv", "report.csv"},
+		       {"json", SB_REPORT_JSON_KEY},
+		       {"svg", "report.svg"}};
 	char name[64], err[256];
 	if (sb_name_report(name, sizeof(name), run->name))
 		return NULL;
@@ -278,16 +284,14 @@ json_t *br_report_cm_manifest(const struct br_ref *run, const json_t *report)
 	json_t *data = json_object();
 	bool ok = md && data;
 	for (size_t i = 0; ok && i < sizeof(formats) / sizeof(formats[0]); i++) {
-		char key[32];
-		char *text = sb_report_render(report, formats[i], err, sizeof(err));
+		char *text = sb_report_render(report, formats[i].format, err, sizeof(err));
 		if (!text) {
-			if (!strcmp(formats[i], "svg"))
+			if (!strcmp(formats[i].format, "svg"))
 				continue; /* charts are optional */
 			ok = false;
 			break;
 		}
-		snprintf(key, sizeof(key), "report.%s", formats[i]);
-		ok = set(data, key, json_string(text));
+		ok = set(data, formats[i].key, json_string(text));
 		free(text);
 	}
 	/* a distributed run: one row per pod and iteration (lib/report_dist.h) */
@@ -331,7 +335,7 @@ int br_report_cm_add_comparison(json_t *cm, const json_t *comparison)
 			ret = -ENOMEM;
 			goto out;
 		}
-	const char *rt = json_string_value(json_object_get(data, "report.txt"));
+	const char *rt = json_string_value(json_object_get(data, SB_REPORT_TXT_KEY));
 	size_t len = (rt ? strlen(rt) : 0) + strlen(text[0]) + 64;
 	char *both = malloc(len);
 	if (!both) {
@@ -339,7 +343,7 @@ int br_report_cm_add_comparison(json_t *cm, const json_t *comparison)
 		goto out;
 	}
 	snprintf(both, len, "%s\n=== compared with the baseline\n%s", rt ? rt : "", text[0]);
-	if (json_object_set_new(data, "report.txt", json_string(both)) ||
+	if (json_object_set_new(data, SB_REPORT_TXT_KEY, json_string(both)) ||
 	    json_object_set_new(data, "compare.txt", json_string(text[0])) ||
 	    json_object_set_new(data, "compare.md", json_string(text[1])) ||
 	    json_object_set_new(data, "compare.json", json_string(text[2])))

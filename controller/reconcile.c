@@ -733,7 +733,7 @@ static void compare_with_baseline(struct br_controller *c, const struct br_ref *
 	if (sb_name_report(name, sizeof(name), baseline))
 		return;
 	bcm = c->ops.cache_get(c->ops.arg, BR_CACHE_CMS, ref->ns, name);
-	const char *text = jstr(json_object_get(bcm, "data"), "report.json");
+	const char *text = jstr(json_object_get(bcm, "data"), SB_REPORT_JSON_KEY);
 	json_error_t je;
 	if (!text) {
 		emitf(c, ref, true, "BaselineNotFound",
@@ -1133,8 +1133,9 @@ static json_t *written_report(struct pass *p)
 	if (!p->ob->obs.report_exists || sb_name_report(name, sizeof(name), p->ref.name))
 		return NULL;
 	json_t *cm = p->c->ops.cache_get(p->c->ops.arg, BR_CACHE_CMS, p->ref.ns, name);
-	const char *text =
-		owned_by(cm, p->ref.uid) ? jstr(json_object_get(cm, "data"), "report.json") : NULL;
+	const char *text = owned_by(cm, p->ref.uid)
+				   ? jstr(json_object_get(cm, "data"), SB_REPORT_JSON_KEY)
+				   : NULL;
 	json_t *rep = text ? json_loads(text, 0, NULL) : NULL;
 	json_decref(cm);
 	if (rep && !json_is_object(rep))

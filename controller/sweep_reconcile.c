@@ -97,7 +97,7 @@ static json_t *step_report(const struct br_ops *ops, const char *ns, const char 
 	if (sb_name_report(name, sizeof(name), step))
 		return NULL;
 	json_t *cm = ops->cache_get(ops->arg, BR_CACHE_CMS, ns, name);
-	const char *text = jstr(json_object_get(cm, "data"), "report.json");
+	const char *text = jstr(json_object_get(cm, "data"), SB_REPORT_JSON_KEY);
 	json_t *rep = text ? json_loads(text, 0, NULL) : NULL;
 	json_decref(cm);
 	return rep;

@@ -47,6 +47,11 @@
 /* The runner's test file in the class' volume, unless a job names its own. */
 #define SB_TESTFILE "storagebench.testfile"
 
+/* The report ConfigMap's keys others read: the report document (the
+ * plugin, baselines, sweeps, the controller itself once written) and its text */
+#define SB_REPORT_JSON_KEY "report.json"
+#define SB_REPORT_TXT_KEY  "report.txt"
+
 /* The key of the runner's result in a result ConfigMap. */
 #define SB_RESULT_KEY "result.json"
 /* The most the runner writes there (a ConfigMap holds at most 1 MiB); the controller

@@ -2,6 +2,7 @@
 /* `kubectl storagebench report NAME`, and reading a run's report (cmd.h). */
 #include "plugin/cmd.h"
 
+#include "labels.h"
 #include "names.h"
 #include "report.h"
 
@@ -79,7 +80,7 @@ int sbp_fetch_report(struct sbp_ctx *x, const struct sbp_ref *ref, struct sbp_re
 		return ret;
 	}
 	r->data = json_object_get(r->cm, "data");
-	const json_t *text = json_object_get(r->data, "report.json");
+	const json_t *text = json_object_get(r->data, SB_REPORT_JSON_KEY);
 	if (!json_is_string(text)) {
 		sbp_warn("configmap '%s' has no report.json", r->cm_name);
 		return 0;
