@@ -785,14 +785,12 @@ static json_t *member_doc(const json_t *cmlist, const struct br_ref *run, const 
 	return NULL;
 }
 
-/* A member's IOPS (bw false) or bytes/s of direction d, read by lib/resultdoc.h; 0 when unreadable. */
-static double fig(const json_t *job, enum sb_result_dir d, bool bw)
+/* A member's job read by lib/resultdoc.h into *out: all figures 0 when it does not read. */
+static void member_job(const json_t *job, struct sb_result_job *out)
 {
-	struct sb_result_job rj;
 	char e[8];
-	if (sb_result_job_parse(job, "", &rj, e, sizeof(e)))
-		return 0;
-	return bw ? rj.dir[d].bw_bytes : rj.dir[d].iops;
+	if (sb_result_job_parse(job, "", out, e, sizeof(e)))
+		memset(out, 0, sizeof(*out));
 }
 
 /* A member document's context[key] (its pod, its node), "?" when absent. */
@@ -911,10 +909,11 @@ static int report_class(struct sb_agg *agg, const struct br_ref *run, const stru
 	json_t **docs = calloc(s->pods, sizeof(*docs));
 	const json_t **jobs = calloc(s->pods, sizeof(*jobs));
 	double *iops = calloc(s->pods, sizeof(*iops)), *tmp = calloc(s->pods, sizeof(*tmp));
+	struct sb_result_job *rj = calloc(s->pods, sizeof(*rj)); /* jobs[m], read once */
 	time_t newest;
 	int ret = -ENOMEM;
 
-	if (!complete || !docs || !jobs || !iops || !tmp)
+	if (!complete || !docs || !jobs || !iops || !tmp || !rj)
 		goto out;
 	ret = -EINVAL;
 	if (sb_name_label(run_label, sizeof(run_label), run->name) ||
@@ -951,8 +950,9 @@ static int report_class(struct sb_agg *agg, const struct br_ref *run, const stru
 			char e2[512];
 			for (m = 0; m < s->pods; m++) {
 				jobs[m] = json_array_get(json_object_get(docs[m], SB_RK_JOBS), j);
-				iops[m] = fig(jobs[m], SB_RDIR_READ, false) +
-					  fig(jobs[m], SB_RDIR_WRITE, false);
+				member_job(jobs[m], &rj[m]);
+				iops[m] = rj[m].dir[SB_RDIR_READ].iops +
+					  rj[m].dir[SB_RDIR_WRITE].iops;
 				tmp[m] = iops[m];
 			}
 			int r = sb_merge_jobs(jobs, s->pods, &merged, e2, sizeof(e2));
@@ -982,10 +982,10 @@ static int report_class(struct sb_agg *agg, const struct br_ref *run, const stru
 						    (json_int_t)m + 1, "pod",
 						    ctx_str(docs[m], SB_RK_CTX_POD), "node",
 						    ctx_str(docs[m], SB_RK_CTX_NODE), "read-iops",
-						    fig(jobs[m], SB_RDIR_READ, false), "write-iops",
-						    fig(jobs[m], SB_RDIR_WRITE, false), "read-bw",
-						    fig(jobs[m], SB_RDIR_READ, true), "write-bw",
-						    fig(jobs[m], SB_RDIR_WRITE, true), "straggler",
+						    rj[m].dir[SB_RDIR_READ].iops, "write-iops",
+						    rj[m].dir[SB_RDIR_WRITE].iops, "read-bw",
+						    rj[m].dir[SB_RDIR_READ].bw_bytes, "write-bw",
+						    rj[m].dir[SB_RDIR_WRITE].bw_bytes, "straggler",
 						    sb_merge_straggler(iops[m], med)))) {
 					ret = -ENOMEM;
 					break;
@@ -1004,6 +1004,7 @@ out:
 	free(jobs);
 	free(iops);
 	free(tmp);
+	free(rj);
 	return ret;
 }
 
