@@ -91,7 +91,8 @@ $(call layer_ar,$(1),$(2)): $$(call obj,$(1),$$(LAYER_SRCS_$(2)))
 	@echo "  AR      $$@"
 	@rm -f $$@ && $(3) rcs $$@ $$^
 endef
-.PHONY: all test check lint contract-check funclen fmt fmt-check bench demo demo-ceph install clean help deps valgrind unit vg-bins unit-bins asan test-repeat
+FORCE:
+.PHONY: FORCE all test check lint contract-check funclen fmt fmt-check bench demo demo-ceph install clean help deps valgrind unit vg-bins unit-bins asan test-repeat
 all:
 
 -include lib/lib.mk
@@ -142,9 +143,27 @@ build/asan/bin/storagebench-runner: build/asan/$(RUNNER_MAIN:.c=.o) $(call layer
 
 ifneq ($(CONTROLLER_MAIN),)
 BINS += bin/storagebench-controller
-bin/storagebench-controller: build/rel/$(CONTROLLER_MAIN:.c=.o) $(call layer_link,rel,controller)
+# The shipped controller links libcurl and libmicrohttpd built from Debian's
+# source packages with only what it uses (scripts/get-minlibs.sh, cached
+# outside the checkout), not Debian's shared builds and the libraries they
+# pull in, and Debian's static OpenSSL, jansson and libyaml (-dev packages):
+# a smaller resident floor (docs/benchmarks.md "The libraries' floor"). The
+# ASan build keeps the shared ones. build/minlibs.flags holds the two
+# libraries' link flags, rewritten only when they change: the script (well
+# under a second once cached) runs on every make. A -dev package's upgrade
+# relinks (its archive is a prerequisite).
+MINLIBS_FLAGS := build/minlibs.flags
+CONTROLLER_STATIC := libjansson.a libyaml.a libssl.a libcrypto.a
+CONTROLLER_STATIC_AR := $(wildcard $(addprefix $(shell pkg-config --variable=libdir openssl 2>/dev/null)/,$(CONTROLLER_STATIC)))
+$(MINLIBS_FLAGS): FORCE
 	@mkdir -p $(@D)
-	$(CC) -o $@ $^ $(LDFLAGS) $(call layer_libs,controller)
+	@bash scripts/get-minlibs.sh --quiet --print-libs >$@.new || { rm -f $@.new; exit 1; }
+	@cmp -s $@.new $@ && rm -f $@.new || mv $@.new $@
+bin/storagebench-controller: build/rel/$(CONTROLLER_MAIN:.c=.o) $(call layer_link,rel,controller) $(MINLIBS_FLAGS) $(CONTROLLER_STATIC_AR)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $(filter-out $(MINLIBS_FLAGS) $(CONTROLLER_STATIC_AR),$^) $(LDFLAGS) -Wl,--gc-sections \
+		$$(cat $(MINLIBS_FLAGS)) $(addprefix -l:,$(CONTROLLER_STATIC)) \
+		$(filter-out -lcurl -lmicrohttpd -ljansson -lyaml-0 -lyaml -lssl -lcrypto,$(call layer_libs,controller))
 build/asan/bin/storagebench-controller: build/asan/$(CONTROLLER_MAIN:.c=.o) $(call layer_link,asan,controller)
 	@mkdir -p $(@D)
 	$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(LDFLAGS) $(call layer_libs,controller)

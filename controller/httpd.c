@@ -137,3 +137,8 @@ unsigned br_httpd_port(const struct br_httpd *h)
 {
 	return h ? h->port : 0;
 }
+
+const char *br_httpd_library(void)
+{
+	return MHD_get_version();
+}

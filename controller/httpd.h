@@ -21,4 +21,7 @@ void br_httpd_stop(struct br_httpd *h);
 /* The port actually bound (for ":0"). */
 unsigned br_httpd_port(const struct br_httpd *h);
 
+/* libmicrohttpd's version (for `--version`; static storage). */
+const char *br_httpd_library(void);
+
 #endif

@@ -102,7 +102,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 			usage(stdout);
 			exit(0);
 		} else if (IS("--version")) {
-			printf("storagebench-controller %s\n", SB_VERSION);
+			char lib[512];
+			printf("storagebench-controller %s\n%s\nlibmicrohttpd %s\n", SB_VERSION,
+			       kube_http_library(lib, sizeof(lib)), br_httpd_library());
 			exit(0);
 		} else if (IS("--kubeconfig") && v) {
 			a->kubeconfig = v;

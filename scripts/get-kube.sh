@@ -22,7 +22,8 @@
 # packages (scripts/deps/cluster.list) and exits in about a second. Two
 # concurrent runs serialise on a lock; the second finds the cache filled.
 # Nothing is written under /etc: deb-src entries are derived at run time
-# from /etc/apt/sources.list{,.d/*} into apt/ and apt is pointed there.
+# from /etc/apt/sources.list{,.d/*} into apt/ and apt is pointed there
+# (scripts/debsrc.sh, shared with scripts/get-minlibs.sh).
 #
 # The kubelet is built without any cloud provider: the credential
 # provider imports (aws/azure/gcp) are removed from
@@ -41,6 +42,8 @@ RECIPE="v$KVER debian=$DEBVER providerless nocredprov nocloudinfo reflect2-1.0.2
 CACHE=${SB_KUBE_CACHE:-/var/cache/storagebench/kube-$KVER}
 BINS=(kubelet kube-apiserver kube-controller-manager kube-scheduler kube-proxy)
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=scripts/debsrc.sh
+. "$here/debsrc.sh"
 quiet=0
 
 for a in "$@"; do
@@ -84,64 +87,16 @@ ensure_packages() {
 		die "apt-get install ${missing[*]} failed (archive unreachable?), see $CACHE/build.log" 3
 }
 
-# Print deb-src entries (one-line format) for the machine's Debian sources
-# of this release, from both the deb822 and the one-line formats.
-derive_deb_src() {
-	local codename files=()
-	# shellcheck source=/dev/null
-	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
-	[ -f /etc/apt/sources.list ] && files+=(/etc/apt/sources.list)
-	for f in /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] && files+=("$f")
-	done
-	[ ${#files[@]} -gt 0 ] || return 0
-	for f in "${files[@]}"; do
-		awk -v cn="$codename" -v deb822="$([[ $f == *.sources ]] && echo 1 || echo 0)" '
-	function suite_ok(s) { return s == cn || index(s, cn "-") == 1 }
-	function flush(   n, u, s, i, j, us, ss, opt) {
-		if (types ~ /(^|[[:space:]])deb([[:space:]]|$)/ && enabled != "no" && uris != "") {
-			opt = signed != "" ? "[signed-by=" signed "] " : ""
-			n = split(uris, us, /[[:space:]]+/); split(suites, ss, /[[:space:]]+/)
-			for (i = 1; i <= n; i++) for (j in ss) if (ss[j] != "" && suite_ok(ss[j]))
-				print "deb-src " opt us[i] " " ss[j] " " comps
-		}
-		types = uris = suites = comps = signed = enabled = ""
-	}
-	deb822 == 1 {
-		if ($0 ~ /^[[:space:]]*$/) { flush(); next }
-		if ($0 ~ /^#/) next
-		k = $1; v = $0; sub(/^[^:]*:[[:space:]]*/, "", v)
-		if (k == "Types:") types = v; else if (k == "URIs:") uris = v
-		else if (k == "Suites:") suites = v; else if (k == "Components:") comps = v
-		else if (k == "Signed-By:") signed = v; else if (k == "Enabled:") enabled = v
-		next
-	}
-	END { if (deb822 == 1) flush() }
-	/^deb[[:space:]]/ {
-		line = $0; sub(/^deb[[:space:]]+/, "", line)
-		opt = ""
-		if (line ~ /^\[/) { opt = substr(line, 1, index(line, "]")); line = substr(line, index(line, "]") + 1); sub(/^[[:space:]]+/, "", line); opt = opt " " }
-		split(line, w, /[[:space:]]+/)
-		if (suite_ok(w[2])) print "deb-src " opt line
-	}' "$f"
-	done | sort -u
-}
-
 fetch_source() {
 	local orig="$CACHE/dl/kubernetes_1.20.5+really$KVER.orig.tar.gz"
 	[ -f "$orig" ] && return 0
 	local apt="$CACHE/apt"
-	mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/parts" "$CACHE/dl"
-	derive_deb_src >"$apt/parts/deb-src.list"
-	[ -s "$apt/parts/deb-src.list" ] || die "no Debian apt sources found to derive deb-src entries from" 3
-	local o=(-o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$apt/parts"
-		-o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt/cache" -o APT::Sandbox::User=root)
 	step "apt-get update (deb-src lists derived from the machine's sources, under $apt)"
-	apt-get "${o[@]}" update -q >>"$CACHE/build.log" 2>&1 || true
+	debsrc_update "$apt" "$CACHE/build.log" || die "no Debian apt sources found to derive deb-src entries from" 3
 	step "apt-get source --download-only kubernetes=$DEBVER"
-	if ! (cd "$CACHE/dl" && apt-get "${o[@]}" source --download-only "kubernetes=$DEBVER") >>"$CACHE/build.log" 2>&1; then
+	if ! debsrc_download "$apt" "$CACHE/build.log" "$CACHE/dl" "kubernetes=$DEBVER"; then
 		step "pinned version unavailable, trying the archive's current kubernetes source"
-		(cd "$CACHE/dl" && apt-get "${o[@]}" source --download-only kubernetes) >>"$CACHE/build.log" 2>&1 ||
+		debsrc_download "$apt" "$CACHE/build.log" "$CACHE/dl" kubernetes ||
 			die "apt-get source kubernetes failed (archive unreachable?), see $CACHE/build.log" 3
 	fi
 	[ -f "$orig" ] || die "the source package does not carry upstream v$KVER ($(ls "$CACHE/dl"))" 1

@@ -26,6 +26,26 @@ static void global_init(void)
 	global_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
+const char *kube_http_library(char *buf, size_t size)
+{
+	const curl_version_info_data *vi = curl_version_info(CURLVERSION_NOW);
+	char protos[256] = "";
+	size_t off = 0;
+	for (const char *const *p = vi->protocols; p && *p && off < sizeof(protos); p++) {
+		int n = snprintf(protos + off, sizeof(protos) - off, "%s%s", off ? "," : "", *p);
+		if (n < 0)
+			break;
+		off += (size_t)n;
+	}
+	bool h2 = (vi->features & CURL_VERSION_HTTP2) && vi->nghttp2_version;
+	if (size)
+		snprintf(buf, size, "libcurl %s ssl=%s http2=%s%s zlib=%s protocols=%s",
+			 vi->version, vi->ssl_version ? vi->ssl_version : "no",
+			 h2 ? "nghttp2/" : "no", h2 ? vi->nghttp2_version : "",
+			 vi->libz_version ? vi->libz_version : "no", protos[0] ? protos : "none");
+	return buf;
+}
+
 static int dup_buf(char **dst, const char *src, size_t len)
 {
 	*dst = NULL;

@@ -197,6 +197,14 @@ void kube_client_free(struct kube_client *c);
 const char *kube_client_namespace(const struct kube_client *c);
 
 /*
+ * The HTTP library linked in and what it can do, one line into buf (for
+ * `--version`): "libcurl 7.88.1 ssl=OpenSSL/3.0.19 http2=nghttp2/1.52.0
+ * zlib=1.2.13 protocols=http,https" ("no" for a part it lacks; protocols
+ * as curl_version_info lists them). Truncated to size; returns buf.
+ */
+const char *kube_http_library(char *buf, size_t size);
+
+/*
  * The clock lib/kube times itself by: retry backoff and Retry-After pauses,
  * token file re-checks, watch idling and reconnect delays, leader election
  * (lease expiry as observed locally, renew deadline, retry period). By

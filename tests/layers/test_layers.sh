@@ -64,6 +64,49 @@ else
 	bad "the runner does not link libmicrohttpd"
 fi
 
+# The shipped controller links libcurl and libmicrohttpd built from Debian's
+# sources with only what it uses (scripts/get-minlibs.sh): neither library is
+# a shared dependency, nothing loads the libraries Debian's builds pull in,
+# and its curl has what the Kubernetes client needs (--version prints
+# curl_version_info). The runner keeps Debian's libcurl: the same check
+# finds them there (control).
+unused='libgnutls|libp11-kit|libldap|liblber|libsasl2|libgssapi|libkrb5|libk5crypto|libssh2?\.|librtmp|libidn2|libpsl|libbrotli|libzstd|libnettle|libhogweed|libtasn1|libunistring'
+if [ -x bin/storagebench-controller ] && [ -x bin/storagebench-runner ]; then
+	if ! readelf -d bin/storagebench-controller >"$tmp/out" 2>&1; then
+		bad "the controller does not need libcurl or libmicrohttpd as shared libraries"
+	elif grep -E '\(NEEDED\).*\[lib(curl|microhttpd)' "$tmp/out" >"$tmp/hit"; then
+		cp "$tmp/hit" "$tmp/out"
+		bad "the controller does not need libcurl or libmicrohttpd as shared libraries"
+	else
+		ok "the controller does not need libcurl or libmicrohttpd as shared libraries"
+	fi
+	if ! ldd bin/storagebench-controller >"$tmp/out" 2>&1; then
+		bad "the controller loads none of the libraries it does not use"
+	elif grep -E "$unused" "$tmp/out" >"$tmp/hit"; then
+		cp "$tmp/hit" "$tmp/out"
+		bad "the controller loads none of the libraries it does not use"
+	else
+		ok "the controller loads none of the libraries it does not use"
+	fi
+	if ldd bin/storagebench-runner >"$tmp/out" 2>&1 && grep -qE 'libgnutls' "$tmp/out" &&
+		grep -qE 'libldap' "$tmp/out"; then
+		ok "the runner (Debian's libcurl) loads GnuTLS and LDAP: the check sees them (control)"
+	else
+		bad "the runner (Debian's libcurl) loads GnuTLS and LDAP: the check sees them (control)"
+	fi
+	if ! bin/storagebench-controller --version >"$tmp/out" 2>&1; then
+		bad "the controller's curl: OpenSSL, HTTP/2, zlib, HTTP and HTTPS only"
+	elif grep -qE '^libcurl [0-9.]+ ssl=OpenSSL/[0-9.]+ http2=nghttp2/[0-9.]+ zlib=[0-9.]+ protocols=http,https$' "$tmp/out" &&
+		grep -qE '^libmicrohttpd [0-9.]+$' "$tmp/out"; then
+		ok "the controller's curl: OpenSSL, HTTP/2, zlib, HTTP and HTTPS only"
+	else
+		bad "the controller's curl: OpenSSL, HTTP/2, zlib, HTTP and HTTPS only"
+	fi
+else
+	echo "bin/storagebench-controller or bin/storagebench-runner missing (make all)" >"$tmp/out"
+	bad "the controller links the minimal libcurl and libmicrohttpd"
+fi
+
 # the function-length rule (scripts/funclen.py): the tree passes; a planted
 # 121-line function fails naming file:line:name; 120 lines pass (control)
 planted_fn() { # $1: lines brace to brace

@@ -396,6 +396,28 @@ static int test_token_file_reread(void)
 	return T_PASS;
 }
 
+/* ------------------------------------------------------- HTTP library */
+
+/* What --version says of libcurl: the client needs OpenSSL, HTTP/2, https. */
+static int test_http_library(void)
+{
+	char buf[512], small[12];
+	const char *s = kube_http_library(buf, sizeof(buf));
+	CHECK(s == buf);
+	CHECK(!strncmp(buf, "libcurl " LIBCURL_VERSION " ssl=OpenSSL/",
+		       strlen("libcurl " LIBCURL_VERSION " ssl=OpenSSL/")));
+	CHECK(strstr(buf, " http2=nghttp2/") != NULL);
+	CHECK(strstr(buf, " zlib=") != NULL && !strstr(buf, " zlib=no"));
+	const char *p = strstr(buf, " protocols=");
+	CHECK(p != NULL);
+	CHECK(strstr(p, ",https") != NULL || strstr(p, "=https") != NULL);
+	/* truncated, still a string */
+	CHECK(kube_http_library(small, sizeof(small)) == small);
+	CHECK(strlen(small) == sizeof(small) - 1);
+	CHECK(!strncmp(small, buf, sizeof(small) - 1));
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
 	{"kube/url-core-namespaced", test_url_core_namespaced},
 	{"kube/url-group-cluster-scoped", test_url_group_cluster_scoped},
@@ -413,5 +435,6 @@ static const struct test_case cases[] = {
 	{"kube/retry-after", test_retry_after},
 	{"kube/base64", test_base64},
 	{"kube/token-file-reread", test_token_file_reread},
+	{"kube/http-library", test_http_library},
 };
 TEST_MAIN(cases)

@@ -1,0 +1,252 @@
+#!/usr/bin/env bash
+# get-minlibs.sh: libcurl and libmicrohttpd for bin/storagebench-controller,
+# built as static archives from Debian 12's `curl` and `libmicrohttpd`
+# source packages (Debian's patches, its security fixes among them, applied)
+# with only what the controller uses, once, and cached outside the checkout
+# (docs/benchmarks.md "The libraries' floor"):
+#
+#   $SB_MINLIBS_CACHE (default /var/cache/storagebench/minlibs-<curl>-<mhd>,
+#   the Debian versions of libcurl4-openssl-dev and libmicrohttpd-dev, whose
+#   headers the project compiles with)/
+#     lib/libcurl.a, lib/libmicrohttpd.a and .stamp (the recipe they were built with)
+#     apt/        deb-src lists derived from the machine's apt sources (scripts/debsrc.sh)
+#     dl/         the downloaded source packages
+#     build.log   full output of the last build
+#
+# Debian's libcurl4 and libmicrohttpd12 link GnuTLS, Kerberos, LDAP, SASL,
+# libssh2, librtmp, libidn2, libpsl, brotli and zstd: 3.6 MiB of resident
+# pages in a process that uses none of them. Here:
+#   curl: HTTP and HTTPS only, OpenSSL, HTTP/2 (nghttp2: the Kubernetes
+#     client asks for CURL_HTTP_VERSION_2TLS), zlib (CURLOPT_ACCEPT_ENCODING),
+#     the threaded resolver, proxies and basic auth as Debian has them; no
+#     other protocol, no LDAP, RTMP, SSH, GSSAPI, IDN, PSL, brotli, zstd,
+#     NTLM, digest or AWS SigV4 (only the runner's S3 client signs, and the
+#     runner keeps Debian's libcurl), cookies, MIME, DoH, HSTS, alt-svc;
+#   libmicrohttpd: plain HTTP (controller/httpd.c serves /metrics and the
+#     probes without TLS), no GnuTLS, post processor, basic/digest auth,
+#     HTTP upgrade or messages.
+# Both with Debian's hardening flags (dpkg-buildflags) plus -fPIC
+# -ffunction-sections -fdata-sections (the controller links with
+# --gc-sections), no debug information.
+#
+# Idempotent: when the archives match the recipe it exits at once. Two
+# concurrent runs serialise on a lock; the second finds the cache filled.
+# Exit status: 0 built or cached; 2 a Debian package the build needs is
+# missing and this is not root; 3 a download (apt) failed; 1 a build failed.
+# Usage: scripts/get-minlibs.sh [--print-dir] [--print-libs] [--quiet]
+#   --print-dir   the cache directory (nothing is built)
+#   --print-libs  build if needed, then print the controller's link flags
+#                 for the two libraries and what they need (nghttp2, zlib)
+set -eEuo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=scripts/debsrc.sh
+. "$here/debsrc.sh"
+
+# What the build needs (scripts/deps/build.list lists them).
+NEEDS=(dpkg-dev make gcc pkg-config libssl-dev libnghttp2-dev zlib1g-dev libcurl4-openssl-dev libmicrohttpd-dev)
+CURL_CONF=(--disable-shared --enable-static --with-pic --disable-dependency-tracking
+	--enable-symbol-hiding --enable-threaded-resolver --with-openssl --with-nghttp2 --with-zlib
+	--with-ca-bundle=/etc/ssl/certs/ca-certificates.crt --with-ca-path=/etc/ssl/certs
+	--without-brotli --without-zstd --without-libpsl --without-libidn2 --without-librtmp
+	--without-libssh2 --without-libssh --without-wolfssh --without-gssapi --without-hyper
+	--without-ngtcp2 --without-nghttp3 --without-quiche --without-msh3 --without-libgsasl
+	--without-zsh-functions-dir --without-fish-functions-dir
+	--disable-ldap --disable-ldaps --disable-rtsp --disable-dict --disable-telnet --disable-tftp
+	--disable-pop3 --disable-imap --disable-smb --disable-smtp --disable-gopher --disable-mqtt
+	--disable-ftp --disable-file --disable-manual --disable-libcurl-option --disable-crypto-auth
+	--disable-ntlm --disable-ntlm-wb --disable-tls-srp --disable-unix-sockets --disable-cookies
+	--disable-doh --disable-mime --disable-netrc --disable-progress-meter --disable-alt-svc
+	--disable-hsts --disable-websockets --disable-get-easy-options --disable-verbose)
+MHD_CONF=(--disable-shared --enable-static --with-pic --disable-dependency-tracking
+	--disable-https --without-gnutls --disable-curl --disable-doc --disable-examples
+	--disable-nls --disable-postprocessor --disable-bauth --disable-dauth --disable-httpupgrade
+	--disable-messages --disable-heavy-tests)
+# Bump the last word when the recipe changes otherwise: the archives are rebuilt.
+REV=r1
+# Symbols of the libraries left out: neither archive may call any of them.
+FORBIDDEN='^(gnutls_|ldap_|ber_|gss_|krb5_|libssh2_|ssh_|RTMP_|idn2_|psl_|BrotliDecoder|ZSTD_|sasl_)'
+
+quiet=0
+action=build
+for a in "$@"; do
+	case "$a" in
+	--print-dir) action=dir ;;
+	--print-libs) action=libs ;;
+	--quiet) quiet=1 ;;
+	*) echo "usage: $0 [--print-dir] [--print-libs] [--quiet]" >&2; exit 2 ;;
+	esac
+done
+
+T0=$(date +%s)
+step() { [ "$quiet" = 1 ] || printf 'get-minlibs: [%4ds] %s\n' "$(($(date +%s) - T0))" "$*" >&2; }
+die() { printf 'get-minlibs: [%4ds] error: %s\n' "$(($(date +%s) - T0))" "$1" >&2; exit "${2:-1}"; }
+trap 'die "line $LINENO of $0 failed${LOG:+, see $LOG}" 1' ERR
+
+debver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || true; }
+
+# where: CACHE, RECIPE, LOG from the installed -dev packages' versions
+where() {
+	CURL_DEB=$(debver libcurl4-openssl-dev)
+	MHD_DEB=$(debver libmicrohttpd-dev)
+	CACHE=${SB_MINLIBS_CACHE:-/var/cache/storagebench/minlibs-${CURL_DEB:-none}-${MHD_DEB:-none}}
+	RECIPE="curl=$CURL_DEB ${CURL_CONF[*]} mhd=$MHD_DEB ${MHD_CONF[*]} $REV"
+	LOG=$CACHE/build.log
+}
+
+libs() {
+	echo "$CACHE/lib/libcurl.a $CACHE/lib/libmicrohttpd.a -l:libnghttp2.a -l:libz.a"
+}
+cached() {
+	[ -f "$CACHE/lib/.stamp" ] && [ "$(cat "$CACHE/lib/.stamp")" = "$RECIPE" ] &&
+		[ -f "$CACHE/lib/libcurl.a" ] && [ -f "$CACHE/lib/libmicrohttpd.a" ]
+}
+
+ensure_packages() {
+	local missing=() p
+	mapfile -t missing < <(comm -23 <(printf '%s\n' "${NEEDS[@]}" | sort -u) \
+		<(dpkg-query -W -f='${Package} ${db:Status-Status}\n' "${NEEDS[@]}" 2>/dev/null |
+			awk '$2 == "installed" {sub(/:.*/, "", $1); print $1}' | sort -u))
+	[ ${#missing[@]} -eq 0 ] && return 0
+	[ "$(id -u)" -eq 0 ] || die "missing Debian packages ${missing[*]}: run scripts/install-deps.sh as root (make deps)" 2
+	step "installing from Debian: ${missing[*]}"
+	local log
+	log=$(mktemp)
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q >>"$log" 2>&1 || true
+	if ! apt-get install -y -q --no-install-recommends "${missing[@]}" >>"$log" 2>&1; then
+		tail -n 5 "$log" >&2
+		rm -f "$log"
+		die "apt-get install ${missing[*]} failed (archive unreachable?)" 3
+	fi
+	rm -f "$log"
+}
+
+# fetch SOURCE VERSION: the source package of exactly the installed -dev
+# package's version into dl/ (the headers the project compiles with)
+fetch() {
+	local dsc="$CACHE/dl/${1}_${2#*:}.dsc"
+	[ -f "$dsc" ] && return 0
+	if [ ! -f "$CACHE/apt/.updated" ]; then
+		step "apt-get update (deb-src lists derived from the machine's sources, under $CACHE/apt)"
+		debsrc_update "$CACHE/apt" "$LOG" || die "no Debian apt sources found to derive deb-src entries from" 3
+		touch "$CACHE/apt/.updated"
+	fi
+	step "apt-get source --download-only $1=$2"
+	debsrc_download "$CACHE/apt" "$LOG" "$CACHE/dl" "$1=$2" ||
+		die "apt-get source $1=$2 failed (archive unreachable, or the version is gone: upgrade the -dev package), see $LOG" 3
+	[ -f "$dsc" ] || die "apt-get source $1=$2 brought no $dsc" 1
+}
+
+# unpack SOURCE VERSION DIR: dpkg-source -x (Debian's patches applied)
+unpack() {
+	rm -rf "$3"
+	dpkg-source -q -x "$CACHE/dl/${1}_${2#*:}.dsc" "$3" >>"$LOG" 2>&1 || die "dpkg-source -x $1 failed, see $LOG" 1
+}
+
+# run DIR WHAT CMD...: CMD in DIR, output in the log, a failure named
+run() {
+	local dir=$1 what=$2
+	shift 2
+	echo "--- $what: $*" >>"$LOG"
+	(cd "$dir" && "$@") >>"$LOG" 2>&1 || die "$what failed (in $dir), see $LOG" 1
+}
+
+curl_version_of() {
+	sed -n 's/^#define LIBCURL_VERSION "\(.*\)"/\1/p' "$1" 2>/dev/null || true
+}
+
+build_curl() {
+	local src=$CACHE/src/curl
+	unpack curl "$CURL_DEB" "$src"
+	# Debian's series ends with the patches that make its GnuTLS and NSS
+	# flavours (debian/rules pops them for the OpenSSL one): undo them too.
+	local p
+	for p in 99_nss.patch 90_gnutls.patch; do
+		grep -qx "$p" "$src/debian/patches/series" || die "curl's series has no $p: the recipe needs a look" 1
+		run "$src" "patch -R $p" patch -R -p1 -s -i "debian/patches/$p"
+	done
+	step "configure curl $CURL_DEB (HTTP/HTTPS, OpenSSL, nghttp2, zlib)"
+	run "$src" "curl's configure" ./configure "${CURL_CONF[@]}" CFLAGS="$CFLAGS" CPPFLAGS="$CPPFLAGS"
+	step "make curl's lib"
+	run "$src/lib" "curl's make" make -j2 libcurl.la
+	cp "$src/lib/.libs/libcurl.a" "$CACHE/lib.new/"
+	local want have
+	want=$(curl_version_of "$(pkg-config --variable=includedir libcurl)/curl/curlver.h")
+	have=$(curl_version_of "$src/include/curl/curlver.h")
+	[ "$want" = "$have" ] || die "the built curl is $have, the headers the project compiles with say $want" 1
+}
+
+build_mhd() {
+	local src=$CACHE/src/libmicrohttpd
+	unpack libmicrohttpd "$MHD_DEB" "$src"
+	step "configure libmicrohttpd $MHD_DEB (plain HTTP)"
+	run "$src" "libmicrohttpd's configure" ./configure "${MHD_CONF[@]}" CFLAGS="$CFLAGS" CPPFLAGS="$CPPFLAGS"
+	step "make libmicrohttpd"
+	run "$src/src/microhttpd" "libmicrohttpd's make" make -j2 libmicrohttpd.la
+	cp "$src/src/microhttpd/.libs/libmicrohttpd.a" "$CACHE/lib.new/"
+}
+
+# The archives call nothing of the libraries left out, and have what the
+# controller needs (OpenSSL, nghttp2, zlib in curl).
+check_archives() {
+	local a bad sym
+	for a in libcurl.a libmicrohttpd.a; do
+		nm -u "$CACHE/lib.new/$a" | awk '{print $2}' | sort -u >"$CACHE/lib.new/$a.undef"
+		bad=$(grep -E "$FORBIDDEN" "$CACHE/lib.new/$a.undef" | head -n 5 | paste -sd' ' || true)
+		[ -z "$bad" ] || die "$a calls libraries left out: $bad" 1
+	done
+	for sym in SSL_CTX_new nghttp2_session_callbacks_new inflateInit2_; do
+		grep -qx "$sym" "$CACHE/lib.new/libcurl.a.undef" || die "libcurl.a does not call $sym: built without what the client needs" 1
+	done
+	if grep -qE '^(gnutls|gcry)_' "$CACHE/lib.new/libmicrohttpd.a.undef"; then
+		die "libmicrohttpd.a calls GnuTLS" 1
+	fi
+	rm -f "$CACHE/lib.new/"*.undef
+}
+
+build() {
+	fetch curl "$CURL_DEB"
+	fetch libmicrohttpd "$MHD_DEB"
+	CFLAGS="$(dpkg-buildflags --get CFLAGS | sed -E 's/(^| )-g( |$)/ /') -fPIC -ffunction-sections -fdata-sections"
+	CPPFLAGS=$(dpkg-buildflags --get CPPFLAGS)
+	rm -rf "$CACHE/lib.new"
+	mkdir -p "$CACHE/lib.new" "$CACHE/src"
+	# the two builds side by side (each configure is one process), a log each
+	local rc_curl=0 rc_mhd=0 main_log=$LOG
+	(LOG=$CACHE/build-curl.log && : >"$LOG" && build_curl) &
+	local pid_curl=$!
+	(LOG=$CACHE/build-libmicrohttpd.log && : >"$LOG" && build_mhd) &
+	wait $! || rc_mhd=$?
+	wait $pid_curl || rc_curl=$?
+	cat "$CACHE/build-curl.log" "$CACHE/build-libmicrohttpd.log" >>"$main_log"
+	[ "$rc_curl" -eq 0 ] && [ "$rc_mhd" -eq 0 ] || die "a build failed (above), see $main_log" 1
+	check_archives
+	echo "$RECIPE" >"$CACHE/lib.new/.stamp"
+	rm -rf "$CACHE/lib" "$CACHE/src"
+	mv "$CACHE/lib.new" "$CACHE/lib"
+}
+
+if [ "$action" = dir ]; then
+	where
+	echo "$CACHE"
+	exit 0
+fi
+ensure_packages
+where
+mkdir -p "$CACHE" || die "cannot create $CACHE (set SB_MINLIBS_CACHE)" 1
+exec 9>"$CACHE/.lock"
+if ! flock -n 9; then
+	step "another get-minlibs.sh is running; waiting for it"
+	flock 9
+fi
+if cached; then
+	step "libcurl.a and libmicrohttpd.a cached in $CACHE/lib"
+else
+	: >>"$LOG"
+	echo "=== $(date -u +%FT%TZ) get-minlibs.sh $RECIPE" >>"$LOG"
+	step "building libcurl and libmicrohttpd from Debian's sources into $CACHE (log: $LOG)"
+	build
+	step "done in $(($(date +%s) - T0)) s: $(cd "$CACHE/lib" && echo libcurl.a libmicrohttpd.a) in $CACHE/lib"
+fi
+[ "$action" = libs ] && libs
+exit 0
