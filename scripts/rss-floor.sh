@@ -9,6 +9,7 @@ set -euo pipefail
 bin=${1:-bin/storagebench-controller}
 command -v gdb >/dev/null || { echo "rss-floor: gdb is not installed (scripts/deps/optional/bench.list)" >&2; exit 2; }
 [ -x "$bin" ] || { echo "rss-floor: $bin is not built (make all)" >&2; exit 2; }
+bin=$(readlink -f "$bin") # gdb runs exactly this file, whatever its cwd and PATH
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cat >"$tmp/kubeconfig" <<'KC'

@@ -80,6 +80,12 @@ if [ -x bin/storagebench-controller ] && [ -x bin/storagebench-runner ]; then
 	else
 		ok "the controller does not need libcurl or libmicrohttpd as shared libraries"
 	fi
+	if readelf -d bin/storagebench-controller >"$tmp/out" 2>&1 && grep -q '(FLAGS_1).*PIE' "$tmp/out" &&
+		grep -q '(RELR) ' "$tmp/out"; then
+		ok "the controller is a PIE with packed relative relocations (DT_RELR)"
+	else
+		bad "the controller is a PIE with packed relative relocations (DT_RELR)"
+	fi
 	if ! ldd bin/storagebench-controller >"$tmp/out" 2>&1; then
 		bad "the controller loads none of the libraries it does not use"
 	elif grep -E "$unused" "$tmp/out" >"$tmp/hit"; then
