@@ -152,18 +152,20 @@ BINS += bin/storagebench-controller
 # 480 KiB of relocation records read at every start). The
 # ASan build keeps the shared ones. build/minlibs.flags holds the two
 # libraries' link flags, rewritten only when they change: the script (well
-# under a second once cached) runs on every make. A -dev package's upgrade
-# relinks (its archive is a prerequisite).
+# under a second once cached) runs on every make. A rebuilt archive or a
+# -dev package's upgrade relinks (the archives are prerequisites).
 MINLIBS_FLAGS := build/minlibs.flags
+MINLIBS_AR := $(wildcard $(addprefix $(shell bash scripts/get-minlibs.sh --print-dir 2>/dev/null)/lib/,libcurl.a libmicrohttpd.a))
 CONTROLLER_STATIC := libjansson.a libyaml.a libssl.a libcrypto.a
 CONTROLLER_STATIC_AR := $(wildcard $(addprefix $(shell pkg-config --variable=libdir openssl 2>/dev/null)/,$(CONTROLLER_STATIC)))
 $(MINLIBS_FLAGS): FORCE
 	@mkdir -p $(@D)
 	@bash scripts/get-minlibs.sh --quiet --print-libs >$@.new || { rm -f $@.new; exit 1; }
 	@cmp -s $@.new $@ && rm -f $@.new || mv $@.new $@
-bin/storagebench-controller: build/rel/$(CONTROLLER_MAIN:.c=.o) $(call layer_link,rel,controller) $(MINLIBS_FLAGS) $(CONTROLLER_STATIC_AR)
+bin/storagebench-controller: build/rel/$(CONTROLLER_MAIN:.c=.o) $(call layer_link,rel,controller) $(MINLIBS_FLAGS) \
+		$(MINLIBS_AR) $(CONTROLLER_STATIC_AR)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(filter-out $(MINLIBS_FLAGS) $(CONTROLLER_STATIC_AR),$^) $(LDFLAGS) \
+	$(CC) -o $@ $(filter-out $(MINLIBS_FLAGS) $(MINLIBS_AR) $(CONTROLLER_STATIC_AR),$^) $(LDFLAGS) \
 		-Wl,--gc-sections -Wl,-z,pack-relative-relocs \
 		$$(cat $(MINLIBS_FLAGS)) $(addprefix -l:,$(CONTROLLER_STATIC)) \
 		$(filter-out -lcurl -lmicrohttpd -ljansson -lyaml-0 -lyaml -lssl -lcrypto,$(call layer_libs,controller))

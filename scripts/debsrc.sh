@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # debsrc.sh: sourced by the scripts that build something from a Debian
 # source package (scripts/get-kube.sh: kubernetes; scripts/get-minlibs.sh:
 # curl and libmicrohttpd). The machine's apt sources have no deb-src

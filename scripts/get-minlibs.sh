@@ -56,7 +56,7 @@ CURL_CONF=(--disable-shared --enable-static --with-pic --disable-dependency-trac
 	--disable-ftp --disable-file --disable-manual --disable-libcurl-option --disable-crypto-auth
 	--disable-ntlm --disable-ntlm-wb --disable-tls-srp --disable-unix-sockets --disable-cookies
 	--disable-doh --disable-mime --disable-netrc --disable-progress-meter --disable-alt-svc
-	--disable-hsts --disable-websockets --disable-get-easy-options --disable-verbose)
+	--disable-hsts --disable-websockets --disable-get-easy-options)
 MHD_CONF=(--disable-shared --enable-static --with-pic --disable-dependency-tracking
 	--disable-https --without-gnutls --disable-curl --disable-doc --disable-examples
 	--disable-nls --disable-postprocessor --disable-bauth --disable-dauth --disable-httpupgrade
@@ -212,17 +212,21 @@ build() {
 	rm -rf "$CACHE/lib.new"
 	mkdir -p "$CACHE/lib.new" "$CACHE/src"
 	# the two builds side by side (each configure is one process), a log each
-	local rc_curl=0 rc_mhd=0 main_log=$LOG
-	(LOG=$CACHE/build-curl.log && : >"$LOG" && build_curl) &
-	local pid_curl=$!
-	(LOG=$CACHE/build-libmicrohttpd.log && : >"$LOG" && build_mhd) &
+	local rc_curl=0 rc_mhd=0 pid_curl
+	: >"$CACHE/build-curl.log"
+	: >"$CACHE/build-libmicrohttpd.log"
+	LOG=$CACHE/build-curl.log build_curl &
+	pid_curl=$!
+	LOG=$CACHE/build-libmicrohttpd.log build_mhd &
 	wait $! || rc_mhd=$?
-	wait $pid_curl || rc_curl=$?
-	cat "$CACHE/build-curl.log" "$CACHE/build-libmicrohttpd.log" >>"$main_log"
-	[ "$rc_curl" -eq 0 ] && [ "$rc_mhd" -eq 0 ] || die "a build failed (above), see $main_log" 1
+	wait "$pid_curl" || rc_curl=$?
+	cat "$CACHE/build-curl.log" "$CACHE/build-libmicrohttpd.log" >>"$LOG"
+	if [ "$rc_curl" -ne 0 ] || [ "$rc_mhd" -ne 0 ]; then
+		die "a build failed (above), see $LOG" 1
+	fi
 	check_archives
 	echo "$RECIPE" >"$CACHE/lib.new/.stamp"
-	rm -rf "$CACHE/lib" "$CACHE/src"
+	rm -rf "${CACHE:?}/lib" "${CACHE:?}/src"
 	mv "$CACHE/lib.new" "$CACHE/lib"
 }
 

@@ -108,6 +108,22 @@ if [ -x bin/storagebench-controller ] && [ -x bin/storagebench-runner ]; then
 	else
 		bad "the controller's curl: OpenSSL, HTTP/2, zlib, HTTP and HTTPS only"
 	fi
+	# curl's error texts are kept (CURL_DISABLE_VERBOSE_STRINGS would make
+	# every one "Error"): a refused connection on loopback is named
+	cat >"$tmp/kubeconfig" <<'KC'
+apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}}]
+users: [{name: u, user: {token: none}}]
+contexts: [{name: x, context: {cluster: c, user: u, namespace: default}}]
+current-context: x
+KC
+	timeout 60 bin/storagebench-controller --kubeconfig="$tmp/kubeconfig" --metrics-bind-address=0 >"$tmp/out" 2>&1
+	if grep -q "transport error (curl: Failed to connect to 127.0.0.1 port 1 .*: Couldn't connect to server)" "$tmp/out"; then
+		ok "the controller's curl names a transport error (refused connection)"
+	else
+		bad "the controller's curl names a transport error (refused connection)"
+	fi
 else
 	echo "bin/storagebench-controller or bin/storagebench-runner missing (make all)" >"$tmp/out"
 	bad "the controller links the minimal libcurl and libmicrohttpd"
