@@ -268,6 +268,46 @@ static int test_process_metrics(void)
 	return T_PASS;
 }
 
+/* Freed heap goes back after deletions, and after a burst of reconciles
+ * (BR_TRIM_WORK) even with none deleted; an idle worker with nothing new
+ * since the last trim does not trim again. */
+static int test_trim_after_work(void)
+{
+	while (br_memory_idle()) /* whatever an earlier case left */
+		;
+	unsigned long t0 = br_memory_trims();
+	bool early = false;
+	for (int i = 0; i < BR_TRIM_WORK - 1; i++) {
+		br_memory_worked();
+		early |= br_memory_idle();
+	}
+	br_memory_worked();
+	bool burst = br_memory_idle(), again = br_memory_idle();
+	br_memory_deleted();
+	bool deleted = br_memory_idle(), after = br_memory_idle();
+	unsigned long t1 = br_memory_trims();
+	CHECK(!early);
+	CHECK(burst);
+	CHECK(!again);
+	CHECK(deleted);
+	CHECK(!after);
+	CHECK_INT(t1 - t0, 2);
+	return T_PASS;
+}
+
+/* The run informers' dictionary is a run as the cache stores it: JSON of
+ * the run's kind, ending where a run's status ends. */
+static int test_run_dict(void)
+{
+	json_t *d = json_loads(br_run_dict, 0, NULL);
+	const char *kind = json_string_value(json_object_get(d, "kind"));
+	bool ok =
+		d && kind && !strcmp(kind, SB_KIND) && json_is_object(json_object_get(d, "status"));
+	json_decref(d);
+	CHECK(ok);
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
 	{"controller-cache/pod_compacted", test_pod_compacted},
 	{"controller-cache/foreign_refused", test_foreign_refused},
@@ -276,6 +316,8 @@ static const struct test_case cases[] = {
 	{"controller-cache/result_verdict", test_result_verdict},
 	{"controller-cache/verdict_not_trusted", test_verdict_not_trusted},
 	{"controller-cache/fetched_checked", test_fetched_checked},
+	{"controller-cache/trim_after_work", test_trim_after_work},
+	{"controller-cache/run_dict", test_run_dict},
 };
 
 TEST_MAIN(cases)
