@@ -276,6 +276,8 @@ static int relist(struct kube_informer *inf, struct kube_error *err)
 
 	ret = kube_list(inf->c, &inf->res, inf->ns, &lo, &list, err);
 	atomic_fetch_add(&inf->lists, 1);
+	/* the watch has a connection of its own: the list's would stay idle */
+	kube_client_thread_release(inf->c);
 	if (ret)
 		return ret;
 	ret = -ENOMEM;

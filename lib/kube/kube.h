@@ -248,8 +248,17 @@ const char *kube_verb_name(enum kube_verb v);
 struct kube_client_stats {
 	unsigned long requests, retries, reauths, connects;
 	unsigned long by[KUBE_NVERBS];
+	unsigned long handles; /* threads' curl handles alive (each may hold a connection) */
 };
 void kube_client_stats(struct kube_client *c, struct kube_client_stats *out);
+
+/*
+ * Drops the calling thread's curl handle and with it its kept-alive
+ * connection (TLS and HTTP/2 state: ~150 KB); the thread's next request
+ * connects again. For a thread that requests rarely (an informer lists
+ * only at start and after a 410).
+ */
+void kube_client_thread_release(struct kube_client *c);
 
 /*
  * When set, every request of this thread uses a fresh curl handle and

@@ -190,6 +190,11 @@ static int scenario(bool compact, const char *dict)
 	CHECK(inf);
 	CHECK_INT(kube_informer_start(inf), 0);
 	CHECK_INT(kube_informer_wait_synced(inf, 10000), 0);
+	/* listed: the informer thread dropped its curl handle (and connection);
+	 * only its watch's stays (this thread never requested) */
+	struct kube_client_stats st;
+	kube_client_stats(c, &st);
+	unsigned long handles = st.handles;
 	/* the three watch events arrive on the informer thread: wait for the
 	 * fourth callback (ADD a, ADD b, UPDATE a, DELETE b), at most 10 s */
 	for (int i = 0; i < 500 && nseen(&s) < 4; i++)
@@ -242,6 +247,7 @@ static int scenario(bool compact, const char *dict)
 	kube_informer_free(inf);
 	kube_client_free(c);
 
+	CHECK_INT(handles, 0);
 	CHECK_STR(lsel, SB_SELECTOR_MANAGED);
 	CHECK_STR(wsel, SB_SELECTOR_MANAGED);
 	CHECK_INT(n, 4);
