@@ -2,6 +2,7 @@
 #include "controller/memory.h"
 
 #include "controller/controller.h"
+#include "controller/manifests.h"
 #include "controller/resultcache.h"
 #include "labels.h"
 
@@ -102,6 +103,28 @@ out:
 	return ret;
 }
 
+static bool is_report(const json_t *md)
+{
+	const char *comp = json_string_value(
+		json_object_get(json_object_get(md, "labels"), SB_LABEL_COMPONENT));
+	return comp && !strcmp(comp, SB_COMPONENT_REPORT);
+}
+
+/* A report ConfigMap keeps the data the controller reads back: report.json
+ * and the comparison; its renderings (text, Markdown, CSV, SVG) go. */
+static void slim_report(json_t *cm)
+{
+	json_t *data = json_object_get(cm, "data");
+	const char *key;
+	void *tmp;
+	json_t *v;
+	json_object_foreach_safe(data, tmp, key, v)
+	{
+		if (strcmp(key, SB_REPORT_JSON_KEY) && strcmp(key, BR_COMPARE_KEY))
+			json_object_del(data, key);
+	}
+}
+
 int br_cache_transform(json_t **obj, void *arg)
 {
 	enum br_cache_kind kind = arg ? *(const enum br_cache_kind *)arg : BR_CACHE_RUNS;
@@ -119,6 +142,8 @@ int br_cache_transform(json_t **obj, void *arg)
 		json_object_del(md, "annotations");
 	if (kind == BR_CACHE_PODS)
 		return compact_pod(obj);
+	if (kind == BR_CACHE_CMS && is_report(md))
+		slim_report(*obj);
 	if (kind == BR_CACHE_CMS)
 		return br_result_verdict_set(*obj); /* a result's data: its verdict instead */
 	return 0;

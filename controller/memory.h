@@ -41,7 +41,9 @@ enum br_cache_kind {
  * containerStatuses' name, state, lastState, restartCount, ready, started
  * (no pod IPs, QoS class, images, image and container IDs). A result
  * ConfigMap is checked and its data replaced by the verdict
- * (controller/resultcache.h: the report fetches the data when it is built).
+ * (controller/resultcache.h: the report fetches the data when it is built);
+ * a report ConfigMap keeps only the data read back (SB_REPORT_JSON_KEY and
+ * BR_COMPARE_KEY), not its renderings (text, Markdown, CSV, SVG).
  * Runs, PVCs, other ConfigMaps and StorageClasses keep the rest. Returns 0
  * (kept), 1 (not cached) or -ENOMEM (the informer then caches the object
  * as it came).

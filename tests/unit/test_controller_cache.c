@@ -7,6 +7,7 @@
  * cached without its data, with its verdict (controller/resultcache.h).
  */
 #include "tests/unit/harness.h"
+#include "controller/manifests.h"
 #include "controller/memory.h"
 #include "controller/resultcache.h"
 #include "controller/runkey.h"
@@ -268,6 +269,36 @@ static int test_process_metrics(void)
 	return T_PASS;
 }
 
+/* A report ConfigMap is cached with the data read back only; another
+ * owned ConfigMap keeps all of its data. */
+static int test_report_slimmed(void)
+{
+	json_t *rep = json_pack("{s:{s:s,s:s,s:{s:s,s:s}},s:{s:s,s:s,s:s,s:s,s:s}}", "metadata",
+				"name", "r-report", "namespace", "n", "labels", SB_LABEL_MANAGED_BY,
+				SB_MANAGER, SB_LABEL_COMPONENT, SB_COMPONENT_REPORT, "data",
+				SB_REPORT_JSON_KEY, "{}", BR_COMPARE_KEY, "{}", SB_REPORT_TXT_KEY,
+				"t", "report.svg", "<svg/>", "report.csv", "a,b");
+	json_t *other = json_pack("{s:{s:s,s:s,s:{s:s,s:s}},s:{s:s,s:s}}", "metadata", "name",
+				  "r-spec", "namespace", "n", "labels", SB_LABEL_MANAGED_BY,
+				  SB_MANAGER, SB_LABEL_COMPONENT, "spec", "data", "jobs.fio", "x",
+				  "report.svg", "kept");
+	CHECK(rep && other);
+	int r1 = br_cache_transform(&rep, (void *)&br_cache_kinds[BR_CACHE_CMS]);
+	int r2 = br_cache_transform(&other, (void *)&br_cache_kinds[BR_CACHE_CMS]);
+	const json_t *d = json_object_get(rep, "data");
+	size_t nrep = json_object_size(d),
+	       nother = json_object_size(json_object_get(other, "data"));
+	bool kept = json_object_get(d, SB_REPORT_JSON_KEY) && json_object_get(d, BR_COMPARE_KEY);
+	json_decref(rep);
+	json_decref(other);
+	CHECK_INT(r1, 0);
+	CHECK_INT(r2, 0);
+	CHECK_INT(nrep, 2);
+	CHECK(kept);
+	CHECK_INT(nother, 2);
+	return T_PASS;
+}
+
 /* Freed heap goes back after deletions, and after a burst of reconciles
  * (BR_TRIM_WORK) even with none deleted; an idle worker with nothing new
  * since the last trim does not trim again. */
@@ -318,6 +349,7 @@ static const struct test_case cases[] = {
 	{"controller-cache/fetched_checked", test_fetched_checked},
 	{"controller-cache/trim_after_work", test_trim_after_work},
 	{"controller-cache/run_dict", test_run_dict},
+	{"controller-cache/report_slimmed", test_report_slimmed},
 };
 
 TEST_MAIN(cases)
