@@ -346,7 +346,7 @@ int br_report_cm_add_comparison(json_t *cm, const json_t *comparison)
 	if (json_object_set_new(data, SB_REPORT_TXT_KEY, json_string(both)) ||
 	    json_object_set_new(data, "compare.txt", json_string(text[0])) ||
 	    json_object_set_new(data, "compare.md", json_string(text[1])) ||
-	    json_object_set_new(data, "compare.json", json_string(text[2])))
+	    json_object_set_new(data, BR_COMPARE_KEY, json_string(text[2])))
 		ret = -ENOMEM;
 	free(both);
 out:

@@ -26,6 +26,8 @@ struct br_ref {
 #define BR_DEVICE      "/dev/storagebench"
 #define BR_SPEC_DIR    "/etc/storagebench"
 #define BR_JOBFILE_KEY "jobs.fio"
+/* the report ConfigMap's comparison with the baseline (regression.c reads it) */
+#define BR_COMPARE_KEY "compare.json"
 
 json_t *br_pvc_manifest(const struct br_ref *run, const struct br_spec *s, const char *cls);
 

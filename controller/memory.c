@@ -2,6 +2,7 @@
 #include "controller/memory.h"
 
 #include "controller/controller.h"
+#include "controller/manifests.h"
 #include "controller/resultcache.h"
 #include "labels.h"
 
@@ -16,6 +17,34 @@
 #include <unistd.h>
 
 #define LAST_APPLIED "kubectl.kubernetes.io/last-applied-configuration"
+
+/* allocations from this size on are mmap'd (glibc's default, kept fixed) */
+#define BR_MMAP_THRESHOLD (128 * 1024)
+
+/* A typical BenchmarkRun as the run cache stores it (compact JSON, the
+ * CRD's defaults, a status of one class): the preset dictionary its texts
+ * are deflated against. Only the compression ratio depends on it (a run
+ * unlike it is still stored whole); the later a string, the cheaper a
+ * reference to it. */
+const char br_run_dict[] =
+	"{\"apiVersion\":\"" SB_API_VERSION "\",\"kind\":\"" SB_KIND "\",\"metadata\":{"
+	"\"creationTimestamp\":\"2026-01-01T00:00:00Z\",\"generation\":1,\"labels\":{"
+	"\"" SB_LABEL_MANAGED_BY
+	"\":\"\"},\"name\":\"\",\"namespace\":\"\",\"resourceVersion\":\"\",\"uid\":\"\"},"
+	"\"spec\":{\"cleanup\":\"Always\",\"iterations\":3,\"parallelism\":1,\"runner\":{"
+	"\"imagePullPolicy\":\"IfNotPresent\",\"pods\":1,\"spread\":\"DoNotSchedule\","
+	"\"startTimeout\":\"5m\",\"volume\":\"perPod\"},\"storageClasses\":[\"\"],"
+	"\"timeouts\":{\"barrier\":\"5m\",\"iteration\":\"1h\",\"pvcBind\":\"5m\",\"run\":\"48h\"},"
+	"\"volume\":{\"accessMode\":\"ReadWriteOnce\",\"size\":\"10Gi\",\"volumeMode\":"
+	"\"Filesystem\"},\"workloads\":[{\"bs\":\"4k\",\"iodepth\":32,\"name\":\"randread\","
+	"\"runtime\":\"60s\",\"rw\":\"randread\",\"timeBased\":true}]},\"status\":{"
+	"\"classList\":\"\",\"classes\":[{\"attempts\":1,\"iterationsDone\":0,\"message\":"
+	"\"storage class '' does not exist\",\"name\":\"\",\"phase\":\"Succeeded\",\"pod\":\"\","
+	"\"pvc\":\"\",\"reason\":\"\"}],\"completionTime\":\"2026-01-01T00:00:00Z\","
+	"\"conditions\":[{\"lastTransitionTime\":\"2026-01-01T00:00:00Z\",\"message\":"
+	"\" of  iterations done\",\"observedGeneration\":1,\"reason\":\"\",\"status\":\"True\","
+	"\"type\":\"Succeeded\"}],\"message\":\"\",\"observedGeneration\":1,\"phase\":"
+	"\"Succeeded\",\"progress\":\"\",\"startTime\":\"2026-01-01T00:00:00Z\"}}";
 
 const enum br_cache_kind br_cache_kinds[5] = {BR_CACHE_RUNS, BR_CACHE_PVCS, BR_CACHE_PODS,
 					      BR_CACHE_CMS, BR_CACHE_SCS};
@@ -74,6 +103,28 @@ out:
 	return ret;
 }
 
+static bool is_report(const json_t *md)
+{
+	const char *comp = json_string_value(
+		json_object_get(json_object_get(md, "labels"), SB_LABEL_COMPONENT));
+	return comp && !strcmp(comp, SB_COMPONENT_REPORT);
+}
+
+/* A report ConfigMap keeps the data the controller reads back: report.json
+ * and the comparison; its renderings (text, Markdown, CSV, SVG) go. */
+static void slim_report(json_t *cm)
+{
+	json_t *data = json_object_get(cm, "data");
+	const char *key;
+	void *tmp;
+	json_t *v;
+	json_object_foreach_safe(data, tmp, key, v)
+	{
+		if (strcmp(key, SB_REPORT_JSON_KEY) && strcmp(key, BR_COMPARE_KEY))
+			json_object_del(data, key);
+	}
+}
+
 int br_cache_transform(json_t **obj, void *arg)
 {
 	enum br_cache_kind kind = arg ? *(const enum br_cache_kind *)arg : BR_CACHE_RUNS;
@@ -91,6 +142,8 @@ int br_cache_transform(json_t **obj, void *arg)
 		json_object_del(md, "annotations");
 	if (kind == BR_CACHE_PODS)
 		return compact_pod(obj);
+	if (kind == BR_CACHE_CMS && is_report(md))
+		slim_report(*obj);
 	if (kind == BR_CACHE_CMS)
 		return br_result_verdict_set(*obj); /* a result's data: its verdict instead */
 	return 0;
@@ -98,13 +151,22 @@ int br_cache_transform(json_t **obj, void *arg)
 
 /* ------------------------------------------------------------- trimming */
 
-static atomic_ulong deletions, trimmed_at, trims;
+static atomic_ulong deletions, trimmed_at, trims, work, worked_at;
 
 void br_memory_init(void)
 {
 	/* one arena per thread keeps each thread's freed memory apart */
 	if (!getenv("MALLOC_ARENA_MAX"))
 		mallopt(M_ARENA_MAX, 2);
+	/* glibc's default threshold rises to the size of the first mmap'd
+	 * block freed (up to 32 MiB), after which a reconcile's observations
+	 * and plan (~0.8 MB) and every list or watch buffer come from the heap,
+	 * are written whole by calloc and stay resident between long-lived
+	 * cache entries; fixed, they are mmap'd, only the pages used are
+	 * touched, and free unmaps them. Setting it also fixes the top-of-heap
+	 * trim threshold at its default. */
+	if (!getenv("MALLOC_MMAP_THRESHOLD_"))
+		mallopt(M_MMAP_THRESHOLD, BR_MMAP_THRESHOLD);
 }
 
 void br_memory_deleted(void)
@@ -112,12 +174,23 @@ void br_memory_deleted(void)
 	atomic_fetch_add(&deletions, 1);
 }
 
+void br_memory_worked(void)
+{
+	atomic_fetch_add(&work, 1);
+}
+
 bool br_memory_idle(void)
 {
-	unsigned long d = atomic_load(&deletions);
-	unsigned long t = atomic_load(&trimmed_at);
-	if (d == t || !atomic_compare_exchange_strong(&trimmed_at, &t, d))
+	unsigned long d = atomic_load(&deletions), t = atomic_load(&trimmed_at);
+	unsigned long w = atomic_load(&work), wa = atomic_load(&worked_at);
+	if (d != t) {
+		/* one worker trims for these deletions */
+		if (!atomic_compare_exchange_strong(&trimmed_at, &t, d))
+			return false;
+	} else if (w - wa < BR_TRIM_WORK || !atomic_compare_exchange_strong(&worked_at, &wa, w)) {
 		return false;
+	}
+	atomic_store(&worked_at, w);
 	malloc_trim(0);
 	atomic_fetch_add(&trims, 1);
 	return true;
@@ -192,6 +265,15 @@ static void informer_line(FILE *f, struct kube_informer *inf)
 	const char *ns = kube_informer_ns(inf);
 	fprintf(f, "storagebench_informer_objects{resource=\"%s\",namespace=\"%s\"} %zu\n",
 		kube_informer_resource(inf)->resource, ns ? ns : "", kube_informer_count(inf));
+}
+
+static void bytes_line(FILE *f, struct kube_informer *inf)
+{
+	if (!inf)
+		return;
+	const char *ns = kube_informer_ns(inf);
+	fprintf(f, "storagebench_informer_bytes{resource=\"%s\",namespace=\"%s\"} %zu\n",
+		kube_informer_resource(inf)->resource, ns ? ns : "", kube_informer_bytes(inf));
 }
 
 static void dropped_line(FILE *f, struct kube_informer *inf)
@@ -269,7 +351,7 @@ char *br_metrics_render_process(struct br_controller *c)
 		"# TYPE process_start_time_seconds gauge\n"
 		"process_start_time_seconds %.2f\n"
 		"# HELP storagebench_malloc_trims_total Times freed heap was given back "
-		"(malloc_trim) after deletions.\n"
+		"(malloc_trim) after deletions or a burst of reconciles.\n"
 		"# TYPE storagebench_malloc_trims_total counter\n"
 		"storagebench_malloc_trims_total %lu\n",
 		ps.rss_bytes, ps.vsize_bytes, ps.cpu_seconds, ps.open_fds, ps.max_fds,
@@ -285,6 +367,11 @@ char *br_metrics_render_process(struct br_controller *c)
 			informer_line(f, c->watches[i].cms);
 		}
 		informer_line(f, c->scs);
+		fprintf(f, "# HELP storagebench_informer_bytes Bytes of deflated text the run "
+			   "cache holds (controller/memory.h).\n"
+			   "# TYPE storagebench_informer_bytes gauge\n");
+		for (size_t i = 0; i < c->nwatches; i++)
+			bytes_line(f, c->watches[i].runs);
 		fprintf(f, "# HELP storagebench_informer_dropped_total Objects the informers' "
 			   "transform kept out of the cache (not the controller's).\n"
 			   "# TYPE storagebench_informer_dropped_total counter\n");

@@ -41,7 +41,9 @@ enum br_cache_kind {
  * containerStatuses' name, state, lastState, restartCount, ready, started
  * (no pod IPs, QoS class, images, image and container IDs). A result
  * ConfigMap is checked and its data replaced by the verdict
- * (controller/resultcache.h: the report fetches the data when it is built).
+ * (controller/resultcache.h: the report fetches the data when it is built);
+ * a report ConfigMap keeps only the data read back (SB_REPORT_JSON_KEY and
+ * BR_COMPARE_KEY), not its renderings (text, Markdown, CSV, SVG).
  * Runs, PVCs, other ConfigMaps and StorageClasses keep the rest. Returns 0
  * (kept), 1 (not cached) or -ENOMEM (the informer then caches the object
  * as it came).
@@ -49,17 +51,27 @@ enum br_cache_kind {
 int br_cache_transform(json_t **obj, void *arg);
 extern const enum br_cache_kind br_cache_kinds[5]; /* arg values, indexed by kind */
 
+/* The run informers' compact_dict (kube.h): a typical run's compact text. */
+extern const char br_run_dict[];
+
 /*
  * Freed memory back to the system: glibc keeps freed heap for reuse, so
  * after 1,000 runs are deleted the controller would stay at its peak.
  * br_memory_init limits malloc to 2 arenas (M_ARENA_MAX, unless
- * MALLOC_ARENA_MAX is set: one arena per thread fragments); the informer
- * callbacks count deletions with br_memory_deleted, and the workers call
- * br_memory_idle when the queue is empty: after at least one deletion
- * since the last trim it calls malloc_trim(0). Returns whether it trimmed.
+ * MALLOC_ARENA_MAX is set: one arena per thread fragments) and fixes the
+ * mmap threshold at 128 KiB (unless MALLOC_MMAP_THRESHOLD_ is set: glibc
+ * raises it after the first large free, and a reconcile's ~0.8 MB of
+ * observations then stayed in the heap); the informer callbacks count
+ * deletions with br_memory_deleted, the workers count reconciles with
+ * br_memory_worked and call br_memory_idle when the queue is empty: after
+ * at least one deletion, or BR_TRIM_WORK reconciles, since the last trim it
+ * calls malloc_trim(0) (the freed heap of a burst of work goes back too,
+ * not only that of deletions). Returns whether it trimmed.
  */
+#define BR_TRIM_WORK 64
 void br_memory_init(void);
 void br_memory_deleted(void);
+void br_memory_worked(void);
 bool br_memory_idle(void);
 /* How many times malloc_trim ran (for metrics). */
 unsigned long br_memory_trims(void);
@@ -75,6 +87,8 @@ int br_process_stats(struct br_process_stats *out);
 /*
  * Renders the process_* metrics (Prometheus' standard names), the informer
  * object counts (storagebench_informer_objects{resource,namespace}), the
+ * bytes the run caches' deflated texts take
+ * (storagebench_informer_bytes{resource,namespace}), the
  * result ConfigMaps in the cache by verdict (storagebench_informer_results
  * {namespace,cached="verdict-ok"|"verdict-invalid"|"with-data"}), the
  * API requests by verb (storagebench_api_requests_total{verb}) and the trims

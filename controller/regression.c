@@ -27,7 +27,7 @@ static double threshold_of(const json_t *run)
 int br_regression_condition(const json_t *report_cm, const json_t *run, json_t *status,
 			    json_int_t gen, time_t now, struct br_event *ev)
 {
-	const char *text = jstr(json_object_get(report_cm, "data"), "compare.json");
+	const char *text = jstr(json_object_get(report_cm, "data"), BR_COMPARE_KEY);
 	if (!text)
 		return 0;
 	json_t *cmp = json_loads(text, 0, NULL);

@@ -107,7 +107,7 @@ static void write_verdict(FILE *f, const char *kind, const char *ns, const char 
 	if (!rn || sb_name_report(cmname, sizeof(cmname), rn))
 		return;
 	json_t *cm = get_cm(arg, ns, cmname);
-	const char *text = jstr(json_object_get(cm, "data"), "compare.json");
+	const char *text = jstr(json_object_get(cm, "data"), BR_COMPARE_KEY);
 	json_t *cmp = text ? json_loads(text, 0, NULL) : NULL;
 	const char *a = jstr(json_object_get(json_object_get(run, "metadata"), "annotations"),
 			     SB_ANNOT_REGRESSION_THRESHOLD);

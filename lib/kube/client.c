@@ -240,6 +240,20 @@ void kube_client_stats(struct kube_client *c, struct kube_client_stats *out)
 	out->connects = atomic_load(&c->n_connects);
 	for (int v = 0; v < KUBE_NVERBS; v++)
 		out->by[v] = atomic_load(&c->n_verb[v]);
+	out->handles = 0;
+	pthread_mutex_lock(&c->handles_lock);
+	for (const struct kube_thread_handle *h = c->handles; h; h = h->next)
+		out->handles++;
+	pthread_mutex_unlock(&c->handles_lock);
+}
+
+void kube_client_thread_release(struct kube_client *c)
+{
+	struct kube_thread_handle *h = pthread_getspecific(c->key);
+	if (!h)
+		return;
+	pthread_setspecific(c->key, NULL);
+	thread_exit(h);
 }
 
 const char *kube_verb_name(enum kube_verb v)

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 struct kube_informer {
 	struct kube_client *c;
@@ -23,6 +24,9 @@ struct kube_informer {
 	char *ns, *label, *field;
 	long page_size, idle_ms;
 	bool strip, compact;
+	const char *dict; /* compact: deflated against it (borrowed) */
+	z_stream z;	  /* the informer thread's deflate stream (dict) */
+	bool zready;
 	kube_informer_transform_fn transform;
 	void *transform_arg;
 	kube_informer_cb cb;
@@ -90,6 +94,7 @@ struct kube_informer *kube_informer_new(struct kube_client *c,
 	inf->strip = opts->strip_managed_fields;
 	inf->transform = opts->transform;
 	inf->compact = opts->compact;
+	inf->dict = opts->compact ? opts->compact_dict : NULL;
 	inf->transform_arg = opts->transform_arg;
 	inf->cb = opts->cb;
 	inf->arg = opts->arg;
@@ -146,17 +151,98 @@ static bool prepare(struct kube_informer *inf, json_t **obj)
 	return true;
 }
 
+/* Deflated text as the cache keeps it: the text's length (4 bytes, little
+ * endian), then a raw deflate stream of it against the dictionary. */
+#define ZWBITS 12 /* a 4 KiB window: the dictionary and an object's start */
+#define ZHDR   4
+
+/* text (n bytes) deflated into a new malloc'd buffer (*out, *outlen). 0 or
+ * -ENOMEM. Runs on the informer's thread only (its one stream). */
+static int deflated(struct kube_informer *inf, const char *text, size_t n, char **out,
+		    size_t *outlen)
+{
+	z_stream *z = &inf->z;
+	if (!inf->zready) {
+		if (deflateInit2(z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -ZWBITS, 4,
+				 Z_DEFAULT_STRATEGY) != Z_OK)
+			return -ENOMEM;
+		inf->zready = true;
+	} else if (deflateReset(z) != Z_OK) {
+		return -ENOMEM;
+	}
+	if (n > UINT32_MAX ||
+	    deflateSetDictionary(z, (const Bytef *)inf->dict, (uInt)strlen(inf->dict)) != Z_OK)
+		return -ENOMEM;
+	size_t cap = ZHDR + deflateBound(z, (uLong)n);
+	unsigned char *buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	for (int i = 0; i < ZHDR; i++)
+		buf[i] = (unsigned char)(n >> (8 * i));
+	z->next_in = (Bytef *)text;
+	z->avail_in = (uInt)n;
+	z->next_out = buf + ZHDR;
+	z->avail_out = (uInt)(cap - ZHDR);
+	if (deflate(z, Z_FINISH) != Z_STREAM_END) {
+		free(buf);
+		return -ENOMEM;
+	}
+	*out = (char *)buf;
+	*outlen = cap - z->avail_out;
+	return 0;
+}
+
+/* The text a deflated cache value stands for: a malloc'd buffer of *n
+ * bytes, or NULL. Any thread (a stream of its own). */
+static char *inflated(const struct kube_informer *inf, const json_t *v, size_t *n)
+{
+	const unsigned char *in = (const unsigned char *)json_string_value(v);
+	size_t len = json_string_length(v), want = 0;
+	if (len < ZHDR)
+		return NULL;
+	for (int i = 0; i < ZHDR; i++)
+		want |= (size_t)in[i] << (8 * i);
+	char *text = malloc(want ? want : 1);
+	z_stream z;
+	memset(&z, 0, sizeof(z));
+	if (!text || inflateInit2(&z, -ZWBITS) != Z_OK) {
+		free(text);
+		return NULL;
+	}
+	z.next_in = (Bytef *)(in + ZHDR);
+	z.avail_in = (uInt)(len - ZHDR);
+	z.next_out = (Bytef *)text;
+	z.avail_out = (uInt)want;
+	int r = inflateSetDictionary(&z, (const Bytef *)inf->dict, (uInt)strlen(inf->dict));
+	if (r == Z_OK)
+		r = inflate(&z, Z_FINISH);
+	inflateEnd(&z);
+	if (r != Z_STREAM_END || z.avail_out) {
+		free(text);
+		return NULL;
+	}
+	*n = want;
+	return text;
+}
+
 /* What the cache holds for obj: a new reference to obj, or with compact its
- * compact JSON text as a json string. NULL on ENOMEM. */
-static json_t *stored(const struct kube_informer *inf, json_t *obj)
+ * compact JSON text (deflated with a dictionary) as a json string. NULL on
+ * ENOMEM. */
+static json_t *stored(struct kube_informer *inf, json_t *obj)
 {
 	if (!inf->compact)
 		return json_incref(obj);
 	size_t n = json_dumpb(obj, NULL, 0, JSON_COMPACT);
-	char *text = n ? malloc(n) : NULL;
+	char *text = n ? malloc(n) : NULL, *z = NULL;
+	size_t zn = 0;
 	json_t *v = NULL;
-	if (text && json_dumpb(obj, text, n, JSON_COMPACT) == n)
-		v = json_stringn_nocheck(text, n);
+	if (text && json_dumpb(obj, text, n, JSON_COMPACT) == n) {
+		if (!inf->dict)
+			v = json_stringn_nocheck(text, n);
+		else if (deflated(inf, text, n, &z, &zn) == 0)
+			v = json_stringn_nocheck(z, zn);
+	}
+	free(z);
 	free(text);
 	return v;
 }
@@ -167,7 +253,13 @@ static json_t *loaded(const struct kube_informer *inf, json_t *v)
 {
 	if (!v || !inf->compact)
 		return json_incref(v);
-	return json_loadb(json_string_value(v), json_string_length(v), 0, NULL);
+	if (!inf->dict)
+		return json_loadb(json_string_value(v), json_string_length(v), 0, NULL);
+	size_t n = 0;
+	char *text = inflated(inf, v, &n);
+	json_t *obj = text ? json_loadb(text, n, 0, NULL) : NULL;
+	free(text);
+	return obj;
 }
 
 /* Lists everything and replaces the cache, synthesising the differences. */
@@ -184,6 +276,8 @@ static int relist(struct kube_informer *inf, struct kube_error *err)
 
 	ret = kube_list(inf->c, &inf->res, inf->ns, &lo, &list, err);
 	atomic_fetch_add(&inf->lists, 1);
+	/* the watch has a connection of its own: the list's would stay idle */
+	kube_client_thread_release(inf->c);
 	if (ret)
 		return ret;
 	ret = -ENOMEM;
@@ -561,6 +655,22 @@ int kube_informer_foreach(struct kube_informer *inf, int (*fn)(const json_t *obj
 	return ret;
 }
 
+size_t kube_informer_bytes(struct kube_informer *inf)
+{
+	size_t n = 0;
+	const char *key;
+	json_t *v;
+	if (!inf->compact)
+		return 0;
+	pthread_mutex_lock(&inf->lock);
+	json_object_foreach(inf->cache, key, v)
+	{
+		n += json_string_length(v);
+	}
+	pthread_mutex_unlock(&inf->lock);
+	return n;
+}
+
 size_t kube_informer_count(struct kube_informer *inf)
 {
 	pthread_mutex_lock(&inf->lock);
@@ -597,6 +707,8 @@ void kube_informer_free(struct kube_informer *inf)
 	pthread_cond_destroy(&inf->cond);
 	pthread_mutex_destroy(&inf->lock);
 	json_decref(inf->cache);
+	if (inf->zready)
+		deflateEnd(&inf->z);
 	free(inf->ns);
 	free(inf->label);
 	free(inf->field);

@@ -256,8 +256,17 @@ const char *kube_verb_name(enum kube_verb v);
 struct kube_client_stats {
 	unsigned long requests, retries, reauths, connects;
 	unsigned long by[KUBE_NVERBS];
+	unsigned long handles; /* threads' curl handles alive (each may hold a connection) */
 };
 void kube_client_stats(struct kube_client *c, struct kube_client_stats *out);
+
+/*
+ * Drops the calling thread's curl handle and with it its kept-alive
+ * connection (TLS and HTTP/2 state: ~150 KB); the thread's next request
+ * connects again. For a thread that requests rarely (an informer lists
+ * only at start and after a 410).
+ */
+void kube_client_thread_release(struct kube_client *c);
 
 /*
  * When set, every request of this thread uses a fresh curl handle and
@@ -557,6 +566,11 @@ struct kube_informer_opts {
 	 * call (still a new reference, the caller's; never shared), callbacks
 	 * get the parsed object as before. For large caches read rarely. */
 	bool compact;
+	/* with compact: the text is stored deflated (zlib, raw, a 4 KiB
+	 * window) against this preset dictionary (borrowed for the informer's
+	 * lifetime: text like the objects, e.g. a typical one with its field
+	 * names and common values); NULL: kept as plain text */
+	const char *compact_dict;
 	kube_informer_transform_fn transform; /* may be NULL */
 	void *transform_arg;
 	kube_informer_cb cb; /* may be NULL */
@@ -592,6 +606,10 @@ int kube_informer_foreach(struct kube_informer *inf, int (*fn)(const json_t *obj
 			  void *arg);
 /* Number of cached objects. */
 size_t kube_informer_count(struct kube_informer *inf);
+/* With compact: the bytes of text (deflated with compact_dict) the cached
+ * objects take, without the allocator's and the table's overhead; 0
+ * otherwise. */
+size_t kube_informer_bytes(struct kube_informer *inf);
 /* How many times the informer listed (1 + relists), for tests. */
 unsigned long kube_informer_lists(struct kube_informer *inf);
 /* Objects the transform left out of the cache so far (returned 1). */

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from conftest import HERE, Controller, sb
+from conftest import HERE, Controller, sb, small, wait_phase
 
 # the benchmark loads the API server on purpose (tests/pytest.ini)
 pytestmark = pytest.mark.serial
@@ -71,6 +71,35 @@ def test_result_configmap_cached_without_data(controller, ns):
     text = controller.metrics()
     assert metric(text, results % (ns, "with-data")) == 0
     assert metric(text, results % (ns, "verdict-ok")) == 0
+
+
+def test_run_cache_deflated(controller, ns):
+    """The run cache holds each run as its text deflated against a typical
+    run (controller/memory.h): a fail-fast run of ~1.5 KB of JSON takes a
+    few hundred bytes; deleting the runs gives it all back (0 bytes)."""
+    key = f'storagebench_informer_bytes{{resource="benchmarkruns",namespace="{ns}"}}'
+    objs = f'storagebench_informer_objects{{resource="benchmarkruns",namespace="{ns}"}}'
+
+    def serving():
+        try:
+            return key in controller.metrics()
+        except OSError:
+            return False
+    sb.wait_for(serving, timeout=30, what="the controller's cache metrics")
+    assert metric(controller.metrics(), key) == 0
+    for i in range(3):
+        sb.apply(small(f"gone-{i}", classes=("no-such-class",)), namespace=ns)
+    for i in range(3):
+        wait_phase(ns, f"gone-{i}", phases=("Failed",), timeout=60)
+    sb.wait_for(lambda: metric(controller.metrics(), objs) == 3, timeout=30,
+                what="three runs in the cache")
+    text = controller.metrics()
+    n = metric(text, key)
+    assert 3 * 50 < n < 3 * 600, f"{n} bytes for 3 runs"
+    sb.kubectl("-n", ns, "delete", "benchmarkruns", "--all", "--wait=false")
+    sb.wait_for(lambda: metric(controller.metrics(), objs) == 0, timeout=60,
+                what="the runs gone from the cache")
+    assert metric(controller.metrics(), key) == 0
 
 
 def test_bench_controller_accounting(cluster):

@@ -7,6 +7,7 @@
  * cached without its data, with its verdict (controller/resultcache.h).
  */
 #include "tests/unit/harness.h"
+#include "controller/manifests.h"
 #include "controller/memory.h"
 #include "controller/resultcache.h"
 #include "controller/runkey.h"
@@ -268,6 +269,76 @@ static int test_process_metrics(void)
 	return T_PASS;
 }
 
+/* A report ConfigMap is cached with the data read back only; another
+ * owned ConfigMap keeps all of its data. */
+static int test_report_slimmed(void)
+{
+	json_t *rep = json_pack("{s:{s:s,s:s,s:{s:s,s:s}},s:{s:s,s:s,s:s,s:s,s:s}}", "metadata",
+				"name", "r-report", "namespace", "n", "labels", SB_LABEL_MANAGED_BY,
+				SB_MANAGER, SB_LABEL_COMPONENT, SB_COMPONENT_REPORT, "data",
+				SB_REPORT_JSON_KEY, "{}", BR_COMPARE_KEY, "{}", SB_REPORT_TXT_KEY,
+				"t", "report.svg", "<svg/>", "report.csv", "a,b");
+	json_t *other = json_pack("{s:{s:s,s:s,s:{s:s,s:s}},s:{s:s,s:s}}", "metadata", "name",
+				  "r-spec", "namespace", "n", "labels", SB_LABEL_MANAGED_BY,
+				  SB_MANAGER, SB_LABEL_COMPONENT, "spec", "data", "jobs.fio", "x",
+				  "report.svg", "kept");
+	CHECK(rep && other);
+	int r1 = br_cache_transform(&rep, (void *)&br_cache_kinds[BR_CACHE_CMS]);
+	int r2 = br_cache_transform(&other, (void *)&br_cache_kinds[BR_CACHE_CMS]);
+	const json_t *d = json_object_get(rep, "data");
+	size_t nrep = json_object_size(d),
+	       nother = json_object_size(json_object_get(other, "data"));
+	bool kept = json_object_get(d, SB_REPORT_JSON_KEY) && json_object_get(d, BR_COMPARE_KEY);
+	json_decref(rep);
+	json_decref(other);
+	CHECK_INT(r1, 0);
+	CHECK_INT(r2, 0);
+	CHECK_INT(nrep, 2);
+	CHECK(kept);
+	CHECK_INT(nother, 2);
+	return T_PASS;
+}
+
+/* Freed heap goes back after deletions, and after a burst of reconciles
+ * (BR_TRIM_WORK) even with none deleted; an idle worker with nothing new
+ * since the last trim does not trim again. */
+static int test_trim_after_work(void)
+{
+	while (br_memory_idle()) /* whatever an earlier case left */
+		;
+	unsigned long t0 = br_memory_trims();
+	bool early = false;
+	for (int i = 0; i < BR_TRIM_WORK - 1; i++) {
+		br_memory_worked();
+		early |= br_memory_idle();
+	}
+	br_memory_worked();
+	bool burst = br_memory_idle(), again = br_memory_idle();
+	br_memory_deleted();
+	bool deleted = br_memory_idle(), after = br_memory_idle();
+	unsigned long t1 = br_memory_trims();
+	CHECK(!early);
+	CHECK(burst);
+	CHECK(!again);
+	CHECK(deleted);
+	CHECK(!after);
+	CHECK_INT(t1 - t0, 2);
+	return T_PASS;
+}
+
+/* The run informers' dictionary is a run as the cache stores it: JSON of
+ * the run's kind, ending where a run's status ends. */
+static int test_run_dict(void)
+{
+	json_t *d = json_loads(br_run_dict, 0, NULL);
+	const char *kind = json_string_value(json_object_get(d, "kind"));
+	bool ok =
+		d && kind && !strcmp(kind, SB_KIND) && json_is_object(json_object_get(d, "status"));
+	json_decref(d);
+	CHECK(ok);
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
 	{"controller-cache/pod_compacted", test_pod_compacted},
 	{"controller-cache/foreign_refused", test_foreign_refused},
@@ -276,6 +347,9 @@ static const struct test_case cases[] = {
 	{"controller-cache/result_verdict", test_result_verdict},
 	{"controller-cache/verdict_not_trusted", test_verdict_not_trusted},
 	{"controller-cache/fetched_checked", test_fetched_checked},
+	{"controller-cache/trim_after_work", test_trim_after_work},
+	{"controller-cache/run_dict", test_run_dict},
+	{"controller-cache/report_slimmed", test_report_slimmed},
 };
 
 TEST_MAIN(cases)

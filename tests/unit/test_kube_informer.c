@@ -169,7 +169,8 @@ static int count_named_a(const json_t *obj, void *arg)
 	return 0;
 }
 
-static int scenario(bool compact)
+/* compact: cached as text; dict: deflated against it (compact only) */
+static int scenario(bool compact, const char *dict)
 {
 	if (start_server())
 		SKIP("cannot start a local HTTP server");
@@ -182,12 +183,18 @@ static int scenario(bool compact)
 				       .transform = br_cache_transform,
 				       .transform_arg = (void *)&br_cache_kinds[BR_CACHE_CMS],
 				       .compact = compact,
+				       .compact_dict = dict,
 				       .cb = on_ev,
 				       .arg = &s};
 	struct kube_informer *inf = kube_informer_new(c, &o, NULL);
 	CHECK(inf);
 	CHECK_INT(kube_informer_start(inf), 0);
 	CHECK_INT(kube_informer_wait_synced(inf, 10000), 0);
+	/* listed: the informer thread dropped its curl handle (and connection);
+	 * only its watch's stays (this thread never requested) */
+	struct kube_client_stats st;
+	kube_client_stats(c, &st);
+	unsigned long handles = st.handles;
 	/* the three watch events arrive on the informer thread: wait for the
 	 * fourth callback (ADD a, ADD b, UPDATE a, DELETE b), at most 10 s */
 	for (int i = 0; i < 500 && nseen(&s) < 4; i++)
@@ -205,6 +212,7 @@ static int scenario(bool compact)
 		snprintf(log[i], sizeof(log[i]), "%s", i < n ? s.log[i] : "");
 	/* foreign (list), foreign2 (watch), b (lost its label): never cached */
 	size_t count = kube_informer_count(inf);
+	size_t bytes = kube_informer_bytes(inf);
 	unsigned long dropped = kube_informer_dropped(inf);
 	json_t *f = kube_informer_get(inf, "inf", "foreign");
 	json_t *f2 = kube_informer_get(inf, "inf", "foreign2");
@@ -230,6 +238,7 @@ static int scenario(bool compact)
 	bool stripped = !json_object_get(md, "managedFields") &&
 			!json_object_get(json_object_get(md, "annotations"),
 					 "kubectl.kubernetes.io/last-applied-configuration");
+	size_t alen = a ? json_dumpb(a, NULL, 0, JSON_COMPACT) : 0;
 	char rvb[16], datab[16], annotb[16];
 	snprintf(rvb, sizeof(rvb), "%s", rv ? rv : "");
 	snprintf(datab, sizeof(datab), "%s", data ? data : "");
@@ -238,6 +247,7 @@ static int scenario(bool compact)
 	kube_informer_free(inf);
 	kube_client_free(c);
 
+	CHECK_INT(handles, 0);
 	CHECK_STR(lsel, SB_SELECTOR_MANAGED);
 	CHECK_STR(wsel, SB_SELECTOR_MANAGED);
 	CHECK_INT(n, 4);
@@ -256,18 +266,32 @@ static int scenario(bool compact)
 	CHECK_STR(datab, "{}");	 /* the result the report needs */
 	CHECK_STR(annotb, "r1"); /* other annotations stay */
 	CHECK(stripped);
+	/* what the cache's one object takes: its text, or less deflated */
+	if (!compact)
+		CHECK_INT(bytes, 0);
+	else if (!dict)
+		CHECK_INT(bytes, alen);
+	else
+		CHECK(bytes > 4 && bytes < alen / 2);
 	return T_PASS;
 }
 
 static int test_selector_and_transform(void)
 {
-	return scenario(false);
+	return scenario(false, NULL);
 }
 
 /* the same with the cache holding compact text: get/list parse it again */
 static int test_selector_and_transform_compact(void)
 {
-	return scenario(true);
+	return scenario(true, NULL);
+}
+
+/* and deflated against a dictionary like the objects: the same objects
+ * come back, in less than half their text */
+static int test_selector_and_transform_deflated(void)
+{
+	return scenario(true, CM("x", "1", OWNED_LABELS));
 }
 
 static int test_transform_error_keeps_object(void)
@@ -285,6 +309,7 @@ static int test_transform_error_keeps_object(void)
 static const struct test_case cases[] = {
 	{"informer/selector_and_transform", test_selector_and_transform},
 	{"informer/selector_and_transform_compact", test_selector_and_transform_compact},
+	{"informer/selector_and_transform_deflated", test_selector_and_transform_deflated},
 	{"informer/transform_keeps_owned", test_transform_error_keeps_object},
 };
 
