@@ -779,6 +779,53 @@ out:
 }
 
 /*
+ * Status writes remembered (struct br_controller's written ring): a run
+ * read from the cache at the very resourceVersion a write of this process
+ * was conditioned on is a run the informer has not brought back since: the
+ * pass would work from what the write replaced (its status write refused
+ * with 409, its plan's events sent a second time). Such a pass waits for
+ * the watch (which queues the run again) instead, for at most
+ * BR_WRITTEN_WAIT_S after the write; later a pass goes on as before.
+ */
+#define BR_WRITTEN_WAIT_S 10
+
+static void remember_write(struct br_controller *c, const char *uid, const char *rv)
+{
+	if (!uid || !rv)
+		return;
+	pthread_mutex_lock(&c->mu);
+	struct br_written *w = NULL;
+	for (size_t i = 0; i < BR_WRITTEN && !w; i++)
+		if (!strcmp(c->written[i].uid, uid))
+			w = &c->written[i];
+	if (!w)
+		w = &c->written[c->nwritten++ % BR_WRITTEN];
+	snprintf(w->uid, sizeof(w->uid), "%s", uid);
+	snprintf(w->rv, sizeof(w->rv), "%s", rv);
+	w->at = c->ops.now(c->ops.arg);
+	pthread_mutex_unlock(&c->mu);
+}
+
+/* True when run (from the cache) is still the version a recent status write replaced. */
+static bool cache_behind_write(struct br_controller *c, const char *uid, const char *rv)
+{
+	bool behind = false;
+	if (!uid || !rv)
+		return false;
+	time_t now = c->ops.now(c->ops.arg);
+	pthread_mutex_lock(&c->mu);
+	for (size_t i = 0; i < BR_WRITTEN; i++) {
+		const struct br_written *w = &c->written[i];
+		if (!strcmp(w->uid, uid)) {
+			behind = !strcmp(w->rv, rv) && now - w->at <= BR_WRITTEN_WAIT_S;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&c->mu);
+	return behind;
+}
+
+/*
  * Writes status over the run's, on the condition that the run is still the
  * one this pass read (its resourceVersion): a pass that worked from a cache
  * older than the stored status must not overwrite it. Returns 0, 1 when the
@@ -820,6 +867,8 @@ static int write_status(struct br_controller *c, const struct br_ref *ref, const
 			kube_error_str(&err, eb, sizeof(eb)));
 		return ret;
 	}
+	if (!ret)
+		remember_write(c, ref->uid, rv);
 	return 0;
 }
 
@@ -1076,6 +1125,23 @@ static void apply(struct pass *p)
 	}
 }
 
+/*
+ * A plan event the RunFailed event of this same pass says in full: the run
+ * fails now with nothing to report (so record() announces it in this pass,
+ * Warning, its message naming every failed class and why), and e is a
+ * class's failure Warning whose text that message carries verbatim (a run
+ * naming a missing storage class: "StorageClassNotFound: c: storage class
+ * 'c' does not exist" said again as "RunFailed: Failed: c: storage class
+ * 'c' does not exist"). The class's reason stays in status.classes[] and
+ * the Succeeded condition.
+ */
+static bool said_by_run_failed(const struct pass *p, const struct br_event *e)
+{
+	const char *pp = jstr(p->prev, "phase");
+	return e->warning && p->plan->phase == BR_RUN_FAILED && p->plan->done == 0 &&
+	       (!pp || strcmp(pp, "Failed")) && strstr(p->plan->message, e->message);
+}
+
 /* The apply step's warnings (one per new problem, not one per retry), then the plan's events. */
 static void apply_events(struct pass *p)
 {
@@ -1087,7 +1153,8 @@ static void apply_events(struct pass *p)
 		emitf(p->c, &p->ref, true, p->ap.reason[i], "%s: %s", p->s.classes[i], e);
 	}
 	for (size_t i = 0; i < p->plan->nevents; i++)
-		emit(p->c, &p->ref, &p->plan->events[i]);
+		if (!said_by_run_failed(p, &p->plan->events[i]))
+			emit(p->c, &p->ref, &p->plan->events[i]);
 }
 
 /* A report create that failed: retried with backoff, said once. */
@@ -1284,6 +1351,12 @@ static int load(struct pass *p, const char *ns, const char *name, long *requeue_
 	p->prev = json_object_get(p->run, "status");
 	if (!p->ref.uid)
 		return -EINVAL;
+	if (cache_behind_write(c, p->ref.uid, meta(p->run, "resourceVersion"))) {
+		sb_debug("Run not reconciled: the cache has not seen this process's status write",
+			 "run=%s/%s", ns, name);
+		*requeue_ms = 1000; /* the watch brings it sooner; in case it does not */
+		return 1;
+	}
 	if (json_object_get(json_object_get(p->run, "spec"), "sweep")) {
 		/* a saturation sweep: its steps are runs of their own (sweep_reconcile.c) */
 		int sr = br_sweep_reconcile(c, &p->ref, p->run, p->gen, requeue_ms);

@@ -295,6 +295,89 @@ static int test_foreign_object_not_ours(void)
 	return T_PASS;
 }
 
+/* The server's events (borrowed array). */
+static json_t *events(void)
+{
+	return json_object_get(E.fo.server, "events");
+}
+
+/* A run naming a missing storage class: one status write, one Warning event naming it. */
+static int test_fail_fast_run_requests(void)
+{
+	CHECK_INT(setup("{\"storageClasses\":[\"missing\"],\"iterations\":2}"), 0);
+	CHECK_INT(pass(), 0);
+	CHECK_STR(json_string_value(json_object_get(status(), "phase")), "Failed");
+	CHECK_STR(class_str("missing", "reason"), "StorageClassNotFound");
+	CHECK_INT(fo_calls(&E.fo, "patch", "benchmarkruns", NULL), 1);
+	/* one event, not the class's StorageClassNotFound and then RunFailed saying it again */
+	CHECK_INT(json_array_size(events()), 1);
+	CHECK_INT(fo_events(&E.fo, "RunFailed"), 1);
+	json_t *ev = json_array_get(events(), 0);
+	CHECK_STR(json_string_value(json_object_get(ev, "type")), "Warning");
+	CHECK(strstr(json_string_value(json_object_get(ev, "message")),
+		     "missing: storage class 'missing' does not exist"));
+	/* its own status back through the watch: nothing more */
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "patch", "benchmarkruns", NULL), 1);
+	CHECK_INT(E.fo.ncalls, 2);
+	teardown();
+	/* one class of two missing: the run goes on, the class's event is sent at once */
+	CHECK_INT(setup("{\"storageClasses\":[\"fast\",\"missing\"],\"iterations\":2,"
+			"\"parallelism\":2}"),
+		  0);
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_events(&E.fo, "StorageClassNotFound"), 1);
+	CHECK_INT(fo_events(&E.fo, "RunFailed"), 0);
+	teardown();
+	return T_PASS;
+}
+
+/*
+ * A pass from a cache that has not seen this process's status write yet (the
+ * run at the resourceVersion the write replaced): before, it wrote again
+ * (refused, 409) and sent its plan's events a second time; it now waits for
+ * the watch, at most BR_WRITTEN_WAIT_S.
+ */
+static int test_stale_cache_after_own_write(void)
+{
+	CHECK_INT(setup("{\"storageClasses\":[\"missing\"],\"iterations\":2}"), 0);
+	E.fo.cache_lags = true;
+	E.fo.now = 1000;
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "patch", "benchmarkruns", NULL), 1);
+	size_t calls = E.fo.ncalls;
+	/* the run's 2 s deadline, the cache still at the old run */
+	E.fo.now += 2;
+	CHECK_INT(pass(), 0);
+	CHECK_INT(E.fo.ncalls, calls);
+	CHECK_INT(E.requeue_ms, 1000);
+	/* the watch brings the write: a pass from it writes nothing */
+	fo_sync(&E.fo);
+	E.fo.cache_lags = false;
+	CHECK_INT(pass(), 0);
+	CHECK_INT(E.fo.ncalls, calls);
+	teardown();
+
+	/* a real run: its second pass from the stale cache sends nothing */
+	CHECK_INT(setup("{\"storageClasses\":[\"fast\"],\"iterations\":2}"), 0);
+	E.fo.cache_lags = true;
+	E.fo.now = 1000;
+	CHECK_INT(pass(), 0);
+	calls = E.fo.ncalls;
+	size_t started = fo_events(&E.fo, "StartedClass");
+	CHECK_INT(started, 1);
+	CHECK_INT(pass(), 0);
+	CHECK_INT(E.fo.ncalls, calls);
+	CHECK_INT(fo_events(&E.fo, "StartedClass"), 1);
+	/* the watch never brought it: after BR_WRITTEN_WAIT_S the pass goes on (409) */
+	E.fo.now += 11;
+	CHECK_INT(pass(), 0);
+	CHECK(E.fo.ncalls > calls);
+	CHECK_INT(E.requeue_ms, 200);
+	teardown();
+	return T_PASS;
+}
+
 static int test_status_write_failure_retried(void)
 {
 	CHECK_INT(setup("{\"storageClasses\":[\"fast\"],\"iterations\":2}"), 0);
@@ -788,6 +871,10 @@ static int test_results_list_failure_retried(void)
 }
 
 static const struct test_case cases[] = {
+	{"reconcile/a fail-fast run: one status write, one Warning event",
+	 test_fail_fast_run_requests},
+	{"reconcile/a stale cache after its own status write: no second write, no repeated events",
+	 test_stale_cache_after_own_write},
 	{"reconcile/new_run_creates_its_objects", test_new_run_creates_its_objects},
 	{"reconcile/result_counted_once", test_result_counted_once},
 	{"reconcile/report_built_once", test_report_built_once},
