@@ -50,6 +50,7 @@ static int setup(const char *spec)
 	struct br_controller_opts opts = {0};
 	memset(&E, 0, sizeof(E));
 	fo_init(&E.fo);
+	E.fo.rv = 1; /* the run below is at resourceVersion 1: the server's writes go on from 2 */
 	br_runkey_set_master(MASTER);
 	E.m = br_metrics_new();
 	opts.runner_image = "localhost/storagebench:test";
@@ -374,6 +375,57 @@ static int test_stale_cache_after_own_write(void)
 	CHECK_INT(pass(), 0);
 	CHECK(E.fo.ncalls > calls);
 	CHECK_INT(E.requeue_ms, 200);
+	teardown();
+	return T_PASS;
+}
+
+/*
+ * An ended run's status as the API server gives it back (its summary's
+ * whole numbers as integers) is the status a pass computes: not written
+ * again on every pass (before: one status patch per pass, each changing
+ * nothing on the server).
+ */
+static int test_status_read_back_not_rewritten(void)
+{
+	CHECK_INT(setup("{\"storageClasses\":[\"fast\"],\"iterations\":1}"), 0);
+	CHECK_INT(to_running("fast"), 0);
+	CHECK_INT(add_result("fast", 1, 1000), 0);
+	CHECK_INT(pass(), 0);
+	CHECK_STR(json_string_value(json_object_get(status(), "phase")), "Succeeded");
+	const json_t *sum = json_array_get(json_object_get(status(), "summary"), 0);
+	CHECK(json_is_integer(json_object_get(sum, "mean"))); /* 1000, read back */
+	size_t patches = fo_calls(&E.fo, "patch", "benchmarkruns", NULL);
+	for (int i = 0; i < 3; i++)
+		CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "patch", "benchmarkruns", NULL), patches);
+	teardown();
+	return T_PASS;
+}
+
+/*
+ * A status patch the server answers without a new resourceVersion changed
+ * nothing (it pruned what was sent): the same status is not sent again at
+ * that version, and a pass does not wait for a watch event that will not
+ * come; at a new version it is written again.
+ */
+static int test_noop_write_not_repeated(void)
+{
+	CHECK_INT(setup("{\"storageClasses\":[\"missing\"],\"iterations\":2}"), 0);
+	E.fo.status_pruned = true;
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "patch", "benchmarkruns", NULL), 1);
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "patch", "benchmarkruns", NULL), 1);
+	CHECK(E.requeue_ms != 1000); /* not waiting for the watch */
+	/* someone else changed the run: a new version, written again */
+	long k = fo_find(E.fo.cache, "benchmarkruns", NS, RUN);
+	CHECK(k >= 0);
+	json_object_set_new(
+		json_object_get(json_array_get(fo_arr(E.fo.cache, "benchmarkruns"), (size_t)k),
+				"metadata"),
+		"resourceVersion", json_string("7"));
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "patch", "benchmarkruns", NULL), 2);
 	teardown();
 	return T_PASS;
 }
@@ -875,6 +927,10 @@ static const struct test_case cases[] = {
 	 test_fail_fast_run_requests},
 	{"reconcile/a stale cache after its own status write: no second write, no repeated events",
 	 test_stale_cache_after_own_write},
+	{"reconcile/a status read back with whole numbers as integers is not written again",
+	 test_status_read_back_not_rewritten},
+	{"reconcile/a status patch that changed nothing is not sent again",
+	 test_noop_write_not_repeated},
 	{"reconcile/new_run_creates_its_objects", test_new_run_creates_its_objects},
 	{"reconcile/result_counted_once", test_result_counted_once},
 	{"reconcile/report_built_once", test_report_built_once},
