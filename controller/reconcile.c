@@ -1190,18 +1190,30 @@ static void apply(struct pass *p)
 /*
  * A plan event the RunFailed event of this same pass says in full: the run
  * fails now with nothing to report (so record() announces it in this pass,
- * Warning, its message naming every failed class and why), and e is a
- * class's failure Warning whose text that message carries verbatim (a run
- * naming a missing storage class: "StorageClassNotFound: c: storage class
- * 'c' does not exist" said again as "RunFailed: Failed: c: storage class
- * 'c' does not exist"). The class's reason stays in status.classes[] and
- * the Succeeded condition.
+ * Warning, its message naming every failed class and why), and e is the
+ * failure of a class that never started (no volume, no runner: e.g. its
+ * storage class does not exist), word for word "<class>: <message>" as the
+ * RunFailed message carries it ("StorageClassNotFound: c: storage class 'c'
+ * does not exist" said again as "RunFailed: Failed: c: storage class 'c'
+ * does not exist"). The class's reason stays in status.classes[] and the
+ * Succeeded condition. A class that failed after it started (its runner
+ * refused, OOMKilled...) keeps its own event.
  */
 static bool said_by_run_failed(const struct pass *p, const struct br_event *e)
 {
 	const char *pp = jstr(p->prev, "phase");
-	return e->warning && p->plan->phase == BR_RUN_FAILED && p->plan->done == 0 &&
-	       (!pp || strcmp(pp, "Failed")) && strstr(p->plan->message, e->message);
+	if (!e->warning || p->plan->phase != BR_RUN_FAILED || p->plan->done != 0 ||
+	    (pp && !strcmp(pp, "Failed")) || !strstr(p->plan->message, e->message))
+		return false;
+	for (size_t i = 0; i < p->s.nclasses; i++) {
+		const struct br_class_plan *cp = &p->plan->classes[i];
+		size_t n = strlen(p->s.classes[i]);
+		if (cp->phase == BR_CLASS_FAILED && cp->attempts == 0 &&
+		    !strncmp(e->message, p->s.classes[i], n) && !strncmp(e->message + n, ": ", 2) &&
+		    !strcmp(e->message + n + 2, cp->message))
+			return true;
+	}
+	return false;
 }
 
 /* The apply step's warnings (one per new problem, not one per retry), then the plan's events. */

@@ -302,7 +302,11 @@ static json_t *events(void)
 	return json_object_get(E.fo.server, "events");
 }
 
-/* A run naming a missing storage class: one status write, one Warning event naming it. */
+/*
+ * A run naming a missing storage class: one status write, one Warning event
+ * naming it (RunFailed carries the class's message). A class that failed
+ * after it started keeps its own event.
+ */
 static int test_fail_fast_run_requests(void)
 {
 	CHECK_INT(setup("{\"storageClasses\":[\"missing\"],\"iterations\":2}"), 0);
@@ -329,6 +333,25 @@ static int test_fail_fast_run_requests(void)
 	CHECK_INT(pass(), 0);
 	CHECK_INT(fo_events(&E.fo, "StorageClassNotFound"), 1);
 	CHECK_INT(fo_events(&E.fo, "RunFailed"), 0);
+	teardown();
+	/* a class that started and failed (its runner OOMKilled): its own event stays */
+	char pod[64];
+	CHECK_INT(setup("{\"storageClasses\":[\"fast\"],\"iterations\":2}"), 0);
+	CHECK_INT(to_running("fast"), 0);
+	CHECK_INT(sb_name_pod(pod, sizeof(pod), RUN, "fast", 1), 0);
+	json_t *stores[2] = {E.fo.server, E.fo.cache};
+	for (int i = 0; i < 2; i++) {
+		long k = fo_find(stores[i], "pods", NS, pod);
+		CHECK(k >= 0);
+		json_object_set_new(json_array_get(fo_arr(stores[i], "pods"), (size_t)k), "status",
+				    json_pack("{s:s,s:[{s:{s:{s:i,s:s}}}]}", "phase", "Failed",
+					      "containerStatuses", "state", "terminated",
+					      "exitCode", 137, "reason", "OOMKilled"));
+	}
+	CHECK_INT(pass(), 0);
+	CHECK_STR(json_string_value(json_object_get(status(), "phase")), "Failed");
+	CHECK_INT(fo_events(&E.fo, "RunnerFailed"), 1);
+	CHECK_INT(fo_events(&E.fo, "RunFailed"), 1);
 	teardown();
 	return T_PASS;
 }
