@@ -12,7 +12,21 @@
 #include <string.h>
 #include <time.h>
 
-/* A run changed: queue it. */
+/*
+ * A run's lane in the queue (controller/queue.h): high while it is in
+ * progress (its status says Pending or Running: the controller has
+ * created its children), low when it is new (no status yet: a bulk of
+ * creates) or has ended (its own terminal status coming back).
+ */
+static enum br_queue_lane run_lane(const json_t *run)
+{
+	const char *phase =
+		json_string_value(json_object_get(json_object_get(run, "status"), "phase"));
+	return phase && (!strcmp(phase, "Pending") || !strcmp(phase, "Running")) ? BR_QUEUE_HIGH
+										 : BR_QUEUE_LOW;
+}
+
+/* A run changed: queue it (in its lane). */
 static void on_run(enum kube_informer_event ev, const json_t *obj, const json_t *old, void *arg)
 {
 	struct br_controller *c = arg;
@@ -26,7 +40,7 @@ static void on_run(enum kube_informer_event ev, const json_t *obj, const json_t 
 	if (!ns || !name)
 		return;
 	snprintf(key, sizeof(key), "%s/%s", ns, name);
-	if (br_queue_add(c->queue, key))
+	if (br_queue_add_lane(c->queue, key, run_lane(obj), 0))
 		sb_error("Could not queue a run", "key=%s", key);
 	/* a run of a schedule: the schedule looks again (history, baseline, verdict) */
 	const char *sched = json_string_value(

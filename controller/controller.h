@@ -68,6 +68,16 @@ struct br_controller {
 	char announced[BR_ANNOUNCED][128];
 	size_t nannounced;
 	struct br_inflight inflight[BR_INFLIGHT]; /* under mu */
+	/* the status writes this process made (reconcile.c): a ring, under mu */
+#define BR_WRITTEN 256
+	struct br_written {
+		char uid[64];	    /* the run's */
+		char rv[32];	    /* the resourceVersion the write was conditioned on */
+		char rv_after[32];  /* the server's answer ("" unknown; rv: no change) */
+		unsigned long hash; /* of the status written */
+		time_t at;
+	} written[BR_WRITTEN];
+	size_t nwritten;
 };
 
 /*

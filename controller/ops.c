@@ -31,10 +31,19 @@ static int k_del(void *arg, const struct kube_resource *r, const char *ns, const
 }
 
 static int k_patch_status(void *arg, const struct kube_resource *r, const char *ns,
-			  const char *name, const json_t *patch, struct kube_error *err)
+			  const char *name, const json_t *patch, char *rv, size_t rvlen,
+			  struct kube_error *err)
 {
 	struct br_controller *c = arg;
-	return kube_patch_status(c->kc, r, ns, name, patch, NULL, NULL, err);
+	json_t *out = NULL;
+	int ret = kube_patch_status(c->kc, r, ns, name, patch, NULL, rv ? &out : NULL, err);
+	if (rv && rvlen) {
+		const char *v = json_string_value(
+			json_object_get(json_object_get(out, "metadata"), "resourceVersion"));
+		snprintf(rv, rvlen, "%s", !ret && v ? v : "");
+	}
+	json_decref(out);
+	return ret;
 }
 
 static int k_list(void *arg, const struct kube_resource *r, const char *ns,

@@ -39,9 +39,12 @@ struct br_ops {
 	/* DELETE ns/name, background propagation */
 	int (*del)(void *arg, const struct kube_resource *r, const char *ns, const char *name,
 		   struct kube_error *err);
-	/* merge-patch the status subresource of ns/name with patch (borrowed) */
+	/* merge-patch the status subresource of ns/name with patch (borrowed); the
+	 * object's resourceVersion after it into rv (rvlen bytes; rv may be NULL;
+	 * "" when the answer had none): the same as before when nothing changed */
 	int (*patch_status)(void *arg, const struct kube_resource *r, const char *ns,
-			    const char *name, const json_t *patch, struct kube_error *err);
+			    const char *name, const json_t *patch, char *rv, size_t rvlen,
+			    struct kube_error *err);
 	/* LIST ns with a field selector (may be NULL) into *out (the list object) */
 	int (*list)(void *arg, const struct kube_resource *r, const char *ns,
 		    const char *field_selector, json_t **out, struct kube_error *err);

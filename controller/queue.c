@@ -17,6 +17,7 @@ struct item {
 	bool busy;	 /* handed out, not done */
 	bool again;	 /* added while busy */
 	uint64_t again_ms;
+	enum br_queue_lane lane, again_lane;
 	unsigned failures; /* since forgotten: the backoff's exponent */
 };
 
@@ -30,6 +31,7 @@ struct br_queue {
 	struct br_queue_clock clock;
 	long base_ms, max_ms;
 	size_t waiters;
+	unsigned high_run; /* high keys handed out in a row while a low one was due */
 };
 
 static uint64_t mono_ms(void *arg)
@@ -127,37 +129,56 @@ static struct item *get_item(struct br_queue *q, const char *key)
 	return it;
 }
 
-/* Queues it for due (an earlier pending time wins). Under mu. */
-static void schedule(struct br_queue *q, struct item *it, uint64_t due)
+static enum br_queue_lane higher(enum br_queue_lane a, enum br_queue_lane b)
+{
+	return a == BR_QUEUE_HIGH || b == BR_QUEUE_HIGH ? BR_QUEUE_HIGH : BR_QUEUE_LOW;
+}
+
+/* Queues it for due in lane (an earlier pending time, a higher lane win). Under mu. */
+static void schedule(struct br_queue *q, struct item *it, uint64_t due, enum br_queue_lane lane)
 {
 	if (it->busy) {
 		if (!it->again || due < it->again_ms)
 			it->again_ms = due;
+		it->again_lane = it->again ? higher(it->again_lane, lane) : lane;
 		it->again = true;
-	} else if (!it->queued || due < it->due_ms) {
+	} else {
+		if (!it->queued || due < it->due_ms)
+			it->due_ms = due;
+		it->lane = it->queued ? higher(it->lane, lane) : lane;
 		it->queued = true;
-		it->due_ms = due;
 	}
 	pthread_cond_broadcast(&q->cv);
 }
 
-int br_queue_add_after(struct br_queue *q, const char *key, long delay_ms)
+int br_queue_add_lane(struct br_queue *q, const char *key, enum br_queue_lane lane, long delay_ms)
 {
 	pthread_mutex_lock(&q->mu);
 	uint64_t due = now_ms(q) + (uint64_t)(delay_ms > 0 ? delay_ms : 0);
 	struct item *it = get_item(q, key);
 	if (it)
-		schedule(q, it, due);
+		schedule(q, it, due, lane);
 	pthread_mutex_unlock(&q->mu);
 	return it ? 0 : -ENOMEM;
 }
 
+int br_queue_add_after(struct br_queue *q, const char *key, long delay_ms)
+{
+	return br_queue_add_lane(q, key, BR_QUEUE_HIGH, delay_ms);
+}
+
 int br_queue_add(struct br_queue *q, const char *key)
 {
-	return br_queue_add_after(q, key, 0);
+	return br_queue_add_lane(q, key, BR_QUEUE_HIGH, 0);
 }
 
 int br_queue_add_rate_limited(struct br_queue *q, const char *key, long *delay_ms)
+{
+	return br_queue_add_rate_limited_lane(q, key, BR_QUEUE_HIGH, delay_ms);
+}
+
+int br_queue_add_rate_limited_lane(struct br_queue *q, const char *key, enum br_queue_lane lane,
+				   long *delay_ms)
 {
 	pthread_mutex_lock(&q->mu);
 	struct item *it = get_item(q, key);
@@ -167,7 +188,7 @@ int br_queue_add_rate_limited(struct br_queue *q, const char *key, long *delay_m
 		if (it->failures < 31 && q->base_ms <= (q->max_ms >> it->failures))
 			delay = q->base_ms << it->failures;
 		it->failures++;
-		schedule(q, it, now_ms(q) + (uint64_t)delay);
+		schedule(q, it, now_ms(q) + (uint64_t)delay, lane);
 	}
 	pthread_mutex_unlock(&q->mu);
 	if (delay_ms)
@@ -195,43 +216,67 @@ unsigned br_queue_failures(struct br_queue *q, const char *key)
 	return f;
 }
 
-/* The due key to hand out (NULL: none), and when the next one is due. Under mu. */
+/*
+ * The due key to hand out (NULL: none), and when the next one is due: the
+ * high lane's first due, unless a low one is due and BR_QUEUE_LOW_EVERY - 1
+ * high ones went before it in a row. Under mu.
+ */
 static struct item *pick(struct br_queue *q, uint64_t *next)
 {
 	uint64_t now = now_ms(q);
-	struct item *best = NULL;
+	struct item *best[2] = {NULL, NULL};
 	*next = UINT64_MAX;
 	for (size_t i = 0; i < q->n; i++) {
 		struct item *it = &q->items[i];
+		struct item **b = &best[it->lane];
 		if (!it->queued || it->busy)
 			continue;
-		if (it->due_ms <= now && (!best || it->due_ms < best->due_ms))
-			best = it;
+		if (it->due_ms <= now && (!*b || it->due_ms < (*b)->due_ms))
+			*b = it;
 		else if (it->due_ms > now && it->due_ms < *next)
 			*next = it->due_ms;
 	}
-	return best;
+	if (!best[BR_QUEUE_LOW])
+		q->high_run = 0;
+	if (best[BR_QUEUE_HIGH] && (!best[BR_QUEUE_LOW] || q->high_run + 1 < BR_QUEUE_LOW_EVERY)) {
+		q->high_run += best[BR_QUEUE_LOW] != NULL;
+		return best[BR_QUEUE_HIGH];
+	}
+	q->high_run = 0;
+	return best[BR_QUEUE_LOW];
 }
 
-static int take(struct item *it, char *key, size_t len)
+static int take(struct item *it, char *key, size_t len, enum br_queue_lane *lane)
 {
 	it->queued = false;
 	it->busy = true;
 	snprintf(key, len, "%s", it->key);
+	if (lane)
+		*lane = it->lane;
 	return 0;
 }
 
-int br_queue_try_get(struct br_queue *q, char *key, size_t len)
+int br_queue_try_get_lane(struct br_queue *q, char *key, size_t len, enum br_queue_lane *lane)
 {
 	uint64_t next;
 	pthread_mutex_lock(&q->mu);
 	struct item *it = q->shutdown ? NULL : pick(q, &next);
-	int r = q->shutdown ? -ESHUTDOWN : it ? take(it, key, len) : -EAGAIN;
+	int r = q->shutdown ? -ESHUTDOWN : it ? take(it, key, len, lane) : -EAGAIN;
 	pthread_mutex_unlock(&q->mu);
 	return r;
 }
 
+int br_queue_try_get(struct br_queue *q, char *key, size_t len)
+{
+	return br_queue_try_get_lane(q, key, len, NULL);
+}
+
 int br_queue_get(struct br_queue *q, char *key, size_t len)
+{
+	return br_queue_get_lane(q, key, len, NULL);
+}
+
+int br_queue_get_lane(struct br_queue *q, char *key, size_t len, enum br_queue_lane *lane)
 {
 	pthread_mutex_lock(&q->mu);
 	for (;;) {
@@ -242,7 +287,7 @@ int br_queue_get(struct br_queue *q, char *key, size_t len)
 		uint64_t next;
 		struct item *it = pick(q, &next);
 		if (it) {
-			take(it, key, len);
+			take(it, key, len, lane);
 			pthread_mutex_unlock(&q->mu);
 			return 0;
 		}
@@ -268,6 +313,7 @@ void br_queue_done(struct br_queue *q, const char *key)
 			it->again = false;
 			if (!it->queued || it->again_ms < it->due_ms)
 				it->due_ms = it->again_ms;
+			it->lane = it->queued ? higher(it->lane, it->again_lane) : it->again_lane;
 			it->queued = true;
 		}
 		maybe_drop(q, it); /* keeps the list to the keys in play */
@@ -312,6 +358,16 @@ size_t br_queue_due(struct br_queue *q)
 	return n;
 }
 
+size_t br_queue_len_lane(struct br_queue *q, enum br_queue_lane lane)
+{
+	size_t n = 0;
+	pthread_mutex_lock(&q->mu);
+	for (size_t i = 0; i < q->n; i++)
+		n += q->items[i].queued && q->items[i].lane == lane;
+	pthread_mutex_unlock(&q->mu);
+	return n;
+}
+
 size_t br_queue_waiters(struct br_queue *q)
 {
 	pthread_mutex_lock(&q->mu);
@@ -323,12 +379,13 @@ size_t br_queue_waiters(struct br_queue *q)
 void br_queue_work(struct br_queue *q, br_queue_handler fn, void *arg)
 {
 	char key[BR_QUEUE_KEY_MAX];
-	while (br_queue_get(q, key, sizeof(key)) == 0) {
+	enum br_queue_lane lane;
+	while (br_queue_get_lane(q, key, sizeof(key), &lane) == 0) {
 		long requeue = 0, delay = 0;
 		int r = fn(arg, key, &requeue);
 		br_queue_done(q, key);
 		if (r) {
-			if (br_queue_add_rate_limited(q, key, &delay))
+			if (br_queue_add_rate_limited_lane(q, key, lane, &delay))
 				sb_error("Could not queue a run", "key=%s", key);
 			else
 				sb_warn("Reconcile failed, retrying",
@@ -337,7 +394,7 @@ void br_queue_work(struct br_queue *q, br_queue_handler fn, void *arg)
 			continue;
 		}
 		br_queue_forget(q, key);
-		if (requeue > 0 && br_queue_add_after(q, key, requeue))
+		if (requeue > 0 && br_queue_add_lane(q, key, lane, requeue))
 			sb_error("Could not queue a run", "key=%s", key);
 	}
 }

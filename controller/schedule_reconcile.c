@@ -151,7 +151,8 @@ static int write_status(struct br_controller *c, const json_t *sched, json_t *st
 	struct kube_error err = KUBE_ERROR_INIT;
 	char eb[512];
 	int ret = c->ops.patch_status(c->ops.arg, &br_res_benchmarkschedules,
-				      meta(sched, "namespace"), meta(sched, "name"), patch, &err);
+				      meta(sched, "namespace"), meta(sched, "name"), patch, NULL, 0,
+				      &err);
 	json_decref(patch);
 	if (ret == -EAGAIN && err.http_code == 409)
 		return 0; /* changed meanwhile: the newer one is reconciled next */

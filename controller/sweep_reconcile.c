@@ -64,7 +64,7 @@ static int write_status(struct br_controller *c, const struct br_ref *ref, const
 	struct kube_error err = KUBE_ERROR_INIT;
 	char eb[512];
 	int r = patch ? c->ops.patch_status(c->ops.arg, &br_res_benchmarkruns, ref->ns, ref->name,
-					    patch, &err)
+					    patch, NULL, 0, &err)
 		      : -ENOMEM;
 	json_decref(patch);
 	if (r && r != -ENOENT)

@@ -18,11 +18,17 @@ network namespace watching one fresh namespace, metrics on loopback), then:
      last-applied-configuration annotation as `kubectl apply` leaves it):
      runs/s from the first create to the last fail-fast run terminal, the
      real runs' duration beside the first phase's, RSS peak and with every
-     run finished, API requests by verb;
+     run finished, API requests by verb, and per fail-fast run (the
+     phase's less phase 2's, the same M real runs alone);
   4. delete: every run deleted; RSS once the caches are empty.
 RSS is sampled every 0.2 s from /proc/<pid>/status (VmRSS) and compared with
 the controller's process_resident_memory_bytes; API requests come from the
-controller's storagebench_api_requests_total{verb}. Prints a table and the
+controller's storagebench_api_requests_total{verb}. CPU: the controller's,
+kube-apiserver's and etcd's utime+stime (/proc/<pid>/stat; the two servers
+found in this cluster's network namespace) over the ceiling's creates and
+over the mixed phase (to the last fail-fast run terminal, and to the end):
+the controller's CPU ms per fail-fast run next to the API server's per
+request, i.e. each one's runs/s per core. Prints a table and the
 command; --json writes the figures. The bench itself polls (the controller
 under test is watch-driven: that is what the API counts show).
 """
@@ -117,6 +123,65 @@ class Controller:
                 self.proc.kill()
                 self.proc.wait()
         self._log.close()
+
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_s(pid):
+    """pid's CPU seconds so far (utime + stime of every thread)."""
+    with open(f"/proc/{pid}/stat") as f:
+        rest = f.read().rpartition(")")[2].split()
+    return (int(rest[11]) + int(rest[12])) / CLK_TCK  # fields 14 and 15
+
+
+def server_pid(name):
+    """The pid of this cluster's component NAME (kube-apiserver, etcd): the
+    process named NAME in the cluster's network namespace, from its pid file
+    (tests/cluster/lib.sh writes run/NAME.pid; the process itself or, under
+    strace, its child) or else from /proc. None when not found."""
+    try:
+        want = os.stat(sb.NETNS_PATH).st_ino
+    except OSError:
+        return None
+
+    def ours(pid):
+        try:
+            with open(f"/proc/{pid}/comm") as f:
+                comm = f.read().strip()
+            return comm == name[:15] and os.stat(f"/proc/{pid}/ns/net").st_ino == want
+        except OSError:
+            return False
+    try:
+        with open(os.path.join(sb.STATE, "run", name + ".pid")) as f:
+            first = [f.read().strip()]
+    except OSError:
+        first = []
+    for pid in first + sorted(p for p in os.listdir("/proc") if p.isdigit()):
+        if pid and ours(pid):
+            return int(pid)
+    return None
+
+
+class Cpu:
+    """CPU seconds of the controller and the two servers, read together."""
+
+    def __init__(self, controller_pid):
+        self.pids = {"controller": controller_pid, "apiserver": server_pid("kube-apiserver"),
+                     "etcd": server_pid("etcd")}
+
+    def read(self):
+        out = {}
+        for k, pid in self.pids.items():
+            try:
+                out[k] = cpu_s(pid) if pid else None
+            except OSError:
+                out[k] = None
+        return out
+
+
+def cpu_diff(a, b):
+    return {k: (b[k] - a[k] if a[k] is not None and b[k] is not None else None) for k in a}
 
 
 def api_counts(m):
@@ -214,14 +279,17 @@ def api_ceiling(n, log):
     running: N runs created in a namespace no controller watches (a
     fail-fast run cannot end sooner than its create), then deleted.
     Returns creates/s."""
+    cpu = Cpu(None)
     with sb.namespace("bench-ceiling") as ns:
         objs = [run_obj(f"fail-{i}", [MISSING_CLASS]) for i in range(n)]
-        t0 = time.monotonic()
+        t0, c0 = time.monotonic(), cpu.read()
         create_all(ns, objs)
-        dt = time.monotonic() - t0
+        dt, c1 = time.monotonic() - t0, cpu.read()
         sb.kubectl("-n", ns, "delete", "benchmarkruns", "--all", "--wait=false", timeout=600)
     log(f"API ceiling: {n} runs created in {dt:.1f} s with no controller: {n / dt:.1f}/s")
-    return n / dt if dt > 0 else 0.0
+    used = cpu_diff(c0, c1)
+    del used["controller"]
+    return (n / dt if dt > 0 else 0.0), used
 
 
 def wait_until(c, cond, timeout, what, interval=0.2):
@@ -262,7 +330,7 @@ def bench(n=1000, m=20, binary=sbrun.CONTROLLER, timeout=900, log=print, extra=(
     """Runs the four phases; returns the figures (a dict)."""
     sbrun.install_crd()
     out = {"runs": n, "real": m, "controller": binary, "extra": list(extra)}
-    out["ceiling_per_s"] = api_ceiling(n, log)
+    out["ceiling_per_s"], out["ceiling_cpu_s"] = api_ceiling(n, log)
     with sb.namespace("bench") as ns:
         sb.apply(sbrun.RUNNER_RBAC, namespace=ns)
         # a ConfigMap the controller does not own: it must never be cached
@@ -303,14 +371,17 @@ def bench(n=1000, m=20, binary=sbrun.CONTROLLER, timeout=900, log=print, extra=(
             objs = [run_obj(f"fail-{i}", [MISSING_CLASS]) for i in range(n)]
             objs += [run_obj(x, [sb.FAST]) for x in names2]
             s = Sampler(c)
-            ta = time.monotonic()
+            cpu = Cpu(c.proc.pid)
+            ta, ca = time.monotonic(), cpu.read()
             create_all(ns, objs)
             tc = time.monotonic()
             m2f, tf = wait_until(c, lambda x: phases(x)["Failed"] - phases(m1)["Failed"] >= n,
                                  timeout, "the fail-fast runs")
+            cf = cpu.read()
             m2, t2 = wait_until(
                 c, lambda x: phases(x)["Succeeded"] + phases(x)["Failed"] >= 2 * m + n,
                 timeout, "every run")
+            c2 = cpu.read()
             time.sleep(1)
             m2 = c.metrics()
             out["rss_peak"] = s.stop()
@@ -327,6 +398,15 @@ def bench(n=1000, m=20, binary=sbrun.CONTROLLER, timeout=900, log=print, extra=(
                                           "persistentvolumeclaims")}}
             out["mixed"]["median_run_s"], out["mixed"]["max_run_s"], _ = run_durations(ns,
                                                                                        names2)
+            out["mixed"]["cpu_failfast_s"] = cpu_diff(ca, cf)
+            out["mixed"]["cpu_all_s"] = cpu_diff(ca, c2)
+            out["mixed"]["api_failfast"] = diff(api_counts(m1), api_counts(m2f))
+            out["mixed"]["cpu"] = cpu_per_run(out, n, m)
+            # the mixed phase's requests are the fail-fast runs' and the real runs': the
+            # same M real runs alone (phase 1) take out the latter
+            out["mixed"]["per_failfast"] = {
+                v: round((out["mixed"]["api"][v] - out["solo"]["api"][v]) / n, 2) if n else 0.0
+                for v in VERBS}
             log(f"mixed: {n} fail-fast in {tf - ta:.1f} s ({out['mixed']['runs_per_s']:.1f} "
                 f"runs/s; creates took {tc - ta:.1f} s), all {n + m} in {t2 - ta:.1f} s, "
                 f"RSS peak {out['rss_peak'] / 2**20:.1f} MiB, finished "
@@ -356,9 +436,42 @@ def bench(n=1000, m=20, binary=sbrun.CONTROLLER, timeout=900, log=print, extra=(
     return out
 
 
+def cpu_per_run(r, n, m):
+    """Up to the last fail-fast run terminal: the controller's CPU ms per
+    fail-fast run (the real runs' work in that time included), the API
+    server's and etcd's CPU ms per request (the bench's creates and the
+    controller's requests; the kubelet's, scheduler's... are few beside
+    them) and per fail-fast run, and the runs/s one core of each would
+    serve at that cost. None where a process was not found."""
+    mixed = r["mixed"]
+    used = mixed["cpu_failfast_s"]
+    reqs = n + m + sum(mixed["api_failfast"].values())
+    out = {"requests": reqs}
+    for k in ("controller", "apiserver", "etcd"):
+        v = used.get(k)
+        out[f"{k}_ms_per_run"] = 1000 * v / n if v is not None and n else None
+        out[f"{k}_runs_per_core_s"] = (n / v) if v else None
+    for k in ("apiserver", "etcd"):
+        v = used.get(k)
+        out[f"{k}_ms_per_request"] = 1000 * v / reqs if v is not None and reqs else None
+    cc = r.get("ceiling_cpu_s") or {}
+    out["apiserver_ms_per_create_alone"] = (1000 * cc["apiserver"] / n
+                                            if cc.get("apiserver") is not None and n else None)
+    return out
+
+
+def ms(v):
+    return "n/a" if v is None else f"{v:.2f}"
+
+
+def per_core(v):
+    return "n/a" if v is None else f"{v:.0f}"
+
+
 def table(r, cmd):
     mib = 2 ** 20
     solo, mixed = r["solo"], r["mixed"]
+    cpu = mixed["cpu"]
     done = solo["iterations_done"]
     per_it = sum(solo["api"].values()) / done if done else 0
     lines = [
@@ -382,6 +495,18 @@ def table(r, cmd):
         f"iterations counter said {solo['iterations']})",
         f"  API requests, mixed: {mixed['api']} = {sum(mixed['api'].values())}: "
         f"{sum(mixed['api'].values()) / (r['runs'] + r['real']):.1f} per run",
+        f"  CPU to the last fail-fast run terminal (s): {mixed['cpu_failfast_s']}; to the end: "
+        f"{mixed['cpu_all_s']}",
+        f"  CPU ms per fail-fast run: controller {ms(cpu['controller_ms_per_run'])} "
+        f"({per_core(cpu['controller_runs_per_core_s'])} runs/s per core), API server "
+        f"{ms(cpu['apiserver_ms_per_run'])} ({per_core(cpu['apiserver_runs_per_core_s'])} "
+        f"runs/s per core), etcd {ms(cpu['etcd_ms_per_run'])}",
+        f"  CPU ms per API request ({cpu['requests']} requests: the creates and the "
+        f"controller's): API server {ms(cpu['apiserver_ms_per_request'])}, etcd "
+        f"{ms(cpu['etcd_ms_per_request'])}; API server per create with no controller "
+        f"{ms(cpu['apiserver_ms_per_create_alone'])}",
+        f"  API requests per fail-fast run, by verb (the mixed phase's less the real runs' "
+        f"alone): {mixed['per_failfast']} = {sum(mixed['per_failfast'].values()):.2f}",
         f"  delete: caches empty {r['delete_s']:.1f} s after kubectl delete, "
         f"{r['trims']} malloc_trim",
     ]

@@ -138,3 +138,23 @@ def test_bench_controller_accounting(cluster):
     assert r["anon_idle"] < r["rss_idle"]
     # the deletions were followed by at least one malloc_trim
     assert r["trims"] >= 1
+    # CPU: the controller's, the API server's and etcd's, found and non-negative; the
+    # per-run and per-request figures computed from them (not their speed)
+    assert "CPU ms per fail-fast run" in table and "per API request" in table
+    for span in ("cpu_failfast_s", "cpu_all_s"):
+        used = r["mixed"][span]
+        assert set(used) == {"controller", "apiserver", "etcd"}
+        assert all(v is not None and v >= 0 for v in used.values()), used
+        assert used["controller"] <= r["mixed"]["cpu_all_s"]["controller"]
+    assert r["mixed"]["cpu_all_s"]["apiserver"] > 0  # it served every create
+    cpu = r["mixed"]["cpu"]
+    assert cpu["requests"] >= n + m  # the bench's creates at least
+    for k in ("controller_ms_per_run", "apiserver_ms_per_run", "etcd_ms_per_run",
+              "apiserver_ms_per_request", "etcd_ms_per_request", "apiserver_ms_per_create_alone"):
+        assert cpu[k] is not None and cpu[k] >= 0, (k, cpu)
+    assert set(r["ceiling_cpu_s"]) == {"apiserver", "etcd"}
+    # per fail-fast run: its requests by verb, the real runs' (phase 1) taken out: its
+    # status written and its event sent (the real runs' own counts vary a little)
+    pf = r["mixed"]["per_failfast"]
+    assert set(pf) == set(bench.VERBS)
+    assert pf["patch"] >= 0.5 and pf["create"] >= 0.5

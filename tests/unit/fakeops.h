@@ -6,7 +6,9 @@
  * and in the "cache" (ConfigMaps read from it as the controller's
  * transform keeps them: a result's verdict, not its data). By default a write reaches both at once; with
  * fo.cache_lags, only the server, until fo_sync() (an informer that has not
- * seen the change yet). Faults: fo_fail(verb, resource, errno, http, n)
+ * seen the change yet). A status patch stores numbers as the API server
+ * gives them back (a whole real as an integer); with fo.status_pruned, it
+ * changes nothing (as a server that prunes what the patch set). Faults: fo_fail(verb, resource, errno, http, n)
  * makes the next n such calls fail. The clock is fo.now. The lifecycle
  * measurement (ops.lifecycle_measure) answers a document of its own.
  *
@@ -46,6 +48,7 @@ struct fakeops {
 	struct br_ops ops;
 	json_t *server, *cache; /* {resource: [objects]} */
 	bool cache_lags;
+	bool status_pruned; /* status patches change nothing */
 	time_t now;
 	long long measure_ns; /* what fo_lifecycle_measure reports (0: 1 ms) */
 	unsigned long rv, uid;
@@ -72,6 +75,25 @@ static inline json_t *fo_arr(json_t *store, const char *res)
 static inline const char *fo_meta(const json_t *o, const char *k)
 {
 	return json_string_value(json_object_get(json_object_get(o, "metadata"), k));
+}
+
+/* A whole real as an integer, through v (the API server's JSON round trip); a new reference. */
+static inline json_t *fo_numbers(const json_t *v)
+{
+	if (json_is_real(v) && json_real_value(v) == (double)(json_int_t)json_real_value(v))
+		return json_integer((json_int_t)json_real_value(v));
+	json_t *out = json_is_object(v) ? json_object() : json_is_array(v) ? json_array() : NULL;
+	const char *k;
+	json_t *x;
+	size_t i;
+	if (!out)
+		return json_deep_copy(v);
+	if (json_is_object(v)) {
+		json_object_foreach((json_t *)v, k, x) json_object_set_new(out, k, fo_numbers(x));
+	} else {
+		json_array_foreach(v, i, x) json_array_append_new(out, fo_numbers(x));
+	}
+	return out;
 }
 
 /* Index of ns/name in store[res], or -1. */
@@ -191,9 +213,14 @@ static inline int fo_del(void *arg, const struct kube_resource *r, const char *n
 	return 0;
 }
 
-/* A merge patch of the status, refused with 409 when metadata.resourceVersion is not current. */
+/*
+ * A merge patch of the status, refused with 409 when metadata.resourceVersion
+ * is not current; one that changes nothing keeps the resourceVersion (and
+ * reaches no cache), as the API server's. The resourceVersion after it into rv.
+ */
 static inline int fo_patch_status(void *arg, const struct kube_resource *r, const char *ns,
-				  const char *name, const json_t *patch, struct kube_error *err)
+				  const char *name, const json_t *patch, char *rv, size_t rvlen,
+				  struct kube_error *err)
 {
 	struct fakeops *fo = arg;
 	int f = fo_record(fo, "patch", r, name, err);
@@ -217,14 +244,21 @@ static inline int fo_patch_status(void *arg, const struct kube_resource *r, cons
 	}
 	const char *k;
 	json_t *v;
+	json_t *before = json_deep_copy(st);
 	json_object_foreach(json_object_get(patch, "status"), k, v)
 	{
+		if (fo->status_pruned)
+			break;
 		if (json_is_null(v))
 			json_object_del(st, k);
 		else
-			json_object_set(st, k, v);
+			json_object_set_new(st, k, fo_numbers(v));
 	}
-	fo_store(fo, r->resource, o);
+	if (!json_equal(before, st))
+		fo_store(fo, r->resource, o);
+	if (rv && rvlen)
+		snprintf(rv, rvlen, "%s", fo_meta(o, "resourceVersion"));
+	json_decref(before);
 	json_decref(o);
 	return 0;
 }

@@ -5,7 +5,9 @@
  * minute, reset by forget), and its workers (br_queue_work): two workers
  * never hold the same key at once, and a failing key backs off across
  * workers. Threads wait on the queue's own condition (br_queue_waiters),
- * never on real time.
+ * never on real time. The two lanes: high keys first, the low lane served
+ * at least one in BR_QUEUE_LOW_EVERY, one lane per key (the higher wins),
+ * re-adds in the key's lane.
  */
 #include "tests/unit/harness.h"
 
@@ -273,6 +275,193 @@ static int test_workers_backoff_across_workers(void)
 	return T_PASS;
 }
 
+/* Takes n keys (doing each at once), their lanes into lanes[]; -EAGAIN-terminated early. */
+static size_t take_n(struct br_queue *q, size_t n, char keys[][16], enum br_queue_lane *lanes)
+{
+	size_t i = 0;
+	for (; i < n; i++) {
+		if (br_queue_try_get_lane(q, keys[i], sizeof(keys[i]), &lanes[i]))
+			break;
+		br_queue_done(q, keys[i]);
+	}
+	return i;
+}
+
+static int test_lanes_order(void)
+{
+	struct br_queue *q = new_queue();
+	char keys[8][16];
+	enum br_queue_lane lanes[8];
+	CHECK(q);
+	/* the low key is due first, the high one later: the high one goes first */
+	CHECK_INT(br_queue_add_lane(q, "ns/new", BR_QUEUE_LOW, 0), 0);
+	advance(q, 10);
+	CHECK_INT(br_queue_add_lane(q, "ns/running", BR_QUEUE_HIGH, 0), 0);
+	CHECK_INT(br_queue_len_lane(q, BR_QUEUE_LOW), 1);
+	CHECK_INT(br_queue_len_lane(q, BR_QUEUE_HIGH), 1);
+	CHECK_INT(take_n(q, 3, keys, lanes), 2);
+	CHECK_STR(keys[0], "ns/running");
+	CHECK_INT(lanes[0], BR_QUEUE_HIGH);
+	CHECK_STR(keys[1], "ns/new");
+	CHECK_INT(lanes[1], BR_QUEUE_LOW);
+	/* a high key not due yet does not hold back a due low one */
+	CHECK_INT(br_queue_add_lane(q, "ns/running", BR_QUEUE_HIGH, 50), 0);
+	CHECK_INT(br_queue_add_lane(q, "ns/new", BR_QUEUE_LOW, 0), 0);
+	CHECK_INT(take_n(q, 1, keys, lanes), 1);
+	CHECK_STR(keys[0], "ns/new");
+	/* within a lane, the key due first goes first */
+	CHECK_INT(br_queue_add_lane(q, "ns/h2", BR_QUEUE_HIGH, 5), 0);
+	advance(q, 100);
+	CHECK_INT(take_n(q, 3, keys, lanes), 2);
+	CHECK_STR(keys[0], "ns/h2");
+	CHECK_STR(keys[1], "ns/running");
+	br_queue_free(q);
+	return T_PASS;
+}
+
+static int test_lanes_no_starvation(void)
+{
+	struct br_queue *q = new_queue();
+	char keys[64][16], k[16];
+	enum br_queue_lane lanes[64];
+	CHECK(q);
+	for (int i = 0; i < 10; i++) {
+		snprintf(k, sizeof(k), "ns/low%d", i);
+		CHECK_INT(br_queue_add_lane(q, k, BR_QUEUE_LOW, 0), 0);
+	}
+	for (int i = 0; i < 30; i++) {
+		snprintf(k, sizeof(k), "ns/high%d", i);
+		CHECK_INT(br_queue_add_lane(q, k, BR_QUEUE_HIGH, 0), 0);
+	}
+	CHECK_INT(take_n(q, 64, keys, lanes), 40);
+	/* while both wait: every BR_QUEUE_LOW_EVERY-th key is a low one */
+	size_t low = 0, run = 0;
+	for (size_t i = 0; i < 40; i++) {
+		CHECK_INT(lanes[i], strncmp(keys[i], "ns/low", 6) ? BR_QUEUE_HIGH : BR_QUEUE_LOW);
+		if (lanes[i] == BR_QUEUE_LOW) {
+			low++;
+			run = 0;
+		} else if (low < 10) {
+			run++;
+			CHECK(run < BR_QUEUE_LOW_EVERY);
+		}
+		if (i == 4 * BR_QUEUE_LOW_EVERY - 1)
+			CHECK_INT(low, 4); /* exactly one in N while both lanes have keys */
+	}
+	CHECK_INT(low, 10);
+	/* the high lane alone: all of it, no low turn owed from before */
+	CHECK_INT(br_queue_add_lane(q, "ns/h", BR_QUEUE_HIGH, 0), 0);
+	CHECK_INT(br_queue_add_lane(q, "ns/l", BR_QUEUE_LOW, 0), 0);
+	CHECK_INT(take_n(q, 2, keys, lanes), 2);
+	CHECK_STR(keys[0], "ns/h");
+	br_queue_free(q);
+	return T_PASS;
+}
+
+static int test_lanes_dedup(void)
+{
+	struct br_queue *q = new_queue();
+	char keys[4][16];
+	enum br_queue_lane lanes[4];
+	CHECK(q);
+	/* low then high: one key, in the high lane; high then low: stays high */
+	CHECK_INT(br_queue_add_lane(q, "ns/a", BR_QUEUE_LOW, 0), 0);
+	CHECK_INT(br_queue_add_lane(q, "ns/a", BR_QUEUE_HIGH, 0), 0);
+	CHECK_INT(br_queue_add_lane(q, "ns/b", BR_QUEUE_HIGH, 0), 0);
+	CHECK_INT(br_queue_add_lane(q, "ns/b", BR_QUEUE_LOW, 0), 0);
+	CHECK_INT(br_queue_len(q), 2);
+	CHECK_INT(br_queue_len_lane(q, BR_QUEUE_HIGH), 2);
+	CHECK_INT(br_queue_len_lane(q, BR_QUEUE_LOW), 0);
+	CHECK_INT(take_n(q, 4, keys, lanes), 2);
+	CHECK_INT(lanes[0], BR_QUEUE_HIGH);
+	CHECK_INT(lanes[1], BR_QUEUE_HIGH);
+	/* added while busy, in both lanes: handed out once after done, high */
+	CHECK_INT(br_queue_add_lane(q, "ns/c", BR_QUEUE_LOW, 0), 0);
+	CHECK_INT(br_queue_try_get_lane(q, keys[0], sizeof(keys[0]), &lanes[0]), 0);
+	CHECK_INT(lanes[0], BR_QUEUE_LOW);
+	CHECK_INT(br_queue_add_lane(q, "ns/c", BR_QUEUE_HIGH, 0), 0);
+	CHECK_INT(br_queue_add_lane(q, "ns/c", BR_QUEUE_LOW, 0), 0);
+	CHECK_INT(br_queue_try_get(q, keys[1], sizeof(keys[1])), -EAGAIN);
+	br_queue_done(q, "ns/c");
+	CHECK_INT(br_queue_len(q), 1);
+	CHECK_INT(take_n(q, 4, keys, lanes), 1);
+	CHECK_STR(keys[0], "ns/c");
+	CHECK_INT(lanes[0], BR_QUEUE_HIGH);
+	br_queue_free(q);
+	return T_PASS;
+}
+
+static int test_lanes_rate_limited(void)
+{
+	struct br_queue *q = new_queue();
+	char keys[4][16];
+	enum br_queue_lane lanes[4];
+	long d = 0;
+	CHECK(q);
+	/* a failed low key comes back low after its backoff, behind a high key */
+	CHECK_INT(br_queue_add_rate_limited_lane(q, "ns/new", BR_QUEUE_LOW, &d), 0);
+	CHECK_INT(d, BR_QUEUE_BACKOFF_BASE_MS);
+	CHECK_INT(br_queue_add_rate_limited_lane(q, "ns/new", BR_QUEUE_LOW, &d), 0);
+	CHECK_INT(d, 2 * BR_QUEUE_BACKOFF_BASE_MS); /* the backoff counts across lanes' adds */
+	CHECK_INT(br_queue_add_lane(q, "ns/run", BR_QUEUE_HIGH, 0), 0);
+	CHECK_INT(br_queue_due(q), 1);
+	advance(q, (uint64_t)BR_QUEUE_BACKOFF_BASE_MS);
+	CHECK_INT(take_n(q, 4, keys, lanes), 2);
+	CHECK_STR(keys[0], "ns/run");
+	CHECK_STR(keys[1], "ns/new");
+	CHECK_INT(lanes[1], BR_QUEUE_LOW);
+	CHECK_INT(br_queue_failures(q, "ns/new"), 2);
+	/* a failed high key stays high; its failures are its own */
+	CHECK_INT(br_queue_add_rate_limited_lane(q, "ns/run", BR_QUEUE_HIGH, &d), 0);
+	CHECK_INT(d, BR_QUEUE_BACKOFF_BASE_MS);
+	CHECK_INT(br_queue_add_lane(q, "ns/new", BR_QUEUE_LOW, 0), 0);
+	advance(q, (uint64_t)BR_QUEUE_BACKOFF_BASE_MS);
+	CHECK_INT(take_n(q, 4, keys, lanes), 2);
+	CHECK_STR(keys[0], "ns/run");
+	CHECK_INT(lanes[0], BR_QUEUE_HIGH);
+	br_queue_free(q);
+	return T_PASS;
+}
+
+/* br_queue_work adds a failed key back in the lane it was taken from. */
+struct lane_worker {
+	struct br_queue *q;
+	int calls;
+};
+
+static int fail_first(void *arg, const char *key, long *requeue_ms)
+{
+	struct lane_worker *w = arg;
+	(void)key;
+	*requeue_ms = 0;
+	return w->calls++ == 0 ? -EIO : 0;
+}
+
+static void *lane_work(void *arg)
+{
+	struct lane_worker *w = arg;
+	br_queue_work(w->q, fail_first, w);
+	return NULL;
+}
+
+static int test_lanes_worker_readds_in_lane(void)
+{
+	struct lane_worker w = {new_queue(), 0};
+	pthread_t t;
+	CHECK(w.q);
+	CHECK_INT(br_queue_add_lane(w.q, "ns/new", BR_QUEUE_LOW, 0), 0);
+	CHECK_INT(pthread_create(&t, NULL, lane_work, &w), 0);
+	/* the worker failed it and waits (the key backs off): it is low again */
+	while (!(br_queue_len_lane(w.q, BR_QUEUE_LOW) == 1 && br_queue_waiters(w.q) == 1))
+		sched_yield();
+	CHECK_INT(br_queue_len_lane(w.q, BR_QUEUE_HIGH), 0);
+	CHECK_INT(br_queue_failures(w.q, "ns/new"), 1);
+	br_queue_shutdown(w.q);
+	pthread_join(t, NULL);
+	br_queue_free(w.q);
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
 	{"queue/dedup", test_dedup},
 	{"queue/delay", test_delay},
@@ -280,6 +469,12 @@ static const struct test_case cases[] = {
 	{"queue/workers: one key at a time", test_workers_one_key_at_a_time},
 	{"queue/workers: a failing key backs off across workers",
 	 test_workers_backoff_across_workers},
+	{"queue/lanes: high before low, due order within a lane", test_lanes_order},
+	{"queue/lanes: the low lane served one in N", test_lanes_no_starvation},
+	{"queue/lanes: one lane per key, the higher wins", test_lanes_dedup},
+	{"queue/lanes: rate-limited re-adds keep their lane", test_lanes_rate_limited},
+	{"queue/lanes: a worker re-adds a failed key in its lane",
+	 test_lanes_worker_readds_in_lane},
 };
 
 TEST_MAIN(cases)

@@ -50,6 +50,7 @@ static int setup(const char *spec)
 	struct br_controller_opts opts = {0};
 	memset(&E, 0, sizeof(E));
 	fo_init(&E.fo);
+	E.fo.rv = 1; /* the run below is at resourceVersion 1: the server's writes go on from 2 */
 	br_runkey_set_master(MASTER);
 	E.m = br_metrics_new();
 	opts.runner_image = "localhost/storagebench:test";
@@ -291,6 +292,163 @@ static int test_foreign_object_not_ours(void)
 	/* said once */
 	CHECK_INT(pass(), -EAGAIN);
 	CHECK_INT(fo_events(&E.fo, "ObjectConflict"), 1);
+	teardown();
+	return T_PASS;
+}
+
+/* The server's events (borrowed array). */
+static json_t *events(void)
+{
+	return json_object_get(E.fo.server, "events");
+}
+
+/*
+ * A run naming a missing storage class: one status write, one Warning event
+ * naming it (RunFailed carries the class's message). A class that failed
+ * after it started keeps its own event.
+ */
+static int test_fail_fast_run_requests(void)
+{
+	CHECK_INT(setup("{\"storageClasses\":[\"missing\"],\"iterations\":2}"), 0);
+	CHECK_INT(pass(), 0);
+	CHECK_STR(json_string_value(json_object_get(status(), "phase")), "Failed");
+	CHECK_STR(class_str("missing", "reason"), "StorageClassNotFound");
+	CHECK_INT(fo_calls(&E.fo, "patch", "benchmarkruns", NULL), 1);
+	/* one event, not the class's StorageClassNotFound and then RunFailed saying it again */
+	CHECK_INT(json_array_size(events()), 1);
+	CHECK_INT(fo_events(&E.fo, "RunFailed"), 1);
+	json_t *ev = json_array_get(events(), 0);
+	CHECK_STR(json_string_value(json_object_get(ev, "type")), "Warning");
+	CHECK(strstr(json_string_value(json_object_get(ev, "message")),
+		     "missing: storage class 'missing' does not exist"));
+	/* its own status back through the watch: nothing more */
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "patch", "benchmarkruns", NULL), 1);
+	CHECK_INT(E.fo.ncalls, 2);
+	teardown();
+	/* one class of two missing: the run goes on, the class's event is sent at once */
+	CHECK_INT(setup("{\"storageClasses\":[\"fast\",\"missing\"],\"iterations\":2,"
+			"\"parallelism\":2}"),
+		  0);
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_events(&E.fo, "StorageClassNotFound"), 1);
+	CHECK_INT(fo_events(&E.fo, "RunFailed"), 0);
+	teardown();
+	/* a class that started and failed (its runner OOMKilled): its own event stays */
+	char pod[64];
+	CHECK_INT(setup("{\"storageClasses\":[\"fast\"],\"iterations\":2}"), 0);
+	CHECK_INT(to_running("fast"), 0);
+	CHECK_INT(sb_name_pod(pod, sizeof(pod), RUN, "fast", 1), 0);
+	json_t *stores[2] = {E.fo.server, E.fo.cache};
+	for (int i = 0; i < 2; i++) {
+		long k = fo_find(stores[i], "pods", NS, pod);
+		CHECK(k >= 0);
+		json_object_set_new(json_array_get(fo_arr(stores[i], "pods"), (size_t)k), "status",
+				    json_pack("{s:s,s:[{s:{s:{s:i,s:s}}}]}", "phase", "Failed",
+					      "containerStatuses", "state", "terminated",
+					      "exitCode", 137, "reason", "OOMKilled"));
+	}
+	CHECK_INT(pass(), 0);
+	CHECK_STR(json_string_value(json_object_get(status(), "phase")), "Failed");
+	CHECK_INT(fo_events(&E.fo, "RunnerFailed"), 1);
+	CHECK_INT(fo_events(&E.fo, "RunFailed"), 1);
+	teardown();
+	return T_PASS;
+}
+
+/*
+ * A pass from a cache that has not seen this process's status write yet (the
+ * run at the resourceVersion the write replaced): before, it wrote again
+ * (refused, 409) and sent its plan's events a second time; it now waits for
+ * the watch, at most BR_WRITTEN_WAIT_S.
+ */
+static int test_stale_cache_after_own_write(void)
+{
+	CHECK_INT(setup("{\"storageClasses\":[\"missing\"],\"iterations\":2}"), 0);
+	E.fo.cache_lags = true;
+	E.fo.now = 1000;
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "patch", "benchmarkruns", NULL), 1);
+	size_t calls = E.fo.ncalls;
+	/* the run's 2 s deadline, the cache still at the old run */
+	E.fo.now += 2;
+	CHECK_INT(pass(), 0);
+	CHECK_INT(E.fo.ncalls, calls);
+	CHECK_INT(E.requeue_ms, 1000);
+	/* the watch brings the write: a pass from it writes nothing */
+	fo_sync(&E.fo);
+	E.fo.cache_lags = false;
+	CHECK_INT(pass(), 0);
+	CHECK_INT(E.fo.ncalls, calls);
+	teardown();
+
+	/* a real run: its second pass from the stale cache sends nothing */
+	CHECK_INT(setup("{\"storageClasses\":[\"fast\"],\"iterations\":2}"), 0);
+	E.fo.cache_lags = true;
+	E.fo.now = 1000;
+	CHECK_INT(pass(), 0);
+	calls = E.fo.ncalls;
+	size_t started = fo_events(&E.fo, "StartedClass");
+	CHECK_INT(started, 1);
+	CHECK_INT(pass(), 0);
+	CHECK_INT(E.fo.ncalls, calls);
+	CHECK_INT(fo_events(&E.fo, "StartedClass"), 1);
+	/* the watch never brought it: after BR_WRITTEN_WAIT_S the pass goes on (409) */
+	E.fo.now += 11;
+	CHECK_INT(pass(), 0);
+	CHECK(E.fo.ncalls > calls);
+	CHECK_INT(E.requeue_ms, 200);
+	teardown();
+	return T_PASS;
+}
+
+/*
+ * An ended run's status as the API server gives it back (its summary's
+ * whole numbers as integers) is the status a pass computes: not written
+ * again on every pass (before: one status patch per pass, each changing
+ * nothing on the server).
+ */
+static int test_status_read_back_not_rewritten(void)
+{
+	CHECK_INT(setup("{\"storageClasses\":[\"fast\"],\"iterations\":1}"), 0);
+	CHECK_INT(to_running("fast"), 0);
+	CHECK_INT(add_result("fast", 1, 1000), 0);
+	CHECK_INT(pass(), 0);
+	CHECK_STR(json_string_value(json_object_get(status(), "phase")), "Succeeded");
+	const json_t *sum = json_array_get(json_object_get(status(), "summary"), 0);
+	CHECK(json_is_integer(json_object_get(sum, "mean"))); /* 1000, read back */
+	size_t patches = fo_calls(&E.fo, "patch", "benchmarkruns", NULL);
+	for (int i = 0; i < 3; i++)
+		CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "patch", "benchmarkruns", NULL), patches);
+	teardown();
+	return T_PASS;
+}
+
+/*
+ * A status patch the server answers without a new resourceVersion changed
+ * nothing (it pruned what was sent): the same status is not sent again at
+ * that version, and a pass does not wait for a watch event that will not
+ * come; at a new version it is written again.
+ */
+static int test_noop_write_not_repeated(void)
+{
+	CHECK_INT(setup("{\"storageClasses\":[\"missing\"],\"iterations\":2}"), 0);
+	E.fo.status_pruned = true;
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "patch", "benchmarkruns", NULL), 1);
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "patch", "benchmarkruns", NULL), 1);
+	CHECK(E.requeue_ms != 1000); /* not waiting for the watch */
+	/* someone else changed the run: a new version, written again */
+	long k = fo_find(E.fo.cache, "benchmarkruns", NS, RUN);
+	CHECK(k >= 0);
+	json_object_set_new(
+		json_object_get(json_array_get(fo_arr(E.fo.cache, "benchmarkruns"), (size_t)k),
+				"metadata"),
+		"resourceVersion", json_string("7"));
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "patch", "benchmarkruns", NULL), 2);
 	teardown();
 	return T_PASS;
 }
@@ -788,6 +946,14 @@ static int test_results_list_failure_retried(void)
 }
 
 static const struct test_case cases[] = {
+	{"reconcile/a fail-fast run: one status write, one Warning event",
+	 test_fail_fast_run_requests},
+	{"reconcile/a stale cache after its own status write: no second write, no repeated events",
+	 test_stale_cache_after_own_write},
+	{"reconcile/a status read back with whole numbers as integers is not written again",
+	 test_status_read_back_not_rewritten},
+	{"reconcile/a status patch that changed nothing is not sent again",
+	 test_noop_write_not_repeated},
 	{"reconcile/new_run_creates_its_objects", test_new_run_creates_its_objects},
 	{"reconcile/result_counted_once", test_result_counted_once},
 	{"reconcile/report_built_once", test_report_built_once},
