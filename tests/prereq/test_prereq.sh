@@ -50,6 +50,9 @@ again=0
 SB_PREREQ_TEST_CMD=true bash $P start image-root >/dev/null 2>&1 || again=1
 bash $P wait image-root >"$tmp/w3" 2>&1 &
 wpid=$!
+# the job is let go only once the waiter blocks on the lock (its flock
+# child), or has returned already (which is the failure this case catches)
+while kill -0 $wpid 2>/dev/null && ! pgrep -P $wpid -x flock >/dev/null; do sleep 0.05; done
 echo go >"$tmp/go"
 wait $wpid
 rc=$?
