@@ -12,9 +12,6 @@ import pytest
 
 from conftest import HERE, Controller, sb
 
-# the benchmark loads the API server on purpose (tests/pytest.ini)
-pytestmark = pytest.mark.serial
-
 BENCH = os.path.join(os.path.dirname(os.path.dirname(HERE)), "scripts", "bench-controller.py")
 
 
@@ -73,6 +70,7 @@ def test_result_configmap_cached_without_data(controller, ns):
     assert metric(text, results % (ns, "verdict-ok")) == 0
 
 
+@pytest.mark.serial  # the benchmark loads the API server on purpose (tests/pytest.ini)
 def test_bench_controller_accounting(cluster):
     spec = importlib.util.spec_from_file_location("bench_controller", BENCH)
     bench = importlib.util.module_from_spec(spec)
