@@ -87,6 +87,7 @@ start() {
 		fi
 		rm -f "$DIR/$job.rc" "$DIR/$job.pid"
 		# setsid: a process group of its own, which stop can end whole
+		# shellcheck disable=SC2016 # expanded by the job's own shell
 		setsid nice -n "$NICE" bash -c '
 			job=$1 cmd=$2 dir=$3
 			t0=$(date +%s)

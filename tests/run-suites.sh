@@ -17,7 +17,7 @@
 # cluster suites wait for them, and fail with the log's tail when they failed.
 # SB_PREREQ=0: no background preparations (each suite does its own, in turn).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 build=0
 if [ "${1:-}" = --build ]; then
 	build=1

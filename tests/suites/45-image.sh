@@ -8,7 +8,7 @@
 # that failed, this fails with its log's tail (or skips, as below, when the
 # archive was unreachable).
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 unreachable="failed to (fetch|download)|could not resolve|temporary failure in name resolution"
 if [ -n "${SB_PREREQ_DIR:-}" ] && ! out=$(bash tests/prereq.sh wait image-root 2>&1); then
 	echo "$out"
