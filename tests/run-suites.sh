@@ -36,6 +36,15 @@ for s in tests/suites/*.sh; do
 	suites+=("$s")
 done
 T0=$(date +%s)
+# cpu_now: CPU into the variable CPU: the seconds (user + system) of this
+# script's waited-for children so far (bash's times, run in this shell, not
+# a subshell), which the background preparations are not
+cpu_file=$(mktemp)
+trap 'rm -f "$cpu_file"' EXIT
+cpu_now() {
+	times >"$cpu_file"
+	CPU=$(tail -n 1 "$cpu_file" | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%d", t }')
+}
 jobs=()
 if [ "${SB_PREREQ:-1}" != 0 ] && [ "$(id -u)" -eq 0 ]; then
 	for s in "${suites[@]}"; do
@@ -47,7 +56,7 @@ if [ "${SB_PREREQ:-1}" != 0 ] && [ "$(id -u)" -eq 0 ]; then
 fi
 if [ ${#jobs[@]} -gt 0 ]; then
 	export SB_PREREQ_DIR=$PWD/build/prereq
-	trap 'bash tests/prereq.sh stop' EXIT
+	trap 'rm -f "$cpu_file"; bash tests/prereq.sh stop' EXIT
 	trap 'exit 130' INT TERM HUP
 	echo "=== background preparations: ${jobs[*]} (tests/prereq.sh; logs in $SB_PREREQ_DIR)"
 	bash tests/prereq.sh start "${jobs[@]}" || exit 2
@@ -59,20 +68,23 @@ if [ $build = 1 ]; then
 		echo "=== build failed"
 		exit 2
 	fi
-	echo "=== build: done ($(($(date +%s) - T0)) s)"
+	cpu_now
+	echo "=== build: done ($(($(date +%s) - T0)) s, $CPU s CPU)"
 fi
 total_p=0 total_f=0 total_s=0
 failed_suites=()
 for s in "${suites[@]}"; do
 	name=$(basename "$s" .sh)
 	name=${name#[0-9][0-9]-}
-	t1=$(date +%s)
+	cpu_now
+	t1=$(date +%s) c1=$CPU
 	echo "=== suite $name"
 	log=$(mktemp)
 	bash "$s" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -n 1)
 	rm -f "$log"
+	cpu_now
 	if [ -n "$line" ]; then
 		read -r p _ f _ sk _ <<<"$(echo "$line" | tr -d ',')"
 	else
@@ -84,7 +96,7 @@ for s in "${suites[@]}"; do
 	fi
 	[ "$f" -gt 0 ] && failed_suites+=("$name")
 	total_p=$((total_p + p)) total_f=$((total_f + f)) total_s=$((total_s + sk))
-	echo "=== suite $name: $p passed, $f failed, $sk skipped ($(($(date +%s) - t1)) s, at $(($(date +%s) - T0)) s)"
+	echo "=== suite $name: $p passed, $f failed, $sk skipped ($(($(date +%s) - t1)) s, $((CPU - c1)) s CPU, at $(($(date +%s) - T0)) s)"
 done
 [ ${#failed_suites[@]} -gt 0 ] && echo "failing suites: ${failed_suites[*]}"
 echo "$total_p passed, $total_f failed, $total_s skipped"
