@@ -19,10 +19,19 @@
 #      image as user 65532 (so the runtime libraries are complete).
 #
 # Needs root (debootstrap, chroot). Installs debootstrap from Debian when
-# missing (the tests do not need it, so it is not in scripts/deps/).
+# missing (scripts/deps/test.list has it, for the image suite).
+# --rootfs-only: step 1 alone (no binaries needed), so the root can be built
+# while other work goes on (tests/prereq.sh); concurrent builds of the same
+# root wait for each other (a lock in the cache).
 # Environment: SB_IMAGE_NAME, SB_IMAGE_OUT, SB_IMAGE_CACHE, SB_IMAGE_MIRROR,
 # SB_IMAGE_REFRESH=1.
 set -euo pipefail
+rootfs_only=0
+case "${1:-}" in
+--rootfs-only) rootfs_only=1 ;;
+"") ;;
+*) echo "usage: $0 [--rootfs-only]" >&2; exit 2 ;;
+esac
 cd "$(dirname "$0")/.."
 root=$PWD
 
@@ -42,7 +51,7 @@ bins=()
 for b in storagebench-controller storagebench-runner kubectl-storagebench; do
 	[ -x "bin/$b" ] && bins+=("bin/$b")
 done
-if [ ! -x bin/storagebench-controller ] || [ ! -x bin/storagebench-runner ]; then
+if [ $rootfs_only = 0 ] && { [ ! -x bin/storagebench-controller ] || [ ! -x bin/storagebench-runner ]; }; then
 	die "bin/storagebench-controller and bin/storagebench-runner are needed: make all"
 fi
 
@@ -77,6 +86,11 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
+exec 9>"$CACHE/.lock-$key"
+if ! flock -n 9; then
+	say "another build of this root filesystem is running; waiting for it"
+	flock 9
+fi
 
 if [ ! -f "$rootfs_tar" ] || [ "${SB_IMAGE_REFRESH:-0}" = 1 ]; then
 	say "debootstrap --variant=minbase $SUITE from $mirror (once; cached in $rootfs_tar)"
@@ -116,6 +130,8 @@ if [ ! -f "$rootfs_tar" ] || [ "${SB_IMAGE_REFRESH:-0}" = 1 ]; then
 else
 	say "root filesystem from the cache ($rootfs_tar)"
 fi
+exec 9>&-
+[ $rootfs_only = 1 ] && exit 0
 
 # 2 + 3. the layer and the OCI archive
 SB_SCRIPTS=$root/scripts /usr/bin/python3 - "$rootfs_tar" "$OUT" "$NAME" "$VERSION" "$UID_GID" "$work/layer.tar" "${bins[@]}" <<'PY'

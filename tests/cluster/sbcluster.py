@@ -39,11 +39,14 @@ Faults: fault("stop", "kubelet-b"), fault("start", "kubelet-b"),
 fault("kill", "containerd-a"), fault("restart-node", "c"),
 fault("stop-control-plane"), fault("start-control-plane") run
 tests/cluster/fault.sh (see there); node_ready(name), in_node(letter, cmd).
+FaultProxy() is the client of the one shared fault proxy (serial tests);
+PrivateFaultProxy() starts a fault proxy of the test's own.
 """
 import contextlib
 import json
 import os
 import shlex
+import socket
 import ssl
 import subprocess
 import time
@@ -476,4 +479,84 @@ class FaultProxy:
 
     def __exit__(self, *exc):
         self.reset()
+        return False
+
+
+class PrivateFaultProxy(FaultProxy):
+    """A fault proxy of one test's own: tests/cluster/faultproxy.py started
+    inside the namespace on two loopback ports of this process's range (one
+    range per pytest-xdist worker, as the e2e controllers' metrics ports), in
+    front of the API server, with the shared proxy's certificate (SANs
+    127.0.0.1, localhost: any port). Its rules and log are the test's alone,
+    so a test that uses it instead of the shared one need not be serial.
+
+        with sb.PrivateFaultProxy() as fp:
+            fp.add(...)
+            ... the code under test with fp.kubeconfig (fp.proxy_url) ...
+
+    The process starts in the constructor (it answers on both ports when
+    that returns) and ends at close() or the end of the with block."""
+
+    _worker = os.environ.get("PYTEST_XDIST_WORKER", "gw")[2:]
+    _next = [16500 + 100 * (int(_worker) + 1 if _worker.isdigit() else 0) + 2 * (os.getpid() % 20)]
+
+    def __init__(self, tries=10):
+        pki = os.environ.get("SB_PKI") or f"/var/lib/{_ENV0.get('SB_PREFIX', 'storagebench')}/pki"
+        self.proc = None
+        for _ in range(tries):
+            port = PrivateFaultProxy._next[0]
+            PrivateFaultProxy._next[0] += 2
+            super().__init__(f"http://127.0.0.1:{port + 1}")
+            self.proxy_url = f"https://127.0.0.1:{port}"
+            self.logpath = f"/tmp/sb-faultproxy-{os.getpid()}-{port}.log"
+            with open(self.logpath, "w") as logf:
+                self.proc = subprocess.Popen(
+                    _prefix() + ["/usr/bin/python3", "-u", os.path.join(HERE, "faultproxy.py"),
+                                 "--listen", f"127.0.0.1:{port}", "--control", f"127.0.0.1:{port + 1}",
+                                 "--cert", os.path.join(pki, "faultproxy.crt"),
+                                 "--key", os.path.join(pki, "faultproxy.key"),
+                                 "--upstream", API_URL, "--ca", os.path.join(pki, "ca.crt")],
+                    stdout=logf, stderr=subprocess.STDOUT)
+            if self._serving(port):
+                break
+        else:
+            raise ClusterError(f"no private fault proxy started in {tries} tries: {self.logpath}")
+        with open(KUBECONFIG_PROXY) as f:
+            text = f.read()
+        assert PROXY_URL in text, KUBECONFIG_PROXY
+        self.kubeconfig = f"/tmp/sb-kubeconfig-proxy-{os.getpid()}-{port}"
+        with open(self.kubeconfig, "w") as f:
+            f.write(text.replace(PROXY_URL, self.proxy_url))
+
+    def _serving(self, port, timeout=30):
+        """Both ports answer (True), or the process ended (a port in use: False)."""
+        end = time.monotonic() + timeout
+        while self.proc.poll() is None:
+            try:
+                self.rules()
+                socket.create_connection(("127.0.0.1", port), timeout=2).close()
+                return True
+            except (OSError, ClusterError):
+                if time.monotonic() > end:
+                    self.close()
+                    raise ClusterError(f"private fault proxy on {port}: not serving after {timeout} s")
+                time.sleep(0.05)
+        return False
+
+    def close(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if getattr(self, "kubeconfig", None) and os.path.exists(self.kubeconfig):
+            os.remove(self.kubeconfig)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
         return False

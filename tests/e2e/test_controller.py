@@ -199,10 +199,10 @@ def after(log, i, pred):
     return any(pred(e) for e in log[i + 1:])
 
 
-@pytest.mark.serial  # the one shared fault proxy
 def test_api_errors_injected(ns, controller):
     controller.stop()
-    with sb.FaultProxy() as fp:
+    # a fault proxy of its own: not serial
+    with sb.PrivateFaultProxy() as fp:
         # rules first: the controller's watches start as soon as it does.
         # 5 x 500 on status writes: the first try and the client's 4 retries,
         # so the controller itself sees the failure; then a conflict; a
@@ -217,7 +217,7 @@ def test_api_errors_injected(ns, controller):
                count=1)
         fp.add(method="GET", path=r"/pods\?.*watch=(1|true)", action="cut_watch", after_ms=500,
                count=2)
-        c = controller.start(name="proxied", kubeconfig=sb.KUBECONFIG_PROXY)
+        c = controller.start(name="proxied", kubeconfig=fp.kubeconfig)
         sb.apply(small("faults", classes=("fast",), iterations=2), namespace=ns)
         st = wait_phase(ns, "faults", timeout=240)
         assert st["phase"] == "Succeeded", st

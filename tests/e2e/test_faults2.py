@@ -79,7 +79,6 @@ def test_etcd_alone_restarted_mid_run(ns, controller):
     assert reasons.count("ReportWritten") == 1, reasons
 
 
-@pytest.mark.serial  # the one shared fault proxy
 @pytest.mark.parametrize("when", ["request", "response"])
 def test_controller_killed_while_it_writes_the_report(ns, controller, when):
     """The controller's create of the report ConfigMap is held by the fault
@@ -88,10 +87,10 @@ def test_controller_killed_while_it_writes_the_report(ns, controller, when):
     while it waits, a new one is started: one report, Succeeded, every
     iteration."""
     controller.stop()
-    with sb.FaultProxy() as fp:
+    with sb.PrivateFaultProxy() as fp:  # its own: not serial
         fp.add(method="POST", path=rf"/namespaces/{ns}/configmaps(\?|$)",
                body_match=r'"name": *"rep-report"', action="hold", when=when, timeout_ms=120000)
-        c1 = controller.start(name="c1", kubeconfig=sb.KUBECONFIG_PROXY)
+        c1 = controller.start(name="c1", kubeconfig=fp.kubeconfig)
         sb.apply(small("rep", classes=("fast",), iterations=2), namespace=ns)
 
         def entry(action):

@@ -12,9 +12,6 @@ import pytest
 
 from conftest import HERE, Controller, sb, small, wait_phase
 
-# the benchmark loads the API server on purpose (tests/pytest.ini)
-pytestmark = pytest.mark.serial
-
 BENCH = os.path.join(os.path.dirname(os.path.dirname(HERE)), "scripts", "bench-controller.py")
 
 
@@ -102,6 +99,7 @@ def test_run_cache_deflated(controller, ns):
     assert metric(controller.metrics(), key) == 0
 
 
+@pytest.mark.serial  # the benchmark loads the API server on purpose (tests/pytest.ini)
 def test_bench_controller_accounting(cluster):
     spec = importlib.util.spec_from_file_location("bench_controller", BENCH)
     bench = importlib.util.module_from_spec(spec)

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Cluster suite: everything that needs the real test cluster (issue 3).
-#  1. scripts/get-kube.sh (builds Kubernetes once, ~6-15 min; cached after)
+#  1. scripts/get-kube.sh (builds Kubernetes once, ~6-15 min; cached after;
+#     under tests/run-suites.sh already started in the background with the
+#     Ceph packages' install, tests/prereq.sh: waited for here)
 #  2. tests/cluster/images.sh (pause, test and project images)
 #  3. cluster-up with every component's connect() traced (a running cluster
 #     is restarted, so that the trace covers a whole cycle)
@@ -92,14 +94,29 @@ skip_or_fail() {
 [ -x /usr/bin/python3 ] || skip_or_fail python3 "no /usr/bin/python3 (make deps installs it)"
 
 echo "--- building Kubernetes v1.20.2 (cached after the first time)"
-bash scripts/get-kube.sh
-rc=$?
+# started in the background by tests/run-suites.sh (tests/prereq.sh): its
+# exit status is get-kube.sh's (its log's tail printed when not 0); then
+# get-kube.sh again, which finds the cache filled (a second)
+rc=0
+if [ -n "${SB_PREREQ_DIR:-}" ]; then
+	bash tests/prereq.sh wait kube
+	rc=$?
+fi
+if [ $rc -eq 0 ]; then
+	bash scripts/get-kube.sh
+	rc=$?
+fi
 case $rc in
 0) ;;
 3) skip_or_fail get-kube "cannot build Kubernetes here: a download from the Debian archive failed (see scripts/get-kube.sh output)" ;;
 *) fail_setup get-kube "scripts/get-kube.sh exited $rc" ;;
 esac
 /usr/bin/python3 -c 'import pytest' 2>/dev/null || skip_or_fail pytest "python3-pytest is not installed (make deps installs it)"
+
+if [ -n "${SB_PREREQ_DIR:-}" ]; then
+	bash tests/prereq.sh wait ceph-packages ||
+		fail_setup ceph-packages "installing scripts/deps/optional/ceph.list in the background failed (its log's tail above)"
+fi
 
 echo "--- images"
 bash tests/cluster/images.sh all || fail_setup images "tests/cluster/images.sh failed"
