@@ -9,17 +9,10 @@ set -euo pipefail
 bin=${1:-bin/storagebench-controller}
 command -v gdb >/dev/null || { echo "rss-floor: gdb is not installed (scripts/deps/optional/bench.list)" >&2; exit 2; }
 [ -x "$bin" ] || { echo "rss-floor: $bin is not built (make all)" >&2; exit 2; }
+kubeconfig=$(cd "$(dirname "$0")/.." && pwd)/tests/fixtures/kubeconfig-refused.yaml
 bin=$(readlink -f "$bin") # gdb runs exactly this file, whatever its cwd and PATH
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cat >"$tmp/kubeconfig" <<'KC'
-apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}}]
-users: [{name: u, user: {token: none}}]
-contexts: [{name: x, context: {cluster: c, user: u, namespace: default}}]
-current-context: x
-KC
 cat >"$tmp/gdb" <<GDB
 set pagination off
 break exit
@@ -28,7 +21,7 @@ python import shutil; p = gdb.selected_inferior().pid; shutil.copy("/proc/%d/sma
 kill
 quit
 GDB
-gdb -q -batch -x "$tmp/gdb" --args "$bin" --kubeconfig="$tmp/kubeconfig" --metrics-bind-address=0 >"$tmp/log" 2>&1 || true
+gdb -q -batch -x "$tmp/gdb" --args "$bin" --kubeconfig="$kubeconfig" --metrics-bind-address=0 >"$tmp/log" 2>&1 || true
 [ -s "$tmp/smaps" ] || { echo "rss-floor: the controller did not stop in exit():" >&2; tail -5 "$tmp/log" >&2; exit 1; }
 echo "resident_kib anonymous_kib mapping"
 awk '/^[0-9a-f]+-[0-9a-f]+ /{name = (NF >= 6 ? $6 : "[anonymous]")}

@@ -7,7 +7,7 @@
 # no function is over 120 lines (scripts/funclen.py) and a planted one fails.
 # Prints one line per case and "N passed, N failed, N skipped".
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 MAKE=${MAKE:-make}
 . tests/layers/cases.sh
 cleanup=(build/layer-probe build/rel/tests/layers/planted_include.o)
@@ -110,15 +110,7 @@ if [ -x bin/storagebench-controller ] && [ -x bin/storagebench-runner ]; then
 	fi
 	# curl's error texts are kept (CURL_DISABLE_VERBOSE_STRINGS would make
 	# every one "Error"): a refused connection on loopback is named
-	cat >"$tmp/kubeconfig" <<'KC'
-apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}}]
-users: [{name: u, user: {token: none}}]
-contexts: [{name: x, context: {cluster: c, user: u, namespace: default}}]
-current-context: x
-KC
-	timeout 60 bin/storagebench-controller --kubeconfig="$tmp/kubeconfig" --metrics-bind-address=0 >"$tmp/out" 2>&1
+	timeout 60 bin/storagebench-controller --kubeconfig=tests/fixtures/kubeconfig-refused.yaml --metrics-bind-address=0 >"$tmp/out" 2>&1
 	if grep -q "transport error (curl: Failed to connect to 127.0.0.1 port 1 .*: Couldn't connect to server)" "$tmp/out"; then
 		ok "the controller's curl names a transport error (refused connection)"
 	else
