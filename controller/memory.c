@@ -258,31 +258,25 @@ int br_process_stats(struct br_process_stats *out)
 	return ret;
 }
 
-static void informer_line(FILE *f, struct kube_informer *inf)
-{
-	if (!inf)
-		return;
-	const char *ns = kube_informer_ns(inf);
-	fprintf(f, "storagebench_informer_objects{resource=\"%s\",namespace=\"%s\"} %zu\n",
-		kube_informer_resource(inf)->resource, ns ? ns : "", kube_informer_count(inf));
-}
+/* What informer_line reports of an informer. */
+enum informer_figure { INF_OBJECTS, INF_BYTES, INF_DROPPED };
 
-static void bytes_line(FILE *f, struct kube_informer *inf)
+/* One sample of an informer's figure (nothing when inf is NULL). */
+static void informer_line(FILE *f, struct kube_informer *inf, enum informer_figure what)
 {
+	static const char *const metric[] = {
+		[INF_OBJECTS] = "storagebench_informer_objects",
+		[INF_BYTES] = "storagebench_informer_bytes",
+		[INF_DROPPED] = "storagebench_informer_dropped_total",
+	};
 	if (!inf)
 		return;
+	unsigned long long v = what == INF_OBJECTS ? kube_informer_count(inf)
+			       : what == INF_BYTES ? kube_informer_bytes(inf)
+						   : kube_informer_dropped(inf);
 	const char *ns = kube_informer_ns(inf);
-	fprintf(f, "storagebench_informer_bytes{resource=\"%s\",namespace=\"%s\"} %zu\n",
-		kube_informer_resource(inf)->resource, ns ? ns : "", kube_informer_bytes(inf));
-}
-
-static void dropped_line(FILE *f, struct kube_informer *inf)
-{
-	if (!inf)
-		return;
-	const char *ns = kube_informer_ns(inf);
-	fprintf(f, "storagebench_informer_dropped_total{resource=\"%s\",namespace=\"%s\"} %lu\n",
-		kube_informer_resource(inf)->resource, ns ? ns : "", kube_informer_dropped(inf));
+	fprintf(f, "%s{resource=\"%s\",namespace=\"%s\"} %llu\n", metric[what],
+		kube_informer_resource(inf)->resource, ns ? ns : "", v);
 }
 
 /* The cached result ConfigMaps of one informer, by what the cache holds of them. */
@@ -296,7 +290,7 @@ static int count_result(const json_t *cm, void *arg)
 	const char *comp = json_string_value(json_object_get(
 		json_object_get(json_object_get(cm, "metadata"), "labels"), SB_LABEL_COMPONENT));
 	const json_t *v = json_object_get(cm, BR_RESULT_VERDICT);
-	if (!comp || strcmp(comp, "result"))
+	if (!comp || strcmp(comp, SB_COMPONENT_RESULT))
 		return 0;
 	if (json_object_get(cm, "data"))
 		n->with_data++;
@@ -361,24 +355,24 @@ char *br_metrics_render_process(struct br_controller *c)
 			   "informer caches.\n"
 			   "# TYPE storagebench_informer_objects gauge\n");
 		for (size_t i = 0; i < c->nwatches; i++) {
-			informer_line(f, c->watches[i].runs);
-			informer_line(f, c->watches[i].pvcs);
-			informer_line(f, c->watches[i].pods);
-			informer_line(f, c->watches[i].cms);
+			informer_line(f, c->watches[i].runs, INF_OBJECTS);
+			informer_line(f, c->watches[i].pvcs, INF_OBJECTS);
+			informer_line(f, c->watches[i].pods, INF_OBJECTS);
+			informer_line(f, c->watches[i].cms, INF_OBJECTS);
 		}
-		informer_line(f, c->scs);
+		informer_line(f, c->scs, INF_OBJECTS);
 		fprintf(f, "# HELP storagebench_informer_bytes Bytes of deflated text the run "
 			   "cache holds (controller/memory.h).\n"
 			   "# TYPE storagebench_informer_bytes gauge\n");
 		for (size_t i = 0; i < c->nwatches; i++)
-			bytes_line(f, c->watches[i].runs);
+			informer_line(f, c->watches[i].runs, INF_BYTES);
 		fprintf(f, "# HELP storagebench_informer_dropped_total Objects the informers' "
 			   "transform kept out of the cache (not the controller's).\n"
 			   "# TYPE storagebench_informer_dropped_total counter\n");
 		for (size_t i = 0; i < c->nwatches; i++) {
-			dropped_line(f, c->watches[i].pvcs);
-			dropped_line(f, c->watches[i].pods);
-			dropped_line(f, c->watches[i].cms);
+			informer_line(f, c->watches[i].pvcs, INF_DROPPED);
+			informer_line(f, c->watches[i].pods, INF_DROPPED);
+			informer_line(f, c->watches[i].cms, INF_DROPPED);
 		}
 		fprintf(f, "# HELP storagebench_informer_results Result ConfigMaps in the cache: "
 			   "by their verdict (controller/resultcache.h), or kept with their data.\n"
