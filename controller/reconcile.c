@@ -198,6 +198,52 @@ static void observe_pvc(const struct obs_ctx *x, struct br_obs *o, struct br_cla
 	json_decref(pvc);
 }
 
+/*
+ * A runner pod still cached BR_POD_GONE_SLACK_S after its deletion was due is
+ * read once from the API server before the plan calls its node lost: the
+ * cache can be behind (a watch's DELETE delivered late), and a pod the server
+ * no longer has is gone, not stuck on a lost node. Gone: it leaves the
+ * observation (the plan then runs the rest in a new pod). Still there: the
+ * observation stands. Unknown (the GET failed): delete_by 0, so the plan waits
+ * and asks again on its next pass instead of failing the class on a guess.
+ */
+static void confirm_overdue(const struct obs_ctx *x, struct observed *ob, size_t i)
+{
+	struct br_obs *o = &ob->obs;
+	struct br_class_obs *co = &o->classes[i];
+	for (size_t k = 0; k < co->npods;) {
+		struct br_pod_obs *po = &co->pods[k];
+		if (!po->deleting || !po->delete_by ||
+		    o->now < po->delete_by + BR_POD_GONE_SLACK_S) {
+			k++;
+			continue;
+		}
+		struct kube_error err = KUBE_ERROR_INIT;
+		json_t *live = NULL;
+		char eb[512];
+		int ret =
+			x->c->ops.get(x->c->ops.arg, &kube_res_pods, x->ns, po->name, &live, &err);
+		bool gone = ret == -ENOENT || (ret == 0 && !owned_by(live, x->uid));
+		json_decref(live);
+		if (ret && !gone) {
+			br_metrics_api_error(x->c->metrics);
+			sb_warn("Failed to read an overdue runner pod", "pod=%s/%s error=\"%s\"",
+				x->ns, po->name, kube_error_str(&err, eb, sizeof(eb)));
+			po->delete_by = 0;
+		}
+		if (!gone) {
+			k++;
+			continue;
+		}
+		sb_info("Runner pod gone from the API server but still cached",
+			"pod=%s/%s overdue_s=%ld", x->ns, po->name, (long)(o->now - po->delete_by));
+		co->npods--;
+		memmove(&co->pods[k], &co->pods[k + 1], (co->npods - k) * sizeof(co->pods[0]));
+		memmove(&ob->pods[i][k], &ob->pods[i][k + 1],
+			(co->npods - k) * sizeof(ob->pods[i][0]));
+	}
+}
+
 /* The class' runner pods, from the cache; a silent Pending one at the start timeout asks its events why. */
 static void observe_pods(const struct obs_ctx *x, struct observed *ob, size_t i,
 			 const char *cls_label)
@@ -217,6 +263,7 @@ static void observe_pods(const struct obs_ctx *x, struct observed *ob, size_t i,
 		observe_pod(pod, &co->pods[co->npods++]);
 		o->cleaned_up = false;
 	}
+	confirm_overdue(x, ob, i);
 	for (k = 0; k < co->npods; k++) {
 		struct br_pod_obs *po = &co->pods[k];
 		if (po->phase == BR_POD_PENDING && !po->deleting && !po->message[0] &&

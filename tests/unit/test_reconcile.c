@@ -568,6 +568,79 @@ static int test_pod_in_flight_or_lost(void)
 	return T_PASS;
 }
 
+/* Marks the runner pod deleted with its deletion due at `due`, on the server and in the cache. */
+static void set_deleting(const char *pod, time_t due)
+{
+	char ts[40];
+	json_t *stores[2] = {E.fo.server, E.fo.cache};
+	for (int i = 0; i < 2; i++) {
+		long k = fo_find(stores[i], "pods", NS, pod);
+		if (k >= 0)
+			json_object_set_new(
+				json_object_get(
+					json_array_get(fo_arr(stores[i], "pods"), (size_t)k),
+					"metadata"),
+				"deletionTimestamp", json_string(br_time_str(due, ts, sizeof(ts))));
+	}
+}
+
+/*
+ * A runner pod still cached BR_POD_GONE_SLACK_S after its deletion was due:
+ * read once from the API server. Still there: its node is lost (RunnerLost,
+ * the class fails). Gone from the server (the cache's DELETE is late): a new
+ * attempt, nothing failed. The read failing: wait, never a failure on a guess.
+ */
+static int overdue_case(int server_has_it, int get_fault)
+{
+	char pod[64], pod2[64];
+	CHECK_INT(sb_name_pod(pod, sizeof(pod), RUN, "fast", 1), 0);
+	CHECK_INT(sb_name_pod(pod2, sizeof(pod2), RUN, "fast", 2), 0);
+	CHECK_INT(setup("{\"storageClasses\":[\"fast\"],\"iterations\":2}"), 0);
+	CHECK_INT(to_running("fast"), 0);
+	set_phase("pods", pod, "Running");
+	br_inflight_drop(&E.c, NS, pod); /* the informer has shown it */
+	set_deleting(pod, E.fo.now - 5);
+	/* due, within the slack: wait for it, no read */
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "get", "pods", pod), 0);
+	CHECK(E.requeue_ms > 0 && E.requeue_ms <= 2000);
+	E.fo.now += BR_POD_GONE_SLACK_S;
+	if (!server_has_it) {
+		long k = fo_find(E.fo.server, "pods", NS, pod);
+		CHECK(k >= 0);
+		json_array_remove(fo_arr(E.fo.server, "pods"), (size_t)k);
+	}
+	if (get_fault)
+		fo_fail(&E.fo, "get", "pods", -EIO, 500, 1);
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "get", "pods", pod), 1);
+	if (get_fault) {
+		CHECK_STR(json_string_value(json_object_get(status(), "phase")), "Running");
+		CHECK_INT(fo_events(&E.fo, "RunnerLost"), 0);
+		CHECK(E.requeue_ms > 0 && E.requeue_ms <= 2000);
+	} else if (server_has_it) {
+		CHECK_STR(class_str("fast", "phase"), "Failed");
+		CHECK_STR(class_str("fast", "reason"), "RunnerLost");
+		CHECK_INT(fo_calls(&E.fo, "create", "pods", pod2), 0);
+	} else {
+		CHECK_STR(json_string_value(json_object_get(status(), "phase")), "Running");
+		CHECK_INT(fo_events(&E.fo, "RunnerLost"),
+			  1); /* "runner pod of attempt 1 is gone" */
+		CHECK_INT(fo_calls(&E.fo, "create", "pods", pod2), 1);
+		CHECK_INT(class_int("fast", "attempts"), 2);
+	}
+	teardown();
+	return T_PASS;
+}
+
+static int test_overdue_pod_read_before_lost(void)
+{
+	CHECK_INT(overdue_case(1, 0), T_PASS);
+	CHECK_INT(overdue_case(0, 0), T_PASS);
+	CHECK_INT(overdue_case(1, 1), T_PASS);
+	return T_PASS;
+}
+
 /* ------------------------------------------------ distributed, lifecycle, sweep, schedule */
 
 /* Sets every server and cache object of res whose name starts with prefix to phase. */
@@ -962,6 +1035,7 @@ static const struct test_case cases[] = {
 	{"reconcile/report_written_when_create_landed", test_report_written_when_create_landed},
 	{"reconcile/failed_create_not_an_attempt", test_failed_create_not_an_attempt},
 	{"reconcile/pod_in_flight_or_lost", test_pod_in_flight_or_lost},
+	{"reconcile/overdue_pod_read_before_lost", test_overdue_pod_read_before_lost},
 	{"reconcile/distributed_run_to_succeeded", test_distributed_run_to_succeeded},
 	{"reconcile/lifecycle_before_io", test_lifecycle_before_io},
 	{"reconcile/sweep_first_step", test_sweep_first_step},
