@@ -201,6 +201,7 @@ void kube_client_free(struct kube_client *c)
 {
 	if (!c)
 		return;
+	kube_hub_free(c->hub); /* every watch has been freed */
 	/* Destructors no longer run after this; we free every handle ourselves. */
 	pthread_key_delete(c->key);
 	pthread_mutex_lock(&c->handles_lock);
