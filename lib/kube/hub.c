@@ -29,7 +29,7 @@ struct kube_hub {
 	pthread_t thread;
 	CURLM *multi;
 	bool quit;
-	bool h2; /* the last answer came over HTTP/2 */
+	struct kube_client *c;
 	struct kube_xfer *pending; /* transfers with a request for the thread */
 };
 
@@ -131,18 +131,20 @@ static void *hub_main(void *arg)
 	return NULL;
 }
 
-static struct kube_hub *hub_new(void)
+static struct kube_hub *hub_new(struct kube_client *c)
 {
 	struct kube_hub *h = calloc(1, sizeof(*h));
 	if (!h)
 		return NULL;
+	h->c = c;
 	if (pthread_mutex_init(&h->lock, NULL)) {
 		free(h);
 		return NULL;
 	}
 	h->multi = curl_multi_init();
 	if (!h->multi ||
-	    curl_multi_setopt(h->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX) != CURLM_OK ||
+	    curl_multi_setopt(h->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX) !=
+		    CURLM_OK ||
 	    pthread_create(&h->thread, NULL, hub_main, h)) {
 		curl_multi_cleanup(h->multi);
 		pthread_mutex_destroy(&h->lock);
@@ -171,7 +173,7 @@ static struct kube_hub *client_hub(struct kube_client *c)
 {
 	pthread_mutex_lock(&c->handles_lock);
 	if (!c->hub)
-		c->hub = hub_new();
+		c->hub = hub_new(c);
 	struct kube_hub *h = c->hub;
 	pthread_mutex_unlock(&c->handles_lock);
 	return h;
@@ -189,8 +191,8 @@ static size_t on_bytes(char *p, size_t size, size_t nmemb, void *arg)
 		long v = 0;
 		if (curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &x->code) != CURLE_OK)
 			x->code = 0;
-		if (curl_easy_getinfo(x->easy, CURLINFO_HTTP_VERSION, &v) == CURLE_OK)
-			h->h2 = v == CURL_HTTP_VERSION_2_0;
+		if (curl_easy_getinfo(x->easy, CURLINFO_HTTP_VERSION, &v) == CURLE_OK && v)
+			atomic_store(&h->c->h2, v == CURL_HTTP_VERSION_2_0);
 	}
 	if (x->len >= KUBE_XFER_MAX) {
 		x->paused = true; /* the owner asks for more once it has caught up */
@@ -241,10 +243,9 @@ void kube_xfer_release(struct kube_xfer *x)
 int kube_xfer_start(struct kube_xfer *x)
 {
 	struct kube_hub *h = x->hub;
-	pthread_mutex_lock(&h->lock);
-	bool h2 = h->h2;
-	pthread_mutex_unlock(&h->lock);
-	/* Once the server answered over HTTP/2, a transfer waits for a
+	bool h2 = atomic_load(&h->c->h2);
+	/* Once the server answered over HTTP/2 (a watch or a request: an
+	 * informer lists before it watches), a transfer waits for a
 	 * connection being set up (it will multiplex) rather than open
 	 * another; over HTTP/1.1 waiting would hold it until another ends. */
 	if (curl_easy_setopt(x->easy, CURLOPT_WRITEFUNCTION, on_bytes) != CURLE_OK ||

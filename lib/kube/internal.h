@@ -240,6 +240,7 @@ struct kube_client {
 	pthread_mutex_t handles_lock;
 	struct kube_thread_handle *handles; /* every thread's handle */
 	struct kube_hub *hub;		    /* the watches' connections (under handles_lock) */
+	atomic_bool h2;			    /* the last answer came over HTTP/2 */
 	atomic_ulong n_requests, n_retries, n_reauths, n_connects;
 	atomic_ulong n_verb[KUBE_NVERBS];
 };
