@@ -5,6 +5,7 @@
 #include "log.h"
 
 #include <errno.h>
+#include <openssl/ssl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,6 +202,7 @@ void kube_client_free(struct kube_client *c)
 {
 	if (!c)
 		return;
+	kube_hub_free(c->hub); /* every watch has been freed */
 	/* Destructors no longer run after this; we free every handle ourselves. */
 	pthread_key_delete(c->key);
 	pthread_mutex_lock(&c->handles_lock);
@@ -340,6 +342,17 @@ bool kube_client_token_renewable(const struct kube_client *c)
 			goto fail;                                   \
 	} while (0)
 
+/* Called by curl for each new TLS connection, before its SSL object is
+ * made: an idle connection gives back OpenSSL's read and write buffers
+ * (some 34 KiB per connection; most are idle most of the time). */
+static CURLcode on_ssl_ctx(CURL *h, void *ssl_ctx, void *arg)
+{
+	(void)h;
+	(void)arg;
+	(void)SSL_CTX_set_mode((SSL_CTX *)ssl_ctx, SSL_MODE_RELEASE_BUFFERS);
+	return CURLE_OK;
+}
+
 int kube_client_setup_handle(struct kube_client *c, CURL *h, char *errbuf, const char *token,
 			     const char *content_type, struct curl_slist **headers)
 {
@@ -366,7 +379,18 @@ int kube_client_setup_handle(struct kube_client *c, CURL *h, char *errbuf, const
 	if (c->cfg.ca_pem) {
 		struct curl_blob b = {c->cfg.ca_pem, c->cfg.ca_pem_len, CURL_BLOB_NOCOPY};
 		SETOPT(h, CURLOPT_CAINFO_BLOB, &b);
+		/* Only the cluster's CA, as client-go does with CAData: without
+		 * these, each connection's store would also load the system's
+		 * bundle (curl's built-in CA file and path). */
+		SETOPT(h, CURLOPT_CAINFO, NULL);
+		SETOPT(h, CURLOPT_CAPATH, NULL);
 	}
+	/* CURLE_NOT_BUILT_IN with a TLS library other than OpenSSL: then the
+	 * buffers stay, nothing else changes. */
+	(void)curl_easy_setopt(h, CURLOPT_SSL_CTX_FUNCTION, on_ssl_ctx);
+	/* Bodies are small (objects, patches): the smallest upload buffer
+	 * (16 KiB, not 64) when curl needs one. */
+	SETOPT(h, CURLOPT_UPLOAD_BUFFERSIZE, 16384L);
 	if (c->cfg.cert_pem && c->cfg.key_pem) {
 		struct curl_blob cb = {c->cfg.cert_pem, c->cfg.cert_pem_len, CURL_BLOB_NOCOPY};
 		struct curl_blob kb = {c->cfg.key_pem, c->cfg.key_pem_len, CURL_BLOB_NOCOPY};

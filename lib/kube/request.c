@@ -161,6 +161,9 @@ static int perform(struct kube_client *c, const struct kube_request *req, const 
 	b->h = h;
 	SETOPT(h, CURLOPT_WRITEFUNCTION, write_body);
 	SETOPT(h, CURLOPT_WRITEDATA, b);
+	/* One connection kept per thread: a create's own connection (below)
+	 * closes the one before instead of piling up (curl keeps 5). */
+	SETOPT(h, CURLOPT_MAXCONNECTS, 1L);
 	if (fresh) {
 		SETOPT(h, CURLOPT_FRESH_CONNECT, 1L);
 		SETOPT(h, CURLOPT_FORBID_REUSE, 1L);
@@ -179,8 +182,11 @@ static int perform(struct kube_client *c, const struct kube_request *req, const 
 	if (curl_easy_getinfo(h, CURLINFO_NUM_CONNECTS, &conns) == CURLE_OK && conns > 0)
 		atomic_fetch_add(&c->n_connects, (unsigned long)conns);
 	if (*cc == CURLE_OK) {
+		long v = 0;
 		if (curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, code) != CURLE_OK)
 			*code = 0;
+		if (curl_easy_getinfo(h, CURLINFO_HTTP_VERSION, &v) == CURLE_OK && v)
+			atomic_store(&c->h2, v == CURL_HTTP_VERSION_2_0);
 		*retry_after_ms = retry_after(h, c->opts.retry_after_max_ms);
 	} else {
 		kube_error_set_curl(err, *cc, errbuf);

@@ -2,8 +2,10 @@
 /*
  * Watch: a streaming GET (?watch=1) decoded line by line as chunks arrive,
  * resumed from the last resourceVersion after a dropped connection, a
- * server-side timeout or an idle period. Runs on a curl multi handle so
- * kube_watch_stop() can wake it at once with curl_multi_wakeup().
+ * server-side timeout or an idle period. The transfer runs on the client's
+ * hub (hub.c), shared by all watches (one HTTP/2 connection); the bytes are
+ * decoded and the callback run on the thread that called kube_watch_run,
+ * which kube_watch_stop() wakes at once.
  */
 #include "kube/internal.h"
 #include "log.h"
@@ -25,8 +27,8 @@ struct kube_watch {
 	kube_watch_cb cb;
 	void *arg;
 
-	CURLM *multi;
 	CURL *easy;
+	struct kube_xfer x; /* easy's transfers on the hub */
 	char errbuf[CURL_ERROR_SIZE];
 	atomic_bool stop;
 	atomic_ulong connects;
@@ -88,9 +90,8 @@ struct kube_watch *kube_watch_new(struct kube_client *c, const struct kube_resou
 	w->res.group = w->group;
 	w->res.version = w->version;
 	w->res.resource = w->resource;
-	w->multi = curl_multi_init();
 	w->easy = curl_easy_init();
-	if (!w->multi || !w->easy)
+	if (!w->easy || kube_xfer_init(&w->x, c, w->easy))
 		goto fail;
 	return w;
 fail:
@@ -102,8 +103,8 @@ void kube_watch_free(struct kube_watch *w)
 {
 	if (!w)
 		return;
+	kube_xfer_release(&w->x);
 	curl_easy_cleanup(w->easy);
-	curl_multi_cleanup(w->multi);
 	kube_line_decoder_release(&w->dec);
 	pthread_mutex_destroy(&w->lock);
 	free(w->group);
@@ -121,7 +122,7 @@ void kube_watch_free(struct kube_watch *w)
 void kube_watch_stop(struct kube_watch *w)
 {
 	atomic_store(&w->stop, true);
-	(void)curl_multi_wakeup(w->multi);
+	kube_xfer_kick(&w->x);
 	kube_clock_wake();
 }
 
@@ -186,31 +187,27 @@ static int on_line(char *line, size_t len, void *arg)
 	return atomic_load(&w->stop) ? 1 : 0;
 }
 
-static size_t on_data(char *p, size_t size, size_t nmemb, void *arg)
+/* Bytes of the answer (status code w->code). Non-zero aborts the transfer. */
+static int on_data(struct kube_watch *w, const char *p, size_t n)
 {
-	struct kube_watch *w = arg;
-	size_t n = size * nmemb;
-
-	if (!w->code && curl_easy_getinfo(w->easy, CURLINFO_RESPONSE_CODE, &w->code) != CURLE_OK)
-		w->code = 0;
 	if (w->code != 200) {
 		/* An error answer: keep (the start of) the Status body. */
 		size_t take = w->errlen + n > ERRBODY_MAX ? ERRBODY_MAX - w->errlen : n;
 		if (take) {
 			char *nb = realloc(w->errbody, w->errlen + take + 1);
 			if (!nb)
-				return 0;
+				return 1;
 			memcpy(nb + w->errlen, p, take);
 			w->errbody = nb;
 			w->errlen += take;
 			nb[w->errlen] = '\0';
 		}
-		return n;
+		return 0;
 	}
 	int r = kube_line_decoder_feed(&w->dec, p, n, on_line, w);
 	if (r < 0)
 		w->line_err = r;
-	return r ? 0 : n;
+	return r;
 }
 
 #define SETOPT(h, opt, val)                                          \
@@ -230,7 +227,7 @@ static void wait_ms(struct kube_watch *w, long ms)
 		int64_t left = end - kube_now_ms();
 		if (left <= 0)
 			break;
-		(void)curl_multi_poll(w->multi, NULL, 0, (int)(left > 1000 ? 1000 : left), NULL);
+		kube_xfer_sleep(&w->x, &w->stop, left > 1000 ? 1000 : (long)left);
 	}
 }
 
@@ -257,30 +254,39 @@ static void reset_connection(struct kube_watch *w)
  */
 static CURLcode stream(struct kube_watch *w, bool *idle)
 {
+	bool aborted = false;
 	for (;;) {
-		int running = 0;
-		CURLMcode mc = curl_multi_perform(w->multi, &running);
-		if (mc != CURLM_OK)
-			return CURLE_RECV_ERROR;
-		int left;
-		CURLMsg *m = curl_multi_info_read(w->multi, &left);
-		if (m && m->msg == CURLMSG_DONE)
-			return m->data.result;
-		if (!running || atomic_load(&w->stop))
-			return CURLE_OK;
-		if (w->idle_ms > 0 && kube_now_ms() - w->last_event_ms >= w->idle_ms) {
-			*idle = true;
-			return CURLE_OK;
-		}
 		/* at most until the idle deadline (on the real clock: an installed
-		 * one moves on its own, a second of polling at most notices it) */
-		int64_t poll_ms = 1000;
+		 * one moves on its own, a second of waiting at most notices it) */
+		int64_t wait = 1000;
 		if (w->idle_ms > 0 && !kube_clock_get()) {
 			int64_t to_idle = w->last_event_ms + w->idle_ms - kube_now_ms();
-			poll_ms = to_idle < 1 ? 1 : (to_idle < 1000 ? to_idle : 1000);
+			wait = to_idle < 1 ? 1 : (to_idle < 1000 ? to_idle : 1000);
 		}
-		(void)curl_multi_poll(w->multi, NULL, 0, (int)poll_ms, NULL);
+		char *data;
+		size_t len;
+		long code;
+		int ended = kube_xfer_wait(&w->x, &w->stop, (long)wait, &data, &len, &code);
+		if (len) {
+			w->code = code;
+			if (on_data(w, data, len)) {
+				aborted = true;
+				break;
+			}
+		}
+		if (ended || atomic_load(&w->stop))
+			break;
+		if (w->idle_ms > 0 && kube_now_ms() - w->last_event_ms >= w->idle_ms) {
+			*idle = true;
+			break;
+		}
 	}
+	long code = 0;
+	CURLcode cc = kube_xfer_end(&w->x, &code);
+	if (!w->code)
+		w->code = code;
+	/* stopped here: as when a write callback refuses the bytes */
+	return aborted && cc == CURLE_OK ? CURLE_WRITE_ERROR : cc;
 }
 
 /*
@@ -342,7 +348,7 @@ static enum outcome connect_once(struct kube_watch *w, bool force_token, int *re
 	char *url = NULL, *token = NULL, tos[32];
 	struct curl_slist *headers = NULL;
 	char rv[256];
-	bool added = false, idle = false;
+	bool idle = false;
 	enum outcome o = OUT_FAIL;
 
 	kube_watch_resource_version(w, rv, sizeof(rv));
@@ -371,23 +377,18 @@ static enum outcome connect_once(struct kube_watch *w, bool force_token, int *re
 		goto setopt_fail;
 	SETOPT(w->easy, CURLOPT_URL, url);
 	SETOPT(w->easy, CURLOPT_HTTPGET, 1L);
-	SETOPT(w->easy, CURLOPT_WRITEFUNCTION, on_data);
-	SETOPT(w->easy, CURLOPT_WRITEDATA, w);
 	/* No CURLOPT_TIMEOUT: a watch lasts; idleness is checked below. */
 
 	reset_connection(w);
 	int64_t started = w->last_event_ms;
-	if (curl_multi_add_handle(w->multi, w->easy) != CURLM_OK)
+	if (kube_xfer_start(&w->x))
 		goto setopt_fail;
-	added = true;
 	atomic_fetch_add(&w->connects, 1);
 	atomic_fetch_add(&w->c->n_requests, 1);
 	atomic_fetch_add(&w->c->n_verb[KUBE_VERB_WATCH], 1);
 	sb_debug("Started watch", "url=%s", url);
 
 	CURLcode cc = stream(w, &idle);
-	if (!w->code && curl_easy_getinfo(w->easy, CURLINFO_RESPONSE_CODE, &w->code) != CURLE_OK)
-		w->code = 0;
 	o = connection_outcome(w, rv, cc, idle, started, ret, err);
 	goto out;
 
@@ -395,8 +396,6 @@ setopt_fail:
 	*ret = kube_errorf(err, -ENOMEM, "watch %s: cannot set up the request", w->resource);
 	o = OUT_FAIL;
 out:
-	if (added)
-		(void)curl_multi_remove_handle(w->multi, w->easy);
 	curl_slist_free_all(headers);
 	kube_free_secret(token);
 	free(url);

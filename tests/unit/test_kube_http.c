@@ -76,9 +76,25 @@ static enum MHD_Result reply_stream(struct MHD_Connection *c, MHD_ContentReaderC
 struct stream {
 	int conn;  /* which connection this is (1-based) */
 	int piece; /* next piece */
-	int mode;  /* 0: drop-then-resume script, 1: ERROR 410 event */
+	int mode;  /* 0: drop-then-resume script, 1: ERROR 410 event, 2: ticks */
 	long start_rv;
 };
+
+/* Mode 2 (from rv >= 1000): an event every 20 ms, rv counting up from the
+ * one asked for, until the client goes away or the test ends (at most 20 s). */
+static ssize_t tick_read(struct stream *s, char *buf, size_t max)
+{
+	if (s->piece >= 1000 || atomic_load(&quitting))
+		return MHD_CONTENT_READER_END_OF_STREAM;
+	if (s->piece)
+		usleep(20000);
+	s->piece++;
+	int n = snprintf(buf, max,
+			 "{\"type\":\"ADDED\",\"object\":{\"kind\":\"ConfigMap\",\"metadata\":"
+			 "{\"name\":\"tick\",\"namespace\":\"t\",\"resourceVersion\":\"%ld\"}}}\n",
+			 s->start_rv + s->piece);
+	return n > 0 && (size_t)n < max ? (ssize_t)n : MHD_CONTENT_READER_END_WITH_ERROR;
+}
 
 #define EV(rv)                                                                           \
 	"{\"type\":\"ADDED\",\"object\":{\"kind\":\"ConfigMap\",\"metadata\":{\"name\":" \
@@ -101,6 +117,8 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
 	struct stream *s = cls;
 	(void)pos;
+	if (s->mode == 2)
+		return tick_read(s, buf, max);
 	const char *const *script = s->mode == 1 ? NULL : s->start_rv < 13 ? conn1 : conn2;
 	if (s->mode == 1) {
 		if (s->piece++ == 0) {
@@ -143,6 +161,8 @@ static enum MHD_Result watch(struct MHD_Connection *c)
 	s->conn = atomic_fetch_add(&watch_conns, 1) + 1;
 	s->mode = rv && strcmp(rv, "gone-event") == 0 ? 1 : 0;
 	s->start_rv = rv ? strtol(rv, NULL, 10) : 0;
+	if (s->start_rv >= 1000)
+		s->mode = 2;
 	return reply_stream(c, stream_read, s, "application/json");
 }
 
@@ -941,6 +961,121 @@ static int test_watch_idle_restart(void)
 	return T_PASS;
 }
 
+/* One of several watches run at once, on its own thread. */
+struct multi_watch {
+	struct kube_watch *w;
+	atomic_int events;
+	int end_after; /* the callback returns 7 at this event (0: never) */
+	pthread_t t;
+	bool started;
+	atomic_int ret;
+	atomic_bool ended;
+};
+
+static int on_tick(enum kube_event_type t, json_t *obj, void *arg)
+{
+	struct multi_watch *m = arg;
+	(void)t;
+	(void)obj;
+	int n = atomic_fetch_add(&m->events, 1) + 1;
+	return m->end_after && n >= m->end_after ? 7 : 0;
+}
+
+static void *multi_run(void *arg)
+{
+	struct multi_watch *m = arg;
+	atomic_store(&m->ret, kube_watch_run(m->w, NULL));
+	atomic_store(&m->ended, true);
+	return NULL;
+}
+
+/* Waits (real time, at most 10 s) until m has seen n events; true if so. */
+static bool events_reach(struct multi_watch *m, int n)
+{
+	for (int i = 0; i < 1000 && atomic_load(&m->events) < n; i++)
+		usleep(10000);
+	return atomic_load(&m->events) >= n;
+}
+
+static bool ends(struct multi_watch *m)
+{
+	for (int i = 0; i < 1000 && !atomic_load(&m->ended); i++)
+		usleep(10000);
+	return atomic_load(&m->ended);
+}
+
+/*
+ * Three watches at once on one client (one hub, one multi handle): C's
+ * callback ends C, then A is stopped from this thread; each time the
+ * others go on receiving on their first connection, and each run returns
+ * its own outcome.
+ */
+static int test_watch_several_at_once(void)
+{
+	struct kube_client *c = client(NULL);
+	struct multi_watch m[3] = {{.end_after = 0}, {.end_after = 0}, {.end_after = 3}};
+	const char *rvs[3] = {"1000", "2000", "3000"};
+	CHECK(c);
+	for (int i = 0; i < 3; i++) {
+		struct kube_watch_opts wo = {.resource_version = rvs[i]};
+		m[i].w = kube_watch_new(c, &kube_res_configmaps, "t", &wo, on_tick, &m[i]);
+		CHECK(m[i].w);
+	}
+	for (int i = 0; i < 3; i++)
+		m[i].started = pthread_create(&m[i].t, NULL, multi_run, &m[i]) == 0;
+	bool c_ended = ends(&m[2]);
+	int a0 = atomic_load(&m[0].events), b0 = atomic_load(&m[1].events);
+	bool a_on = events_reach(&m[0], a0 + 3), b_on = events_reach(&m[1], b0 + 3);
+	kube_watch_stop(m[0].w);
+	bool a_ended = ends(&m[0]);
+	int b1 = atomic_load(&m[1].events);
+	bool b_still = events_reach(&m[1], b1 + 3) && !atomic_load(&m[1].ended);
+	kube_watch_stop(m[1].w);
+	bool b_ended = ends(&m[1]);
+	for (int i = 0; i < 3; i++)
+		if (m[i].started)
+			pthread_join(m[i].t, NULL);
+	CHECK(m[0].started && m[1].started && m[2].started);
+	CHECK(c_ended);
+	CHECK_INT(atomic_load(&m[2].ret), 7); /* the callback's value */
+	CHECK_INT(atomic_load(&m[2].events), 3);
+	CHECK(a_on);
+	CHECK(b_on);
+	CHECK(a_ended);
+	CHECK_INT(atomic_load(&m[0].ret), 0); /* stopped */
+	CHECK(b_still);
+	CHECK(b_ended);
+	CHECK_INT(atomic_load(&m[1].ret), 0);
+	for (int i = 0; i < 3; i++) {
+		CHECK_INT(kube_watch_connects(m[i].w), 1); /* nobody else's end restarted it */
+		kube_watch_free(m[i].w);
+	}
+	kube_client_free(c);
+	return T_PASS;
+}
+
+/* A watch run again after it was stopped, and a client freed while its
+ * hub holds idle connections: nothing is left behind (valgrind, ASan). */
+static int test_watch_rerun(void)
+{
+	struct kube_client *c = client(NULL);
+	struct multi_watch m = {.end_after = 2};
+	struct kube_watch_opts wo = {.resource_version = "5000"};
+	CHECK(c);
+	m.w = kube_watch_new(c, &kube_res_configmaps, "t", &wo, on_tick, &m);
+	CHECK(m.w);
+	CHECK_INT(kube_watch_run(m.w, NULL), 7);
+	m.end_after = 4;
+	CHECK_INT(kube_watch_run(m.w, NULL), 7);
+	CHECK_INT(atomic_load(&m.events), 4);
+	CHECK_INT(kube_watch_connects(m.w), 2);
+	char rv[32];
+	CHECK_STR(kube_watch_resource_version(m.w, rv, sizeof(rv)), "5004"); /* resumed at 5002 */
+	kube_watch_free(m.w);
+	kube_client_free(c);
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
 	{"kube-http/retry-500-then-ok", test_retry_500_then_ok},
 	{"kube-http/retry-after-429", test_retry_after_429},
@@ -953,6 +1088,8 @@ static const struct test_case cases[] = {
 	{"kube-http/watch-gone", test_watch_gone},
 	{"kube-http/watch-stop-from-thread", test_watch_idle_restart_and_stop},
 	{"kube-http/watch-idle-restart", test_watch_idle_restart},
+	{"kube-http/watch-several-at-once", test_watch_several_at_once},
+	{"kube-http/watch-rerun", test_watch_rerun},
 	{"kube-http/stream-pod-log", test_stream_pod_log},
 	{"kube-http/exec-credential-plugin", test_exec_credential_plugin},
 };
