@@ -227,10 +227,11 @@ static void log_started(const struct args *a)
 	sb_info("Started controller",
 		"version=%s namespaces=%zu leader_elect=%d runner_image=%s runner_pod_security=%s "
 		"runner_host_network=%d runner_allowed_images=%zu "
-		"runner_allowed_service_accounts=%zu",
+		"runner_allowed_service_accounts=%zu malloc_tcache=%s",
 		SB_VERSION, a->copts.nnamespaces, a->leader_elect,
 		a->runner_image ? a->runner_image : "", br_pss_level_name(a->policy.pod_security),
-		a->policy.allow_host_network, a->policy.nimages, a->policy.nservice_accounts);
+		a->policy.allow_host_network, a->policy.nimages, a->policy.nservice_accounts,
+		br_memory_tcache_off(br_memory_tunables_env()) ? "off" : "on");
 }
 
 /*
@@ -281,6 +282,7 @@ int main(int argc, char **argv)
 	sigset_t sigs;
 	int status = 0, sig = 0;
 
+	br_memory_reexec(BR_SELF_EXE, argv); /* returns only when already done (or it failed) */
 	memset(&c, 0, sizeof(c));
 	br_memory_init();
 	if (parse_args(argc, argv, &a))

@@ -5,6 +5,7 @@
 #include "controller/manifests.h"
 #include "controller/resultcache.h"
 #include "labels.h"
+#include "log.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -152,6 +153,53 @@ int br_cache_transform(json_t **obj, void *arg)
 /* ------------------------------------------------------------- trimming */
 
 static atomic_ulong deletions, trimmed_at, trims, work, worked_at;
+
+/* glibc's tunable of each thread's cache of freed blocks (memory.h) */
+#define TCACHE_TUNABLE "glibc.malloc.tcache_count"
+#define TUNABLES_ENV   "GLIBC_TUNABLES"
+
+int br_memory_tunables(const char *cur, char *out, size_t size)
+{
+	if (cur && strstr(cur, TCACHE_TUNABLE "="))
+		return 0; /* set by whoever started us (or by our own exec) */
+	bool more = cur && *cur;
+	int n = snprintf(out, size, "%s%s" TCACHE_TUNABLE "=0", more ? cur : "", more ? ":" : "");
+	return n > 0 && (size_t)n < size ? 1 : -ENAMETOOLONG;
+}
+
+void br_memory_reexec(const char *path, char **argv)
+{
+	char val[1024];
+	const char *cur = getenv(TUNABLES_ENV);
+	char *was = cur ? strdup(cur) : NULL;
+	if ((cur && !was) || br_memory_tunables(cur, val, sizeof(val)) != 1 ||
+	    setenv(TUNABLES_ENV, val, 1)) {
+		free(was);
+		return;
+	}
+	execv(path, argv);
+	/* no /proc (or no exec): on with the thread caches, as before */
+	int e = errno;
+	if (was ? setenv(TUNABLES_ENV, was, 1) : unsetenv(TUNABLES_ENV))
+		e = errno;
+	free(was);
+	sb_warn("Could not restart with the threads' malloc caches off", "errno=%d", e);
+}
+
+bool br_memory_tcache_off(const char *tunables)
+{
+	const char *t = tunables ? strstr(tunables, TCACHE_TUNABLE "=") : NULL;
+	if (!t)
+		return false;
+	char *end = NULL;
+	unsigned long n = strtoul(t + strlen(TCACHE_TUNABLE "="), &end, 10);
+	return n == 0 && end != t + strlen(TCACHE_TUNABLE "=") && (*end == '\0' || *end == ':');
+}
+
+const char *br_memory_tunables_env(void)
+{
+	return getenv(TUNABLES_ENV);
+}
 
 void br_memory_init(void)
 {

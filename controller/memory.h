@@ -69,6 +69,32 @@ extern const char br_run_dict[];
  * not only that of deletions). Returns whether it trimmed.
  */
 #define BR_TRIM_WORK 64
+
+/*
+ * Each thread's cache of freed blocks (glibc's tcache: up to 7 freed blocks
+ * of each size to 1 KiB, per thread) is off in the controller: those blocks
+ * count as in use, so malloc_trim cannot give back the pages they sit on,
+ * and with ten threads they kept ~2 MiB of pages resident after 1,000 runs
+ * were deleted (docs/benchmarks.md, "Fifth round"). Only the environment
+ * can set it (GLIBC_TUNABLES, read when the program starts), so
+ * br_memory_reexec, the first thing main does, execs the controller again
+ * (path BR_SELF_EXE, argv its own: the same pid and arguments) with
+ * glibc.malloc.tcache_count=0 added to GLIBC_TUNABLES, unless that already
+ * sets a tcache_count (then it is left as given: GLIBC_TUNABLES=
+ * glibc.malloc.tcache_count=7 gives glibc's default back). If the exec
+ * fails it warns and runs on as it is.
+ *
+ * br_memory_tunables: the GLIBC_TUNABLES value to exec with given the
+ * current one (cur, may be NULL): 1 and out set, 0 when cur already sets
+ * a tcache_count, -ENAMETOOLONG when out (size bytes) is too small.
+ * br_memory_tcache_off: whether tunables (may be NULL) turns the cache off.
+ * br_memory_tunables_env: the process's GLIBC_TUNABLES (NULL: unset).
+ */
+#define BR_SELF_EXE "/proc/self/exe"
+void br_memory_reexec(const char *path, char **argv);
+int br_memory_tunables(const char *cur, char *out, size_t size);
+bool br_memory_tcache_off(const char *tunables);
+const char *br_memory_tunables_env(void);
 void br_memory_init(void);
 void br_memory_deleted(void);
 void br_memory_worked(void);

@@ -16,6 +16,9 @@
 #include "sign.h"
 
 #include <errno.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define OWNED \
 	"\"labels\":{\"" SB_LABEL_MANAGED_BY "\":\"" SB_MANAGER "\",\"" SB_LABEL_RUN "\":\"r\"}"
@@ -339,6 +342,80 @@ static int test_run_dict(void)
 	return T_PASS;
 }
 
+/* The GLIBC_TUNABLES the controller re-executes with: the threads' caches
+ * off, other tunables kept, a tcache_count already given left alone. */
+static int test_tunables(void)
+{
+	char out[128];
+	CHECK_INT(br_memory_tunables(NULL, out, sizeof(out)), 1);
+	CHECK_STR(out, "glibc.malloc.tcache_count=0");
+	CHECK_INT(br_memory_tunables("", out, sizeof(out)), 1);
+	CHECK_STR(out, "glibc.malloc.tcache_count=0");
+	CHECK_INT(br_memory_tunables("glibc.malloc.arena_max=1", out, sizeof(out)), 1);
+	CHECK_STR(out, "glibc.malloc.arena_max=1:glibc.malloc.tcache_count=0");
+	CHECK_INT(br_memory_tunables("glibc.malloc.tcache_count=7", out, sizeof(out)), 0);
+	CHECK_INT(br_memory_tunables("glibc.malloc.arena_max=1", out, 10), -ENAMETOOLONG);
+	CHECK(br_memory_tcache_off("glibc.malloc.tcache_count=0"));
+	CHECK(br_memory_tcache_off("glibc.malloc.arena_max=1:glibc.malloc.tcache_count=0"));
+	CHECK(br_memory_tcache_off("glibc.malloc.tcache_count=0:glibc.malloc.arena_max=1"));
+	CHECK(!br_memory_tcache_off(NULL));
+	CHECK(!br_memory_tcache_off("glibc.malloc.tcache_count=7"));
+	CHECK(!br_memory_tcache_off("glibc.malloc.tcache_count=01x"));
+	CHECK(!br_memory_tcache_off("glibc.malloc.tcache_count="));
+	CHECK(!br_memory_tcache_off("glibc.malloc.arena_max=1"));
+	return T_PASS;
+}
+
+/* In a child: GLIBC_TUNABLES set to tunables (NULL: unset), then
+ * br_memory_reexec of a shell that writes the GLIBC_TUNABLES it was given
+ * to file. Returns the child's exit status (3: reexec returned). */
+static int reexec_child(const char *tunables, const char *file)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (tunables ? setenv("GLIBC_TUNABLES", tunables, 1) : unsetenv("GLIBC_TUNABLES"))
+			_exit(4);
+		char cmd[256];
+		snprintf(cmd, sizeof(cmd), "printf %%s \"$GLIBC_TUNABLES\" > %s", file);
+		char *argv[] = {"sh", "-c", cmd, NULL};
+		br_memory_reexec("/bin/sh", argv);
+		_exit(3); /* not exec'd: tunables already set */
+	}
+	int st = 0;
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+/* The controller execs itself once with the threads' caches off: the new
+ * image gets the tunable added to what it was given; given a tcache_count
+ * already, it does not exec (no loop, the user's value stands). */
+static int test_reexec(void)
+{
+	char file[] = "/tmp/sb-test-tunables-XXXXXX";
+	int fd = mkstemp(file);
+	CHECK(fd >= 0);
+	close(fd);
+	int r1 = reexec_child("glibc.malloc.arena_max=2", file);
+	char *got = t_slurp(file);
+	int r2 = reexec_child(NULL, file);
+	char *got2 = t_slurp(file);
+	int r3 = reexec_child("glibc.malloc.tcache_count=7", file);
+	unlink(file);
+	bool ok1 = got && !strcmp(got, "glibc.malloc.arena_max=2:glibc.malloc.tcache_count=0");
+	bool ok2 = got2 && !strcmp(got2, "glibc.malloc.tcache_count=0");
+	free(got);
+	free(got2);
+	CHECK_INT(r1, 0);
+	CHECK(ok1);
+	CHECK_INT(r2, 0);
+	CHECK(ok2);
+	CHECK_INT(r3, 3);
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
 	{"controller-cache/pod_compacted", test_pod_compacted},
 	{"controller-cache/foreign_refused", test_foreign_refused},
@@ -350,6 +427,8 @@ static const struct test_case cases[] = {
 	{"controller-cache/trim_after_work", test_trim_after_work},
 	{"controller-cache/run_dict", test_run_dict},
 	{"controller-cache/report_slimmed", test_report_slimmed},
+	{"controller-cache/tunables", test_tunables},
+	{"controller-cache/reexec", test_reexec},
 };
 
 TEST_MAIN(cases)
