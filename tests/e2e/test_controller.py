@@ -133,12 +133,21 @@ volumeBindingMode: Immediate
         sb.kubectl("delete", "storageclass", "e2e-nobind", check=False)
 
 
+# The two tests that stop a runner pod after its first result need it still
+# running when the delete lands: 3 iterations left of two workloads of this
+# length each (30 s), so slow kubectl calls on a loaded machine cannot let
+# the pod finish first and leave nothing for a second attempt (at 2 s, 12 s
+# left, it finished first twice at load 30).
+RESUME_RUNTIME = "5s"
+
+
 def _first_result(ns, name):
     sb.wait_for(lambda: results(ns, name), timeout=120, interval=0.5, what="a first result")
 
 
 def test_runner_pod_killed_mid_run_resumes(ns, controller):
-    sb.apply(small("killed", classes=("fast",), iterations=4, runtime="2s"), namespace=ns)
+    sb.apply(small("killed", classes=("fast",), iterations=4, runtime=RESUME_RUNTIME),
+             namespace=ns)
     _first_result(ns, "killed")
     sb.kubectl("-n", ns, "delete", "pod", "killed-fast-1", "--grace-period=0", "--force",
                check=False)
@@ -160,7 +169,8 @@ def test_runner_pod_deleted_gracefully_stops_at_once(ns, controller):
     of the interrupted iteration and exits, so the pod is gone long before a
     10-minute grace period ends (a runner that ignored SIGTERM would hold it
     that long); the next attempt runs what is left, nothing lost or twice."""
-    sb.apply(small("graceful", classes=("fast",), iterations=4, runtime="2s"), namespace=ns)
+    sb.apply(small("graceful", classes=("fast",), iterations=4, runtime=RESUME_RUNTIME),
+             namespace=ns)
     _first_result(ns, "graceful")
     t0 = time.monotonic()
     sb.kubectl("-n", ns, "delete", "pod", "graceful-fast-1", "--grace-period=600",
