@@ -198,14 +198,27 @@ static void observe_pvc(const struct obs_ctx *x, struct br_obs *o, struct br_cla
 	json_decref(pvc);
 }
 
+/* Whether the pod's deletion was confirmed: deletionGracePeriodSeconds 0 is
+ * what the kubelet's final delete writes once the containers have stopped
+ * and the volumes are released (the object goes right after). */
+static bool stop_confirmed(const json_t *pod)
+{
+	const json_t *g =
+		json_object_get(json_object_get(pod, "metadata"), "deletionGracePeriodSeconds");
+	return json_is_integer(g) && json_integer_value(g) == 0;
+}
+
 /*
- * A runner pod still cached BR_POD_GONE_SLACK_S after its deletion was due is
- * read once from the API server before the plan calls its node lost: the
- * cache can be behind (a watch's DELETE delivered late), and a pod the server
- * no longer has is gone, not stuck on a lost node. Gone: it leaves the
- * observation (the plan then runs the rest in a new pod). Still there: the
- * observation stands. Unknown (the GET failed): delete_by 0, so the plan waits
- * and asks again on its next pass instead of failing the class on a guess.
+ * Runner pods that are gone though the cache still has them leave the
+ * observation (the plan then runs the rest in a new pod, as for a pod the
+ * cache no longer has), so the plan never calls a node lost that answered:
+ * - a pod whose deletion its kubelet confirmed (stop_confirmed): seen under
+ *   load, the object stayed a minute after the kubelet's final delete;
+ * - a pod still cached BR_POD_GONE_SLACK_S after its deletion was due is
+ *   read once from the API server: the cache can be behind (a watch's DELETE
+ *   delivered late); gone there, it is gone. Still there: the observation
+ *   stands. Unknown (the GET failed): delete_by 0, so the plan waits and asks
+ *   again on its next pass instead of failing the class on a guess.
  */
 static void confirm_overdue(const struct obs_ctx *x, struct observed *ob, size_t i)
 {
@@ -213,16 +226,18 @@ static void confirm_overdue(const struct obs_ctx *x, struct observed *ob, size_t
 	struct br_class_obs *co = &o->classes[i];
 	for (size_t k = 0; k < co->npods;) {
 		struct br_pod_obs *po = &co->pods[k];
-		if (!po->deleting || !po->delete_by ||
-		    o->now < po->delete_by + BR_POD_GONE_SLACK_S) {
+		bool confirmed = po->deleting && stop_confirmed(ob->pods[i][k]);
+		if (!confirmed && (!po->deleting || !po->delete_by ||
+				   o->now < po->delete_by + BR_POD_GONE_SLACK_S)) {
 			k++;
 			continue;
 		}
 		struct kube_error err = KUBE_ERROR_INIT;
 		json_t *live = NULL;
 		char eb[512];
-		int ret =
-			x->c->ops.get(x->c->ops.arg, &kube_res_pods, x->ns, po->name, &live, &err);
+		int ret = confirmed ? -ENOENT
+				    : x->c->ops.get(x->c->ops.arg, &kube_res_pods, x->ns, po->name,
+						    &live, &err);
 		bool gone = ret == -ENOENT || (ret == 0 && !owned_by(live, x->uid));
 		json_decref(live);
 		if (ret && !gone) {
@@ -235,8 +250,10 @@ static void confirm_overdue(const struct obs_ctx *x, struct observed *ob, size_t
 			k++;
 			continue;
 		}
-		sb_info("Runner pod gone from the API server but still cached",
-			"pod=%s/%s overdue_s=%ld", x->ns, po->name, (long)(o->now - po->delete_by));
+		if (!confirmed)
+			sb_info("Runner pod gone from the API server but still cached",
+				"pod=%s/%s overdue_s=%ld", x->ns, po->name,
+				(long)(o->now - po->delete_by));
 		co->npods--;
 		memmove(&co->pods[k], &co->pods[k + 1], (co->npods - k) * sizeof(co->pods[0]));
 		memmove(&ob->pods[i][k], &ob->pods[i][k + 1],

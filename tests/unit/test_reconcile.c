@@ -633,6 +633,37 @@ static int overdue_case(int server_has_it, int get_fault)
 	return T_PASS;
 }
 
+/* A pod whose kubelet confirmed the deletion (deletionGracePeriodSeconds 0:
+ * its containers stopped) is gone for the plan though the object is still
+ * there: a new attempt at once, no read, no RunnerLost failure. */
+static int test_confirmed_deletion_is_gone(void)
+{
+	char pod[64], pod2[64];
+	CHECK_INT(sb_name_pod(pod, sizeof(pod), RUN, "fast", 1), 0);
+	CHECK_INT(sb_name_pod(pod2, sizeof(pod2), RUN, "fast", 2), 0);
+	CHECK_INT(setup("{\"storageClasses\":[\"fast\"],\"iterations\":2}"), 0);
+	CHECK_INT(to_running("fast"), 0);
+	set_phase("pods", pod, "Running");
+	br_inflight_drop(&E.c, NS, pod);
+	set_deleting(pod, E.fo.now - 5);
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "pods", pod2), 0); /* grace period running: wait */
+	json_t *stores[2] = {E.fo.server, E.fo.cache};
+	for (int i = 0; i < 2; i++)
+		json_object_set_new(
+			json_object_get(json_array_get(fo_arr(stores[i], "pods"),
+						       (size_t)fo_find(stores[i], "pods", NS, pod)),
+					"metadata"),
+			"deletionGracePeriodSeconds", json_integer(0));
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "get", "pods", pod), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "pods", pod2), 1);
+	CHECK_INT(class_int("fast", "attempts"), 2);
+	CHECK_STR(json_string_value(json_object_get(status(), "phase")), "Running");
+	teardown();
+	return T_PASS;
+}
+
 static int test_overdue_pod_read_before_lost(void)
 {
 	CHECK_INT(overdue_case(1, 0), T_PASS);
@@ -1036,6 +1067,7 @@ static const struct test_case cases[] = {
 	{"reconcile/failed_create_not_an_attempt", test_failed_create_not_an_attempt},
 	{"reconcile/pod_in_flight_or_lost", test_pod_in_flight_or_lost},
 	{"reconcile/overdue_pod_read_before_lost", test_overdue_pod_read_before_lost},
+	{"reconcile/confirmed_deletion_is_gone", test_confirmed_deletion_is_gone},
 	{"reconcile/distributed_run_to_succeeded", test_distributed_run_to_succeeded},
 	{"reconcile/lifecycle_before_io", test_lifecycle_before_io},
 	{"reconcile/sweep_first_step", test_sweep_first_step},
