@@ -286,17 +286,6 @@ static void take(struct kube_xfer *x, char **data, size_t *len)
 	}
 }
 
-static void deadline(struct timespec *ts, long ms)
-{
-	clock_gettime(CLOCK_REALTIME, ts);
-	ts->tv_sec += ms / 1000;
-	ts->tv_nsec += (ms % 1000) * 1000000L;
-	if (ts->tv_nsec >= 1000000000L) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
-	}
-}
-
 int kube_xfer_wait(struct kube_xfer *x, const atomic_bool *stop, long timeout_ms, char **data,
 		   size_t *len, long *code)
 {
@@ -305,7 +294,7 @@ int kube_xfer_wait(struct kube_xfer *x, const atomic_bool *stop, long timeout_ms
 
 	*data = NULL;
 	*len = 0;
-	deadline(&ts, timeout_ms);
+	kube_deadline_in(&ts, timeout_ms);
 	pthread_mutex_lock(&h->lock);
 	int r = 0;
 	while (!x->len && !x->done && !x->kicked && !(stop && atomic_load(stop)) && r == 0)
@@ -327,7 +316,7 @@ void kube_xfer_sleep(struct kube_xfer *x, const atomic_bool *stop, long ms)
 	struct timespec ts;
 	int r = 0;
 
-	deadline(&ts, ms);
+	kube_deadline_in(&ts, ms);
 	pthread_mutex_lock(&h->lock);
 	while (!x->kicked && !atomic_load(stop) && r == 0)
 		r = pthread_cond_timedwait(&x->cond, &h->lock, &ts);

@@ -438,13 +438,7 @@ static int on_event(enum kube_event_type type, json_t *obj, void *arg)
 static void pause_ms(struct kube_informer *inf, long ms)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	kube_deadline_in(&ts, ms);
 	pthread_mutex_lock(&inf->lock);
 	while (!atomic_load(&inf->stop))
 		if (pthread_cond_timedwait(&inf->cond, &inf->lock, &ts) == ETIMEDOUT)
@@ -556,13 +550,7 @@ bool kube_informer_has_synced(struct kube_informer *inf)
 int kube_informer_wait_synced(struct kube_informer *inf, long timeout_ms)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += timeout_ms / 1000;
-	ts.tv_nsec += (timeout_ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	kube_deadline_in(&ts, timeout_ms);
 	int ret = 0;
 	pthread_mutex_lock(&inf->lock);
 	while (!inf->synced && ret == 0)

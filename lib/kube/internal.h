@@ -303,6 +303,9 @@ const char *kube_client_ns(const struct kube_client *c, const char *ns);
 
 /* Monotonic milliseconds (the installed kube_clock's, if any). */
 int64_t kube_now_ms(void);
+/* *ts set to the real-time clock ms milliseconds from now: the absolute
+ * deadline pthread_cond_timedwait takes. */
+void kube_deadline_in(struct timespec *ts, long ms);
 /* Sleeps ms milliseconds (restarts on EINTR; on the installed clock, if any). */
 void kube_sleep_ms(long ms);
 /* The installed clock, or NULL for the real one. */

@@ -258,13 +258,7 @@ static bool wait_ms(struct kube_leader *l, long ms)
 		return atomic_load(&l->stop);
 	}
 	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	kube_deadline_in(&ts, ms);
 	pthread_mutex_lock(&l->lock);
 	while (!atomic_load(&l->stop))
 		if (pthread_cond_timedwait(&l->cond, &l->lock, &ts) == ETIMEDOUT)

@@ -123,6 +123,17 @@ void kube_clock_wake(void)
 		c->wake(c->arg);
 }
 
+void kube_deadline_in(struct timespec *ts, long ms)
+{
+	clock_gettime(CLOCK_REALTIME, ts);
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += (ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
 int64_t kube_now_ms(void)
 {
 	const struct kube_clock *c = kube_clock_get();

@@ -584,6 +584,20 @@ static void set_deleting(const char *pod, time_t due)
 	}
 }
 
+/* A run of 2 iterations whose runner pod of attempt 1 (pod; pod2 the name of
+ * attempt 2's, both 64 bytes) is Running, shown by the informer, and deleted
+ * with its deletion due 5 s ago. */
+static int deleting_runner(char *pod, char *pod2)
+{
+	if (sb_name_pod(pod, 64, RUN, "fast", 1) || sb_name_pod(pod2, 64, RUN, "fast", 2) ||
+	    setup("{\"storageClasses\":[\"fast\"],\"iterations\":2}") || to_running("fast"))
+		return -1;
+	set_phase("pods", pod, "Running");
+	br_inflight_drop(&E.c, NS, pod); /* the informer has shown it */
+	set_deleting(pod, E.fo.now - 5);
+	return 0;
+}
+
 /*
  * A runner pod still cached BR_POD_GONE_SLACK_S after its deletion was due:
  * read once from the API server. Still there: its node is lost (RunnerLost,
@@ -593,13 +607,7 @@ static void set_deleting(const char *pod, time_t due)
 static int overdue_case(int server_has_it, int get_fault)
 {
 	char pod[64], pod2[64];
-	CHECK_INT(sb_name_pod(pod, sizeof(pod), RUN, "fast", 1), 0);
-	CHECK_INT(sb_name_pod(pod2, sizeof(pod2), RUN, "fast", 2), 0);
-	CHECK_INT(setup("{\"storageClasses\":[\"fast\"],\"iterations\":2}"), 0);
-	CHECK_INT(to_running("fast"), 0);
-	set_phase("pods", pod, "Running");
-	br_inflight_drop(&E.c, NS, pod); /* the informer has shown it */
-	set_deleting(pod, E.fo.now - 5);
+	CHECK_INT(deleting_runner(pod, pod2), 0);
 	/* due, within the slack: wait for it, no read */
 	CHECK_INT(pass(), 0);
 	CHECK_INT(fo_calls(&E.fo, "get", "pods", pod), 0);
@@ -639,13 +647,7 @@ static int overdue_case(int server_has_it, int get_fault)
 static int test_confirmed_deletion_is_gone(void)
 {
 	char pod[64], pod2[64];
-	CHECK_INT(sb_name_pod(pod, sizeof(pod), RUN, "fast", 1), 0);
-	CHECK_INT(sb_name_pod(pod2, sizeof(pod2), RUN, "fast", 2), 0);
-	CHECK_INT(setup("{\"storageClasses\":[\"fast\"],\"iterations\":2}"), 0);
-	CHECK_INT(to_running("fast"), 0);
-	set_phase("pods", pod, "Running");
-	br_inflight_drop(&E.c, NS, pod);
-	set_deleting(pod, E.fo.now - 5);
+	CHECK_INT(deleting_runner(pod, pod2), 0);
 	CHECK_INT(pass(), 0);
 	CHECK_INT(fo_calls(&E.fo, "create", "pods", pod2), 0); /* grace period running: wait */
 	json_t *stores[2] = {E.fo.server, E.fo.cache};
