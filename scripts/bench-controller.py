@@ -326,6 +326,23 @@ def sb_time(s):
     return time.mktime(time.strptime(s, "%Y-%m-%dT%H:%M:%SZ"))
 
 
+def smaps_summary(pid):
+    """The controller's resident KiB by mapping (/proc/<pid>/smaps): a list of
+    (kind, Rss, Anonymous) with kind the mapped file's base name or the
+    kernel's name for the mapping ([heap], [stack], anonymous), largest first."""
+    rows, cur = {}, None
+    with open(f"/proc/{pid}/smaps") as f:
+        for line in f:
+            head = line.split()
+            if re.match(r"^[0-9a-f]+-[0-9a-f]+ ", line):
+                name = head[5] if len(head) > 5 else "anonymous"
+                cur = rows.setdefault(os.path.basename(name) if name.startswith("/") else name,
+                                      [0, 0])
+            elif cur is not None and head[0] in ("Rss:", "Anonymous:"):
+                cur[0 if head[0] == "Rss:" else 1] += int(head[1])
+    return sorted(((k, v[0], v[1]) for k, v in rows.items()), key=lambda r: -r[1])
+
+
 def bench(n=1000, m=20, binary=sbrun.CONTROLLER, timeout=900, log=print, extra=()):
     """Runs the four phases; returns the figures (a dict)."""
     sbrun.install_crd()
@@ -345,6 +362,7 @@ def bench(n=1000, m=20, binary=sbrun.CONTROLLER, timeout=900, log=print, extra=(
             out["rss_idle"] = c.rss()
             out["anon_idle"] = c.anon()
             out["rss_idle_metric"] = int(m0["process_resident_memory_bytes"])
+            out["smaps_idle"] = smaps_summary(c.proc.pid)
             out["foreign_cached"] = informer(m0, ns, "configmaps")
             log(f"idle: RSS {out['rss_idle'] / 2**20:.1f} MiB, foreign ConfigMap cached: "
                 f"{out['foreign_cached']} ConfigMaps in the cache")
@@ -387,6 +405,7 @@ def bench(n=1000, m=20, binary=sbrun.CONTROLLER, timeout=900, log=print, extra=(
             out["rss_peak"] = s.stop()
             out["rss_finished"] = c.rss()
             out["anon_finished"] = c.anon()
+            out["smaps_finished"] = smaps_summary(c.proc.pid)
             it2 = int(m2["storagebench_iterations_completed_total"]
                       - m1["storagebench_iterations_completed_total"])
             out["mixed"] = {"create_s": tc - ta, "failfast_s": tf - ta,
@@ -425,6 +444,7 @@ def bench(n=1000, m=20, binary=sbrun.CONTROLLER, timeout=900, log=print, extra=(
             out["delete_s"] = t3 - td
             out["rss_deleted"] = c.rss()
             out["anon_deleted"] = c.anon()
+            out["smaps_deleted"] = smaps_summary(c.proc.pid)
             out["trims"] = int(m3.get("storagebench_malloc_trims_total", 0))
             out["api_total"] = api_counts(m3)
             out["requests_total_metric"] = sum(out["api_total"].values())
@@ -509,7 +529,13 @@ def table(r, cmd):
         f"alone): {mixed['per_failfast']} = {sum(mixed['per_failfast'].values()):.2f}",
         f"  delete: caches empty {r['delete_s']:.1f} s after kubectl delete, "
         f"{r['trims']} malloc_trim",
+        "  resident KiB by mapping, Rss (of which anonymous) idle / all finished / after delete:",
     ]
+    phases3 = [{k: (rss, anon) for k, rss, anon in r[f"smaps_{p}"]}
+               for p in ("idle", "finished", "deleted")]
+    for kind, _, _ in r["smaps_finished"][:12]:
+        cells = [f"{ph[kind][0]} ({ph[kind][1]})" if kind in ph else "-" for ph in phases3]
+        lines.append(f"    {kind}: {' / '.join(cells)}")
     return "\n".join(lines)
 
 
