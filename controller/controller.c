@@ -197,10 +197,14 @@ static struct kube_informer *informer(struct br_controller *c, const struct kube
 	o.label_selector = selector;
 	/* cache only what the reconcile reads (controller/memory.c) */
 	o.transform = br_cache_transform;
-	/* runs are many and read one at a time: kept as text (kube.h) */
-	o.compact = res == &br_res_benchmarkruns;
-	/* and deflated against a typical run's text: ~300 bytes a run, not 1.5 KB */
-	o.compact_dict = o.compact ? br_run_dict : NULL;
+	/* every object kept as deflated text (kube.h), read one at a time: runs
+	 * against a typical run's text (~300 bytes a run, not 1.5 KB) */
+	o.compact = true;
+	o.compact_dict = res == &br_res_benchmarkruns ? br_run_dict : br_obj_dict;
+	/* a run's pods, PVCs and ConfigMaps are read together by the run's
+	 * label (ops.h cache_list): the pass parses its own, not the namespace's */
+	if (res == &kube_res_pods || res == &kube_res_pvcs || res == &kube_res_configmaps)
+		o.index_label = SB_LABEL_RUN;
 	o.transform_arg =
 		(void *)&br_cache_kinds[res == &kube_res_pvcs		  ? BR_CACHE_PVCS
 					: res == &kube_res_pods		  ? BR_CACHE_PODS

@@ -47,6 +47,60 @@ const char br_run_dict[] =
 	"\"type\":\"Succeeded\"}],\"message\":\"\",\"observedGeneration\":1,\"phase\":"
 	"\"Succeeded\",\"progress\":\"\",\"startTime\":\"2026-01-01T00:00:00Z\"}}";
 
+/* The other caches' preset dictionary: what the controller's pods, PVCs,
+ * ConfigMaps and StorageClasses have in common as the API server returns
+ * them after the transform (a runner pod's spec with the server's defaults,
+ * a PVC's, a result's verdict, a report's JSON keys), the commonest last.
+ * As with br_run_dict only the ratio depends on it. */
+const char br_obj_dict[] =
+	"{\"provisioner\":\"\",\"reclaimPolicy\":\"Delete\",\"volumeBindingMode\":"
+	"\"WaitForFirstConsumer\",\"allowVolumeExpansion\":true,"
+	"\"report.json\":\"{\\\"mean\\\":,\\\"stddev\\\":,\\\"iterations\\\":,"
+	"\\\"workloads\\\":[{\\\"name\\\":\\\"\\\",\\\"read\\\":{\\\"iops\\\":"
+	"{\\\"mean\\\":0,\\\"stddev\\\":0,\\\"n\\\":\\\"bw_bytes\\\":\\\"lat_ns\\\"\","
+	"\"compare.json\":\"\",\"verdict\":{\"ok\":true,\"error\":\"\"},"
+	"\"spec\":{\"accessModes\":[\"ReadWriteOnce\"],\"resources\":{\"requests\":{"
+	"\"storage\":\"64Mi\"}},\"storageClassName\":\"\",\"volumeMode\":\"Filesystem\","
+	"\"volumeName\":\"pvc-\"},\"status\":{\"accessModes\":[\"ReadWriteOnce\"],"
+	"\"capacity\":{\"storage\":\"64Mi\"},\"phase\":\"Bound\"}}"
+	"{\"spec\":{\"automountServiceAccountToken\":false,\"containers\":[{\"args\":[\"--output\","
+	"\"json\"],\"env\":[{\"name\":\"SB_\",\"value\":\"\"},{\"name\":\"SB_\",\"valueFrom\":{"
+	"\"fieldRef\":{\"apiVersion\":\"v1\",\"fieldPath\":\"metadata.name\"}}}],\"image\":"
+	"\"localhost/storagebench:0.1.0\",\"imagePullPolicy\":\"IfNotPresent\",\"name\":\"runner\","
+	"\"resources\":{},\"securityContext\":{\"allowPrivilegeEscalation\":false,\"capabilities\":"
+	"{\"drop\":[\"ALL\"]},\"readOnlyRootFilesystem\":true,\"runAsNonRoot\":true,"
+	"\"seccompProfile\":{\"type\":\"RuntimeDefault\"}},\"terminationMessagePath\":"
+	"\"/dev/termination-log\",\"terminationMessagePolicy\":\"File\",\"volumeMounts\":[{"
+	"\"mountPath\":\"/data\",\"name\":\"data\"},{\"mountPath\":\"/spec\",\"name\":\"spec\","
+	"\"readOnly\":true}]}],\"dnsPolicy\":\"ClusterFirst\",\"enableServiceLinks\":true,"
+	"\"nodeName\":\"\",\"preemptionPolicy\":\"PreemptLowerPriority\",\"priority\":0,"
+	"\"restartPolicy\":\"Never\",\"schedulerName\":\"default-scheduler\",\"securityContext\":"
+	"{\"fsGroup\":65532,\"runAsGroup\":65532,\"runAsUser\":65532},\"serviceAccount\":\"\","
+	"\"serviceAccountName\":\"\",\"terminationGracePeriodSeconds\":30,\"tolerations\":[{"
+	"\"effect\":\"NoExecute\",\"key\":\"node.kubernetes.io/not-ready\",\"operator\":"
+	"\"Exists\",\"tolerationSeconds\":300},{\"effect\":\"NoExecute\",\"key\":"
+	"\"node.kubernetes.io/unreachable\",\"operator\":\"Exists\",\"tolerationSeconds\":300}],"
+	"\"volumes\":[{\"name\":\"data\",\"persistentVolumeClaim\":{\"claimName\":\"\"}},{"
+	"\"configMap\":{\"defaultMode\":420,\"name\":\"\"},\"name\":\"spec\"}]},\"status\":{"
+	"\"conditions\":[{\"lastProbeTime\":null,\"lastTransitionTime\":\"2026-01-01T00:00:00Z\","
+	"\"status\":\"True\",\"type\":\"PodScheduled\"},{\"type\":\"Initialized\"},{\"type\":"
+	"\"ContainersReady\"},{\"type\":\"Ready\"}],\"containerStatuses\":[{\"lastState\":{},"
+	"\"name\":\"runner\",\"ready\":false,\"restartCount\":0,\"started\":false,\"state\":{"
+	"\"terminated\":{\"containerID\":\"containerd://\",\"exitCode\":0,\"finishedAt\":"
+	"\"2026-01-01T00:00:00Z\",\"reason\":\"Completed\",\"startedAt\":\"2026-01-01T00:00:00Z\"}}"
+	"}],"
+	"\"hostIP\":\"10.254.254.\",\"phase\":\"Succeeded\",\"startTime\":\"2026-01-01T00:00:00Z\"}"
+	"}"
+	"{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"creationTimestamp\":"
+	"\"2026-01-01T00:00:00Z\",\"labels\":{\"" SB_LABEL_NAME "\":\"" SB_APP_NAME
+	"\",\"" SB_LABEL_COMPONENT "\":\"result\",\"" SB_LABEL_MANAGED_BY "\":\"" SB_MANAGER
+	"\",\"" SB_LABEL_RUN "\":\"\",\"" SB_LABEL_CLASS "\":\"\",\"" SB_LABEL_ITERATION
+	"\":\"1\",\"" SB_LABEL_ATTEMPT
+	"\":\"1\"},\"name\":\"\",\"namespace\":\"\",\"ownerReferences\":[{"
+	"\"apiVersion\":\"" SB_API_VERSION "\",\"blockOwnerDeletion\":true,\"controller\":true,"
+	"\"kind\":\"" SB_KIND "\",\"name\":\"\",\"uid\":\"\"}],\"resourceVersion\":\"\","
+	"\"uid\":\"\"}";
+
 const enum br_cache_kind br_cache_kinds[5] = {BR_CACHE_RUNS, BR_CACHE_PVCS, BR_CACHE_PODS,
 					      BR_CACHE_CMS, BR_CACHE_SCS};
 

@@ -53,6 +53,9 @@ extern const enum br_cache_kind br_cache_kinds[5]; /* arg values, indexed by kin
 
 /* The run informers' compact_dict (kube.h): a typical run's compact text. */
 extern const char br_run_dict[];
+/* The other informers' compact_dict: what pods, PVCs, ConfigMaps and
+ * StorageClasses as cached have in common. */
+extern const char br_obj_dict[];
 
 /*
  * Freed memory back to the system: glibc keeps freed heap for reuse, so

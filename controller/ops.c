@@ -89,10 +89,12 @@ static json_t *k_cache_get(void *arg, enum br_cache_kind k, const char *ns, cons
 	return inf ? kube_informer_get(inf, k == BR_CACHE_SCS ? NULL : ns, name) : NULL;
 }
 
-static json_t *k_cache_list(void *arg, enum br_cache_kind k, const char *ns)
+static json_t *k_cache_list(void *arg, enum br_cache_kind k, const char *ns, const char *run_label)
 {
 	struct kube_informer *inf = informer_for(arg, k, ns);
-	return inf ? kube_informer_list(inf) : json_array();
+	if (!inf)
+		return json_array();
+	return run_label ? kube_informer_list_by(inf, run_label) : kube_informer_list(inf);
 }
 
 static time_t k_now(void *arg)

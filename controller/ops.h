@@ -50,8 +50,12 @@ struct br_ops {
 		    const char *field_selector, json_t **out, struct kube_error *err);
 	/* the cached object (a new reference) or NULL; ns NULL for cluster-scoped */
 	json_t *(*cache_get)(void *arg, enum br_cache_kind k, const char *ns, const char *name);
-	/* a new array of the cached objects of kind k watched for ns; NULL on ENOMEM */
-	json_t *(*cache_list)(void *arg, enum br_cache_kind k, const char *ns);
+	/* a new array of the cached objects of kind k watched for ns, only those
+	 * labelled SB_LABEL_RUN=run_label unless run_label is NULL (pods, PVCs and
+	 * ConfigMaps: read from the caches' index by that label, so a pass reads
+	 * its own run's objects, not the namespace's); NULL on ENOMEM */
+	json_t *(*cache_list)(void *arg, enum br_cache_kind k, const char *ns,
+			      const char *run_label);
 	/* wall-clock seconds */
 	time_t (*now)(void *arg);
 	/*

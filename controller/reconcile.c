@@ -458,8 +458,8 @@ static int observe(struct br_controller *c, const json_t *run, const struct br_s
 	o->nclasses = s->nclasses;
 	o->cleaned_up = true;
 
-	ob->podlist = c->ops.cache_list(c->ops.arg, BR_CACHE_PODS, x.ns);
-	ob->cmlist = c->ops.cache_list(c->ops.arg, BR_CACHE_CMS, x.ns);
+	ob->podlist = c->ops.cache_list(c->ops.arg, BR_CACHE_PODS, x.ns, x.run_label);
+	ob->cmlist = c->ops.cache_list(c->ops.arg, BR_CACHE_CMS, x.ns, x.run_label);
 	if (!ob->podlist || !ob->cmlist)
 		return -ENOMEM;
 	for (size_t i = 0; i < s->nclasses; i++) {

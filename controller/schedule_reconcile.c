@@ -169,7 +169,7 @@ static int write_status(struct br_controller *c, const json_t *sched, json_t *st
 static void observe_runs(struct br_controller *c, const char *ns, const char *name, const char *uid,
 			 struct br_sched_obs *o, const json_t **newest_finished, json_t **runs_out)
 {
-	json_t *runs = c->ops.cache_list(c->ops.arg, BR_CACHE_RUNS, ns);
+	json_t *runs = c->ops.cache_list(c->ops.arg, BR_CACHE_RUNS, ns, NULL);
 	size_t i;
 	const json_t *r;
 	int64_t newest = -1;

@@ -31,10 +31,13 @@ struct kube_informer {
 	void *transform_arg;
 	kube_informer_cb cb;
 	void *arg;
+	char *ixlabel; /* index_label, or NULL: no index */
 
 	pthread_mutex_t lock;
 	pthread_cond_t cond; /* synced changes, stop requested */
 	json_t *cache;
+	json_t *ix;   /* with ixlabel: label value -> {key: null} of the cached objects */
+	json_t *ixof; /* with ixlabel: key -> its label value (a json string) */
 	bool synced, started;
 	char *rv;
 	struct kube_watch *watch;
@@ -108,7 +111,10 @@ struct kube_informer *kube_informer_new(struct kube_client *c,
 		goto nomem;
 	}
 	inf->cache = json_object();
-	if (!inf->cache || dup_opt(&inf->ns, opts->resource->namespaced ? opts->ns : NULL) ||
+	inf->ix = json_object();
+	inf->ixof = json_object();
+	if (!inf->cache || !inf->ix || !inf->ixof || dup_opt(&inf->ixlabel, opts->index_label) ||
+	    dup_opt(&inf->ns, opts->resource->namespaced ? opts->ns : NULL) ||
 	    dup_opt(&inf->label, opts->label_selector) ||
 	    dup_opt(&inf->field, opts->field_selector)) {
 		kube_informer_free(inf);
@@ -262,6 +268,89 @@ static json_t *loaded(const struct kube_informer *inf, json_t *v)
 	return obj;
 }
 
+/* ------------------------------------------------------------ the index */
+
+/* obj's value of the index label (borrowed), or NULL. */
+static const char *ix_value(const struct kube_informer *inf, const json_t *obj)
+{
+	const json_t *labels = json_object_get(json_object_get(obj, "metadata"), "labels");
+	return inf->ixlabel ? json_string_value(json_object_get(labels, inf->ixlabel)) : NULL;
+}
+
+/* Takes key out of the index (ix, ixof). Caller holds the lock or owns both. */
+static void ix_del(json_t *ix, json_t *ixof, const char *key)
+{
+	const char *v = json_string_value(json_object_get(ixof, key));
+	json_t *set = v ? json_object_get(ix, v) : NULL;
+	if (set) {
+		json_object_del(set, key);
+		if (json_object_size(set) == 0)
+			json_object_del(ix, v);
+	}
+	json_object_del(ixof, key);
+}
+
+/* Indexes key under obj's label value (none: not indexed). 0 or -ENOMEM.
+ * Caller holds the lock or owns ix and ixof. */
+static int ix_put(const struct kube_informer *inf, json_t *ix, json_t *ixof, const char *key,
+		  const json_t *obj)
+{
+	const char *v = ix_value(inf, obj);
+	if (!v)
+		return 0;
+	json_t *set = json_object_get(ix, v);
+	if (!set && json_object_set_new(ix, v, set = json_object()))
+		return -ENOMEM;
+	if (json_object_set_new(ixof, key, json_string(v)) == 0 &&
+	    json_object_set_new(set, key, json_null()) == 0)
+		return 0;
+	json_object_del(ixof, key);
+	if (json_object_size(set) == 0)
+		json_object_del(ix, v);
+	return -ENOMEM;
+}
+
+/* A cache and its index, as a list makes them. */
+struct cache_parts {
+	json_t *store;	   /* key -> the cache's value (compact: the text) */
+	json_t *ix, *ixof; /* the index (struct kube_informer) */
+};
+
+static void cache_parts_free(struct cache_parts *p)
+{
+	json_decref(p->store);
+	json_decref(p->ix);
+	json_decref(p->ixof);
+	memset(p, 0, sizeof(*p));
+}
+
+/* The cache and index for a list's objects (fresh: key -> object), made
+ * outside the lock. 0, or -ENOMEM with nothing left allocated. */
+static int new_cache(struct kube_informer *inf, json_t *fresh, struct cache_parts *out)
+{
+	const char *key;
+	json_t *obj;
+	out->ix = json_object();
+	out->ixof = json_object();
+	out->store = inf->compact ? json_object() : json_incref(fresh);
+	if (!out->ix || !out->ixof || !out->store)
+		goto nomem;
+	json_object_foreach(inf->ixlabel ? fresh : NULL, key, obj)
+	{
+		if (ix_put(inf, out->ix, out->ixof, key, obj))
+			goto nomem;
+	}
+	json_object_foreach(inf->compact ? fresh : NULL, key, obj)
+	{
+		if (json_object_set_new(out->store, key, stored(inf, obj)))
+			goto nomem;
+	}
+	return 0;
+nomem:
+	cache_parts_free(out);
+	return -ENOMEM;
+}
+
 /* Lists everything and replaces the cache, synthesising the differences. */
 static int relist(struct kube_informer *inf, struct kube_error *err)
 {
@@ -327,18 +416,9 @@ static int relist(struct kube_informer *inf, struct kube_error *err)
 
 	const char *key;
 	json_t *obj;
-	/* the new cache's values (compact: the text, made outside the lock) */
-	json_t *store = inf->compact ? json_object() : json_incref(fresh);
-	if (!store)
+	struct cache_parts parts;
+	if (new_cache(inf, fresh, &parts))
 		goto out;
-	if (inf->compact)
-		json_object_foreach(fresh, key, obj)
-		{
-			if (json_object_set_new(store, key, stored(inf, obj))) {
-				json_decref(store);
-				goto out;
-			}
-		}
 	pthread_mutex_lock(&inf->lock);
 	json_object_foreach(fresh, key, obj)
 	{
@@ -362,7 +442,11 @@ static int relist(struct kube_informer *inf, struct kube_error *err)
 		}
 	}
 	json_decref(inf->cache);
-	inf->cache = store;
+	inf->cache = parts.store;
+	json_decref(inf->ix);
+	inf->ix = parts.ix;
+	json_decref(inf->ixof);
+	inf->ixof = parts.ixof;
 	free(inf->rv);
 	inf->rv = rv;
 	rv = NULL;
@@ -407,6 +491,7 @@ static int on_event(enum kube_event_type type, json_t *obj, void *arg)
 	}
 	pthread_mutex_lock(&inf->lock);
 	json_t *old = loaded(inf, json_object_get(inf->cache, key));
+	ix_del(inf->ix, inf->ixof, key);
 	if (type == KUBE_EVENT_DELETED) {
 		json_object_del(inf->cache, key);
 		p = (struct pending){KUBE_INFORMER_DELETE, json_incref(obj), NULL};
@@ -421,9 +506,16 @@ static int on_event(enum kube_event_type type, json_t *obj, void *arg)
 		}
 	} else if (json_object_set_new(inf->cache, key, value) == 0) {
 		value = NULL;
+		if (ix_put(inf, inf->ix, inf->ixof, key, obj))
+			sb_warn("Out of memory indexing an object; lists by label will miss it",
+				"resource=%s key=%s", inf->res.resource, key);
 		p = (struct pending){old ? KUBE_INFORMER_UPDATE : KUBE_INFORMER_ADD,
 				     json_incref(obj), old};
 		old = NULL;
+	} else if (old && ix_put(inf, inf->ix, inf->ixof, key, old)) {
+		/* out of memory: the old one stays cached, indexed again if it can be */
+		sb_warn("Out of memory indexing an object; lists by label will miss it",
+			"resource=%s key=%s", inf->res.resource, key);
 	}
 	pthread_mutex_unlock(&inf->lock);
 	json_decref(old);
@@ -575,6 +667,47 @@ json_t *kube_informer_get(struct kube_informer *inf, const char *ns, const char 
 	return obj;
 }
 
+/* Replaces each cache value in arr by the object it stands for (compact:
+ * parsed). Outside the lock. arr, or NULL (arr released) on ENOMEM. */
+static json_t *load_all(const struct kube_informer *inf, json_t *arr)
+{
+	if (!arr || !inf->compact)
+		return arr;
+	for (size_t i = 0; i < json_array_size(arr); i++) {
+		json_t *o = loaded(inf, json_array_get(arr, i));
+		if (!o || json_array_set_new(arr, i, o)) {
+			json_decref(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
+json_t *kube_informer_list_by(struct kube_informer *inf, const char *value)
+{
+	if (!inf->ixlabel || !value) {
+		errno = EINVAL;
+		return NULL;
+	}
+	json_t *arr = json_array();
+	if (!arr)
+		return NULL;
+	pthread_mutex_lock(&inf->lock);
+	const char *key;
+	json_t *one;
+	json_object_foreach(json_object_get(inf->ix, value), key, one)
+	{
+		json_t *v = json_object_get(inf->cache, key);
+		if (v && json_array_append(arr, v)) {
+			json_decref(arr);
+			arr = NULL;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&inf->lock);
+	return load_all(inf, arr);
+}
+
 json_t *kube_informer_list(struct kube_informer *inf)
 {
 	json_t *arr = json_array();
@@ -592,18 +725,7 @@ json_t *kube_informer_list(struct kube_informer *inf)
 		}
 	}
 	pthread_mutex_unlock(&inf->lock);
-	if (!arr || !inf->compact)
-		return arr;
-	/* compact: parse each outside the lock */
-	size_t i;
-	for (i = 0; i < json_array_size(arr); i++) {
-		json_t *o = loaded(inf, json_array_get(arr, i));
-		if (!o || json_array_set_new(arr, i, o)) {
-			json_decref(arr);
-			return NULL;
-		}
-	}
-	return arr;
+	return load_all(inf, arr); /* compact: parsed outside the lock */
 }
 
 int kube_informer_foreach(struct kube_informer *inf, int (*fn)(const json_t *obj, void *arg),
@@ -695,6 +817,9 @@ void kube_informer_free(struct kube_informer *inf)
 	pthread_cond_destroy(&inf->cond);
 	pthread_mutex_destroy(&inf->lock);
 	json_decref(inf->cache);
+	json_decref(inf->ix);
+	json_decref(inf->ixof);
+	free(inf->ixlabel);
 	if (inf->zready)
 		deflateEnd(&inf->z);
 	free(inf->ns);

@@ -573,6 +573,11 @@ struct kube_informer_opts {
 	const char *compact_dict;
 	kube_informer_transform_fn transform; /* may be NULL */
 	void *transform_arg;
+	/* a label key (e.g. the owner's name label): the cache also keeps an
+	 * index of the objects by this label's value (after the transform), so
+	 * kube_informer_list_by reads only the objects with one value (with
+	 * compact: parses only those); NULL: no index */
+	const char *index_label;
 	kube_informer_cb cb; /* may be NULL */
 	void *arg;
 };
@@ -596,6 +601,10 @@ int kube_informer_wait_synced(struct kube_informer *inf, long timeout_ms);
 json_t *kube_informer_get(struct kube_informer *inf, const char *ns, const char *name);
 /* A new array (caller decrefs) of references to every cached object. */
 json_t *kube_informer_list(struct kube_informer *inf);
+/* A new array (caller decrefs) of the cached objects whose index_label has
+ * this value (an empty array when none); NULL with errno EINVAL when the
+ * informer has no index_label or value is NULL, ENOMEM. */
+json_t *kube_informer_list_by(struct kube_informer *inf, const char *value);
 /*
  * Calls fn for each cached object (borrowed for the call), outside the
  * informer's lock; with compact, one object is parsed at a time (list would

@@ -22,6 +22,7 @@
 #include "controller/manifests.h"
 #include "controller/ops.h"
 #include "controller/resultcache.h"
+#include "labels.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -335,7 +336,8 @@ static inline json_t *fo_cache_get(void *arg, enum br_cache_kind k, const char *
 								  (size_t)i)));
 }
 
-static inline json_t *fo_cache_list(void *arg, enum br_cache_kind k, const char *ns)
+static inline json_t *fo_cache_list(void *arg, enum br_cache_kind k, const char *ns,
+				    const char *run_label)
 {
 	struct fakeops *fo = arg;
 	(void)ns;
@@ -345,6 +347,16 @@ static inline json_t *fo_cache_list(void *arg, enum br_cache_kind k, const char 
 	json_array_foreach(k == BR_CACHE_CMS ? a : NULL, i, o)
 	{
 		if (br_result_verdict_set(o)) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	/* as the informers' index: only the run's own objects */
+	for (i = json_array_size(a); run_label && i-- > 0;) {
+		const json_t *md = json_object_get(json_array_get(a, i), "metadata");
+		const char *r = json_string_value(
+			json_object_get(json_object_get(md, "labels"), SB_LABEL_RUN));
+		if ((!r || strcmp(r, run_label)) && json_array_remove(a, i)) {
 			json_decref(a);
 			return NULL;
 		}

@@ -25,8 +25,10 @@ static atomic_bool quitting;
 static char list_selector[256], watch_selector[256], watch_rv[64];
 static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
 
-#define OWNED_LABELS "\"labels\":{\"" SB_LABEL_MANAGED_BY "\":\"" SB_MANAGER "\"}"
-#define MF	     "\"managedFields\":[{\"manager\":\"kubectl\",\"fieldsV1\":{\"f:data\":{}}}]"
+#define OWNED_LABELS(run)                                                                        \
+	"\"labels\":{\"" SB_LABEL_MANAGED_BY "\":\"" SB_MANAGER "\",\"" SB_LABEL_RUN "\":\"" run \
+	"\"}"
+#define MF "\"managedFields\":[{\"manager\":\"kubectl\",\"fieldsV1\":{\"f:data\":{}}}]"
 #define LA                                          \
 	"\"annotations\":{\"kubectl.kubernetes.io/" \
 	"last-applied-configuration\":\"{...}\",\"" SB_ANNOT_RUN "\":\"r1\"}"
@@ -36,12 +38,17 @@ static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static const char list_body[] =
 	"{\"kind\":\"ConfigMapList\",\"apiVersion\":\"v1\","
-	"\"metadata\":{\"resourceVersion\":\"100\"},\"items\":[" CM("a", "10", OWNED_LABELS) "," CM(
-		"b", "11", OWNED_LABELS) "," CM("foreign", "12", "\"labels\":{\"app\":\"x\"}") "]}";
+	"\"metadata\":{\"resourceVersion\":\"100\"},\"items\":[" CM(
+		"a", "10",
+		OWNED_LABELS("r1")) "," CM("b", "11",
+					   OWNED_LABELS(
+						   "r2")) "," CM("foreign", "12",
+								 "\"labels\":{\"app\":\"x\"}") "]}";
 
-/* The watch from 100: a modified, a second foreign object, b loses its label. */
+/* The watch from 100: a modified (and moved from run r1 to r3), a second
+ * foreign object, b loses its label. */
 static const char *const events[] = {
-	"{\"type\":\"MODIFIED\",\"object\":" CM("a", "101", OWNED_LABELS) "}\n",
+	"{\"type\":\"MODIFIED\",\"object\":" CM("a", "101", OWNED_LABELS("r3")) "}\n",
 	"{\"type\":\"ADDED\",\"object\":" CM("foreign2", "102", "\"labels\":{}") "}\n",
 	"{\"type\":\"MODIFIED\",\"object\":" CM("b", "103", "\"labels\":{\"app\":\"y\"}") "}\n",
 	NULL};
@@ -184,6 +191,7 @@ static int scenario(bool compact, const char *dict)
 				       .transform_arg = (void *)&br_cache_kinds[BR_CACHE_CMS],
 				       .compact = compact,
 				       .compact_dict = dict,
+				       .index_label = SB_LABEL_RUN,
 				       .cb = on_ev,
 				       .arg = &s};
 	struct kube_informer *inf = kube_informer_new(c, &o, NULL);
@@ -223,6 +231,19 @@ static int scenario(bool compact, const char *dict)
 		json_object_get(json_object_get(json_array_get(all, 0), "metadata"), "name"));
 	bool list_ok = json_array_size(all) == 1 && n0 && !strcmp(n0, "a");
 	json_decref(all);
+	/* the index by run: a moved from r1 to r3, b (r2) left the cache */
+	json_t *r1 = kube_informer_list_by(inf, "r1"), *r2 = kube_informer_list_by(inf, "r2");
+	json_t *r3 = kube_informer_list_by(inf, "r3"), *rnull = kube_informer_list_by(inf, NULL);
+	const char *n3 = json_string_value(json_object_get(
+		json_object_get(json_array_get(r3, 0), "metadata"), "resourceVersion"));
+	char r3rv[16];
+	snprintf(r3rv, sizeof(r3rv), "%s", n3 ? n3 : "");
+	bool ix_ok = r1 && r2 && r3 && !rnull && json_array_size(r1) == 0 &&
+		     json_array_size(r2) == 0 && json_array_size(r3) == 1;
+	json_decref(r1);
+	json_decref(r2);
+	json_decref(r3);
+	json_decref(rnull);
 	int visited = 0;
 	int fe = kube_informer_foreach(inf, count_named_a, &visited);
 	bool none = !f && !f2 && !b, have_a = a != NULL;
@@ -260,6 +281,8 @@ static int scenario(bool compact, const char *dict)
 	CHECK(none);
 	CHECK(have_a);
 	CHECK(list_ok);
+	CHECK(ix_ok);
+	CHECK_STR(r3rv, "101"); /* the object as cached now, parsed (compact) */
 	CHECK_INT(fe, 0);
 	CHECK_INT(visited, 1);
 	CHECK_STR(rvb, "101");
@@ -291,13 +314,13 @@ static int test_selector_and_transform_compact(void)
  * come back, in less than half their text */
 static int test_selector_and_transform_deflated(void)
 {
-	return scenario(true, CM("x", "1", OWNED_LABELS));
+	return scenario(true, CM("x", "1", OWNED_LABELS("x")));
 }
 
 static int test_transform_error_keeps_object(void)
 {
 	/* a transform that fails (-ENOMEM) must not lose the object */
-	json_t *cm = json_loads(CM("x", "1", OWNED_LABELS), 0, NULL);
+	json_t *cm = json_loads(CM("x", "1", OWNED_LABELS("x")), 0, NULL);
 	CHECK(cm);
 	int r = br_cache_transform(&cm, (void *)&br_cache_kinds[BR_CACHE_CMS]);
 	bool kept = r == 0 && json_object_get(cm, "data");

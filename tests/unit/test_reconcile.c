@@ -976,7 +976,7 @@ static int test_report_from_fetched_results(void)
 	CHECK_STR(class_str("fast", "phase"), "Succeeded");
 	CHECK_STR(class_str("fast", "engine"), "io_uring");
 	CHECK_INT(fo_calls(&E.fo, "list", "configmaps", NULL), 0);
-	json_t *cached = fo_cache_list(&E.fo, BR_CACHE_CMS, NS);
+	json_t *cached = fo_cache_list(&E.fo, BR_CACHE_CMS, NS, NULL);
 	CHECK(cached);
 	bool nodata = json_array_size(cached) == 2;
 	size_t k;
