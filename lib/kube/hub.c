@@ -23,6 +23,10 @@
 
 /* Bytes buffered for a transfer before it is paused. */
 #define KUBE_XFER_MAX (256 * 1024)
+/* A buffer is allocated at this size and grows for a burst of events; once
+ * taken and read, a larger one is freed rather than kept for the next
+ * burst (a watch's two buffers would otherwise stay at their largest). */
+#define KUBE_XFER_KEEP (16 * 1024)
 
 struct kube_hub {
 	pthread_mutex_t lock; /* guards every field below and those of the xfers */
@@ -198,7 +202,7 @@ static size_t on_bytes(char *p, size_t size, size_t nmemb, void *arg)
 		x->paused = true; /* the owner asks for more once it has caught up */
 		ret = CURL_WRITEFUNC_PAUSE;
 	} else if (x->len + n > x->cap) {
-		size_t cap = x->cap ? x->cap : 16384;
+		size_t cap = x->cap ? x->cap : KUBE_XFER_KEEP;
 		while (cap < x->len + n)
 			cap *= 2;
 		char *nb = realloc(x->buf, cap);
@@ -286,6 +290,14 @@ static void take(struct kube_xfer *x, char **data, size_t *len)
 	}
 }
 
+size_t kube_xfer_buffer_bytes(struct kube_xfer *x)
+{
+	pthread_mutex_lock(&x->hub->lock);
+	size_t n = x->cap + x->spare_cap;
+	pthread_mutex_unlock(&x->hub->lock);
+	return n;
+}
+
 int kube_xfer_wait(struct kube_xfer *x, const atomic_bool *stop, long timeout_ms, char **data,
 		   size_t *len, long *code)
 {
@@ -296,6 +308,13 @@ int kube_xfer_wait(struct kube_xfer *x, const atomic_bool *stop, long timeout_ms
 	*len = 0;
 	kube_deadline_in(&ts, timeout_ms);
 	pthread_mutex_lock(&h->lock);
+	if (x->spare_cap > KUBE_XFER_KEEP) {
+		/* the bytes last taken were read (this is the next call): a
+		 * burst's large buffer goes back */
+		free(x->spare);
+		x->spare = NULL;
+		x->spare_cap = 0;
+	}
 	int r = 0;
 	while (!x->len && !x->done && !x->kicked && !(stop && atomic_load(stop)) && r == 0)
 		r = pthread_cond_timedwait(&x->cond, &h->lock, &ts);

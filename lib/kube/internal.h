@@ -205,6 +205,8 @@ void kube_xfer_release(struct kube_xfer *x);
 /* Sets the write callback of the easy handle (its other options are the
  * caller's) and hands it to the hub thread. 0 or -ENOMEM. */
 int kube_xfer_start(struct kube_xfer *x);
+/* The bytes x's two buffers hold allocated (under the hub's lock). */
+size_t kube_xfer_buffer_bytes(struct kube_xfer *x);
 /*
  * Waits (real time, at most timeout_ms) for bytes, the end of the transfer,
  * *stop or a kick. *data and *len: the bytes received since the last call (the

@@ -504,6 +504,8 @@ const char *kube_watch_resource_version(struct kube_watch *w, char *buf, size_t 
 
 /* How many times the watch connected (1 + resumes), for tests. */
 unsigned long kube_watch_connects(struct kube_watch *w);
+/* The bytes the watch's receive buffers hold allocated now (for tests). */
+size_t kube_watch_buffer_bytes(struct kube_watch *w);
 
 /* Frees w; it must not be running. */
 void kube_watch_free(struct kube_watch *w);

@@ -134,6 +134,11 @@ const char *kube_watch_resource_version(struct kube_watch *w, char *buf, size_t 
 	return buf;
 }
 
+size_t kube_watch_buffer_bytes(struct kube_watch *w)
+{
+	return kube_xfer_buffer_bytes(&w->x);
+}
+
 unsigned long kube_watch_connects(struct kube_watch *w)
 {
 	return atomic_load(&w->connects);

@@ -76,8 +76,9 @@ static enum MHD_Result reply_stream(struct MHD_Connection *c, MHD_ContentReaderC
 struct stream {
 	int conn;  /* which connection this is (1-based) */
 	int piece; /* next piece */
-	int mode;  /* 0: drop-then-resume script, 1: ERROR 410 event, 2: ticks */
+	int mode;  /* 0: drop-then-resume script, 1: ERROR 410 event, 2: ticks, 3: burst */
 	long start_rv;
+	size_t sent; /* mode 3: bytes of the large event sent */
 };
 
 /* Mode 2 (from rv >= 1000): an event every 20 ms, rv counting up from the
@@ -113,12 +114,52 @@ static const char *const conn2[] = {
 	"{\"resourceVersion\":\"15\"}}}\n",
 	EV(16), NULL};
 
+/* Mode 3 (rv "burst"): a small event, one event of BURST_BYTES, then, once
+ * the client's callback saw that (burst_seen), one small event, then idle. */
+#define BURST_BYTES (200 * 1024)
+static atomic_bool burst_seen;
+
+static ssize_t burst_read(struct stream *s, char *buf, size_t max)
+{
+	static const char head[] = "{\"type\":\"ADDED\",\"object\":{\"kind\":\"ConfigMap\","
+				   "\"metadata\":{\"name\":\"big\",\"namespace\":\"t\","
+				   "\"resourceVersion\":\"2\"},\"data\":{\"x\":\"";
+	static const char tail[] = "\"}}}\n";
+	size_t n = 0;
+	if (s->piece == 0) {
+		s->piece++;
+		n = (size_t)snprintf(buf, max, "%s", EV(1));
+		return n < max ? (ssize_t)n : MHD_CONTENT_READER_END_WITH_ERROR;
+	}
+	while (s->sent < BURST_BYTES && n < max) {
+		size_t hl = sizeof(head) - 1, tl = sizeof(tail) - 1, at = s->sent;
+		buf[n++] = at < hl		    ? head[at]
+			   : at >= BURST_BYTES - tl ? tail[at - (BURST_BYTES - tl)]
+						    : 'x';
+		s->sent++;
+	}
+	if (n)
+		return (ssize_t)n;
+	if (s->piece++ == 1) {
+		for (int i = 0; i < 1000 && !atomic_load(&burst_seen) && !atomic_load(&quitting);
+		     i++)
+			usleep(10000);
+		n = (size_t)snprintf(buf, max, "%s", EV(3));
+		return n < max ? (ssize_t)n : MHD_CONTENT_READER_END_WITH_ERROR;
+	}
+	for (int i = 0; i < 1000 && !atomic_load(&quitting); i++)
+		usleep(10000);
+	return MHD_CONTENT_READER_END_OF_STREAM;
+}
+
 static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
 	struct stream *s = cls;
 	(void)pos;
 	if (s->mode == 2)
 		return tick_read(s, buf, max);
+	if (s->mode == 3)
+		return burst_read(s, buf, max);
 	const char *const *script = s->mode == 1 ? NULL : s->start_rv < 13 ? conn1 : conn2;
 	if (s->mode == 1) {
 		if (s->piece++ == 0) {
@@ -163,6 +204,8 @@ static enum MHD_Result watch(struct MHD_Connection *c)
 	s->start_rv = rv ? strtol(rv, NULL, 10) : 0;
 	if (s->start_rv >= 1000)
 		s->mode = 2;
+	if (rv && strcmp(rv, "burst") == 0)
+		s->mode = 3;
 	return reply_stream(c, stream_read, s, "application/json");
 }
 
@@ -1054,6 +1097,57 @@ static int test_watch_several_at_once(void)
 	return T_PASS;
 }
 
+/* A burst: while the first event's callback holds the watch's thread, the
+ * hub buffers a 200 KB event whole (the callback waits for that); once the
+ * event after it was taken, the large buffer was given back
+ * (kube_watch_buffer_bytes): a watch does not keep a burst's buffers for its
+ * lifetime. */
+struct burst_watch {
+	struct kube_watch *w;
+	int events;
+	size_t during, after;
+};
+
+static int on_burst(enum kube_event_type t, json_t *obj, void *arg)
+{
+	struct burst_watch *b = arg;
+	(void)t;
+	(void)obj;
+	b->events++;
+	if (b->events == 1) {
+		/* the hub receives the large event meanwhile (at most 10 s) */
+		for (int i = 0; i < 1000 && kube_watch_buffer_bytes(b->w) < BURST_BYTES; i++)
+			usleep(10000);
+		b->during = kube_watch_buffer_bytes(b->w);
+		return 0;
+	}
+	if (b->events == 2) {
+		atomic_store(&burst_seen, true);
+		return 0;
+	}
+	b->after = kube_watch_buffer_bytes(b->w);
+	return 7;
+}
+
+static int test_watch_burst_buffers_freed(void)
+{
+	struct kube_client *c = client(NULL);
+	struct burst_watch b = {0};
+	struct kube_watch_opts wo = {.resource_version = "burst"};
+	CHECK(c);
+	atomic_store(&burst_seen, false);
+	b.w = kube_watch_new(c, &kube_res_configmaps, "t", &wo, on_burst, &b);
+	CHECK(b.w);
+	int r = kube_watch_run(b.w, NULL);
+	kube_watch_free(b.w);
+	kube_client_free(c);
+	CHECK_INT(r, 7);
+	CHECK_INT(b.events, 3);
+	CHECK(b.during >= BURST_BYTES); /* the large event was buffered whole */
+	CHECK(b.after <= 16 * 1024);	/* and its buffer given back */
+	return T_PASS;
+}
+
 /* A watch run again after it was stopped, and a client freed while its
  * hub holds idle connections: nothing is left behind (valgrind, ASan). */
 static int test_watch_rerun(void)
@@ -1089,6 +1183,7 @@ static const struct test_case cases[] = {
 	{"kube-http/watch-stop-from-thread", test_watch_idle_restart_and_stop},
 	{"kube-http/watch-idle-restart", test_watch_idle_restart},
 	{"kube-http/watch-several-at-once", test_watch_several_at_once},
+	{"kube-http/watch-burst-buffers-freed", test_watch_burst_buffers_freed},
 	{"kube-http/watch-rerun", test_watch_rerun},
 	{"kube-http/stream-pod-log", test_stream_pod_log},
 	{"kube-http/exec-credential-plugin", test_exec_credential_plugin},
