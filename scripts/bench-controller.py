@@ -19,7 +19,11 @@ network namespace watching one fresh namespace, metrics on loopback), then:
      runs/s from the first create to the last fail-fast run terminal, the
      real runs' duration beside the first phase's, RSS peak and with every
      run finished, API requests by verb, and per fail-fast run (the
-     phase's less phase 2's, the same M real runs alone);
+     phase's less phase 2's, the same M real runs alone); then "settled":
+     RSS once the last runs' pods and PVCs are deleted and no reconcile ran
+     for 2 s (the controller holding 1,000+ finished runs with nothing
+     left to do; "all finished" is 1 s after the last run ended, while the
+     cleanup of the last real runs is still going);
   4. delete: every run deleted; RSS once the caches are empty.
 RSS is sampled every 0.2 s from /proc/<pid>/status (VmRSS) and compared with
 the controller's process_resident_memory_bytes; API requests come from the
@@ -306,6 +310,26 @@ def wait_until(c, cond, timeout, what, interval=0.2):
         time.sleep(interval)
 
 
+def reconciles(m):
+    return sum(v for k, v in m.items() if k.startswith("storagebench_reconcile_total"))
+
+
+def settle(c, ns, timeout):
+    """Waits until the controller caches no pod or PVC of ns and ran no
+    reconcile for 2 s; returns the metrics then."""
+    m, _ = wait_until(c, lambda x: informer(x, ns, "pods") == 0 and
+                      informer(x, ns, "persistentvolumeclaims") == 0, timeout,
+                      "the finished runs' pods and PVCs deleted")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        before = reconciles(m)
+        time.sleep(2)
+        m = c.metrics()
+        if reconciles(m) == before:
+            return m
+    raise sb.ClusterError(f"the controller still reconciling {timeout}s after every run ended")
+
+
 def run_durations(ns, names):
     """Seconds from each run's creation to its completionTime (median, max)."""
     items = sb.kubectl_json("-n", ns, "get", "benchmarkruns")["items"]
@@ -406,6 +430,18 @@ def bench(n=1000, m=20, binary=sbrun.CONTROLLER, timeout=900, log=print, extra=(
             out["rss_finished"] = c.rss()
             out["anon_finished"] = c.anon()
             out["smaps_finished"] = smaps_summary(c.proc.pid)
+            # settled: the last runs' cleanup done (their pods and PVCs gone
+            # from the caches) and no reconcile for 2 s: what a controller
+            # with 1,020 finished runs holds once it has nothing left to do
+            ts0 = time.monotonic()
+            settled_m = settle(c, ns, timeout)
+            out["settle_s"] = time.monotonic() - ts0
+            out["rss_settled"] = c.rss()
+            out["anon_settled"] = c.anon()
+            out["smaps_settled"] = smaps_summary(c.proc.pid)
+            out["informer_settled"] = {r: informer(settled_m, ns, r) for r in
+                                       ("benchmarkruns", "pods", "configmaps",
+                                        "persistentvolumeclaims")}
             it2 = int(m2["storagebench_iterations_completed_total"]
                       - m1["storagebench_iterations_completed_total"])
             out["mixed"] = {"create_s": tc - ta, "failfast_s": tf - ta,
@@ -504,6 +540,9 @@ def table(r, cmd):
         f"  of which heap and stacks (RssAnon): idle {r['anon_idle'] / mib:.1f} MiB, all "
         f"finished {r['anon_finished'] / mib:.1f} MiB, after delete "
         f"{r['anon_deleted'] / mib:.1f} MiB",
+        f"  settled with all finished ({r['settle_s']:.1f} s later: cleanup done, no reconcile "
+        f"for 2 s; cached {r['informer_settled']}): RSS {r['rss_settled'] / mib:.1f} MiB, "
+        f"RssAnon {r['anon_settled'] / mib:.1f} MiB",
         f"  fail-fast: {r['runs']} runs terminal {mixed['failfast_s']:.1f} s after the first "
         f"create: {mixed['runs_per_s']:.1f} runs/s (creating them took "
         f"{mixed['create_s']:.1f} s); the same {r['runs']} creates with no controller: "
@@ -529,10 +568,11 @@ def table(r, cmd):
         f"alone): {mixed['per_failfast']} = {sum(mixed['per_failfast'].values()):.2f}",
         f"  delete: caches empty {r['delete_s']:.1f} s after kubectl delete, "
         f"{r['trims']} malloc_trim",
-        "  resident KiB by mapping, Rss (of which anonymous) idle / all finished / after delete:",
+        "  resident KiB by mapping, Rss (of which anonymous) idle / all finished / settled / "
+        "after delete:",
     ]
     phases3 = [{k: (rss, anon) for k, rss, anon in r[f"smaps_{p}"]}
-               for p in ("idle", "finished", "deleted")]
+               for p in ("idle", "finished", "settled", "deleted")]
     for kind, _, _ in r["smaps_finished"][:12]:
         cells = [f"{ph[kind][0]} ({ph[kind][1]})" if kind in ph else "-" for ph in phases3]
         lines.append(f"    {kind}: {' / '.join(cells)}")
