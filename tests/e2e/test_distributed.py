@@ -117,7 +117,11 @@ def check_run(ns, name, classes, iterations, pods):
                 jobs = [next(j for j in res[(cls, it, m)][1]["jobs"] if j["jobname"] == wl)
                         for m in range(1, pods + 1)]
                 agg = window_rate(jobs, d, "ios_series")
-                assert agg > 0
+                # the pods did I/O; not necessarily in the seconds they all measured: on
+                # one CephFS volume shared by three pods on a loaded machine a pod's first
+                # seconds can be all stalls (CI saw a 2 s window of zeros), and the
+                # report's aggregate is then 0 too, which the comparison below checks
+                assert sum(sum(j["storagebench"][d]["ios_series"]) for j in jobs) > 0
                 # not the sum of averages over each pod's own run (may differ)
                 samples.append(agg)
                 bw = window_rate(jobs, d, "bytes_series")
