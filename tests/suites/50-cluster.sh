@@ -34,6 +34,9 @@ C_TESTS_GLOB="build/asan/tests/kube/test_*"
 C_TEST_TIMEOUT=${SB_C_TEST_TIMEOUT:-600}
 PYTEST_TIMEOUT=${SB_PYTEST_TIMEOUT:-1800}
 TRACE=$root/build/cluster/trace
+# every pytest step lists its slowest cases (setup, call and teardown apart),
+# so that a CI log says where the suite's time goes
+DURATIONS=(--durations="${SB_DURATIONS:-25}" --durations-min=5)
 
 dirs=()
 for d in "${PYTEST_DIRS[@]}"; do
@@ -175,7 +178,7 @@ run_pytest() {
 	shift
 	echo "--- pytest $what (inside the network namespace)"
 	out=$(SB_TRACE_CONNECT=$TRACE timeout "$PYTEST_TIMEOUT" tests/cluster/in-netns.sh \
-		/usr/bin/python3 -m pytest -c tests/pytest.ini "$@" 2>&1)
+		/usr/bin/python3 -m pytest -c tests/pytest.ini "${DURATIONS[@]}" "$@" 2>&1)
 	rc=$?
 	count_pytest "$what" "$out" "$rc"
 }
@@ -187,7 +190,7 @@ start_pytest() {
 	shift
 	(
 		SB_TRACE_CONNECT=$TRACE timeout "$PYTEST_TIMEOUT" tests/cluster/in-netns.sh \
-			/usr/bin/python3 -m pytest -c tests/pytest.ini "$@" >"$file" 2>&1
+			/usr/bin/python3 -m pytest -c tests/pytest.ini "${DURATIONS[@]}" "$@" >"$file" 2>&1
 		echo $? >"$file.rc"
 	) &
 	BG_PID=$!
