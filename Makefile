@@ -149,8 +149,12 @@ BINS += bin/storagebench-controller
 # pull in, and Debian's static OpenSSL, jansson and libyaml (-dev packages):
 # a smaller resident floor (docs/benchmarks.md "The libraries' floor"), with
 # its relative relocations packed (DT_RELR, glibc 2.36: a PIE still, without
-# 480 KiB of relocation records read at every start). The
-# ASan build keeps the shared ones. build/minlibs.flags holds the two
+# 480 KiB of relocation records read at every start), and glibc linked in
+# too (-static-pie: no shared library, no dynamic loader; 1.3 MiB less
+# resident than libc.so, libm.so and ld.so mapped whole, docs/benchmarks.md
+# "Seventh round"; glibc warns that getaddrinfo and dlopen would load its
+# shared NSS modules: only for an nsswitch.conf naming modules other than
+# files and dns, which are built in). The ASan build keeps the shared ones. build/minlibs.flags holds the two
 # libraries' link flags, rewritten only when they change: the script (well
 # under a second once cached) runs on every make. A rebuilt archive or a
 # -dev package's upgrade relinks (the archives are prerequisites).
@@ -165,8 +169,8 @@ $(MINLIBS_FLAGS): FORCE
 bin/storagebench-controller: build/rel/$(CONTROLLER_MAIN:.c=.o) $(call layer_link,rel,controller) $(MINLIBS_FLAGS) \
 		$(MINLIBS_AR) $(CONTROLLER_STATIC_AR)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(filter-out $(MINLIBS_FLAGS) $(MINLIBS_AR) $(CONTROLLER_STATIC_AR),$^) $(LDFLAGS) \
-		-Wl,--gc-sections -Wl,-z,pack-relative-relocs \
+	$(CC) -static-pie -o $@ $(filter-out $(MINLIBS_FLAGS) $(MINLIBS_AR) $(CONTROLLER_STATIC_AR),$^) \
+		$(LDFLAGS) -Wl,--gc-sections -Wl,-z,pack-relative-relocs \
 		$$(cat $(MINLIBS_FLAGS)) $(addprefix -l:,$(CONTROLLER_STATIC)) \
 		$(filter-out -lcurl -lmicrohttpd -ljansson -lyaml-0 -lyaml -lssl -lcrypto,$(call layer_libs,controller))
 build/asan/bin/storagebench-controller: build/asan/$(CONTROLLER_MAIN:.c=.o) $(call layer_link,asan,controller)

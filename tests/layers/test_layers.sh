@@ -86,6 +86,17 @@ if [ -x bin/storagebench-controller ] && [ -x bin/storagebench-runner ]; then
 	else
 		bad "the controller is a PIE with packed relative relocations (DT_RELR)"
 	fi
+	# glibc too is linked in (-static-pie): no program interpreter, no
+	# shared library; the runner (dynamic) is the control
+	if readelf -lW bin/storagebench-controller >"$tmp/out" 2>&1 && ! grep -q 'INTERP' "$tmp/out" &&
+		readelf -d bin/storagebench-controller >"$tmp/out" 2>&1 && ! grep -q '(NEEDED)' "$tmp/out" &&
+		readelf -lW bin/storagebench-runner >"$tmp/out" 2>&1 && grep -q 'INTERP' "$tmp/out" &&
+		readelf -d bin/storagebench-runner >"$tmp/out" 2>&1 && grep -q '(NEEDED).*\[libc\.so' "$tmp/out"; then
+		ok "the controller is static (no loader, no shared library; the runner is not: control)"
+	else
+		readelf -lWd bin/storagebench-controller 2>&1 | grep -E 'INTERP|NEEDED' >"$tmp/out"
+		bad "the controller is static (no loader, no shared library; the runner is not: control)"
+	fi
 	if ! ldd bin/storagebench-controller >"$tmp/out" 2>&1; then
 		bad "the controller loads none of the libraries it does not use"
 	elif grep -E "$unused" "$tmp/out" >"$tmp/hit"; then
