@@ -121,10 +121,15 @@ def test_bench_controller_accounting(cluster):
     assert r["mixed"]["informer"]["benchmarkruns"] == n + 2 * m
     # every run got its status patched at least once
     assert r["mixed"]["api"]["patch"] >= n + m
-    # watch-driven: no watch (re)started while working; the only LISTs are the
-    # reports' (one per real run: its result ConfigMaps' data, which the cache
-    # does not keep); a fail-fast run has no results and lists nothing
-    assert r["mixed"]["api"]["watch"] == 0 and r["solo"]["api"]["watch"] == 0
+    # watch-driven: the five informers' watches (runs, PVCs, pods, ConfigMaps,
+    # StorageClasses) resumed at most once each while working, not one per run
+    # (a watch the API server ends cleanly, as its cache does for a watcher
+    # that fell behind a burst, is resumed from its resourceVersion without a
+    # LIST: CI5 counted one in the mixed phase, the controller's log had no
+    # failed watch and no relist); the only LISTs are the reports' (one per
+    # real run: its result ConfigMaps' data, which the cache does not keep); a
+    # fail-fast run has no results and lists nothing
+    assert r["mixed"]["api"]["watch"] <= 5 and r["solo"]["api"]["watch"] <= 5, r["api_total"]
     assert m <= r["solo"]["api"]["list"] <= 2 * m
     assert m <= r["mixed"]["api"]["list"] <= 2 * m
     # the per-verb counts add up to the total by construction of the metric
