@@ -154,10 +154,11 @@ BINS += bin/storagebench-controller
 # resident than libc.so, libm.so and ld.so mapped whole, docs/benchmarks.md
 # "Seventh round"; glibc warns that getaddrinfo and dlopen would load its
 # shared NSS modules: only for an nsswitch.conf naming modules other than
-# files and dns, which are built in). The ASan build keeps the shared ones. build/minlibs.flags holds the two
-# libraries' link flags, rewritten only when they change: the script (well
-# under a second once cached) runs on every make. A rebuilt archive or a
-# -dev package's upgrade relinks (the archives are prerequisites).
+# files and dns, which are built in). The ASan build keeps the shared ones.
+# build/minlibs.flags holds the two libraries' link flags, rewritten only
+# when they change: the script (well under a second once cached) runs on
+# every make. A rebuilt archive or a -dev package's upgrade relinks (the
+# archives are prerequisites).
 MINLIBS_FLAGS := build/minlibs.flags
 MINLIBS_AR := $(wildcard $(addprefix $(shell bash scripts/get-minlibs.sh --print-dir 2>/dev/null)/lib/,libcurl.a libmicrohttpd.a))
 CONTROLLER_STATIC := libjansson.a libyaml.a libssl.a libcrypto.a
