@@ -194,9 +194,9 @@ ASAN_BINS := $(patsubst bin/%,build/asan/bin/%,$(BINS))
 all: $(BINS)
 asan: $(ASAN_BINS)
 
-# Unit tests: every tests/unit/test_*.c is its own program, built with the
-# sanitizers, linked against every layer's archive but the mains.
-UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+# Unit tests: every tests/unit/<layer>/test_*.c is its own program, built
+# with the sanitizers, linked against every layer's archive but the mains.
+UNIT_SRCS := $(sort $(wildcard tests/unit/*/test_*.c))
 UNIT_BINS := $(patsubst tests/unit/%.c,build/asan/tests/unit/%,$(UNIT_SRCS))
 build/asan/tests/unit/%: build/asan/tests/unit/%.o $(LIB_ASAN)
 	@mkdir -p $(@D)
@@ -208,7 +208,7 @@ build/tests/tools/%: tests/tools/%.c
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
 	@$(CC) $(REL_CFLAGS) $(APP_INC) -o $@ $<
-# stats-eval calls lib/stats.c (the reference check of tests/reports)
+# stats-eval calls lib/stats/stats.c (the reference check of tests/reports)
 build/tests/tools/stats-eval: tests/tools/stats-eval.c $(call layer_ar,rel,core)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
@@ -258,7 +258,7 @@ fmt-check:
 lint: layer-check contract-check
 	bash scripts/lint.sh
 
-# The binaries' contracts (lib/labels.h: labels, env names, log markers,
+# The binaries' contracts (lib/core/labels.h: labels, env names, log markers,
 # result keys...) spelled out only in their header: a string literal
 # equal to one of them anywhere else in lib/ controller/ runner/ plugin/
 # fails (tests/layers/test_contracts.sh plants one).

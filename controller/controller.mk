@@ -1,7 +1,7 @@
 # The controller: bin/storagebench-controller. main.c is the entry point;
 # the rest goes into the shared archive so unit tests can link it.
 CONTROLLER_MAIN := controller/main.c
-CONTROLLER_SRCS += $(filter-out $(CONTROLLER_MAIN),$(sort $(wildcard controller/*.c)))
+CONTROLLER_SRCS += $(filter-out $(CONTROLLER_MAIN),$(sort $(wildcard controller/*.c controller/*/*.c)))
 
 # The controller at scale (issue 16, docs/benchmarks.md): N fail-fast + M real
 # runs on the running test cluster (SB_PREFIX honoured), RSS, runs/s, API

@@ -8,15 +8,15 @@
  * replicas never act at once. Stops on SIGTERM or SIGINT, releasing the
  * Lease so another replica takes over at once.
  */
-#include "controller/controller.h"
-#include "controller/httpd.h"
-#include "controller/memory.h"
-#include "controller/metrics.h"
-#include "controller/runkey.h"
-#include "controller/schedule_reconcile.h"
-#include "labels.h"
+#include "controller/core/controller.h"
+#include "controller/serve/httpd.h"
+#include "controller/core/memory.h"
+#include "controller/serve/metrics.h"
+#include "controller/run/runkey.h"
+#include "controller/schedule/reconcile.h"
+#include "core/labels.h"
 #include "kube/kube.h"
-#include "log.h"
+#include "core/log.h"
 
 #include <errno.h>
 #include <pthread.h>

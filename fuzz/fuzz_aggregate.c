@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A result document (the runner's JSON output, as a result ConfigMap holds
- * it) through the typed reader (lib/resultdoc.h), then into the
- * aggregation (lib/aggregate.c), as two iterations on two targets, then
+ * it) through the typed reader (lib/result/resultdoc.h), then into the
+ * aggregation (lib/stats/aggregate.c), as two iterations on two targets, then
  * the report rendered.
  */
 #include "fuzz/fuzz.h"
-#include "aggregate.h"
-#include "report.h"
-#include "resultdoc.h"
+#include "stats/aggregate.h"
+#include "report/report.h"
+#include "result/resultdoc.h"
 
 #include <jansson.h>
 

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The runner's command line (runner/cmdline.c): the input is split into
+ * The runner's command line (runner/mode/cmdline.c): the input is split into
  * arguments at newlines. Job file arguments are dropped (they would be
  * opened); profiles and --name jobs are expanded and validated.
  */
 #include "fuzz/fuzz.h"
-#include "runner/cmdline.h"
+#include "runner/mode/cmdline.h"
 
 #define MAX_ARGS 64
 

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Cron expressions (lib/cron.c), as a BenchmarkSchedule's spec.schedule
+ * Cron expressions (lib/time/cron.c), as a BenchmarkSchedule's spec.schedule
  * brings them: parse, and when accepted, the next activations after a few
  * times (UTC), each strictly later than the one before.
  */
-#include "cron.h"
+#include "time/cron.h"
 #include "fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A report document someone else wrote (a report ConfigMap) into the
- * renderers (lib/report.c, lib/report_svg.c) and the comparison
- * (lib/compare.c) with itself.
+ * renderers (lib/report/report.c, lib/report/svg/svg.c) and the comparison
+ * (lib/report/compare.c) with itself.
  */
 #include "fuzz/fuzz.h"
-#include "compare.h"
-#include "report.h"
+#include "report/compare.h"
+#include "report/report.h"
 
 #include <jansson.h>
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* warp YAML run files (lib/fiojob/s3_opts.c) and the S3 options' checks. */
+/* warp YAML run files (lib/s3opts/opts.c) and the S3 options' checks. */
 #include "fuzz/fuzz.h"
-#include "fiojob/s3_opts.h"
+#include "s3opts/opts.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A BenchmarkRun's spec (controller/spec.c), then what the controller builds
+ * A BenchmarkRun's spec (controller/run/spec.c), then what the controller builds
  * from a valid one: the runner's arguments and the runner pod.
  */
 #include "fuzz/fuzz.h"
-#include "controller/manifests.h"
-#include "controller/spec.h"
+#include "controller/run/manifests.h"
+#include "controller/run/spec.h"
 
 #include <jansson.h>
 

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * TZif zone files (lib/tz.c): the input is the file. When accepted, the
+ * TZif zone files (lib/time/tz.c): the input is the file. When accepted, the
  * offset and the next change at a few times, the changes strictly later,
  * and a cron search through the zone.
  */
-#include "cron.h"
+#include "time/cron.h"
 #include "fuzz/fuzz.h"
-#include "tz.h"
+#include "time/tz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

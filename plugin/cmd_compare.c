@@ -2,7 +2,7 @@
 /* `kubectl storagebench compare BASELINE CURRENT`. */
 #include "plugin/cmd.h"
 
-#include "compare.h"
+#include "report/compare.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* `kubectl storagebench history SCHEDULE [--metric M]`. */
-#include "labels.h"
+#include "core/labels.h"
 #include "plugin/cmd.h"
 #include "plugin/history.h"
 

@@ -10,7 +10,7 @@
 #include "plugin/runpods.h"
 #include "plugin/table.h"
 
-#include "labels.h"
+#include "core/labels.h"
 
 #include <errno.h>
 #include <stdio.h>

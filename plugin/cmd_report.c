@@ -2,9 +2,9 @@
 /* `kubectl storagebench report NAME`, and reading a run's report (cmd.h). */
 #include "plugin/cmd.h"
 
-#include "labels.h"
-#include "names.h"
-#include "report.h"
+#include "core/labels.h"
+#include "core/names.h"
+#include "report/report.h"
 
 #include <errno.h>
 #include <stdio.h>

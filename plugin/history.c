@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The table of `kubectl storagebench history` (see history.h). */
 #include "plugin/history.h"
-#include "rfc3339.h"
+#include "time/rfc3339.h"
 
-#include "labels.h"
+#include "core/labels.h"
 #include "plugin/table.h"
-#include "units.h"
+#include "core/units.h"
 
 #include <math.h>
 #include <stdbool.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The connection to the API server, messages, and reading runs (see cmd.h). */
 #include "plugin/cmd.h"
-#include "labels.h"
+#include "core/labels.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -7,7 +7,7 @@
 #include "plugin/podlog.h"
 #include "plugin/runpods.h"
 
-#include "labels.h"
+#include "core/labels.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 /* One iteration out of a runner pod's log (see podlog.h). */
 #include "plugin/podlog.h"
 
-#include "labels.h"
+#include "core/labels.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -16,7 +16,7 @@ static const char *find(const char *s, size_t n, const char *needle)
 
 /*
  * The iteration a line starts (the runner's SB_LOG_STARTED_ITERATION and
- * SB_LOG_SKIPPED_ITERATION lines carry iteration=N, lib/labels.h), or 0.
+ * SB_LOG_SKIPPED_ITERATION lines carry iteration=N, lib/core/labels.h), or 0.
  */
 static unsigned starts_iteration(const char *s, size_t n)
 {

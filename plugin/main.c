@@ -13,7 +13,7 @@
  * Exit status: 0 done, 1 an operational failure (explained on stderr),
  * 2 a usage error.
  */
-#include "log.h"
+#include "core/log.h"
 #include "plugin/args.h"
 #include "plugin/cmd.h"
 

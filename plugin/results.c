@@ -2,9 +2,9 @@
 /* The per-iteration results table of `logs` (see table.h). */
 #include "plugin/table.h"
 
-#include "labels.h"
-#include "report.h"
-#include "resultdoc.h"
+#include "core/labels.h"
+#include "report/report.h"
+#include "result/resultdoc.h"
 
 #include <errno.h>
 #include <stdio.h>

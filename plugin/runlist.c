@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The table of `kubectl storagebench list` (see table.h). */
 #include "plugin/table.h"
-#include "rfc3339.h"
+#include "time/rfc3339.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,8 +2,8 @@
 /* The runner pods of a BenchmarkRun, as the plugin finds them (see runpods.h). */
 #include "plugin/runpods.h"
 
-#include "labels.h"
-#include "names.h"
+#include "core/labels.h"
+#include "core/names.h"
 
 #include <errno.h>
 #include <stdio.h>

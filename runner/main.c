@@ -2,25 +2,25 @@
 /*
  * storagebench-runner: a fio-equivalent I/O benchmark on io_uring.
  *
- * Exit status (lib/labels.h SB_EXIT_*): 0 when every job ran without
+ * Exit status (lib/core/labels.h SB_EXIT_*): 0 when every job ran without
  * error, 1 when a job failed while doing I/O (its partial results and the
  * other jobs' are still printed), 2 for a usage error (bad option, bad job
  * file, unusable configuration such as unaligned direct I/O or a missing
  * directory), 128 + the signal when SIGTERM (143) or SIGINT (130) stopped
- * it (what ran is printed, marked interrupted; runner/stop.h).
+ * it (what ran is printed, marked interrupted; runner/mode/stop.h).
  */
-#include "log.h"
-#include "runner/cmdline.h"
-#include "runner/local.h"
-#include "runner/out_json.h"
-#include "runner/out_text.h"
-#include "runner/pod.h"
+#include "core/log.h"
+#include "runner/mode/cmdline.h"
+#include "runner/mode/local.h"
+#include "runner/out/json.h"
+#include "runner/out/text.h"
+#include "runner/mode/pod.h"
 #include "fiojob/profiles.h"
-#include "runner/run.h"
-#include "runner/s3.h"
-#include "runner/stop.h"
+#include "runner/io/run.h"
+#include "runner/s3/s3.h"
+#include "runner/mode/stop.h"
 
-#include "labels.h"
+#include "core/labels.h"
 
 #include <errno.h>
 #include <signal.h>

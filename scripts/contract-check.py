@@ -23,7 +23,7 @@ import re
 import subprocess
 import sys
 
-HEADERS = ["lib/labels.h", "lib/resultdoc.h"]
+HEADERS = ["lib/core/labels.h", "lib/result/resultdoc.h"]
 DIRS = ["lib", "controller", "runner", "plugin"]
 DEFINE = re.compile(r'^\s*#\s*define\s+(\w+)\s+"((?:[^"\\]|\\.)*)"\s*(?:/[*/].*)?$')
 GENERIC = re.compile(r"^[a-z][a-z0-9]*$")

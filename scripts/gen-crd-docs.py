@@ -50,7 +50,7 @@ needs more than one field lives in the controller.
 
 
 # Fields the CRD describes without a description: what the controller puts
-# there (controller/reconcile.c, plan.c). Used only where the schema has no
+# there (controller/run/reconcile.c, plan.c). Used only where the schema has no
 # description of its own, so the CRD's text always wins.
 FALLBACK = {
     "spec.runner.seccompProfile.type": "RuntimeDefault, Localhost (with localhostProfile) or Unconfined.",

@@ -22,7 +22,7 @@
 #     other protocol, no LDAP, RTMP, SSH, GSSAPI, IDN, PSL, brotli, zstd,
 #     NTLM, digest or AWS SigV4 (only the runner's S3 client signs, and the
 #     runner keeps Debian's libcurl), cookies, MIME, DoH, HSTS, alt-svc;
-#   libmicrohttpd: plain HTTP (controller/httpd.c serves /metrics and the
+#   libmicrohttpd: plain HTTP (controller/serve/httpd.c serves /metrics and the
 #     probes without TLS), no GnuTLS, post processor, basic/digest auth,
 #     HTTP upgrade or messages.
 # Both with Debian's hardening flags (dpkg-buildflags) plus -fPIC

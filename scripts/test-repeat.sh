@@ -4,7 +4,7 @@
 # flaky cases (failed in some runs, passed in others) and the always
 # failing ones. Exit status 0 only when no case failed in any run.
 #
-# Always: every unit test program (build/asan/tests/unit/test_*: the kube
+# Always: every unit test program (build/asan/tests/unit/*/test_*: the kube
 # client's retries and watch idling on the fake clock among them) and the
 # runner's command-line tests (tests/runner: runtimes and rates on the
 # release build). With the test cluster up (make cluster-up) also the
@@ -46,7 +46,7 @@ py_cases() {
 
 for ((i = 1; i <= n; i++)); do
 	echo "--- repetition $i of $n"
-	for t in build/asan/tests/unit/test_*; do
+	for t in build/asan/tests/unit/*/test_*; do
 		want unit || break
 		if [ ! -x "$t" ] || [ ! -f "$t" ]; then continue; fi
 		case "$t" in *.o | *.d) continue ;; esac

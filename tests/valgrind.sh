@@ -9,7 +9,7 @@ command -v valgrind >/dev/null || { echo "valgrind is not installed"; exit 1; }
 VG=(valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect
 	--show-leak-kinds=definite,indirect --track-fds=no)
 fail=0 n=0
-for t in build/rel/tests/unit/test_*; do
+for t in build/rel/tests/unit/*/test_*; do
 	case "$t" in *.o | *.d) continue ;; esac
 	[ -x "$t" ] || continue
 	n=$((n + 1))

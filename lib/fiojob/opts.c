@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "fiojob/opts.h"
 
-#include "units.h"
-#include "errfmt.h"
+#include "core/units.h"
+#include "core/errfmt.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -392,7 +392,7 @@ const char *sb_engine_known(size_t i, const char **refused)
 	return engine_names[i].name;
 }
 
-/* A bad value: the message into err, SB_OPT_BADVAL (lib/errfmt.h). */
+/* A bad value: the message into err, SB_OPT_BADVAL (lib/core/errfmt.h). */
 #define bad(err, errlen, ...) ((enum sb_opt_status)sb_errf(err, errlen, SB_OPT_BADVAL, __VA_ARGS__))
 
 static const struct opt_def *find_opt(const char *key)

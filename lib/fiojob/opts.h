@@ -123,7 +123,7 @@ struct sb_job_opts {
 
 	unsigned iodepth;
 	/* I/Os per submission while refilling (iodepth_batch_submit); 0: the engine's
-	 * default (runner/engine.h submit_batch) */
+	 * default (runner/engine/engine.h submit_batch) */
 	unsigned iodepth_batch_submit;
 	unsigned numjobs;
 	bool direct;
@@ -241,7 +241,7 @@ const char *sb_ddir_name(enum sb_ddir d);
 
 /*
  * The tables behind rw= and ioengine=, for the check that the CRD's enums
- * equal them (tests/unit/test_crd_enums.c). sb_rw_accepted: the i-th value
+ * equal them (tests/unit/fiojob/test_crd_enums.c). sb_rw_accepted: the i-th value
  * rw= accepts (fio's names, aliases included), NULL past the last.
  * sb_engine_known: the i-th ioengine= name we know, NULL past the last;
  * *refused is NULL when we run it (perhaps mapped onto one of ours), else

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "fiojob/profiles.h"
-#include "labels.h"
+#include "core/labels.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 /* The client: configuration copy, per-thread curl handles, common curl
  * options (TLS, auth, HTTP/2). */
 #include "kube/internal.h"
-#include "log.h"
+#include "core/log.h"
 
 #include <errno.h>
 #include <openssl/ssl.h>

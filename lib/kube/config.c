@@ -2,7 +2,7 @@
 /* Configuration: kubeconfig files (libyaml document API), in-cluster, and the
  * client-go loading order. */
 #include "kube/internal.h"
-#include "log.h"
+#include "core/log.h"
 
 #include <ctype.h>
 #include <errno.h>

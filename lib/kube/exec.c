@@ -7,8 +7,8 @@
  * bearer token, kept until status.expirationTimestamp (or a 401).
  */
 #include "kube/internal.h"
-#include "log.h"
-#include "rfc3339.h"
+#include "core/log.h"
+#include "time/rfc3339.h"
 
 #include <errno.h>
 #include <fcntl.h>

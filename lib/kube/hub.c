@@ -15,7 +15,7 @@
  * the multi handle is used by the hub thread alone.
  */
 #include "kube/internal.h"
-#include "log.h"
+#include "core/log.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
  * out by get/list stay valid after the lock is released.
  */
 #include "kube/internal.h"
-#include "log.h"
+#include "core/log.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
  * renew deadline, release on stop.
  */
 #include "kube/internal.h"
-#include "log.h"
+#include "core/log.h"
 
 #include <errno.h>
 #include <stdio.h>

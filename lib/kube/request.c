@@ -4,7 +4,7 @@
  * exponential backoff and jitter for idempotent requests only; a 401 is
  * retried once after re-reading the token file. */
 #include "kube/internal.h"
-#include "log.h"
+#include "core/log.h"
 
 #include <errno.h>
 #include <stdlib.h>

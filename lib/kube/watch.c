@@ -8,7 +8,7 @@
  * which kube_watch_stop() wakes at once.
  */
 #include "kube/internal.h"
-#include "log.h"
+#include "core/log.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -18,8 +18,8 @@ ARM64_CFLAGS := -std=c11 -D_GNU_SOURCE -DSB_VERSION='"$(VERSION)"' $(WARN) \
 # Every C source: what git tracks and what is on disk (a new file counts
 # before it is committed); the suite checks each tracked one has its object.
 ARM64_SRCS := $(sort $(shell git ls-files '*.c' 2>/dev/null) \
-	$(wildcard lib/*.c lib/*/*.c runner/*.c controller/*.c plugin/*.c fuzz/*.c \
-		tests/*/*.c tests/*/*/*.c))
+	$(wildcard lib/*/*.c lib/*/*/*.c runner/*.c runner/*/*.c controller/*.c controller/*/*.c \
+		plugin/*.c fuzz/*.c tests/*/*.c tests/*/*/*.c))
 ARM64_OBJS := $(patsubst %.c,build/arm64/%.o,$(ARM64_SRCS))
 # The unit tests whose code needs only libc and libm (the others link
 # jansson, curl, OpenSSL, libyaml, liburing or libmicrohttpd): the runner's
@@ -27,8 +27,9 @@ ARM64_OBJS := $(patsubst %.c,build/arm64/%.o,$(ARM64_SRCS))
 # planner, statistics, histograms, units, cron and time zones, logging,
 # the plugin's arguments. A test that starts to need another library
 # fails to link here: move it out of the list only with a reason.
-ARM64_UNITS := crc32c runner_opts controller_plan stats hist units cron log plugin_args
-ARM64_UNIT_BINS := $(patsubst %,build/arm64/tests/unit/test_%,$(ARM64_UNITS))
+ARM64_UNITS := runner/crc32c fiojob/runner_opts controller/controller_plan core/stats core/hist \
+	core/units core/cron core/log plugin/plugin_args
+ARM64_UNIT_BINS := $(foreach u,$(ARM64_UNITS),build/arm64/tests/unit/$(dir $(u))test_$(notdir $(u)))
 
 # the test image's program is built on its own (tests/cluster/images.sh):
 # checked with its own flags, -Werror added
@@ -42,10 +43,10 @@ build/arm64/%.o: %.c $(ARM64_INC)/.stamp
 	@echo "  CC arm64 $<"
 	@$(ARM64_CC) $(or $(ARM64_FILE_CFLAGS),$(ARM64_CFLAGS) $(call src_inc,$<)) -MMD -MP -c -o $@ $<
 $(foreach l,$(LAYERS),$(eval $(call layer_ar_rule,arm64,$(l),aarch64-linux-gnu-ar)))
-build/arm64/tests/unit/test_%: build/arm64/tests/unit/test_%.o $(call layer_all,arm64)
+build/arm64/tests/unit/%: build/arm64/tests/unit/%.o $(call layer_all,arm64)
 	@echo "  LD arm64 $@"
 	@$(ARM64_CC) $(ARM64_SAN) -o $@ $^ -lm -lpthread
-.PRECIOUS: build/arm64/tests/unit/test_%.o
+.PRECIOUS: build/arm64/tests/unit/%.o
 
 .PHONY: arm64-bins arm64-list test-arm64
 arm64-bins: $(ARM64_OBJS) $(ARM64_UNIT_BINS)

@@ -2,7 +2,7 @@
 off by default; when on, the dashboard ConfigMap carries the sidecar's
 label, its JSON parses, and every query (panels and variables) and every
 alert expression names only metrics the controller exports (the "# TYPE"
-lines controller/result_metrics.c writes; tests/e2e/test_schedule.py checks
+lines controller/serve/result_metrics.c writes; tests/e2e/test_schedule.py checks
 the same names against a real scrape).
 """
 import json

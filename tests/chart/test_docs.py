@@ -92,7 +92,7 @@ def test_benchmarkrun_md_has_every_field_with_its_description_and_default():
         "allowedServiceAccounts", "InvalidSpec", "restricted", "baseline", "privileged", "provenance",
         "ValidatingAdmissionPolicy", "1.30", "manifests/admission-policy.yaml", "storagebench-runner"]),
     ("architecture.md", [
-        "informer", "work queue", "controller/plan.c", "runner/pod.c", "<run>-<class>-<iteration>",
+        "informer", "work queue", "controller/run/plan.c", "runner/mode/pod.c", "<run>-<class>-<iteration>",
         "<run>-report", "report.svg", "ownerReferences", "garbage", "level-triggered", "Lease",
         "never overwritten", "AlreadyExists"]),
 ])

@@ -17,7 +17,7 @@ from conftest import ROOT, VERSION, sb
 ARCHIVE = os.path.join(ROOT, "build", "image", f"storagebench-{VERSION}.oci.tar")
 RUNTIME_LIBS = ["libcurl4", "libjansson4", "libyaml-0-2", "libssl3", "liburing2", "libmicrohttpd12",
                 "ca-certificates",
-                "tzdata"]  # the zone files of BenchmarkSchedule timeZone (lib/tz.c)
+                "tzdata"]  # the zone files of BenchmarkSchedule timeZone (lib/time/tz.c)
 
 
 def dockerfile():

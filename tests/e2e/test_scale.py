@@ -45,7 +45,7 @@ def test_foreign_configmap_not_cached(controller, ns):
 
 def test_result_configmap_cached_without_data(controller, ns):
     """A result ConfigMap enters the cache as its verdict, without its data
-    (controller/resultcache.h): this one is not a run's (no owner), so its
+    (controller/core/resultcache.h): this one is not a run's (no owner), so its
     verdict is invalid; storagebench_informer_results counts what is held."""
     results = 'storagebench_informer_results{namespace="%s",cached="%s"}'
 
@@ -72,7 +72,7 @@ def test_result_configmap_cached_without_data(controller, ns):
 
 def test_run_cache_deflated(controller, ns):
     """The run cache holds each run as its text deflated against a typical
-    run (controller/memory.h): a fail-fast run of ~1.5 KB of JSON takes a
+    run (controller/core/memory.h): a fail-fast run of ~1.5 KB of JSON takes a
     few hundred bytes; deleting the runs gives it all back (0 bytes)."""
     key = f'storagebench_informer_bytes{{resource="benchmarkruns",namespace="{ns}"}}'
     objs = f'storagebench_informer_objects{{resource="benchmarkruns",namespace="{ns}"}}'

@@ -1,7 +1,7 @@
-"""Validity warnings (lib/validity.c) end to end: computed by the controller
+"""Validity warnings (lib/report/validity.c) end to end: computed by the controller
 from the runner pods' results, in the report and in status.warnings, each
 with its evidence and fix. Every check is triggered and not triggered in
-tests/unit/test_validity.c; here the ones the test cluster produces for
+tests/unit/report/test_validity.c; here the ones the test cluster produces for
 real: a blocked io_uring (the no-iouring seccomp profile), buffered I/O on
 a small volume, too few iterations; and the same checks silent when the
 facts are not there."""

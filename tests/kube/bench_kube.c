@@ -11,7 +11,7 @@
  * Usage: bench_kube [rounds] [seconds-per-round] [objects]
  */
 #include "kube/kube.h"
-#include "log.h"
+#include "core/log.h"
 
 #include <malloc.h>
 #include <stdio.h>

@@ -15,7 +15,7 @@
 
 #include "tests/unit/harness.h"
 #include "kube/kube.h"
-#include "log.h"
+#include "core/log.h"
 
 #include <curl/curl.h>
 #include <errno.h>

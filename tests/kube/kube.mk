@@ -18,14 +18,14 @@ asan: $(KUBE_TEST_BINS)
 # Without sanitizers, for valgrind (tests/kube/valgrind.sh): the cluster
 # tests and the kube unit tests linked against the release archive.
 KUBE_VG_BINS := $(patsubst %.c,build/rel/%,$(KUBE_TEST_SRCS) \
-	$(sort $(wildcard tests/unit/test_kube_*.c)))
+	$(sort $(wildcard tests/unit/kube/test_kube_*.c)))
 build/rel/tests/kube/%: build/rel/tests/kube/%.o $(call layer_all,rel)
 	@mkdir -p $(@D)
 	$(CC) -o $@ $^ $(LDFLAGS) $(LDLIBS_TESTS)
-build/rel/tests/unit/test_kube_%: build/rel/tests/unit/test_kube_%.o $(call layer_all,rel)
+build/rel/tests/unit/kube/test_kube_%: build/rel/tests/unit/kube/test_kube_%.o $(call layer_all,rel)
 	@mkdir -p $(@D)
 	$(CC) -o $@ $^ $(LDFLAGS) $(LDLIBS_TESTS)
-.PRECIOUS: build/rel/tests/kube/%.o build/rel/tests/unit/test_kube_%.o
+.PRECIOUS: build/rel/tests/kube/%.o build/rel/tests/unit/kube/test_kube_%.o
 .PHONY: kube-valgrind-bins kube-valgrind
 kube-valgrind-bins: $(KUBE_VG_BINS)
 kube-valgrind: kube-valgrind-bins

@@ -39,7 +39,7 @@ run() {
 	fi
 }
 if [ "$what" != cluster ]; then
-	for t in build/rel/tests/unit/test_kube_*; do
+	for t in build/rel/tests/unit/kube/test_kube_*; do
 		case "$t" in *.o | *.d) continue ;; esac
 		echo "--- valgrind $t"
 		run "${VG[@]}" "$t"

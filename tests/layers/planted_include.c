@@ -4,7 +4,7 @@
  * code reaching into the runner. Compiled with lib/'s include path it must
  * not build; compiled with the runner's it builds (the control).
  */
-#include "runner/run.h"
+#include "runner/io/run.h"
 
 int sb_planted_include(void);
 int sb_planted_include(void)

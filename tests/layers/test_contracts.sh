@@ -12,8 +12,8 @@ check() { python3 scripts/contract-check.py "$@" >"$tmp/out" 2>&1; }
 if check; then ok "the tree spells each contract string only in its header"; else bad "the tree is clean"; fi
 
 # a planted tree: the real headers, one binary file with copies
-mkdir -p "$tmp/t/lib" "$tmp/t/controller"
-cp lib/labels.h "$tmp/t/lib/"
+mkdir -p "$tmp/t/lib/core" "$tmp/t/controller"
+cp lib/core/labels.h "$tmp/t/lib/core/"
 cat >"$tmp/t/controller/planted.c" <<'C'
 /* mentions "storagebench.io/run" in a comment: not a copy */
 static const char *a = "storagebench.io/run";
@@ -24,7 +24,7 @@ static const char e = '"';
 C
 check --root "$tmp/t" controller/planted.c
 rc=$?
-if [ $rc -eq 1 ] && grep -q '^controller/planted.c:2: "storagebench.io/run" is SB_LABEL_RUN (lib/labels.h)' "$tmp/out" &&
+if [ $rc -eq 1 ] && grep -q '^controller/planted.c:2: "storagebench.io/run" is SB_LABEL_RUN (lib/core/labels.h)' "$tmp/out" &&
 	grep -q '^controller/planted.c:3: "SB_ITERATIONS" is SB_ENV_ITERATIONS' "$tmp/out"; then
 	ok "a planted label key and env name are named with file, line and the name to use"
 else
@@ -35,7 +35,7 @@ if [ "$(grep -c '^controller/planted.c:' "$tmp/out")" = 2 ]; then
 else
 	bad "only the two copies are named"
 fi
-rm "$tmp/t/lib/labels.h"
+rm "$tmp/t/lib/core/labels.h"
 check --root "$tmp/t" controller/planted.c
 if [ $? -eq 2 ] && grep -q "no contract definitions" "$tmp/out"; then
 	ok "no header to read is an error, not a pass"

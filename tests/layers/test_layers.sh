@@ -22,7 +22,7 @@ fi
 # planted include: lib/'s include path does not reach runner/
 if m build/layer-probe/planted_include.o; then
 	bad "an include of runner/ from lib/ code compiled"
-elif grep -q 'runner/run.h' "$tmp/out"; then
+elif grep -q 'runner/io/run.h' "$tmp/out"; then
 	ok "an include of runner/ from lib/ code fails to compile"
 else
 	bad "an include of runner/ from lib/ code failed, but not on the include"

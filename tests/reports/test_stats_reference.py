@@ -1,6 +1,6 @@
-"""lib/stats.c's special functions against an independent reference.
+"""lib/stats/stats.c's special functions against an independent reference.
 
-The p-values of the comparison reports (lib/compare.c, lib/verdict.c) come
+The p-values of the comparison reports (lib/report/compare.c, lib/stats/verdict.c) come
 from sb_student_t_p2, the regularized incomplete beta function I_x(a, b) at
 x = df / (df + t^2). build/tests/tools/stats-eval evaluates the C functions
 on a grid, and Debian's python3-scipy (scripts/deps/test.list) gives the

@@ -1,8 +1,8 @@
 """The golden SVG charts in tests/fixtures/svg, parsed as XML and checked
 against the fixture reports in tests/fixtures/reports they were drawn from.
 
-The unit test tests/unit/test_report_svg.c keeps each golden file equal,
-byte for byte, to what lib/report_svg.c renders, so these checks hold for
+The unit test tests/unit/report/test_report_svg.c keeps each golden file equal,
+byte for byte, to what lib/report/svg/svg.c renders, so these checks hold for
 the renderer. They recompute from the report JSON, independently of the C
 code, what each chart must show: one series per target, an error bar per
 bar with two or more iterations, bar lengths proportional to the means, a

@@ -1,4 +1,4 @@
-"""fio's runtime rule on jobs shorter than a millisecond (lib/fiotime.h).
+"""fio's runtime rule on jobs shorter than a millisecond (lib/stats/fiotime.h).
 
 fio 3.33 keeps a direction's runtime in whole milliseconds rounded up from
 the microseconds it measured, so a job of a few hundred microseconds

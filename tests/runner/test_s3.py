@@ -364,7 +364,7 @@ warp:
 
 def test_iterations_summary_mean_stddev(s3):
     """--iterations: each iteration a new bucket; the report aggregates each
-    operation over them (the same lib/aggregate as block results)."""
+    operation over them (the same lib/stats/aggregate as block results)."""
     r = s3run(s3, "--obj.size", "1KiB", "--objects", "20", "--concurrent", "2",
               "--duration", "1s", "--iterations", "3", "--target", "mock",
               "--output-format=json", "mixed")

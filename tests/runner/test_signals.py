@@ -3,7 +3,7 @@ stops issuing I/O, keeps what was complete, marks what was running as
 interrupted (never as a result) and exits 128 + the signal (143, 130) within
 seconds, not at the end of its runtime. Each test starts a long job and
 signals it once a progress line says it is measuring (not after a sleep).
-A second signal exiting at once is tests/unit/test_runner_stop.c's case."""
+A second signal exiting at once is tests/unit/runner/test_runner_stop.c's case."""
 import http.server
 import json
 import os

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Unit tests: each build/asan/tests/unit/test_* program (AddressSanitizer +
+# Unit tests: each build/asan/tests/unit/*/test_* program (AddressSanitizer +
 # UBSan) prints one line per case and its own count line; we add them up.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -10,7 +10,7 @@ if [ "$(uname -m)" = x86_64 ] && grep -qw sse4_2 /proc/cpuinfo; then
 	export SB_CRC32C_EXPECT=${SB_CRC32C_EXPECT:-sse4.2}
 fi
 p=0 f=0 s=0
-for t in build/asan/tests/unit/test_*; do
+for t in build/asan/tests/unit/*/test_*; do
 	[ -x "$t" ] || continue
 	case "$t" in *.o | *.d) continue ;; esac
 	out=$("$t" 2>&1)

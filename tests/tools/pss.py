@@ -2,7 +2,7 @@
 on a pod spec in Python: the tests' own reading of the standard
 (https://kubernetes.io/docs/concepts/security/pod-security-standards/, the
 current version), written apart from the controller's C evaluator
-(controller/policy.c) so that the two check each other. The test cluster
+(controller/run/policy.c) so that the two check each other. The test cluster
 (Kubernetes 1.20) has no Pod Security admission to ask.
 
     violations(pod_spec, "restricted") -> [] when it passes, else what breaks

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * stats-eval: evaluates lib/stats.c's special functions for the reference
+ * stats-eval: evaluates lib/stats/stats.c's special functions for the reference
  * check tests/reports/test_stats_reference.py (which compares them with
  * scipy). Reads one query per line on stdin and prints one value per line
  * (%.17g, which reads back as the same double):
@@ -12,7 +12,7 @@
  * exact double). Exit status 0, or 2 with a message naming the line on
  * bad input.
  */
-#include "stats.h"
+#include "stats/stats.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A fake of the reconcile's operations table (controller/ops.h): an API
+ * A fake of the reconcile's operations table (controller/core/ops.h): an API
  * server and the informer caches held in memory. Every call is recorded
  * (verb, resource, name); objects are kept per resource, on the "server"
  * and in the "cache" (ConfigMaps read from it as the controller's
@@ -19,10 +19,10 @@
 #ifndef SB_TEST_FAKEOPS_H
 #define SB_TEST_FAKEOPS_H
 
-#include "controller/manifests.h"
-#include "controller/ops.h"
-#include "controller/resultcache.h"
-#include "labels.h"
+#include "controller/run/manifests.h"
+#include "controller/core/ops.h"
+#include "controller/core/resultcache.h"
+#include "core/labels.h"
 
 #include <errno.h>
 #include <jansson.h>

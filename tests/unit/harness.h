@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A minimal unit-test harness. Each tests/unit/test_*.c file is one program
+ * A minimal unit-test harness. Each tests/unit/<layer>/test_*.c file is one program
  * holding a table of cases; a case returns T_PASS, T_FAIL or T_SKIP. The
  * program prints one line per case ("ok", "FAIL", "skip") and ends with
  * "N passed, N failed, N skipped" (flushed at once, so a leak report at

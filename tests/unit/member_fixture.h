@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Test fixtures for distributed runs (spec.runner.pods > 1): the ConfigMaps
- * a member runner pod writes, in the shape runner/pod.c writes them: its
- * result (signed with the run's key, controller/runkey.h: the caller sets
+ * a member runner pod writes, in the shape runner/mode/pod.c writes them: its
+ * result (signed with the run's key, controller/run/runkey.h: the caller sets
  * the master key first) and its start-barrier "ready" mark. Used by
  * test_distrib.c and test_reconcile.c.
  */
 #ifndef SB_TEST_MEMBER_FIXTURE_H
 #define SB_TEST_MEMBER_FIXTURE_H
 
-#include "controller/runkey.h"
-#include "labels.h"
-#include "names.h"
-#include "sign.h"
+#include "controller/run/runkey.h"
+#include "core/labels.h"
+#include "core/names.h"
+#include "result/sign.h"
 
 #include <jansson.h>
 #include <stdbool.h>

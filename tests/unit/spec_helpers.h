@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * BenchmarkRun spec helpers shared by the unit tests of controller/spec.c
+ * BenchmarkRun spec helpers shared by the unit tests of controller/run/spec.c
  * (test_controller_spec.c, test_steady_state.c): parse a spec from JSON
  * text, and expect it refused with a message containing a needle.
  * Include after harness.h; the functions are static (one copy per test
@@ -9,7 +9,7 @@
 #ifndef SB_TEST_SPEC_HELPERS_H
 #define SB_TEST_SPEC_HELPERS_H
 
-#include "controller/spec.h"
+#include "controller/run/spec.h"
 
 #include <errno.h>
 #include <jansson.h>

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The objects the controller creates for a BenchmarkRun, as JSON: the PVC
+ * and runner pod of each class, the spec ConfigMap holding the job file,
+ * the report ConfigMap, Events, and the status. Every object carries the
+ * run's labels and an ownerReference to the run, so garbage collection
+ * removes it with the run. Each function returns a new reference (caller
+ * decrefs) or NULL on ENOMEM.
+ */
+#ifndef SB_CONTROLLER_MANIFESTS_H
+#define SB_CONTROLLER_MANIFESTS_H
+
+#include "controller/run/plan.h"
+#include "controller/run/spec.h"
+
+#include <jansson.h>
+
+/* The run an object belongs to (borrowed strings). */
+struct br_ref {
+	const char *ns;
+	const char *name;
+	const char *uid;
+};
+
+#define BR_DATA_DIR    "/data"
+#define BR_DEVICE      "/dev/storagebench"
+#define BR_SPEC_DIR    "/etc/storagebench"
+#define BR_JOBFILE_KEY "jobs.fio"
+/* the report ConfigMap's comparison with the baseline (regression.c reads it) */
+#define BR_COMPARE_KEY "compare.json"
+
+json_t *br_pvc_manifest(const struct br_ref *run, const struct br_spec *s, const char *cls);
+
+/* attempt counts from 1. spec_cm is the spec ConfigMap's name ("" if none). */
+json_t *br_pod_manifest(const struct br_ref *run, const struct br_spec *s, const char *cls,
+			unsigned attempt, unsigned iterations);
+
+/* The ConfigMap with the job file (only when the run has one). */
+json_t *br_spec_cm_manifest(const struct br_ref *run, const struct br_spec *s);
+
+/*
+ * The report ConfigMap: report.json (the document), report.txt, report.md,
+ * report.csv and, when available, report.svg.
+ */
+json_t *br_report_cm_manifest(const struct br_ref *run, const json_t *report);
+
+/*
+ * Adds the comparison with a baseline run (see lib/report/compare.h) to a report
+ * ConfigMap: compare.txt, compare.md, compare.json, and the text appended
+ * to report.txt. Returns 0 or -ENOMEM/-EINVAL (cm unchanged).
+ */
+int br_report_cm_add_comparison(json_t *cm, const json_t *comparison);
+
+/* A core/v1 Event about the run. now is the event time. */
+json_t *br_event_manifest(const struct br_ref *run, const struct br_event *e, time_t now,
+			  unsigned seq);
+
+/* RFC 3339 UTC time ("2026-11-30T18:24:08Z") into buf. Returns buf. */
+char *br_time_str(time_t t, char *buf, size_t len);
+
+/* An RFC 3339 time (sb_rfc3339_parse, offsets honoured); 0 when s is NULL or malformed. */
+time_t br_time_parse(const char *s);
+
+#endif

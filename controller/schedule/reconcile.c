@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The reconcile of one BenchmarkSchedule: observe (the schedule and its runs
+ * from the informer caches), plan (schedule.c, pure), apply (create and
+ * delete runs, events), one status write. Queue keys of schedules are
+ * "schedule:<namespace>/<name>" (BR_SCHED_KEY_PREFIX).
+ */
+#include "controller/schedule/reconcile.h"
+#include "core/jsonobj.h"
+
+#include "controller/core/controller.h"
+#include "controller/run/manifests.h"
+#include "core/labels.h"
+#include "core/log.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const struct kube_resource br_res_benchmarkschedules = {SB_API_GROUP, SB_API_VERSION_ONLY,
+							SB_PLURAL_SCHEDULES, true};
+
+const char *br_sched_test_clock_file;
+
+int64_t br_sched_now(void)
+{
+	if (br_sched_test_clock_file) {
+		/* test-only: the time is what the file says, when it says something */
+		FILE *f = fopen(br_sched_test_clock_file, "re");
+		if (f) {
+			char buf[32] = "";
+			char *end = NULL;
+			bool got = fgets(buf, sizeof(buf), f) != NULL;
+			fclose(f);
+			long long v = got ? strtoll(buf, &end, 10) : 0;
+			if (got && end != buf && v > 0)
+				return (int64_t)v;
+		}
+	}
+	return (int64_t)time(NULL);
+}
+
+static const json_t *find_condition(const json_t *status, const char *type)
+{
+	size_t i;
+	const json_t *c;
+	json_array_foreach(json_object_get(status, "conditions"), i, c)
+	{
+		const char *t = jstr(c, "type");
+		if (t && !strcmp(t, type))
+			return c;
+	}
+	return NULL;
+}
+
+static void sched_event(struct br_controller *c, const char *ns, const char *name, const char *uid,
+			bool warning, const char *reason, const char *msg)
+{
+	struct br_ref ref = {ns, name, uid};
+	struct br_event e;
+	memset(&e, 0, sizeof(e));
+	e.warning = warning;
+	snprintf(e.reason, sizeof(e.reason), "%s", reason);
+	snprintf(e.message, sizeof(e.message), "%s", msg);
+	pthread_mutex_lock(&c->mu);
+	unsigned seq = c->event_seq++;
+	pthread_mutex_unlock(&c->mu);
+	json_t *ev = br_event_manifest(&ref, &e, c->ops.now(c->ops.arg), seq);
+	json_t *io = json_object_get(ev, "involvedObject");
+	if (io)
+		json_object_set_new(io, "kind", json_string(SB_KIND_SCHEDULE));
+	struct kube_error err = KUBE_ERROR_INIT;
+	char eb[512];
+	if (ev && c->ops.create(c->ops.arg, &br_res_events, ns, ev, &err) != 0) {
+		br_metrics_api_error(c->metrics);
+		sb_warn("Failed to record an event", "schedule=%s/%s reason=%s error=\"%s\"", ns,
+			name, reason, kube_error_str(&err, eb, sizeof(eb)));
+	}
+	json_decref(ev);
+	sb_log(warning ? SB_LOG_WARN : SB_LOG_INFO, msg, "schedule=%s/%s reason=%s", ns, name,
+	       reason);
+}
+
+/* The run of an activation (new reference, NULL on ENOMEM). */
+static json_t *run_manifest(const json_t *sched, const struct br_sched_spec *s,
+			    const struct br_sched_plan *p)
+{
+	char when[40], thr[32];
+	br_time_str((time_t)p->create_time, when, sizeof(when));
+	snprintf(thr, sizeof(thr), "%g", s->threshold_pct);
+	json_t *labels = s->run_labels ? json_deep_copy(s->run_labels) : json_object();
+	json_t *spec = json_deep_copy(s->run_spec);
+	json_t *run = NULL;
+	if (!labels || !spec)
+		goto out;
+	if (json_object_set_new(labels, SB_LABEL_SCHEDULE, json_string(meta(sched, "name"))))
+		goto out;
+	if (p->baseline[0] && json_object_set_new(spec, "baseline", json_string(p->baseline)))
+		goto out;
+	run = json_pack("{s:s,s:s,s:{s:s,s:s,s:O,s:{s:s,s:s},s:[{s:s,s:s,s:s,s:s,s:b,s:b}]},s:O}",
+			"apiVersion", SB_API_VERSION, "kind", SB_KIND, "metadata", "name",
+			p->create_name, "namespace", meta(sched, "namespace"), "labels", labels,
+			"annotations", SB_ANNOT_SCHEDULED_AT, when, SB_ANNOT_REGRESSION_THRESHOLD,
+			thr, "ownerReferences", "apiVersion", SB_API_VERSION, "kind",
+			SB_KIND_SCHEDULE, "name", meta(sched, "name"), "uid", meta(sched, "uid"),
+			"controller", 1, "blockOwnerDeletion", 1, "spec", spec);
+out:
+	json_decref(labels);
+	json_decref(spec);
+	return run;
+}
+
+/* status.conditions: InvalidSpec or the newest finished run's Regressed */
+static json_t *conditions(const json_t *prev, const char *type, const char *status,
+			  const char *reason, const char *message, json_int_t gen, time_t now)
+{
+	char ts[40];
+	const json_t *pc = find_condition(prev, type);
+	const char *lt = NULL;
+	if (pc && jstr(pc, "status") && !strcmp(jstr(pc, "status"), status))
+		lt = jstr(pc, "lastTransitionTime");
+	if (!lt)
+		lt = br_time_str(now, ts, sizeof(ts));
+	return json_pack("[{s:s,s:s,s:s,s:s,s:s,s:I}]", "type", type, "status", status, "reason",
+			 reason, "message", message, "lastTransitionTime", lt, "observedGeneration",
+			 gen);
+}
+
+static int write_status(struct br_controller *c, const json_t *sched, json_t *status)
+{
+	const json_t *prev = json_object_get(sched, "status");
+	if (prev && json_equal(prev, status))
+		return 0;
+	const char *rv = meta(sched, "resourceVersion");
+	json_t *patch =
+		rv ? json_pack("{s:{s:s},s:O}", "metadata", "resourceVersion", rv, "status", status)
+		   : json_pack("{s:O}", "status", status);
+	if (!patch)
+		return -ENOMEM;
+	const char *key;
+	const json_t *v;
+	json_object_foreach((json_t *)prev, key, v)
+	{
+		if (!json_object_get(status, key))
+			json_object_set_new(json_object_get(patch, "status"), key, json_null());
+	}
+	struct kube_error err = KUBE_ERROR_INIT;
+	char eb[512];
+	int ret = c->ops.patch_status(c->ops.arg, &br_res_benchmarkschedules,
+				      meta(sched, "namespace"), meta(sched, "name"), patch, NULL, 0,
+				      &err);
+	json_decref(patch);
+	if (ret == -EAGAIN && err.http_code == 409)
+		return 0; /* changed meanwhile: the newer one is reconciled next */
+	if (ret && ret != -ENOENT) {
+		br_metrics_api_error(c->metrics);
+		sb_warn("Failed to update status", "schedule=%s/%s error=\"%s\"",
+			meta(sched, "namespace"), meta(sched, "name"),
+			kube_error_str(&err, eb, sizeof(eb)));
+		return ret;
+	}
+	return 0;
+}
+
+static void observe_runs(struct br_controller *c, const char *ns, const char *name, const char *uid,
+			 struct br_sched_obs *o, const json_t **newest_finished, json_t **runs_out)
+{
+	json_t *runs = c->ops.cache_list(c->ops.arg, BR_CACHE_RUNS, ns, NULL);
+	size_t i;
+	const json_t *r;
+	int64_t newest = -1;
+	*newest_finished = NULL;
+	json_array_foreach(runs, i, r)
+	{
+		const json_t *md = json_object_get(r, "metadata");
+		const char *rns = jstr(md, "namespace");
+		const char *sl = jstr(json_object_get(md, "labels"), SB_LABEL_SCHEDULE);
+		if (!rns || strcmp(rns, ns) || !sl || strcmp(sl, name) || !owned_by(r, uid) ||
+		    o->nruns >= BR_SCHED_MAX_RUNS)
+			continue;
+		struct br_sched_run_obs *ro = &o->runs[o->nruns++];
+		memset(ro, 0, sizeof(*ro));
+		snprintf(ro->name, sizeof(ro->name), "%s",
+			 jstr(md, "name") ? jstr(md, "name") : "");
+		ro->scheduled = (int64_t)br_time_parse(
+			jstr(json_object_get(md, "annotations"), SB_ANNOT_SCHEDULED_AT));
+		const json_t *st = json_object_get(r, "status");
+		const char *ph = jstr(st, "phase");
+		ro->phase = ph && !strcmp(ph, "Succeeded") ? BR_SRUN_SUCCEEDED
+			    : ph && !strcmp(ph, "Failed")  ? BR_SRUN_FAILED
+							   : BR_SRUN_ACTIVE;
+		ro->deleting = jstr(md, "deletionTimestamp") != NULL;
+		const json_t *rc = find_condition(st, "Regressed");
+		ro->regressed = rc && jstr(rc, "status") && !strcmp(jstr(rc, "status"), "True");
+		if (ro->phase != BR_SRUN_ACTIVE && !ro->deleting && ro->scheduled > newest) {
+			newest = ro->scheduled;
+			*newest_finished = r;
+		}
+	}
+	*runs_out = runs; /* keeps *newest_finished alive */
+}
+
+/*
+ * The plan's deletions (the last failure into *del_err, else 0), then its
+ * new run: returns 0, or the create's failure (the caller then leaves the
+ * status as it is: retried with backoff).
+ */
+static int sched_apply(struct br_controller *c, const char *ns, const char *name,
+		       const json_t *sched, const struct br_sched_spec *s,
+		       const struct br_sched_plan *p, int *del_err)
+{
+	*del_err = 0;
+	for (size_t i = 0; i < p->ndeletes; i++) {
+		struct kube_error ke = KUBE_ERROR_INIT;
+		char eb[512];
+		int r = c->ops.del(c->ops.arg, &br_res_benchmarkruns, ns, p->deletes[i], &ke);
+		if (r && r != -ENOENT) {
+			br_metrics_api_error(c->metrics);
+			sb_warn("Failed to delete a run", "schedule=%s/%s run=%s error=\"%s\"", ns,
+				name, p->deletes[i], kube_error_str(&ke, eb, sizeof(eb)));
+			*del_err = r;
+		}
+	}
+	if (p->create) {
+		json_t *run = run_manifest(sched, s, p);
+		struct kube_error ke = KUBE_ERROR_INIT;
+		char eb[512];
+		int r = run ? c->ops.create(c->ops.arg, &br_res_benchmarkruns, ns, run, &ke)
+			    : -ENOMEM;
+		json_decref(run);
+		if (r && r != -EEXIST) {
+			br_metrics_api_error(c->metrics);
+			kube_error_str(&ke, eb, sizeof(eb));
+			sb_warn("Failed to create a run", "schedule=%s/%s run=%s error=\"%s\"", ns,
+				name, p->create_name, eb);
+			return r;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The schedule's new status (a new reference; NULL on ENOMEM): active
+ * runs, times, and Regressed from the newest finished run (said by an event
+ * when it turns True with a new message).
+ */
+static json_t *sched_status(struct br_controller *c, const json_t *sched,
+			    const struct br_sched_spec *s, const struct br_sched_plan *p,
+			    const json_t *newest, time_t wall)
+{
+	const char *ns = meta(sched, "namespace"), *name = meta(sched, "name");
+	const char *uid = meta(sched, "uid");
+	const json_t *prev = json_object_get(sched, "status");
+	json_int_t gen = json_integer_value(
+		json_object_get(json_object_get(sched, "metadata"), "generation"));
+	char t1[40], t2[40], t3[40];
+	json_t *status = json_pack("{s:I}", "observedGeneration", gen);
+	json_t *active = json_array();
+	for (size_t i = 0; i < p->nactive; i++)
+		json_array_append_new(active, json_string(p->active[i]));
+	json_object_set_new(status, "active", active);
+	if (p->last_schedule)
+		json_object_set_new(
+			status, "lastScheduleTime",
+			json_string(br_time_str((time_t)p->last_schedule, t1, sizeof(t1))));
+	if (p->next_time && !s->suspend)
+		json_object_set_new(status, "nextScheduleTime",
+				    json_string(br_time_str((time_t)p->next_time, t2, sizeof(t2))));
+	if (p->last_successful[0]) {
+		json_object_set_new(status, "lastSuccessfulRun", json_string(p->last_successful));
+		json_object_set_new(
+			status, "lastSuccessfulTime",
+			json_string(br_time_str((time_t)p->last_successful_time, t3, sizeof(t3))));
+	}
+	/* Regressed: the verdict of the newest finished run, with its list */
+	const json_t *rc = find_condition(json_object_get(newest, "status"), "Regressed");
+	if (rc && jstr(rc, "status")) {
+		char msg[1024];
+		snprintf(msg, sizeof(msg), "run %s: %s", meta(newest, "name"),
+			 jstr(rc, "message") ? jstr(rc, "message") : "");
+		json_object_set_new(status, "conditions",
+				    conditions(prev, "Regressed", jstr(rc, "status"),
+					       jstr(rc, "reason") ? jstr(rc, "reason") : "Compared",
+					       msg, gen, wall));
+		const json_t *pc = find_condition(prev, "Regressed");
+		bool was = pc && jstr(pc, "message") && !strcmp(jstr(pc, "message"), msg);
+		if (!was && !strcmp(jstr(rc, "status"), "True"))
+			sched_event(c, ns, name, uid, true, "Regressed", msg);
+	}
+	return status;
+}
+
+int br_schedule_reconcile(struct br_controller *c, const char *ns, const char *name,
+			  long *requeue_ms)
+{
+	*requeue_ms = 0;
+	/* NULL also when no informer watches schedules in ns */
+	json_t *sched = c->ops.cache_get(c->ops.arg, BR_CACHE_SCHEDULES, ns, name);
+	if (!sched || meta(sched, "deletionTimestamp")) {
+		json_decref(sched);
+		return 0;
+	}
+	const char *uid = meta(sched, "uid");
+	json_int_t gen = json_integer_value(
+		json_object_get(json_object_get(sched, "metadata"), "generation"));
+	const json_t *prev = json_object_get(sched, "status");
+	time_t wall = c->ops.now(c->ops.arg);
+	struct br_sched_spec s;
+	struct sb_tz *tz = NULL;
+	char err[512] = "";
+	json_t *runs = NULL, *status = NULL;
+	/* large: not on a worker's stack */
+	struct br_sched_obs *obsp = calloc(1, sizeof(*obsp));
+	struct br_sched_plan *planp = calloc(1, sizeof(*planp));
+	int ret = br_sched_spec_parse(json_object_get(sched, "spec"), NULL, &s, &tz, err,
+				      sizeof(err));
+	if (!obsp || !planp)
+		ret = -ENOMEM;
+	if (ret == -ENOMEM)
+		goto out;
+	if (ret) {
+		const json_t *pc = find_condition(prev, "InvalidSpec");
+		if (!pc || !jstr(pc, "message") || strcmp(jstr(pc, "message"), err))
+			sched_event(c, ns, name, uid, true, "InvalidSpec", err);
+		status = json_pack(
+			"{s:I,s:o}", "observedGeneration", gen, "conditions",
+			conditions(prev, "InvalidSpec", "True", "InvalidSpec", err, gen, wall));
+		ret = status ? write_status(c, sched, status) : -ENOMEM;
+		goto out;
+	}
+
+	struct br_sched_obs *o = obsp;
+	struct br_sched_plan *p = planp;
+	/* the e2e tests' clock file, when set, moves the schedule's time only */
+	o->now = br_sched_test_clock_file ? br_sched_now() : (int64_t)wall;
+	o->created = (int64_t)br_time_parse(meta(sched, "creationTimestamp"));
+	o->last_schedule = (int64_t)br_time_parse(jstr(prev, "lastScheduleTime"));
+	snprintf(o->name, sizeof(o->name), "%s", name);
+	const json_t *newest = NULL;
+	int del_err;
+	observe_runs(c, ns, name, uid, o, &newest, &runs);
+	br_sched_plan_compute(&s, tz, o, p);
+
+	ret = sched_apply(c, ns, name, sched, &s, p, &del_err);
+	if (ret)
+		goto out; /* not scheduled: retried with backoff, status unchanged */
+	ret = del_err;
+	for (size_t i = 0; i < p->nevents; i++)
+		sched_event(c, ns, name, uid, p->events[i].warning, p->events[i].reason,
+			    p->events[i].message);
+
+	status = sched_status(c, sched, &s, p, newest, wall);
+	int wr = write_status(c, sched, status);
+	if (!ret)
+		ret = wr;
+	if (p->requeue_s)
+		*requeue_ms = p->requeue_s * 1000L;
+out:
+	free(obsp);
+	free(planp);
+	json_decref(status);
+	json_decref(runs);
+	json_decref(sched);
+	br_sched_spec_release(&s);
+	sb_tz_free(tz);
+	return ret;
+}
