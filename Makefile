@@ -92,7 +92,7 @@ $(call layer_ar,$(1),$(2)): $$(call obj,$(1),$$(LAYER_SRCS_$(2)))
 	@rm -f $$@ && $(3) rcs $$@ $$^
 endef
 FORCE:
-.PHONY: FORCE all test check lint contract-check funclen fmt fmt-check bench demo demo-ceph install clean help deps valgrind unit vg-bins unit-bins asan test-repeat
+.PHONY: FORCE all test check lint circles contract-check funclen fmt fmt-check bench demo demo-ceph install clean help deps valgrind unit vg-bins unit-bins asan test-repeat
 all:
 
 -include lib/lib.mk
@@ -255,8 +255,21 @@ fmt-check:
 	@out=$$(for f in $(SRC_ALL); do clang-format --dry-run -Werror $$f 2>&1 >/dev/null || echo $$f; done); \
 	if [ -n "$$out" ]; then echo "not clang-formatted (run make fmt):"; echo "$$out"; exit 1; fi
 
-lint: layer-check contract-check
+lint: layer-check contract-check circles
 	bash scripts/lint.sh
+
+# No circle between source files (scripts/circles.py): the graph of the
+# compiler's dependency files (build/rel/**/*.d: a file compiled with x.h
+# depends on x.c) and of the objects' symbols (nm: a file that uses a
+# function or global another file defines depends on it); each strongly
+# connected component of more than one file is named with its files and the
+# symbols or includes that tie each arrow. The circles being fixed by their
+# owners are listed in scripts/circles.allow, exactly (a listed circle that
+# is gone is an error too). tests/layers/test_circles.sh plants circles.
+.PHONY: circles
+circles: $(foreach l,$(LAYERS),$(call layer_ar,rel,$(l))) \
+		$(call obj,rel,$(RUNNER_MAIN) $(CONTROLLER_MAIN) $(PLUGIN_MAIN))
+	@/usr/bin/python3 scripts/circles.py
 
 # The binaries' contracts (lib/core/labels.h: labels, env names, log markers,
 # result keys...) spelled out only in their header: a string literal
@@ -329,7 +342,8 @@ help:
 	$(info $()  test       install missing packages, build, run every test suite)
 	$(info $()  unit       run only the unit tests (sanitizer build))
 	$(info $()  check      format check, lint, then test)
-	$(info $()  lint       the layers' link and include check, clang-tidy, cppcheck, the banned-function grep, funclen, contract-check)
+	$(info $()  lint       the layers' link and include check, the circle check, clang-tidy, cppcheck, the banned-function grep, funclen, contract-check)
+	$(info $()  circles    no circle between source files (scripts/circles.py, scripts/circles.allow))
 	$(info $()  funclen    no product function over 120 lines (scripts/funclen.py))
 	$(info $()  fmt        reformat the C sources with clang-format)
 	$(info $()  valgrind   run the unit tests and the runner under valgrind)
