@@ -4,8 +4,8 @@
  * of the public API (kube.h); names still start with kube_ because they are
  * visible to the linker. Same conventions as kube.h.
  */
-#ifndef SB_KUBE_INTERNAL_H
-#define SB_KUBE_INTERNAL_H
+#ifndef SB_LIB_KUBE_INTERNAL_H
+#define SB_LIB_KUBE_INTERNAL_H
 
 #include "kube/kube.h"
 

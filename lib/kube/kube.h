@@ -33,8 +33,8 @@
  * only after every thread using it has stopped using it (joined, or
  * informers and leader electors stopped).
  */
-#ifndef SB_KUBE_H
-#define SB_KUBE_H
+#ifndef SB_LIB_KUBE_KUBE_H
+#define SB_LIB_KUBE_KUBE_H
 
 #include <stdbool.h>
 #include <stddef.h>

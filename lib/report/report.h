@@ -7,8 +7,8 @@
  * rows (rw "s3-...") have their own sentences and table in txt and md
  * (report/object.h); the per-workload table keeps the block and file rows.
  */
-#ifndef SB_REPORT_H
-#define SB_REPORT_H
+#ifndef SB_LIB_REPORT_REPORT_H
+#define SB_LIB_REPORT_REPORT_H
 
 #include <jansson.h>
 #include <stddef.h>

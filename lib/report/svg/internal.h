@@ -23,8 +23,8 @@
  * negative errno. Strings in struct doc, struct res and struct cat are borrowed (from
  * the report's JSON, which must outlive them, or static): never freed.
  */
-#ifndef SB_REPORT_SVG_INTERNAL_H
-#define SB_REPORT_SVG_INTERNAL_H
+#ifndef SB_LIB_REPORT_SVG_INTERNAL_H
+#define SB_LIB_REPORT_SVG_INTERNAL_H
 
 #include <errno.h>
 #include <jansson.h>
