@@ -229,6 +229,16 @@ const char *kube_client_namespace(const struct kube_client *c)
 	return c->cfg.namespace;
 }
 
+struct kube_hub *kube_client_hub(struct kube_client *c)
+{
+	pthread_mutex_lock(&c->handles_lock);
+	if (!c->hub)
+		c->hub = kube_hub_new(&c->h2);
+	struct kube_hub *h = c->hub;
+	pthread_mutex_unlock(&c->handles_lock);
+	return h;
+}
+
 const char *kube_client_ns(const struct kube_client *c, const char *ns)
 {
 	return ns && *ns ? ns : c->cfg.namespace;

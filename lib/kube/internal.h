@@ -197,9 +197,9 @@ struct kube_xfer {
 	struct kube_xfer *next;		       /* in the hub's list of requests */
 };
 
-/* Sets up x for easy (which stays the caller's) on c's hub, starting the hub
- * on first use. 0 or -ENOMEM; release x either way. */
-int kube_xfer_init(struct kube_xfer *x, struct kube_client *c, CURL *easy);
+/* Sets up x for easy (which stays the caller's) on hub h (kube_client_hub;
+ * NULL: -ENOMEM). 0 or -ENOMEM; release x either way. */
+int kube_xfer_init(struct kube_xfer *x, struct kube_hub *h, CURL *easy);
 /* Frees x's buffers (the transfer must have ended). */
 void kube_xfer_release(struct kube_xfer *x);
 /* Sets the write callback of the easy handle (its other options are the
@@ -223,6 +223,9 @@ void kube_xfer_kick(struct kube_xfer *x);
 /* Ends the transfer (removed when still running) and waits until the hub
  * thread let go of it; the transfer's result and *code its HTTP status. */
 CURLcode kube_xfer_end(struct kube_xfer *x, long *code);
+/* A hub and its thread; the hub stores into *h2 whether an answer came over
+ * HTTP/2 (and reads it to choose PIPEWAIT). NULL on ENOMEM. */
+struct kube_hub *kube_hub_new(atomic_bool *h2);
 /* Stops the hub's thread and closes its connections (no transfer left). */
 void kube_hub_free(struct kube_hub *h);
 
@@ -299,6 +302,9 @@ int kube_client_token(struct kube_client *c, bool force, char **out, struct kube
 bool kube_client_token_renewable(const struct kube_client *c);
 /* Clears and frees a secret string. */
 void kube_free_secret(char *s);
+
+/* The client's hub (kube_hub_new), started on first use. NULL on ENOMEM. */
+struct kube_hub *kube_client_hub(struct kube_client *c);
 
 /* The namespace to use: ns when given, else the client's. */
 const char *kube_client_ns(const struct kube_client *c, const char *ns);

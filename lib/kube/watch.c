@@ -91,7 +91,7 @@ struct kube_watch *kube_watch_new(struct kube_client *c, const struct kube_resou
 	w->res.version = w->version;
 	w->res.resource = w->resource;
 	w->easy = curl_easy_init();
-	if (!w->easy || kube_xfer_init(&w->x, c, w->easy))
+	if (!w->easy || kube_xfer_init(&w->x, kube_client_hub(c), w->easy))
 		goto fail;
 	return w;
 fail:
