@@ -34,7 +34,7 @@ struct kube_hub {
 	pthread_t thread;
 	CURLM *multi;
 	bool quit;
-	atomic_bool *h2; /* the client's "the last answer came over HTTP/2" */
+	atomic_bool *h2;	   /* the client's "the last answer came over HTTP/2" */
 	struct kube_xfer *pending; /* transfers with a request for the thread */
 };
 
