@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The client: configuration copy, per-thread curl handles, common curl
  * options (TLS, auth, HTTP/2). */
-#include "kube/internal.h"
+#include "kube/client_internal.h"
+#include "kube/error_internal.h"
+#include "kube/hub.h"
 #include "core/log.h"
 
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The clock lib/kube times itself by: the real one (CLOCK_MONOTONIC, real
  * sleeps) or one a test installed (kube_clock_set). */
-#include "kube/internal.h"
+#include "kube/clock.h"
 
 #include <errno.h>
 #include <stdatomic.h>

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Configuration: kubeconfig files (libyaml document API), in-cluster, and the
  * client-go loading order. */
-#include "kube/internal.h"
+#include "kube/config.h"
+#include "kube/error_internal.h"
+#include "kube/util.h"
 #include "core/log.h"
 
 #include <ctype.h>

@@ -6,11 +6,14 @@
  * passed through; its stdout is an ExecCredential whose status.token is the
  * bearer token, kept until status.expirationTimestamp (or a 401).
  */
-#include "kube/internal.h"
+#include "kube/exec.h"
+#include "kube/error_internal.h"
+#include "kube/util.h"
 #include "core/log.h"
 #include "time/rfc3339.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <fcntl.h>
 #include <openssl/evp.h>
 #include <poll.h>

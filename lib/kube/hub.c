@@ -15,7 +15,8 @@
  * the owner posts (under the hub's lock) and the hub thread carries out, so
  * the multi handle is used by the hub thread alone.
  */
-#include "kube/internal.h"
+#include "kube/hub.h"
+#include "kube/clock.h"
 #include "core/log.h"
 
 #include <errno.h>

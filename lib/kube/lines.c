@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Incremental JSON-lines decoding of a watch stream. */
-#include "kube/internal.h"
+#include "kube/lines.h"
 
 #include <errno.h>
 #include <stdlib.h>

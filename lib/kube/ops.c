@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Generic operations on any group/version/resource: get, list (all pages),
  * create, update, patch, delete, and the status subresource. */
-#include "kube/internal.h"
+#include "kube/ops.h"
+#include "kube/request.h"
+#include "kube/url.h"
+#include "kube/client_internal.h"
+#include "kube/error_internal.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The resource types lib/kube's users name most (kube/resource.h). */
-#include "kube/internal.h"
+#include "kube/resource.h"
 
 #include <stdbool.h>
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Small helpers of lib/kube: base64 (OpenSSL EVP), whole-file reads,
  * randomness for jitter, secrets' clearing. */
-#include "kube/internal.h"
+#include "kube/util.h"
+#include "kube/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>

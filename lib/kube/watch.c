@@ -7,7 +7,15 @@
  * decoded and the callback run on the thread that called kube_watch_run,
  * which kube_watch_stop() wakes at once.
  */
-#include "kube/internal.h"
+#include "kube/watch.h"
+#include "kube/client_internal.h"
+#include "kube/error_internal.h"
+#include "kube/hub.h"
+#include "kube/lines.h"
+#include "kube/url.h"
+#include "kube/backoff.h"
+#include "kube/util.h"
+#include "kube/clock.h"
 #include "core/log.h"
 
 #include <errno.h>
