@@ -13,14 +13,9 @@ set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 MAKE=${MAKE:-make}
 . tests/layers/cases.sh
-repo=$PWD
 circles() { /usr/bin/python3 "$repo/scripts/circles.py" "$@" >"$tmp/out" 2>&1; }
 
-if $MAKE -s --no-print-directory circles >"$tmp/out" 2>&1; then
-	ok "make circles passes on the tree (its allowlist matches)"
-else
-	bad "make circles passes on the tree (its allowlist matches)"
-fi
+passes "make circles passes on the tree (its allowlist matches)" $MAKE -s --no-print-directory circles
 
 # plant DIR: a scratch tree with DIR/{left,right}.c and their headers
 # (the caller writes the sources), compiled as the Makefile does (-MMD)
@@ -136,12 +131,7 @@ planted_circle "files compiled with each other's headers are a circle, named by 
 
 # 6. a source without its object is an error, not a pass
 rm "$t/build/rel/lib/pair/right.o"
-circles --root "$t" --allow /dev/null
-rc=$?
-if [ $rc -eq 2 ] && grep -q 'no object or dependency file .* for: lib/pair/right.c' "$tmp/out"; then
-	ok "a source without its object is an error, not a pass"
-else
-	bad "a source without its object is an error, not a pass (exit $rc)"
-fi
+exits_with "a source without its object is an error, not a pass" 2 \
+	'no object or dependency file .* for: lib/pair/right.c' circles --root "$t" --allow /dev/null
 
 cases_done

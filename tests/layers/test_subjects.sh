@@ -9,14 +9,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 . tests/layers/cases.sh
-repo=$PWD
 subjects() { /usr/bin/python3 "$repo/scripts/subjects.py" "$@" >"$tmp/out" 2>&1; }
 
-if subjects; then
-	ok "the tree's commits after scripts/subjects.base pass"
-else
-	bad "the tree's commits after scripts/subjects.base pass"
-fi
+passes "the tree's commits after scripts/subjects.base pass" /usr/bin/python3 scripts/subjects.py
 
 # the scratch repository: no user configuration, no hooks
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
@@ -66,12 +61,7 @@ else
 	bad "a long merge subject fails, named with its hash"
 fi
 
-subjects --repo "$r" --base 0123456789abcdef0123456789abcdef01234567
-rc=$?
-if [ $rc -eq 2 ] && grep -q 'is not in' "$tmp/out"; then
-	ok "a base the clone does not have is an error, not a pass"
-else
-	bad "a base the clone does not have is an error, not a pass (exit $rc)"
-fi
+exits_with "a base the clone does not have is an error, not a pass" 2 'is not in' \
+	subjects --repo "$r" --base 0123456789abcdef0123456789abcdef01234567
 
 cases_done
