@@ -69,7 +69,7 @@ struct kube_informer_opts {
 	/* keep each object as its compact JSON text (a parsed jansson tree is
 	 * about 12 times larger): get and list then parse a fresh copy on each
 	 * call (still a new reference, the caller's; never shared), callbacks
-	 * get the parsed object as before. For large caches read rarely. */
+	 * still get a parsed object. For large caches read rarely. */
 	bool compact;
 	/* with compact: the text is stored deflated (zlib, raw, a 4 KiB
 	 * window) against this preset dictionary (borrowed for the informer's
