@@ -176,7 +176,8 @@ subst() {
 		-e "s|@NODE_IP@|$(sb_node_ip "$l")|g" -e "s|@NODE@|$(sb_node_name "$l")|g" -e "s|@L@|$l|g" \
 		-e "s|@CGROUP_ROOT@|$SB_CGROUP_ROOT|g" -e "s|@PAUSE@|$SB_PAUSE_IMAGE|g" \
 		-e "s|@POD_CIDR@|$SB_POD_CIDR|g" -e "s|@POD_CIDR_NODE@|$(sb_node_cidr "$l")|g" \
-		-e "s|@POD_GW@|10.244.$i.1|g" -e "s|@SHM@|$SB_SHM|g" -e "s|@VARTMP@|$SB_VARTMP|g" "$1"
+		-e "s|@POD_GW@|10.244.$i.1|g" -e "s|@SHM@|$SB_SHM|g" -e "s|@VARTMP@|$SB_VARTMP|g" \
+		-e "s|@RUNTIME@|$here/runtime/runc-wrap.sh|g" "$1"
 }
 printf 'nameserver 127.0.0.1\noptions timeout:1 attempts:1\n' >"$SB_STATE/resolv.conf"
 cp "$here/seccomp/no-iouring.json" "$SB_STATE/seccomp/storagebench/no-iouring.json"
