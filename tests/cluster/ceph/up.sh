@@ -39,6 +39,9 @@ kube_side() {
 	[ -f "$S/daemons-up" ] || sb_die "ceph: the daemons are not up (ceph/up.sh daemons)"
 	fskey=$(sed -n 's/^[[:space:]]*key = //p' "$S/keys/ceph.client.k8sfs.keyring")
 	read -r ak sk <"$S/keys/s3-bench"
+	# (ceph.yaml's VolumeSnapshotClass needs the CRDs ../up.sh applied)
+	sb_kubectl wait --for=condition=Established --timeout=60s \
+		crd/volumesnapshotclasses.snapshot.storage.k8s.io >>"$SB_STATE/logs/bootstrap.log"
 	sed -e "s|@CEPH_MON@|$SB_CEPH_MON|g" -e "s|@FSKEY@|$fskey|g" -e "s|@AK@|$ak|g" -e "s|@SK@|$sk|g" \
 		-e "s|@S3@|$SB_CEPH_S3|g" -e "s|@CEPH_IP@|$SB_CEPH_IP|g" -e "s|@RGW_PORT@|$SB_CEPH_RGW_PORT|g" \
 		"$here/ceph.yaml" | sb_kubectl apply -f - >>"$SB_STATE/logs/bootstrap.log"
