@@ -151,10 +151,10 @@ BINS += bin/storagebench-controller
 # its relative relocations packed (DT_RELR, glibc 2.36: a PIE still, without
 # 480 KiB of relocation records read at every start), and glibc linked in
 # too (-static-pie: no shared library, no dynamic loader; 1.3 MiB less
-# resident than libc.so, libm.so and ld.so mapped whole, docs/benchmarks.md
-# "Seventh round"; glibc warns that getaddrinfo and dlopen would load its
-# shared NSS modules: only for an nsswitch.conf naming modules other than
-# files and dns, which are built in). The ASan build keeps the shared ones.
+# resident than libc.so, libm.so and ld.so mapped whole, same section; glibc
+# warns that getaddrinfo and dlopen would load its shared NSS modules: only
+# for an nsswitch.conf naming modules other than files and dns, which are
+# built in). The ASan build keeps the shared ones.
 # build/minlibs.flags holds the two libraries' link flags, rewritten only
 # when they change: the script (well under a second once cached) runs on
 # every make. A rebuilt archive or a -dev package's upgrade relinks (the
