@@ -26,6 +26,9 @@ const struct kube_resource br_res_benchmarkschedules = {SB_API_GROUP, SB_API_VER
 
 const char *br_sched_test_clock_file;
 
+/* a cache older than the API server's schedule: look again this soon */
+#define BR_SCHED_STALE_RETRY_MS 500
+
 int64_t br_sched_now(void)
 {
 	if (br_sched_test_clock_file) {
@@ -205,6 +208,44 @@ static void observe_runs(struct br_controller *c, const char *ns, const char *na
 }
 
 /*
+ * Whether the cached schedule is the schedule as the API server has it now
+ * (its generation: the spec), read live before a run is made from it. A
+ * cache that lags a template change would otherwise make the activation's
+ * run from the old template: a test (or a user) that changes the template
+ * and then reaches the next activation got a run of the old workload (two
+ * runs at 1000 IOPS where the second should have been throttled to 100:
+ * "no significant change", Regressed False). 1 current, 0 stale (the
+ * watch brings the new one and the schedule is looked at again), -errno
+ * when the read failed.
+ */
+static int sched_is_current(struct br_controller *c, const char *ns, const char *name,
+			    const json_t *cached)
+{
+	json_t *live = NULL;
+	struct kube_error ke = KUBE_ERROR_INIT;
+	char eb[512];
+	int r = c->ops.get(c->ops.arg, &br_res_benchmarkschedules, ns, name, &live, &ke);
+	if (r) {
+		if (r != -ENOENT)
+			br_metrics_api_error(c->metrics);
+		sb_warn("Failed to read the schedule", "schedule=%s/%s error=\"%s\"", ns, name,
+			kube_error_str(&ke, eb, sizeof(eb)));
+		return r == -ENOENT ? 0 : r;
+	}
+	json_int_t gc = json_integer_value(
+		json_object_get(json_object_get(cached, "metadata"), "generation"));
+	json_int_t gl = json_integer_value(
+		json_object_get(json_object_get(live, "metadata"), "generation"));
+	json_decref(live);
+	if (gl != gc)
+		sb_info("Waiting for the schedule's new spec in the cache before making a run",
+			"schedule=%s/%s cached_generation=%" JSON_INTEGER_FORMAT
+			" generation=%" JSON_INTEGER_FORMAT,
+			ns, name, gc, gl);
+	return gl == gc;
+}
+
+/*
  * The plan's deletions (the last failure into *del_err, else 0), then its
  * new run: returns 0, or the create's failure (the caller then leaves the
  * status as it is: retried with backoff).
@@ -344,6 +385,14 @@ int br_schedule_reconcile(struct br_controller *c, const char *ns, const char *n
 	int del_err;
 	observe_runs(c, ns, name, uid, o, &newest, &runs);
 	br_sched_plan_compute(&s, tz, o, p);
+	if (p->create) {
+		ret = sched_is_current(c, ns, name, sched);
+		if (ret <= 0) {
+			if (!ret)
+				*requeue_ms = BR_SCHED_STALE_RETRY_MS;
+			goto out; /* nothing made, the status as it is */
+		}
+	}
 
 	ret = sched_apply(c, ns, name, sched, &s, p, &del_err);
 	if (ret)

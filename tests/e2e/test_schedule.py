@@ -318,3 +318,51 @@ def test_injected_regression_is_a_condition_event_and_metric(ns, sched_crd, cloc
         assert used and used <= exported, used - exported
     finally:
         c.stop()
+
+
+def test_run_is_made_from_the_schedule_as_it_is_now(ns, sched_crd, clock):
+    """The cause of the injected regression that read Regressed=False: the
+    run of an activation was made from the controller's cached copy of the
+    schedule, which may lag a template change the API server already has
+    (the test changed the template, then moved the clock; a schedule
+    reconcile in between, woken by the previous run's last updates, saw the
+    new time and the old template: two runs at 1000 IOPS, "no significant
+    change"). Here the lag is made certain: the controller's watch of
+    schedules is held by a fault proxy, so its cache keeps the first
+    template; the template changes, the clock moves, a change of the first
+    run wakes the schedule. The run made must be of the new template (or
+    none until the cache has it), never of the old one."""
+    sb.apply(THROTTLED % {"name": "lag", "rate": "rate_iops=1000"}, namespace=ns)
+    t = first_activation(ns, "lag")
+    clock.set(t + 240)
+    with sb.PrivateFaultProxy() as fp:
+        # the schedules watch is held for 20 s (its list passes): the cache
+        # has the schedule as it is now and sees no change until then
+        fp.add(method="GET", path=r"/benchmarkschedules\?(.*&)?watch=1", action="hold",
+               timeout_ms=20000, count=1)
+        c = Controller(ns, kubeconfig=fp.kubeconfig,
+                       extra=[f"--test-clock-file={clock.file}"], name="lag")
+        try:
+            def first():
+                rs = runs_of(ns, "lag")
+                return rs[0] if rs else None
+            r1 = sb.wait_for(first, timeout=60, interval=1, what="the first run")
+            st = wait_phase(ns, r1["metadata"]["name"], timeout=240)
+            assert st["phase"] == "Succeeded", st
+            assert "rate_iops=1000" in r1["spec"]["fioJob"]
+            held = [e for e in fp.log() if e.get("action") == "held"]
+            assert held, fp.log()
+            # the template changes while the controller cannot see it
+            sb.apply(THROTTLED % {"name": "lag", "rate": "rate_iops=100"}, namespace=ns)
+            clock.set(t + 540)
+            # a change of the first run wakes the schedule (its cache is stale)
+            sb.kubectl("-n", ns, "annotate", "--overwrite", "benchmarkrun",
+                       r1["metadata"]["name"], "test/wake=1")
+
+            def second():
+                rs = runs_of(ns, "lag")
+                return rs[1] if len(rs) > 1 else None
+            r2 = sb.wait_for(second, timeout=60, interval=1, what="the second run")
+            assert "rate_iops=100\n" in r2["spec"]["fioJob"], r2["spec"]["fioJob"]
+        finally:
+            c.stop()

@@ -926,6 +926,39 @@ static int test_schedule_tick_creates_run(void)
 	return T_PASS;
 }
 
+/* The run of an activation is made from the schedule as the API server has
+ * it: a cache one template change behind (generation 1 cached, 2 live) makes
+ * no run and leaves the status alone; once the cache has it, the run is of
+ * the new template. */
+static int test_schedule_stale_cache_makes_no_run(void)
+{
+	CHECK_INT(setup("{\"storageClasses\":[\"fast\"]}"), 0);
+	E.fo.now = E.fo.now - E.fo.now % 300 + 120;
+	CHECK_INT(put_schedule(), 0);
+	json_t *live = fo_obj(&E.fo, "benchmarkschedules", NS, SCHED);
+	CHECK(live);
+	json_t *md = json_object_get(live, "metadata");
+	json_object_set_new(md, "generation", json_integer(2));
+	json_object_set_new(json_object_get(json_object_get(live, "spec"), "runTemplate"), "spec",
+			    json_pack("{s:[s],s:i}", "storageClasses", "fast", "iterations", 7));
+	long rq = 0;
+	CHECK_INT(br_schedule_reconcile(&E.c, NS, SCHED, &rq), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "benchmarkruns", NULL), 0);
+	CHECK_INT(fo_calls(&E.fo, "patch", "benchmarkschedules", NULL), 0);
+	CHECK(rq > 0 && rq <= 1000);
+	/* the watch brings generation 2 into the cache */
+	fo_put(E.fo.cache, "benchmarkschedules", live);
+	CHECK_INT(br_schedule_reconcile(&E.c, NS, SCHED, &rq), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "benchmarkruns", NULL), 1);
+	char run1[64];
+	CHECK_INT(br_sched_run_name(run1, sizeof(run1), SCHED, (int64_t)(E.fo.now - 120)), 0);
+	json_t *r = fo_obj(&E.fo, "benchmarkruns", NS, run1);
+	CHECK(r);
+	CHECK_INT(json_integer_value(json_object_get(json_object_get(r, "spec"), "iterations")), 7);
+	teardown();
+	return T_PASS;
+}
+
 /* An event's message with reason that contains text, or NULL. */
 static const char *event_with(const char *reason, const char *text)
 {
@@ -1074,6 +1107,7 @@ static const struct test_case cases[] = {
 	{"reconcile/lifecycle_before_io", test_lifecycle_before_io},
 	{"reconcile/sweep_first_step", test_sweep_first_step},
 	{"reconcile/schedule_tick_creates_run", test_schedule_tick_creates_run},
+	{"reconcile/schedule_stale_cache_makes_no_run", test_schedule_stale_cache_makes_no_run},
 	{"reconcile/report_from_fetched_results", test_report_from_fetched_results},
 	{"reconcile/changed_result_skipped", test_changed_result_skipped},
 	{"reconcile/results_list_failure_retried", test_results_list_failure_retried},
