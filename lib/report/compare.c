@@ -2,6 +2,7 @@
 #include "compare.h"
 
 #include "stats/aggregate.h"
+#include "stats/fingerprint.h"
 #include "format.h"
 #include "stats/stats.h"
 
@@ -361,6 +362,29 @@ out:
 	return ret;
 }
 
+/*
+ * Whether two results ran different workloads: both carry a fingerprint
+ * (lib/stats/fingerprint.h) and they differ. Then {"target", "workload",
+ * "baseline_fingerprint", "current_fingerprint", "changed"} is appended to
+ * list (changed: what differs, "iodepth 8 -> 16"). 1 not comparable, 0
+ * comparable, -ENOMEM.
+ */
+static int not_comparable(const json_t *rb, const json_t *rc, json_t *list)
+{
+	const char *fb = json_string_value(json_object_get(rb, "fingerprint"));
+	const char *fc = json_string_value(json_object_get(rc, "fingerprint"));
+	if (!fb || !fc || !strcmp(fb, fc))
+		return 0;
+	char diff[512];
+	sb_params_diff(json_object_get(rb, "params"), json_object_get(rc, "params"), diff,
+		       sizeof(diff));
+	json_t *e =
+		json_pack("{s:O,s:O,s:s,s:s,s:s}", "target", json_object_get(rc, "target"),
+			  "workload", json_object_get(rc, "workload"), "baseline_fingerprint", fb,
+			  "current_fingerprint", fc, "changed", diff[0] ? diff : "the parameters");
+	return e && !json_array_append_new(list, e) ? 1 : -ENOMEM;
+}
+
 /* Appends {"target", "workload"} of every result of a missing from b. */
 static int only_in(const json_t *a, const json_t *b, const json_t *bindex, json_t *list)
 {
@@ -381,7 +405,7 @@ static int only_in(const json_t *a, const json_t *b, const json_t *bindex, json_
 int sb_compare(const json_t *baseline, const json_t *current, json_t **out, char *err,
 	       size_t errlen)
 {
-	json_t *results = NULL, *ob = NULL, *oc = NULL, *doc = NULL;
+	json_t *results = NULL, *ob = NULL, *oc = NULL, *nc = NULL, *doc = NULL;
 	const json_t *r;
 	size_t i;
 	int ret;
@@ -397,14 +421,16 @@ int sb_compare(const json_t *baseline, const json_t *current, json_t **out, char
 	results = json_array();
 	ob = json_array();
 	oc = json_array();
-	if (!results || !ob || !oc)
+	nc = json_array();
+	if (!results || !ob || !oc || !nc)
 		goto out;
 	json_array_foreach(json_object_get(current, "results"), i, r)
 	{
 		const json_t *b =
 			find_result(baseline, bidx, json_string_value(json_object_get(r, "target")),
 				    json_string_value(json_object_get(r, "workload")));
-		if (b && compare_result(b, r, results))
+		int differ = b ? not_comparable(b, r, nc) : 0;
+		if (differ < 0 || (b && !differ && compare_result(b, r, results)))
 			goto out;
 	}
 	if (only_in(baseline, current, cidx, ob) || only_in(current, baseline, bidx, oc))
@@ -415,7 +441,7 @@ int sb_compare(const json_t *baseline, const json_t *current, json_t **out, char
 			"version", 1, "baseline", bn ? bn : "", "current", cn ? cn : "", "alpha",
 			SB_COMPARE_ALPHA, "test", "welch-t-two-sided", "results", results,
 			"only_baseline", ob, "only_current", oc);
-	if (!doc)
+	if (!doc || (json_array_size(nc) && json_object_set(doc, "not_comparable", nc)))
 		goto out;
 	*out = doc;
 	ret = 0;
@@ -427,6 +453,144 @@ out:
 	json_decref(results);
 	json_decref(ob);
 	json_decref(oc);
+	json_decref(nc);
+	return ret;
+}
+
+/* ---- Pooling several baselines ---- */
+
+/* Appends the samples of metric m (borrowed) to the array pool. 0 or -ENOMEM. */
+static int pool_samples(json_t *pool, const json_t *m)
+{
+	size_t i;
+	const json_t *v;
+	json_array_foreach(json_object_get(m, "samples"), i, v)
+	{
+		if (json_array_append_new(pool, json_real(json_number_value(v))))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The pooled metrics of key k over reps (indexes from check_report), same fingerprint as ref. */
+static json_t *pool_metrics(const json_t *const *reps, json_t *const *idx, size_t n,
+			    const json_t *ref)
+{
+	const char *t = json_string_value(json_object_get(ref, "target"));
+	const char *w = json_string_value(json_object_get(ref, "workload"));
+	const char *fp = json_string_value(json_object_get(ref, "fingerprint"));
+	json_t *metrics = json_object();
+	const char *name;
+	const json_t *rm;
+	json_object_foreach(json_object_get(ref, "metrics"), name, rm)
+	{
+		json_t *pool = json_array();
+		if (!metrics || !pool)
+			goto fail;
+		for (size_t k = 0; k < n; k++) {
+			const json_t *r = find_result(reps[k], idx[k], t, w);
+			const char *f = json_string_value(json_object_get(r, "fingerprint"));
+			if (!r || (fp && (!f || strcmp(f, fp))) || (!fp && f))
+				continue;
+			const json_t *m = json_object_get(json_object_get(r, "metrics"), name);
+			if (m && pool_samples(pool, m))
+				goto fail_pool;
+		}
+		json_t *pm = json_deep_copy(rm);
+		if (!pm)
+			goto fail_pool;
+		if (json_array_size(pool)) {
+			size_t np = json_array_size(pool);
+			double *x = malloc(np * sizeof(*x));
+			struct sb_summary sum;
+			for (size_t i = 0; x && i < np; i++)
+				x[i] = json_number_value(json_array_get(pool, i));
+			int r = x ? sb_summary_compute(x, np, &sum) : -ENOMEM;
+			free(x);
+			if (r || json_object_set(pm, "samples", pool) ||
+			    json_object_set_new(pm, "mean", json_real(sum.mean)) ||
+			    json_object_set_new(pm, "stddev", json_real(sum.stddev)) ||
+			    json_object_set_new(pm, "n", json_integer((json_int_t)np))) {
+				json_decref(pm);
+				goto fail_pool;
+			}
+		}
+		json_decref(pool);
+		if (json_object_set_new(metrics, name, pm))
+			goto fail;
+		continue;
+	fail_pool:
+		json_decref(pool);
+		goto fail;
+	}
+	return metrics;
+fail:
+	json_decref(metrics);
+	return NULL;
+}
+
+int sb_report_pool(const json_t *const *reps, size_t n, json_t **out, char *err, size_t errlen)
+{
+	json_t **idx = calloc(n ? n : 1, sizeof(*idx));
+	json_t *results = json_array(), *names = json_array(), *seen = json_object(), *doc = NULL;
+	int ret = -ENOMEM;
+	char side[32];
+	*out = NULL;
+	if (!idx || !results || !names || !seen)
+		goto nomem;
+	for (size_t k = 0; k < n; k++) {
+		snprintf(side, sizeof(side), "baseline %zu", k + 1);
+		if ((ret = check_report(reps[k], side, &idx[k], err, errlen)))
+			goto out;
+		const char *nm = json_string_value(json_object_get(reps[k], "name"));
+		if (json_array_append_new(names, json_string(nm ? nm : "")))
+			goto nomem;
+	}
+	ret = -ENOMEM;
+	/* every target x workload, from the newest report that has it */
+	for (size_t k = 0; k < n; k++) {
+		size_t i;
+		const json_t *r;
+		json_array_foreach(json_object_get(reps[k], "results"), i, r)
+		{
+			char *key = result_key(json_string_value(json_object_get(r, "target")),
+					       json_string_value(json_object_get(r, "workload")));
+			bool dup = key && json_object_get(seen, key);
+			if (!key || (!dup && json_object_set_new(seen, key, json_true()))) {
+				free(key);
+				goto nomem;
+			}
+			free(key);
+			if (dup)
+				continue;
+			json_t *pr = json_deep_copy(r);
+			json_t *pm = pr ? pool_metrics(reps, idx, n, r) : NULL;
+			if (!pm || json_object_set_new(pr, "metrics", pm)) {
+				json_decref(pr);
+				goto nomem;
+			}
+			if (json_array_append_new(results, pr))
+				goto nomem;
+		}
+	}
+	const char *nm = n ? json_string_value(json_object_get(reps[0], "name")) : NULL;
+	doc = json_pack("{s:s,s:i,s:s,s:O,s:O}", "kind", "StoragebenchReport", "version", 1, "name",
+			nm ? nm : "", "pooled", names, "results", results);
+	if (!doc)
+		goto nomem;
+	*out = doc;
+	ret = 0;
+	goto out;
+nomem:
+	snprintf(err, errlen, "out of memory");
+	ret = -ENOMEM;
+out:
+	for (size_t k = 0; idx && k < n; k++)
+		json_decref(idx[k]);
+	free(idx);
+	json_decref(results);
+	json_decref(names);
+	json_decref(seen);
 	return ret;
 }
 
@@ -652,6 +816,13 @@ static int render_text(FILE *f, const json_t *cmp, bool md, char *err, size_t er
 		fprintf(f, "%sno target and workload in both reports\n", md ? "- " : "");
 	only_lines(f, json_object_get(cmp, "only_baseline"), "baseline", md);
 	only_lines(f, json_object_get(cmp, "only_current"), "current", md);
+	json_array_foreach(json_object_get(cmp, "not_comparable"), i, r)
+	{
+		fprintf(f, "%snot comparable (another workload): %s: %s: %s\n", md ? "- " : "",
+			json_string_value(json_object_get(r, "target")),
+			json_string_value(json_object_get(r, "workload")),
+			json_string_value(json_object_get(r, "changed")));
+	}
 	if (t.n > 1) {
 		fputc('\n', f);
 		table_print(f, &t, md);

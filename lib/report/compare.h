@@ -8,6 +8,10 @@
  *
  * Matching: a result is compared when both documents have one for the
  * same target and workload; of its metrics, those present on both sides.
+ * Results whose workloads differ (both carry a "fingerprint", as reports
+ * made by lib/stats/aggregate.c do, and they differ: iodepth 8 then 16) are
+ * not compared: they are listed under "not_comparable" with what changed,
+ * never judged faster or slower.
  * Results on one side only are listed under "only_baseline" and
  * "only_current" (never silently dropped); metrics on one side only under
  * the result's "unmatched_metrics".
@@ -40,7 +44,9 @@
  *                     "t", "df", "p" (null when not computed),
  *                     "verdict", "direction"}, ...},
  *                 "unmatched_metrics": [...] (only when not empty)}],
- *    "only_baseline": [{"target", "workload"}], "only_current": [...]}
+ *    "only_baseline": [{"target", "workload"}], "only_current": [...],
+ *    "not_comparable": [{"target", "workload", "baseline_fingerprint",
+ *                        "current_fingerprint", "changed"}] (only when not empty)}
  * Results come in the current document's order; metrics in the report's
  * metric order (read, write, sync; IOPS, bandwidth, latencies), others by
  * name. Returns 0; -EINVAL with err naming the side and the field
@@ -49,6 +55,19 @@
  */
 int sb_compare(const json_t *baseline, const json_t *current, json_t **out, char *err,
 	       size_t errlen);
+
+/*
+ * A baseline of several runs: the reports reps[0..n) (borrowed, newest
+ * first) pooled into one report document (*out, a new reference). Per
+ * target and workload, the iteration samples of every report whose result
+ * has the same fingerprint as the newest one's are put together (mean and
+ * sample standard deviation of all of them); results of another workload
+ * in older reports are left out. "name" is the newest report's, "pooled"
+ * lists each report's name. Welch's test then compares the current run's
+ * iterations with all of the baseline's. Returns 0, -EINVAL (err names the
+ * report and field), -ENOMEM.
+ */
+int sb_report_pool(const json_t *const *reps, size_t n, json_t **out, char *err, size_t errlen);
 
 /*
  * Renders a comparison document in format "txt", "md" or "json". txt and

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "aggregate.h"
 #include "core/errfmt.h"
+#include "fingerprint.h"
 #include "fiotime.h"
 
 #include "hist.h"
@@ -70,6 +71,8 @@ struct cell {
 	struct dvec secs[2];	  /* per-second IOPS of every iteration */
 	struct dvec secs_bw[2];	  /* per-second bytes/s of every iteration */
 	json_t *errors_by_status; /* S3: failed requests per HTTP status, summed; NULL: none */
+	json_t *params;		  /* the first iteration's normalised parameters (fingerprint.h) */
+	char fingerprint[SB_FINGERPRINT_LEN + 1];
 };
 
 struct sb_agg {
@@ -115,6 +118,7 @@ static void cell_free(struct cell *c)
 	free(c->secs_bw[0].v);
 	free(c->secs_bw[1].v);
 	json_decref(c->errors_by_status);
+	json_decref(c->params);
 	free(c);
 }
 
@@ -594,6 +598,10 @@ static void cell_describe(struct cell *c, const struct sb_result_job *rj)
 		c->fsync = (unsigned)strtoul(s, NULL, 10);
 	if (rj->engine_ran)
 		snprintf(c->engine, sizeof(c->engine), "%s", rj->engine_ran);
+	/* what the workload is, for matching it across runs (the first iteration's) */
+	if (!c->params && sb_workload_fingerprint(json_object_get(job, SB_RK_JOB_OPTIONS),
+						  rj->engine_ran, &c->params, c->fingerprint))
+		c->fingerprint[0] = '\0';
 }
 
 int sb_agg_add(struct sb_agg *a, const char *target, unsigned iteration, const json_t *job,
@@ -817,6 +825,12 @@ json_t *sb_agg_report(const struct sb_agg *a, const char *name)
 			json_decref(metrics);
 			json_decref(merged);
 			json_decref(secs);
+			if (r && c->params &&
+			    (json_object_set(r, "params", c->params) ||
+			     json_object_set_new(r, "fingerprint", json_string(c->fingerprint)))) {
+				json_decref(r);
+				r = NULL;
+			}
 			if (r && c->errors_by_status &&
 			    json_object_set_new(r, SB_RK_S3_ERRORS_BY_STATUS,
 						json_deep_copy(c->errors_by_status))) {

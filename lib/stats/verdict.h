@@ -9,11 +9,28 @@
  * threshold, and its direction is "slower" (a regression) or "faster" (an
  * improvement). Latencies are lower-is-better: their "slower" is a higher
  * mean, as compare.c decides. Results with too few samples never count.
+ *
+ * Multiple comparisons: the p-values of every metric tested in one
+ * comparison (all targets, workloads and metrics) are one family, adjusted
+ * with Holm-Bonferroni by default (multitest.h), so the chance of any false
+ * alarm in a verdict stays at alpha however many metrics it has; an entry
+ * counts when its adjusted p is below alpha.
+ *
+ * Hysteresis (was_regressed: the schedule is Regressed since an earlier
+ * run): a metric slower by at least the threshold stays a regression even
+ * when it is not significant ("held": true): the verdict clears only when
+ * every metric is back within the threshold of the baseline.
+ *
+ * Workloads that changed (the comparison's "not_comparable") are listed,
+ * never judged.
  */
 #ifndef SB_LIB_STATS_VERDICT_H
 #define SB_LIB_STATS_VERDICT_H
 
+#include "multitest.h"
+
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #define SB_VERDICT_DEFAULT_THRESHOLD 10.0
@@ -28,6 +45,21 @@
  * document; err says which field), -ENOMEM.
  */
 int sb_verdict(const json_t *cmp, double threshold_pct, json_t **out, char *err, size_t errlen);
+
+struct sb_verdict_opts {
+	double threshold_pct;
+	enum sb_padjust correction; /* SB_PADJ_HOLM for sb_verdict */
+	bool was_regressed;	    /* hysteresis: see above */
+};
+
+/*
+ * sb_verdict with options. The document also has "correction" (holm, bh,
+ * none), "tests" (the family's size), each entry's "p_adjusted" (and
+ * "held": true when kept by the hysteresis), "not_comparable" when the
+ * comparison has it, "was_regressed": true when given.
+ */
+int sb_verdict_ex(const json_t *cmp, const struct sb_verdict_opts *o, json_t **out, char *err,
+		  size_t errlen);
 
 /*
  * A one-line summary of a verdict document into buf (len bytes, always

@@ -130,6 +130,99 @@ static int test_noise_is_not_a_regression(void)
 	return T_PASS;
 }
 
+/* raw p 0.0397 (scipy's Welch test) is a regression alone; Holm over the verdict's two
+ * tests makes it 0.0795: not one. The same with the schedule regressed before: held. */
+static int test_holm_and_hysteresis(void)
+{
+	static const double cur_iops[] = {800, 1000, 700, 900, 850};
+	json_t *cmp = compare_reports(base_iops, base_lat, cur_iops, base_lat, 5);
+	CHECK(cmp);
+	json_t *v = NULL, *w = NULL, *h = NULL;
+	struct sb_verdict_opts o = {10, SB_PADJ_NONE, false};
+	CHECK_INT(sb_verdict_ex(cmp, &o, &w, err, sizeof(err)), 0);
+	CHECK_INT(sb_verdict(cmp, 10, &v, err, sizeof(err)), 0);
+	o.correction = SB_PADJ_HOLM;
+	o.was_regressed = true;
+	CHECK_INT(sb_verdict_ex(cmp, &o, &h, err, sizeof(err)), 0);
+	json_decref(cmp);
+	const json_t *e = json_array_get(json_object_get(w, "regressions"), 0);
+	bool ok = json_array_size(json_object_get(w, "regressions")) == 1 &&
+		  fabs(json_number_value(json_object_get(e, "p")) - 0.039731852769801845) < 1e-9 &&
+		  json_array_size(json_object_get(v, "regressions")) == 0 &&
+		  !strcmp(json_string_value(json_object_get(v, "correction")), "holm") &&
+		  json_integer_value(json_object_get(v, "tests")) == 2;
+	e = json_array_get(json_object_get(h, "regressions"), 0);
+	ok = ok && json_array_size(json_object_get(h, "regressions")) == 1 &&
+	     json_is_true(json_object_get(e, "held")) &&
+	     fabs(json_number_value(json_object_get(e, "p_adjusted")) - 2 * 0.039731852769801845) <
+		     1e-9;
+	char buf[256];
+	sb_verdict_summary(h, buf, sizeof(buf));
+	json_decref(v);
+	json_decref(w);
+	json_decref(h);
+	CHECK(ok);
+	CHECK(strstr(buf, "fast/rr read-iops -15.0% (p=0.0795, not back within)"));
+	/* back within the threshold: the hysteresis lets go */
+	static const double back[] = {960, 950, 945, 955, 950};
+	cmp = compare_reports(base_iops, base_lat, back, base_lat, 5);
+	CHECK(cmp);
+	CHECK_INT(sb_verdict_ex(cmp, &o, &h, err, sizeof(err)), 0);
+	json_decref(cmp);
+	size_t n = json_array_size(json_object_get(h, "regressions"));
+	json_decref(h);
+	CHECK_INT(n, 0);
+	return T_PASS;
+}
+
+/* a changed workload is listed as not comparable, never judged; a pool of baselines */
+static int test_not_comparable_and_pool(void)
+{
+	static const double slow[] = {100, 101, 99, 100, 100};
+	json_t *b = report("b", base_iops, base_lat, 5), *c = report("c", slow, base_lat, 5);
+	CHECK(b && c);
+	json_t *rb = json_array_get(json_object_get(b, "results"), 0);
+	json_t *rc = json_array_get(json_object_get(c, "results"), 0);
+	json_object_set_new(rb, "fingerprint", json_string("aaaa"));
+	json_object_set_new(rb, "params", json_pack("{s:s}", "iodepth", "8"));
+	json_object_set_new(rc, "fingerprint", json_string("bbbb"));
+	json_object_set_new(rc, "params", json_pack("{s:s}", "iodepth", "16"));
+	json_t *cmp = NULL, *v = NULL;
+	CHECK_INT(sb_compare(b, c, &cmp, err, sizeof(err)), 0);
+	CHECK_INT(sb_verdict(cmp, 10, &v, err, sizeof(err)), 0);
+	char buf[256];
+	sb_verdict_summary(v, buf, sizeof(buf));
+	size_t nr = json_array_size(json_object_get(v, "regressions"));
+	size_t nres = json_array_size(json_object_get(cmp, "results"));
+	json_decref(cmp);
+	json_decref(v);
+	CHECK_INT(nr, 0);
+	CHECK_INT(nres, 1); /* the other workload (lat) is still compared */
+	CHECK_STR(buf, "no significant change beyond 10%; 1 not comparable (another workload): "
+		       "fast/rr (iodepth 8 -> 16)");
+	/* pooled: two baselines of 5 iterations are 10 samples; a third of another
+	 * workload is left out */
+	json_object_set_new(rc, "fingerprint", json_string("aaaa"));
+	json_t *d = report("d", slow, base_lat, 5);
+	json_object_set_new(json_array_get(json_object_get(d, "results"), 0), "fingerprint",
+			    json_string("cccc"));
+	const json_t *reps[] = {b, c, d};
+	json_t *pool = NULL;
+	CHECK_INT(sb_report_pool(reps, 3, &pool, err, sizeof(err)), 0);
+	json_t *m = json_object_get(
+		json_object_get(json_array_get(json_object_get(pool, "results"), 0), "metrics"),
+		"read-iops");
+	bool ok = json_array_size(json_object_get(m, "samples")) == 10 &&
+		  fabs(json_number_value(json_object_get(m, "mean")) - 550) < 1e-9 &&
+		  json_array_size(json_object_get(pool, "pooled")) == 3;
+	json_decref(pool);
+	json_decref(b);
+	json_decref(c);
+	json_decref(d);
+	CHECK(ok);
+	return T_PASS;
+}
+
 static int test_bad_input(void)
 {
 	json_t *v = (json_t *)1;
@@ -227,6 +320,8 @@ static const struct test_case cases[] = {
 	 test_regression_and_improvement},
 	{"verdict/noise and small n are not regressions", test_noise_is_not_a_regression},
 	{"verdict/bad input", test_bad_input},
+	{"verdict/holm correction and hysteresis", test_holm_and_hysteresis},
+	{"verdict/not comparable and pooled baselines", test_not_comparable_and_pool},
 	{"verdict/the Regressed condition of a run", test_run_condition},
 };
 
