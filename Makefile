@@ -212,6 +212,33 @@ build/asan/bin/storagebench-controller: build/asan/$(CONTROLLER_MAIN:.c=.o) $(ca
 	$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(LDFLAGS) $(call layer_libs,controller)
 endif
 
+# ---- The image (scripts/build-image.sh, docs/testing.md "The image") ----
+# The same two binaries for arm64: the product's sources compiled by
+# Debian's cross compiler as bin/ is (-O2 -g, no sanitizer; the arm64 suite's
+# build/arm64/ objects carry UBSan) against the arm64 headers and archives
+# of scripts/get-minlibs.sh --arch=arm64, linked statically the same way.
+ARM64REL_CFLAGS := -std=c11 -D_GNU_SOURCE -DSB_VERSION='"$(VERSION)"' $(WARN) -O2 -g
+build/arm64rel/%.o: %.c build/minlibs-arm64.cflags
+	@mkdir -p $(@D)
+	@echo "  CC arm64 $<"
+	@$(ARM64_CC) $(ARM64REL_CFLAGS) $$(cat build/minlibs-arm64.cflags) $(call src_inc,$<) -MMD -MP -c -o $@ $<
+$(foreach l,$(LAYERS),$(eval $(call layer_ar_rule,arm64rel,$(l),aarch64-linux-gnu-ar)))
+ARM64_IMAGE_BINS := build/arm64rel/bin/storagebench-runner build/arm64rel/bin/storagebench-controller
+$(eval $(call static_bin,build/arm64rel/bin/storagebench-runner,$(ARM64_CC),arm64rel,arm64,runner,$(RUNNER_MAIN)))
+$(eval $(call static_bin,build/arm64rel/bin/storagebench-controller,$(ARM64_CC),arm64rel,arm64,controller,$(CONTROLLER_MAIN)))
+# make image: the OCI image index of both platforms from the four binaries,
+# a CA bundle and the zone files (build/image/storagebench-$(VERSION).oci.tar)
+# (image-bins-<arch>: one platform's binaries, the Dockerfile's build stage).
+.PHONY: image image-bins image-bins-amd64 image-bins-arm64
+image-bins-amd64: bin/storagebench-runner bin/storagebench-controller
+image-bins-arm64: $(ARM64_IMAGE_BINS)
+image-bins: image-bins-amd64 image-bins-arm64
+image: image-bins
+	bash scripts/build-image.sh
+img_help = $(subst $(img_space),$(img_nbsp),$(1))
+img_nbsp := $(shell printf '\302\240')
+img_space := $(subst ,, )
+EXTRA_HELP += $(call img_help,image           the container image (amd64 + arm64, static binaries, no shell) in build/image/*.oci.tar)
 ifneq ($(PLUGIN_MAIN),)
 BINS += bin/kubectl-storagebench
 # static as well: one file that runs on any Linux, as kubectl plugins are shipped
@@ -254,7 +281,7 @@ deps:
 
 # The README's test command. Installs what is missing, builds both
 # variants (make -jN), then runs every suite; the last line is the total.
-# The Kubernetes build and the image's root start in the background first
+# The Kubernetes build and the image's arm64 binaries start in the background first
 # (tests/run-suites.sh --build, tests/prereq.sh; docs/testing.md). No
 # $(MAKE) on the line: make -n would run it (and with it every suite).
 test: deps
