@@ -149,8 +149,7 @@ build/asan/bin/storagebench-runner: build/asan/$(RUNNER_MAIN:.c=.o) $(call layer
 # floor"), and Debian's static OpenSSL, nghttp2, zlib, jansson, libyaml and
 # liburing (the -dev packages; for arm64 their arm64 packages, unpacked by
 # get-minlibs.sh --arch=arm64); glibc too (1.3 MiB less resident than
-# libc.so, libm.so and ld.so mapped whole, docs/benchmarks.md "Seventh
-# round"; glibc warns that getaddrinfo and dlopen would load its shared NSS
+# libc.so, libm.so and ld.so mapped whole, same section; glibc warns that getaddrinfo and dlopen would load its shared NSS
 # modules: only for an nsswitch.conf naming modules other than files and
 # dns, which are built in). On amd64 relative relocations packed (DT_RELR,
 # glibc 2.36: a PIE still, without 480 KiB of relocation records read at

@@ -81,7 +81,7 @@ class Controller:
 
     def __init__(self, binary, ns, port, extra=()):
         self.port = port
-        self.logpath = f"/tmp/sb-bench-controller-{ns}.log"
+        self.logpath = sb.log_path(f"bench-controller-{ns}.log")
         self._log = open(self.logpath, "w")
         cmd = [binary, f"--kubeconfig={sb.KUBECONFIG}", f"--namespace={ns}",
                f"--metrics-bind-address=127.0.0.1:{port}", f"--runner-image={sb.IMAGE}"] + list(extra)

@@ -15,7 +15,7 @@ METRIC = re.compile(r"\bstoragebench_[a-z0-9_]+")
 
 
 def exported():
-    with open(os.path.join(ROOT, "controller", "result_metrics.c")) as f:
+    with open(os.path.join(ROOT, "controller", "serve", "result_metrics.c")) as f:
         src = f.read()
     names = set(re.findall(r"# TYPE (storagebench_[a-z0-9_]+) gauge", src))
     assert len(names) >= 10, names

@@ -64,6 +64,7 @@ all_shim_pids() {
 sb_stop provisioner
 sb_stop faultproxy
 for l in "${SB_LETTERS[@]}"; do
+	sb_stop "netem-$l" # fault.sh netem's delay (its rules go with the namespace)
 	sb_stop "kube-proxy-$l"
 	sb_stop "kubelet-$l"
 done

@@ -23,6 +23,24 @@
 #   fault.sh stop-control-plane   kube-apiserver, then etcd
 #   fault.sh start-control-plane  etcd, then kube-apiserver (ready)
 #   fault.sh state NAME           prints running or stopped
+#   fault.sh clock X OFFSET       node X's (a letter or storagebench-X) clock off by OFFSET ([+-]N with ms,
+#                                 s, m, h or d; e.g. +30s, -250ms): every
+#                                 container created on X from now on reads
+#                                 CLOCK_REALTIME shifted (libfaketime,
+#                                 preloaded by the node's runtime wrapper,
+#                                 runtime/runc-wrap.sh); CLOCK_MONOTONIC, the
+#                                 kubelet's and containerd's own clocks, and
+#                                 containers already running are not
+#   fault.sh clock X reset        no offset for the containers created next
+#   fault.sh netem X [delay D] [loss P%]
+#                                 node X's link (its eth0, outgoing) delays
+#                                 every packet by D (e.g. 2ms, 500us) and
+#                                 drops P% at random (e.g. 0.1%): tc netem
+#                                 when the kernel has it, else iptables in
+#                                 the node's namespace (statistic match for
+#                                 the loss, NFQUEUE to netem.py for the delay)
+#   fault.sh netem X reset        the link as before
+#   fault.sh netem X state        prints the link's fault ("none" when none)
 #
 # NAME: etcd, kube-apiserver, kube-controller-manager, kube-scheduler,
 # provisioner, faultproxy, or per node X (a, b, c): containerd-X,
@@ -140,6 +158,107 @@ $(tail -n 20 "$SB_STATE/logs/$n.log")"
 	esac
 }
 
+# seconds NAME VALUE UNITS...: VALUE ([+-]N[.N] and one of UNITS: ms, us,
+# s, m, h, d) as signed decimal seconds; dies naming NAME when malformed
+seconds() {
+	local what=$1 v=$2 num unit
+	shift 2
+	[[ $v =~ ^([+-]?[0-9]+(\.[0-9]+)?)([a-z]*)$ ]] || sb_die "$what '$v': not a number with a unit ($*)"
+	num=${BASH_REMATCH[1]} unit=${BASH_REMATCH[3]}
+	[[ " $* " == *" $unit "* ]] || sb_die "$what '$v': unit '$unit' is not one of: $*"
+	python3 -c 'import sys; f={"us":1e-6,"ms":1e-3,"s":1,"m":60,"h":3600,"d":86400}[sys.argv[2]]; print("%+.6f" % (float(sys.argv[1]) * f))' "$num" "$unit"
+}
+# clock X OFFSET|reset
+clock() {
+	local l=$1 f
+	f=$(sb_node_state "$l")/faults/clock
+	case "${2:-}" in
+	"") usage ;;
+	reset) rm -f "$f" ;;
+	*)
+		mkdir -p "$(dirname "$f")"
+		seconds "clock offset" "$2" ms s m h d >"$f.new"
+		mv "$f.new" "$f"
+		;;
+	esac
+}
+NETEM_QUEUE=7
+# netem_ipt X ARGS...: iptables in node X's namespace
+netem_ipt() {
+	local l=$1
+	shift
+	nsenter --net="/var/run/netns/$(sb_node_netns "$l")" -- iptables -w 5 "$@"
+}
+netem_reset() {
+	local l=$1
+	# (each may find nothing to undo)
+	nsenter --net="/var/run/netns/$(sb_node_netns "$l")" -- tc qdisc del dev eth0 root 2>/dev/null || true
+	while netem_ipt "$l" -t mangle -D POSTROUTING -o eth0 -j SB-NETEM 2>/dev/null; do :; done
+	netem_ipt "$l" -t mangle -F SB-NETEM 2>/dev/null || true
+	netem_ipt "$l" -t mangle -X SB-NETEM 2>/dev/null || true
+	sb_stop "netem-$l"
+	rm -f "$(sb_node_state "$l")/faults/netem"
+}
+# netem X [delay D] [loss P%] | reset | state
+netem() {
+	local l=$1 delay="" loss="" us=0 prob="" st
+	shift
+	st=$(sb_node_state "$l")/faults/netem
+	case "${1:-}" in
+	reset)
+		netem_reset "$l"
+		return
+		;;
+	state)
+		if [ -f "$st" ]; then cat "$st"; else echo none; fi
+		return
+		;;
+	esac
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		delay) delay=${2:-} && shift 2 || usage ;;
+		loss) loss=${2:-} && shift 2 || usage ;;
+		*) sb_die "netem: '$1': expected delay D or loss P%" ;;
+		esac
+	done
+	[ -n "$delay$loss" ] || usage
+	if [ -n "$delay" ]; then
+		us=$(seconds "netem delay" "$delay" us ms s | python3 -c 'import sys; v=float(sys.stdin.read()); print(int(round(v*1e6)) if v >= 0 else -1)')
+		[ "$us" -ge 0 ] || sb_die "netem delay '$delay': must not be negative"
+	fi
+	if [ -n "$loss" ]; then
+		[[ $loss =~ ^([0-9]+(\.[0-9]+)?)%$ ]] || sb_die "netem loss '$loss': a percentage such as 0.1%"
+		prob=$(python3 -c 'import sys; p=float(sys.argv[1])/100; print("%.6f" % p if 0 <= p <= 1 else "")' "${BASH_REMATCH[1]}")
+		[ -n "$prob" ] || sb_die "netem loss '$loss': must be from 0% to 100%"
+	fi
+	netem_reset "$l"
+	mkdir -p "$(dirname "$st")"
+	local tcargs=(netem)
+	[ -n "$delay" ] && tcargs+=(delay "${us}us")
+	[ -n "$loss" ] && tcargs+=(loss "$loss")
+	if nsenter --net="/var/run/netns/$(sb_node_netns "$l")" -- tc qdisc add dev eth0 root "${tcargs[@]}" 2>/dev/null; then
+		echo "tc ${tcargs[*]}" >"$st"
+		return
+	fi
+	# no netem qdisc: the packets leaving eth0 queued to netem.py in the
+	# node's namespace, which drops and delays them
+	printf '%s\0' python3 -u "$here/netem.py" --queue "$NETEM_QUEUE" --delay-us "$us" --loss "${prob:-0}" \
+		>"$SB_STATE/run/netem-$l.cmd"
+	: >"$SB_STATE/logs/netem-$l.log"
+	_sb_start "netem-$l"
+	local i
+	for ((i = 0; i < 100; i++)); do
+		grep -q 'bound' "$SB_STATE/logs/netem-$l.log" 2>/dev/null && break
+		sb_alive "netem-$l" || sb_die "netem.py exited: $(tail -n 5 "$SB_STATE/logs/netem-$l.log")"
+		sleep 0.1
+	done
+	[ "$i" -lt 100 ] || sb_die "netem.py did not bind its queue within 10 s"
+	netem_ipt "$l" -t mangle -N SB-NETEM
+	netem_ipt "$l" -t mangle -A SB-NETEM -j NFQUEUE --queue-num "$NETEM_QUEUE" --queue-bypass
+	netem_ipt "$l" -t mangle -A POSTROUTING -o eth0 -j SB-NETEM
+	echo "iptables ${tcargs[*]}" >"$st"
+}
+
 cmd=$1
 shift
 case "$cmd" in
@@ -174,6 +293,14 @@ restart-node | stop-node | start-node)
 		start "kubelet-$l"
 		start "kube-proxy-$l"
 	fi
+	;;
+clock | netem)
+	# X: a node's letter or its name (storagebench-X)
+	l=${1:-}
+	[[ $l == storagebench-? ]] && l=${l#storagebench-}
+	need_node "$l"
+	shift
+	"$cmd" "$l" "$@"
 	;;
 stop-control-plane)
 	sb_stop kube-apiserver

@@ -150,7 +150,7 @@ sb_ctr() {
 # sb_netns_of NAME: the network namespace path a component runs in.
 sb_netns_of() {
 	case "$1" in
-	node-? | containerd-? | kubelet-? | kube-proxy-?) echo "/var/run/netns/$SB_NETNS-${1: -1}" ;;
+	node-? | containerd-? | kubelet-? | kube-proxy-? | netem-?) echo "/var/run/netns/$SB_NETNS-${1: -1}" ;;
 	*) echo "$SB_NETNS_PATH" ;;
 	esac
 }

@@ -12,6 +12,12 @@
 #                        (mount points nobody outside can remove)
 #   /var/lib/kubelet, /var/lib/cni   bind mounts of the node's directories
 #                        (on empty host directories up.sh makes)
+#   /run                 a tmpfs of this namespace: containerd 1.6's shims put
+#                        their sockets in /run/containerd/s whatever its
+#                        state directory says, and iptables its lock in
+#                        /run/xtables.lock; with a /run of its own the node
+#                        leaves neither on the host (nor shares them with
+#                        another cluster's nodes)
 # The node's containerd, kubelet and kube-proxy are started in this
 # namespace (nsenter --mount=/proc/PID/ns/mnt); mounts made here (volumes,
 # pod network namespaces, container root file systems) stay here and vanish
@@ -19,6 +25,8 @@
 set -eu
 st=$1
 mount -t tmpfs -o mode=0755,size=1m sb-node-varlog /var/log
+mount -t tmpfs -o mode=0755,size=16m sb-node-run /run
+mkdir -p /run/lock
 for p in /var/log/pods:var-log-pods /var/log/containers:var-log-containers \
 	/var/lib/kubelet:var-lib-kubelet /var/lib/cni:var-lib-cni; do
 	mkdir -p "$st/${p#*:}" "${p%%:*}"

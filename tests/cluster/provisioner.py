@@ -90,7 +90,12 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
+import luks
+from resizer import ANN_GROW_FS, Resizer
+from snapshotter import META_RELEASED, Snapshotter
+
 NAME = "storagebench.io/local-dir"
+XFS_MIN = 300 * 2**20  # mkfs.xfs (xfsprogs 6.1) makes no smaller filesystem
 ANN_SELECTED_NODE = "volume.kubernetes.io/selected-node"
 ANN_PROVISIONED_BY = "pv.kubernetes.io/provisioned-by"
 ANN_LOOP = "storagebench.io/loop-device"
@@ -204,9 +209,11 @@ class Api:
 
 
 class Provisioner:
-    def __init__(self, api, allowed_roots, ceph_state=None):
+    def __init__(self, api, allowed_roots, ceph_state=None, cluster_state=None):
         self.api = api
         self.ceph_state = os.path.realpath(ceph_state) if ceph_state else None
+        self.resizer = Resizer(self, cluster_state)
+        self.snapshotter = Snapshotter(self, CEPH_NAME)
         self.roots = [os.path.realpath(r) for r in allowed_roots]
         self.kick = threading.Event()
         self.warned = set()
@@ -215,6 +222,8 @@ class Provisioner:
         self.armed = set()  # claim uids with a wake-up timer pending
 
     # --- helpers
+    log = staticmethod(log)
+
     def allowed(self, path):
         rp = os.path.realpath(path)
         return any(rp == r or rp.startswith(r + "/") for r in self.roots)
@@ -330,6 +339,11 @@ class Provisioner:
                 raise ValueError(f"parameter fsType '{fs_type}' is not ext4")
             if params.get("fsSize") and not fs_type:
                 raise ValueError("parameter fsSize needs fsType: ext4")
+            encryption = params.get("encryption", "")
+            if encryption not in ("", "luks"):
+                raise ValueError(f"parameter encryption '{encryption}' is not luks")
+            if encryption and mode == "Filesystem" and not fs_type:
+                raise ValueError("parameter encryption: luks needs fsType: ext4 (or Block claims)")
             # the loop file's size: the filesystem's (fsSize), else the claim's
             img_size = quantity_bytes(params["fsSize"]) if params.get("fsSize") else size
         except ValueError as e:
@@ -346,14 +360,29 @@ class Provisioner:
         if mode == "Block" or fs_type:
             # Block: the device itself; fsType: a real filesystem of its own
             # size on it, which the kubelet formats and mounts
-            backing = os.path.join(base, name + ".img")
-            with open(backing, "wb") as f:
-                f.truncate((img_size + 511) // 512 * 512)
+            losetup = ["losetup", "--find", "--show"]
+            if encryption:
+                # a LUKS container; the loop device on its decrypted view (luks.py)
+                try:
+                    lann, backing = luks.make(base, name, (img_size + 511) // 512 * 512)
+                except (RuntimeError, OSError, subprocess.SubprocessError) as e:
+                    log("luks failed", claim=key, error=str(e)[:300])
+                    self.event(pvc, "Warning", "ProvisioningFailed", str(e)[:500])
+                    return
+                ann.update(lann)
+                losetup.append("--direct-io=on")
+            else:
+                backing = os.path.join(base, name + ".img")
+                with open(backing, "wb") as f:
+                    f.truncate((img_size + 511) // 512 * 512)
             try:
-                dev = subprocess.run(["losetup", "--find", "--show", backing], check=True,
+                dev = subprocess.run(losetup + [backing], check=True,
                                      capture_output=True, text=True).stdout.strip()
             except subprocess.CalledProcessError as e:
-                os.unlink(backing)
+                if encryption:
+                    luks.release(ann)
+                else:
+                    os.unlink(backing)
                 log("losetup failed", claim=key, error=e.stderr.strip())
                 self.event(pvc, "Warning", "ProvisioningFailed", f"losetup: {e.stderr.strip()}")
                 return
@@ -428,6 +457,8 @@ class Provisioner:
         kind = params.get("type", "")
         name = "pvc-" + md["uid"]
         mode = spec.get("volumeMode") or "Filesystem"
+        capacity = spec["resources"]["requests"]["storage"]
+        pv_mount_options = None
         try:
             if not self.ceph_state:
                 raise RuntimeError("the provisioner was started without --ceph-state")
@@ -435,10 +466,25 @@ class Provisioner:
             if kind == "rbd":
                 if mode not in ("Filesystem", "Block"):
                     raise ValueError(f"volumeMode '{mode}' is not Filesystem or Block")
-                ann, source = self.make_rbd(params.get("pool", ""), name, size)
+                fs_type = params.get("fsType", "ext4")
+                if fs_type not in ("ext4", "xfs"):
+                    raise ValueError(f"class {sc['metadata']['name']}: parameter fsType '{fs_type}' is not ext4 "
+                                     "or xfs")
+                if mode == "Filesystem" and fs_type == "xfs" and size < XFS_MIN:
+                    # mkfs.xfs refuses smaller devices: the volume is bigger than asked, as
+                    # a cloud disk with a minimum size is
+                    size = XFS_MIN
+                    capacity = "300Mi"
+                snap = self.restore_source(pvc) if spec.get("dataSource") else None
+                ann, source = self.make_rbd(params.get("pool", ""), name, size, snap)
                 ann[ANN_PROVISIONED_BY] = CEPH_NAME
                 if mode == "Filesystem":
-                    source["fsType"] = "ext4"
+                    source["fsType"] = fs_type
+                    if snap and snap[1] < size:
+                        ann[ANN_GROW_FS] = "true"
+                    if snap and fs_type == "xfs":
+                        # a copy has its source's UUID, which XFS refuses to mount twice
+                        pv_mount_options = ["nouuid"]
                 extra = {"local": source, "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
                     {"key": "kubernetes.io/hostname", "operator": "In", "values": [node]}]}]}}}
             elif kind == "cephfs":
@@ -470,7 +516,7 @@ class Provisioner:
             "apiVersion": "v1", "kind": "PersistentVolume",
             "metadata": {"name": name, "annotations": ann, "labels": {"storagebench.io/ceph": "true"}},
             "spec": {
-                "capacity": {"storage": spec["resources"]["requests"]["storage"]},
+                "capacity": {"storage": capacity},
                 "accessModes": spec.get("accessModes") or ["ReadWriteOnce"],
                 "persistentVolumeReclaimPolicy": sc.get("reclaimPolicy") or "Delete",
                 "storageClassName": sc["metadata"]["name"],
@@ -480,8 +526,8 @@ class Provisioner:
                 **extra,
             },
         }
-        if sc.get("mountOptions"):
-            pv["spec"]["mountOptions"] = sc["mountOptions"]
+        if sc.get("mountOptions") or pv_mount_options:
+            pv["spec"]["mountOptions"] = (sc.get("mountOptions") or []) + (pv_mount_options or [])
         code, obj = self.api.call("POST", "/api/v1/persistentvolumes", pv)
         if code == 409:
             return
@@ -493,15 +539,47 @@ class Provisioner:
         log("provisioned", claim=key, pv=name, node=node or "-", type=kind, mode=mode, size=size)
         self.event(pvc, "Normal", "ProvisioningSucceeded", f"Successfully provisioned {kind} volume {name}")
 
-    def make_rbd(self, pool, name, size):
+    def restore_source(self, pvc):
+        """(snapshot handle, restore size) of the claim's dataSource, a
+        VolumeSnapshot of ours that is ready; ValueError naming what is wrong."""
+        ds = pvc["spec"]["dataSource"]
+        if ds.get("kind") != "VolumeSnapshot" or ds.get("apiGroup") != "snapshot.storage.k8s.io":
+            raise ValueError(f"dataSource {ds.get('apiGroup')}/{ds.get('kind')}: only VolumeSnapshot "
+                             "(snapshot.storage.k8s.io) is supported")
+        ns = pvc["metadata"]["namespace"]
+        code, vs = self.api.call("GET", f"/apis/snapshot.storage.k8s.io/v1/namespaces/{ns}/volumesnapshots/"
+                                 f"{ds.get('name', '')}")
+        st = (vs.get("status") or {}) if code == 200 else {}
+        if not st.get("readyToUse") or not st.get("boundVolumeSnapshotContentName"):
+            raise RuntimeError(f"VolumeSnapshot {ns}/{ds.get('name')} is not ready to use (yet)")
+        code, vsc = self.api.call("GET", "/apis/snapshot.storage.k8s.io/v1/volumesnapshotcontents/"
+                                  f"{st['boundVolumeSnapshotContentName']}")
+        cst = (vsc.get("status") or {}) if code == 200 else {}
+        if code != 200 or vsc["spec"].get("driver") != CEPH_NAME or not cst.get("snapshotHandle"):
+            raise RuntimeError(f"VolumeSnapshot {ns}/{ds.get('name')}: its content is not a snapshot of "
+                               f"driver {CEPH_NAME}")
+        size = int(cst["restoreSize"])
+        want = quantity_bytes(pvc["spec"]["resources"]["requests"]["storage"])
+        if want < size:
+            raise ValueError(f"the claim asks for {want} bytes, less than the snapshot's restoreSize {size}")
+        return cst["snapshotHandle"], size
+
+    def make_rbd(self, pool, name, size, snap=None):
         """An image of SIZE bytes (whole MiB, rounded up) in POOL on a loop
-        device; returns (annotations, local volume source)."""
+        device, a copy of snapshot snap (handle, size) when given; returns
+        (annotations, local volume source)."""
         if pool not in ("rbd-ssd", "rbd-bulk"):
             raise ValueError(f"parameter pool '{pool}' is not rbd-ssd or rbd-bulk")
         mib = max(1, (size + 2**20 - 1) // 2**20)
         image = f"{pool}/{name}"
         ann = {ANN_RBD_IMAGE: image}
-        self.ceph("rbd", "create", image, "--size", f"{mib}M", "--image-feature", "layering")
+        if snap:
+            # a full copy: the new volume does not depend on the snapshot or its image
+            self.ceph("rbd", "cp", "--no-progress", snap[0], image)
+            if mib * 2**20 > snap[1]:
+                self.ceph("rbd", "resize", "--no-progress", "--size", f"{mib}M", image)
+        else:
+            self.ceph("rbd", "create", image, "--size", f"{mib}M", "--image-feature", "layering")
         try:
             d = os.path.join(self.ceph_state, "mnt", "rbd", name)
             os.makedirs(d, exist_ok=True)
@@ -544,6 +622,10 @@ class Provisioner:
                 except OSError:
                     pass
         image = ann.get(ANN_RBD_IMAGE, "")
+        if image and ok and self.has_snapshots(image):
+            # kept for its snapshots, removed with the last of them (snapshotter.py)
+            self.ceph("rbd", "image-meta", "set", image, META_RELEASED, "true")
+            image = ""
         if image and ok:
             for _ in range(20):
                 try:
@@ -562,6 +644,43 @@ class Provisioner:
             ok = ok and not os.path.exists(cdir)
         return ok
 
+    def has_snapshots(self, image):
+        try:
+            return bool(json.loads(self.ceph("rbd", "snap", "ls", image, "--format", "json") or "[]"))
+        except RuntimeError as e:
+            if "No such file" in str(e) or "(2)" in str(e):
+                return False
+            raise
+
+    def remove_released_image(self, image):
+        """Removes image when its claim is gone and it has no snapshot left."""
+        try:
+            released = self.ceph("rbd", "image-meta", "get", image, META_RELEASED).strip() == "true"
+        except RuntimeError:
+            return
+        if released and not self.has_snapshots(image):
+            self.ceph("rbd", "rm", "--no-progress", image)
+            log("removed a released image", image=image)
+
+    def grow_backing(self, pv, want):
+        """The volume of PV (one of ours) grown to want bytes, its loop device
+        told; RuntimeError when this kind of volume cannot grow."""
+        ann = pv["metadata"].get("annotations") or {}
+        dev = ann.get(ANN_LOOP, "")
+        if ann.get(ANN_RBD_IMAGE):
+            mib = (want + 2**20 - 1) // 2**20
+            self.ceph("rbd", "resize", "--no-progress", "--size", f"{mib}M", ann[ANN_RBD_IMAGE])
+        elif dev and ann.get(ANN_BACKING) and not ann.get(luks.ANN_LUKS) and self.allowed(ann[ANN_BACKING]):
+            with open(ann[ANN_BACKING], "r+b") as f:
+                f.truncate((want + 511) // 512 * 512)
+        else:
+            raise RuntimeError(f"volume {pv['metadata']['name']} cannot be expanded (not an RBD image or a "
+                               "loop-backed file)")
+        if dev:
+            r = subprocess.run(["losetup", "-c", dev], capture_output=True, text=True)
+            if r.returncode != 0:
+                raise RuntimeError(f"losetup -c {dev}: {r.stderr.strip()}")
+
     def release_backing(self, ann):
         backing, dev = ann.get(ANN_BACKING, ""), ann.get(ANN_LOOP, "")
         if not backing or not self.allowed(backing):
@@ -570,6 +689,8 @@ class Provisioner:
             out = subprocess.run(["losetup", "-n", "-O", "BACK-FILE", dev], capture_output=True, text=True).stdout
             if out.strip().replace(" (deleted)", "") == backing:
                 subprocess.run(["losetup", "-d", dev], capture_output=True)
+        if ann.get(luks.ANN_LUKS):
+            return luks.release(ann)
         if os.path.isdir(backing) and not os.path.islink(backing):
             shutil.rmtree(backing, ignore_errors=True)
         elif os.path.lexists(backing):
@@ -601,7 +722,8 @@ class Provisioner:
         pvnames = {pv["metadata"]["name"] for pv in pvs}
         nodes = None
         pending = set()
-        for pvc in self.api.list("/api/v1/persistentvolumeclaims")["items"]:
+        pvcs = self.api.list("/api/v1/persistentvolumeclaims")["items"]
+        for pvc in pvcs:
             md, spec = pvc["metadata"], pvc["spec"]
             if (pvc.get("status") or {}).get("phase") != "Pending" or spec.get("volumeName"):
                 continue
@@ -644,6 +766,11 @@ class Provisioner:
                 continue
             if (pv.get("status") or {}).get("phase") in ("Released", "Failed"):
                 self.reclaim(pv)
+        ours = [pv for pv in pvs if (pv["metadata"].get("annotations") or {}).get(ANN_PROVISIONED_BY)
+                in (NAME, CEPH_NAME)]
+        self.resizer.run(pvcs, ours, scs, quantity_bytes)
+        if self.ceph_state and os.path.isfile(os.path.join(self.ceph_state, "ceph.conf")):
+            self.snapshotter.run(pvcs, ours, scs)
 
     def watcher(self, path):
         while True:
@@ -656,11 +783,16 @@ class Provisioner:
                     if ev.get("type") != "BOOKMARK":
                         self.kick.set()
             except Exception as e:  # noqa: BLE001 - keep watching whatever happened
+                if ": 404 " in str(e):  # an API not installed (yet): the snapshot CRDs
+                    time.sleep(5)
+                    continue
                 log("watch restarting", path=path, error=repr(e)[:200])
                 time.sleep(1)
 
     def run(self):
-        for path in ("/api/v1/persistentvolumeclaims", "/api/v1/persistentvolumes"):
+        for path in ("/api/v1/persistentvolumeclaims", "/api/v1/persistentvolumes",
+                     "/apis/snapshot.storage.k8s.io/v1/volumesnapshots",
+                     "/apis/snapshot.storage.k8s.io/v1/volumesnapshotcontents"):
             threading.Thread(target=self.watcher, args=(path,), daemon=True).start()
         log("started", roots=",".join(self.roots))
         while True:
@@ -681,11 +813,13 @@ def main():
     ap.add_argument("--key", required=True)
     ap.add_argument("--allowed-root", action="append",
                     default=None, help="directories class paths must be under (repeatable)")
+    ap.add_argument("--cluster-state", default=None,
+                    help="the test cluster's state directory (run/node-X.pid: the nodes' mount namespaces)")
     ap.add_argument("--ceph-state", default=None,
                     help="the test cluster's Ceph state directory (ceph.conf, mnt/): serve storagebench.io/ceph")
     a = ap.parse_args()
     roots = a.allowed_root or ["/dev/shm/storagebench-cluster", "/var/tmp/storagebench-cluster"]
-    Provisioner(Api(a.server, a.ca, a.cert, a.key), roots, a.ceph_state).run()
+    Provisioner(Api(a.server, a.ca, a.cert, a.key), roots, a.ceph_state, a.cluster_state).run()
 
 
 if __name__ == "__main__":

@@ -407,6 +407,15 @@ def fault(*args, timeout=120):
     return p.stdout
 
 
+def log_path(name):
+    """A path for a test's own log or scratch file (a controller's log, a
+    kubeconfig): SB_OUT/testlogs/NAME, under build/, never /tmp, so that a
+    run leaves nothing on the machine outside the checkout."""
+    d = os.path.join(OUT, "testlogs")
+    os.makedirs(d, exist_ok=True)
+    return os.path.join(d, name)
+
+
 def in_node(node, cmd, check=True, timeout=60):
     """Run cmd inside a node's (name or letter) network and mount namespaces."""
     p = subprocess.run(["bash", os.path.join(HERE, "in-netns.sh"), "--node", letter(node)] + list(cmd),
@@ -508,7 +517,7 @@ class PrivateFaultProxy(FaultProxy):
             PrivateFaultProxy._next[0] += 2
             super().__init__(f"http://127.0.0.1:{port + 1}")
             self.proxy_url = f"https://127.0.0.1:{port}"
-            self.logpath = f"/tmp/sb-faultproxy-{os.getpid()}-{port}.log"
+            self.logpath = log_path(f"faultproxy-{os.getpid()}-{port}.log")
             with open(self.logpath, "w") as logf:
                 self.proc = subprocess.Popen(
                     _prefix() + ["/usr/bin/python3", "-u", os.path.join(HERE, "faultproxy.py"),
@@ -524,7 +533,7 @@ class PrivateFaultProxy(FaultProxy):
         with open(KUBECONFIG_PROXY) as f:
             text = f.read()
         assert PROXY_URL in text, KUBECONFIG_PROXY
-        self.kubeconfig = f"/tmp/sb-kubeconfig-proxy-{os.getpid()}-{port}"
+        self.kubeconfig = log_path(f"kubeconfig-proxy-{os.getpid()}-{port}")
         with open(self.kubeconfig, "w") as f:
             f.write(text.replace(PROXY_URL, self.proxy_url))
 

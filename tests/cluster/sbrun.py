@@ -101,7 +101,7 @@ class Controller:
     def __init__(self, ns, kubeconfig=sb.KUBECONFIG, extra=(), name="c"):
         Controller._next_port[0] += 1
         self.port = Controller._next_port[0]
-        self.logpath = f"/tmp/sb-controller-{ns}-{name}-{self.port}.log"
+        self.logpath = sb.log_path(f"controller-{ns}-{name}-{self.port}.log")
         cmd = [CONTROLLER, f"--kubeconfig={kubeconfig}", f"--namespace={ns}",
                f"--metrics-bind-address=127.0.0.1:{self.port}", f"--runner-image={sb.IMAGE}",
                *extra]

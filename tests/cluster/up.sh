@@ -88,7 +88,7 @@ echo "$SB_NODES" >"$SB_STATE/run/nodes"
 for l in "${SB_LETTERS[@]}"; do
 	mkdir -p "$(sb_node_state "$l")"/{containerd,kubelet,kubelet-plugins,cni/net.d,cni/ipam}
 done
-mkdir -p "$SB_SHM/fast" "$SB_VARTMP/disk" "$SB_VARTMP/disk-immediate" "$SB_OUT/images"
+mkdir -p "$SB_SHM/fast" "$SB_VARTMP/disk" "$SB_VARTMP/disk-immediate" "$SB_VARTMP/luks" "$SB_OUT/images"
 if [ ! -f "$SB_STATE/run/sysctl.saved" ]; then
 	for s in "${SB_SYSCTLS[@]}"; do echo "$s=$(sysctl -n "$s")"; done >"$SB_STATE/run/sysctl.saved"
 fi
@@ -176,7 +176,8 @@ subst() {
 		-e "s|@NODE_IP@|$(sb_node_ip "$l")|g" -e "s|@NODE@|$(sb_node_name "$l")|g" -e "s|@L@|$l|g" \
 		-e "s|@CGROUP_ROOT@|$SB_CGROUP_ROOT|g" -e "s|@PAUSE@|$SB_PAUSE_IMAGE|g" \
 		-e "s|@POD_CIDR@|$SB_POD_CIDR|g" -e "s|@POD_CIDR_NODE@|$(sb_node_cidr "$l")|g" \
-		-e "s|@POD_GW@|10.244.$i.1|g" -e "s|@SHM@|$SB_SHM|g" -e "s|@VARTMP@|$SB_VARTMP|g" "$1"
+		-e "s|@POD_GW@|10.244.$i.1|g" -e "s|@SHM@|$SB_SHM|g" -e "s|@VARTMP@|$SB_VARTMP|g" \
+		-e "s|@RUNTIME@|$here/runtime/runc-wrap.sh|g" "$1"
 }
 printf 'nameserver 127.0.0.1\noptions timeout:1 attempts:1\n' >"$SB_STATE/resolv.conf"
 cp "$here/seccomp/no-iouring.json" "$SB_STATE/seccomp/storagebench/no-iouring.json"
@@ -257,6 +258,8 @@ WAIT_ALIVE="etcd kube-apiserver" wait_for "kube-apiserver" 60 sb_kubectl get --r
 check_alive etcd kube-apiserver
 sb_step "kube-apiserver ready at $SB_API_URL"
 subst "$here/manifests/cluster.yaml" | sb_kubectl apply -f - >"$SB_STATE/logs/bootstrap.log"
+# the VolumeSnapshot API (its snapshotter is the provisioner's, for Ceph's RBD classes)
+sb_kubectl apply -f "$here/manifests/snapshot-crds.yaml" >>"$SB_STATE/logs/bootstrap.log"
 
 # Short node grace periods: a node whose kubelet stops is NotReady within
 # about 10 s (the kubelets renew their leases every 2 s).
@@ -311,7 +314,7 @@ done
 
 sb_launch provisioner /usr/bin/python3 -u "$here/provisioner.py" --server "$SB_API_URL" \
 	--ca "$SB_PKI/ca.crt" --cert "$SB_PKI/provisioner.crt" --key "$SB_PKI/provisioner.key" \
-	--allowed-root "$SB_SHM" --allowed-root "$SB_VARTMP" --ceph-state "$SB_STATE/ceph"
+	--allowed-root "$SB_SHM" --allowed-root "$SB_VARTMP" --ceph-state "$SB_STATE/ceph" --cluster-state "$SB_STATE"
 sb_launch faultproxy /usr/bin/python3 -u "$here/faultproxy.py" --listen 127.0.0.1:16444 \
 	--control 127.0.0.1:16445 --cert "$SB_PKI/faultproxy.crt" --key "$SB_PKI/faultproxy.key" \
 	--upstream "$SB_API_URL" --ca "$SB_PKI/ca.crt"

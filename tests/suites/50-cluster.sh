@@ -141,6 +141,13 @@ HOST_PATHS=(/var/lib/kubelet /var/log/pods /var/log/containers /usr/libexec/kube
 	/run/containerd /run/netns /etc/cni /opt/cni /var/lib/containerd /etc/kubernetes)
 host_paths() { ls -d "${HOST_PATHS[@]}" 2>/dev/null; }
 paths_before=$(host_paths)
+# what the nodes must never write on the host (containerd 1.6's shim
+# sockets: each node has a /run of its own), and the files in /tmp a run
+# left (test logs go to build/): both compared after cluster-down
+run_containerd() { find /run/containerd 2>/dev/null | sort; }
+rc_before=$(run_containerd)
+tmp_marker=$(mktemp -p "$root/build" .cluster-suite-start.XXXXXX)
+tmp_left() { find /tmp -maxdepth 1 -name 'sb-*' -newer "$tmp_marker" 2>/dev/null | sort | head -n 20; }
 echo "--- cluster-up (connect() traced into build/cluster/trace)"
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
@@ -295,14 +302,18 @@ else
 			pgrep -a -x "$c" | grep -E -- "$ours"
 		done)
 		paths_after=$(host_paths)
+		rc_new=$(comm -13 <(echo "$rc_before") <(run_containerd) | head -n 20)
+		tmp_new=$(tmp_left)
 		if [ -z "$left" ] && [ ! -e /var/run/netns/storagebench ] && ! ls -d /var/run/netns/storagebench-? >/dev/null 2>&1 &&
 			! grep -q /var/lib/storagebench /proc/mounts &&
 			! ls -d /sys/fs/cgroup/*/storagebench >/dev/null 2>&1 && [ "$paths_before" = "$paths_after" ] &&
+			[ -z "$rc_new" ] && [ -z "$tmp_new" ] &&
 			[ ! -e /var/lib/storagebench/cluster ] && ! losetup -l -n -O BACK-FILE | grep -qE 'storagebench-cluster|/var/lib/storagebench/'; then
 			echo "ok cluster/down-leaves-nothing"
 			p=$((p + 1))
 		else
-			echo "FAIL cluster/down-leaves-nothing: processes [$left] host paths before [$paths_before] after [$paths_after]"
+			echo "FAIL cluster/down-leaves-nothing: processes [$left] host paths before [$paths_before] after [$paths_after]" \
+				"new in /run/containerd [$rc_new] new in /tmp [$tmp_new]"
 			f=$((f + 1))
 		fi
 	else
@@ -318,5 +329,6 @@ else
 		f=$((f + 1))
 	fi
 fi
+rm -f "$tmp_marker"
 echo "$p passed, $f failed, $s skipped"
 [ $f -eq 0 ]

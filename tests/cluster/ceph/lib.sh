@@ -11,8 +11,8 @@
 #   $SB_CEPH_STATE  $SB_STATE/ceph   ceph.conf, keys/, mon/, mgr/, osd/, mds/,
 #                                    log/, run/ (admin sockets), mnt/ (the
 #                                    provisioner's CephFS mount, rbd-fuse dirs)
-#   $SB_SHM/ceph                      the ssd OSD's block file (tmpfs)
-#   $SB_VARTMP/ceph                   the bulk OSD's block file (disk)
+#   $SB_SHM/ceph                      both OSDs' block files (tmpfs; the
+#                                    bulk one on disk with SB_CEPH_BULK_DIR)
 # Never run a Ceph binary outside the namespace or without -c: a client
 # with no config looks its monitors up in DNS.
 # shellcheck disable=SC2034  # used by the scripts sourcing this
@@ -24,7 +24,20 @@ SB_CEPH_MON=$SB_CEPH_IP:6789
 SB_CEPH_RGW_PORT=7480
 SB_CEPH_S3=http://$SB_CEPH_IP:$SB_CEPH_RGW_PORT
 SB_CEPH_SSD_SIZE=${SB_CEPH_SSD_SIZE:-3G}
-SB_CEPH_BULK_SIZE=${SB_CEPH_BULK_SIZE:-10G}
+SB_CEPH_BULK_SIZE=${SB_CEPH_BULK_SIZE:-4G}
+# The bulk OSD's block file: on tmpfs like the ssd one, so that what makes
+# `bulk` bulk is its rate limit alone (below), as on the reference page,
+# and not the shared disk, whose speed varies several-fold with the
+# machine's load (85 to 430 random-write IOPS in one minute, measured).
+# SB_CEPH_BULK_DIR=$SB_VARTMP/ceph puts it on disk.
+SB_CEPH_BULK_DIR=${SB_CEPH_BULK_DIR:-$SB_SHM/ceph}
+# librbd QoS on every image of the pool rbd-bulk (the class `bulk`), as
+# pool-level config that rbd-fuse's librbd applies: the reference page's
+# bulk volumes are "rate-limited to < 500 IOPS" (491 read IOPS, 60.5 MiB/s).
+# An I/O of the page's 1 MiB bandwidth jobs counts once against the IOPS
+# limit and its bytes against the bandwidth limit.
+SB_CEPH_BULK_IOPS=${SB_CEPH_BULK_IOPS:-500}
+SB_CEPH_BULK_BPS=${SB_CEPH_BULK_BPS:-62914560}
 # start order; stopped in reverse (the OSDs' clients before the OSDs)
 SB_CEPH_COMPONENTS=(ceph-mon ceph-mgr ceph-osd-ssd ceph-osd-bulk ceph-mds radosgw)
 # the package list (not read by scripts/install-deps.sh)

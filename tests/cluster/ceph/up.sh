@@ -39,6 +39,9 @@ kube_side() {
 	[ -f "$S/daemons-up" ] || sb_die "ceph: the daemons are not up (ceph/up.sh daemons)"
 	fskey=$(sed -n 's/^[[:space:]]*key = //p' "$S/keys/ceph.client.k8sfs.keyring")
 	read -r ak sk <"$S/keys/s3-bench"
+	# (ceph.yaml's VolumeSnapshotClass needs the CRDs ../up.sh applied)
+	sb_kubectl wait --for=condition=Established --timeout=60s \
+		crd/volumesnapshotclasses.snapshot.storage.k8s.io >>"$SB_STATE/logs/bootstrap.log"
 	sed -e "s|@CEPH_MON@|$SB_CEPH_MON|g" -e "s|@FSKEY@|$fskey|g" -e "s|@AK@|$ak|g" -e "s|@SK@|$sk|g" \
 		-e "s|@S3@|$SB_CEPH_S3|g" -e "s|@CEPH_IP@|$SB_CEPH_IP|g" -e "s|@RGW_PORT@|$SB_CEPH_RGW_PORT|g" \
 		"$here/ceph.yaml" | sb_kubectl apply -f - >>"$SB_STATE/logs/bootstrap.log"
@@ -84,7 +87,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 t0=$(date +%s%N)
-mkdir -p "$S"/{keys,mon,mgr,osd,mds,log,run,crash,mnt/cephfs,mnt/rbd} "$SB_SHM/ceph" "$SB_VARTMP/ceph"
+mkdir -p "$S"/{keys,mon,mgr,osd,mds,log,run,crash,mnt/cephfs,mnt/rbd} "$SB_SHM/ceph" "$SB_CEPH_BULK_DIR"
 fsid=$(cat /proc/sys/kernel/random/uuid)
 sb_step "ceph: starting mon, mgr, 2 OSDs (ssd, bulk), mds, radosgw at $SB_CEPH_IP (state $S)"
 
@@ -205,7 +208,7 @@ mkosd() { # mkosd CLASS BLOCKFILE SIZE
 	daemon "ceph-osd-$class" ceph-osd -i "$id"
 }
 mkosd ssd "$SB_SHM/ceph/osd-ssd.block" "$SB_CEPH_SSD_SIZE"
-mkosd bulk "$SB_VARTMP/ceph/osd-bulk.block" "$SB_CEPH_BULK_SIZE"
+mkosd bulk "$SB_CEPH_BULK_DIR/osd-bulk.block" "$SB_CEPH_BULK_SIZE"
 osds_up() { [ "$(ceph_ osd stat -f json | python3 -c 'import json,sys; print(json.load(sys.stdin)["num_up_osds"])')" = 2 ]; }
 WAIT_ALIVE="ceph-mon ceph-osd-ssd ceph-osd-bulk" wait_for "2 OSDs up" 120 osds_up
 sb_step "ceph: mon, mgr, osd.$(cat "$S/osd-ssd.id") (ssd), osd.$(cat "$S/osd-bulk.id") (bulk) up"
@@ -228,6 +231,9 @@ done
 pool default.rgw.buckets.data bulk rgw
 quiet sb_ceph rbd pool init rbd-ssd
 quiet sb_ceph rbd pool init rbd-bulk
+# bulk is rate-limited (ceph/lib.sh): every image of the pool, read at open
+quiet sb_ceph rbd config pool set rbd-bulk rbd_qos_iops_limit "$SB_CEPH_BULK_IOPS"
+quiet sb_ceph rbd config pool set rbd-bulk rbd_qos_bps_limit "$SB_CEPH_BULK_BPS"
 
 # --- CephFS and its MDS
 quiet ceph_ fs new cephfs cephfs.meta cephfs.data
