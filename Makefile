@@ -139,21 +139,22 @@ build/asan/bin/storagebench-runner: build/asan/$(RUNNER_MAIN:.c=.o) $(call layer
 	$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(LDFLAGS) $(call layer_libs,runner)
 
 # ---- The shipped binaries: linked statically ----
-# bin/storagebench-runner and bin/storagebench-controller (and their arm64
-# builds, build/arm64rel/bin/, for the image) link every library whole into
-# the program (-static-pie: no shared library, no dynamic loader, so the
-# image needs no libraries and no loader): libcurl and libmicrohttpd built
-# from Debian's source packages with only what the binaries use
-# (scripts/get-minlibs.sh, cached outside the checkout), not Debian's builds
-# and the libraries they pull in (docs/benchmarks.md "The libraries'
-# floor"), and Debian's static OpenSSL, nghttp2, zlib, jansson, libyaml and
-# liburing (the -dev packages; for arm64 their arm64 packages, unpacked by
-# get-minlibs.sh --arch=arm64); glibc too (1.3 MiB less resident than
-# libc.so, libm.so and ld.so mapped whole, same section; glibc warns that getaddrinfo and dlopen would load its shared NSS
-# modules: only for an nsswitch.conf naming modules other than files and
-# dns, which are built in). On amd64 relative relocations packed (DT_RELR,
-# glibc 2.36: a PIE still, without 480 KiB of relocation records read at
-# every start). The ASan builds keep the shared libraries.
+# bin/storagebench-runner, bin/storagebench-controller and
+# bin/kubectl-storagebench (and the first two for arm64, build/arm64rel/bin/,
+# for the image) link every library whole into the program (-static-pie: no
+# shared library, no dynamic loader, so the image needs neither): libcurl
+# and libmicrohttpd built from Debian's source packages with only what the
+# binaries use (scripts/get-minlibs.sh, cached outside the checkout), not
+# Debian's builds and the libraries they pull in (docs/benchmarks.md "The
+# libraries' floor"), and Debian's static OpenSSL, nghttp2, zlib, jansson,
+# libyaml and liburing (the -dev packages; for arm64 their arm64 packages,
+# unpacked by get-minlibs.sh --arch=arm64); glibc too (1.3 MiB less resident
+# than libc.so, libm.so and ld.so mapped whole, same section; glibc warns
+# that getaddrinfo and dlopen would load its shared NSS modules: only for an
+# nsswitch.conf naming modules other than files and dns, which are built
+# in). On amd64 relative relocations packed (DT_RELR, glibc 2.36: a PIE
+# still, without 480 KiB of relocation records read at every start). The
+# ASan builds keep the shared libraries.
 # build/minlibs-<arch>.flags holds the -L flags that find the archives,
 # rewritten only when they change: the script (well under a second once
 # cached) runs on every make. A rebuilt archive or a -dev package's upgrade
