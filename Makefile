@@ -281,7 +281,7 @@ deps:
 
 # The README's test command. Installs what is missing, builds both
 # variants (make -jN), then runs every suite; the last line is the total.
-# The Kubernetes build and the image's arm64 binaries start in the background first
+# The Kubernetes build and the image's arm64 libraries start in the background first
 # (tests/run-suites.sh --build, tests/prereq.sh; docs/testing.md). No
 # $(MAKE) on the line: make -n would run it (and with it every suite).
 test: deps
