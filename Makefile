@@ -92,7 +92,7 @@ $(call layer_ar,$(1),$(2)): $$(call obj,$(1),$$(LAYER_SRCS_$(2)))
 	@rm -f $$@ && $(3) rcs $$@ $$^
 endef
 FORCE:
-.PHONY: FORCE all test check lint contract-check funclen fmt fmt-check bench demo demo-ceph install clean help deps valgrind unit vg-bins unit-bins asan test-repeat
+.PHONY: FORCE all test check lint circles layout contract-check funclen fmt fmt-check bench demo demo-ceph install clean help deps valgrind unit vg-bins unit-bins asan test-repeat
 all:
 
 -include lib/lib.mk
@@ -324,8 +324,31 @@ fmt-check:
 	@out=$$(for f in $(SRC_ALL); do clang-format --dry-run -Werror $$f 2>&1 >/dev/null || echo $$f; done); \
 	if [ -n "$$out" ]; then echo "not clang-formatted (run make fmt):"; echo "$$out"; exit 1; fi
 
-lint: layer-check contract-check
+lint: layer-check contract-check circles layout
 	bash scripts/lint.sh
+
+# No circle between source files (scripts/circles.py): the graph of the
+# compiler's dependency files (build/rel/**/*.d: a file compiled with x.h
+# depends on x.c) and of the objects' symbols (nm: a file that uses a
+# function or global another file defines depends on it); each strongly
+# connected component of more than one file is named with its files and the
+# symbols or includes that tie each arrow. The circles being fixed by their
+# owners are listed in scripts/circles.allow, exactly (a listed circle that
+# is gone is an error too). tests/layers/test_circles.sh plants circles.
+# The tree says where things are (scripts/layout.py): every folder of lib/,
+# runner/, controller/ and plugin/ names its one concern (a one-line
+# README.md, or a main header named after the folder whose first comment
+# does), and every include guard names its header's path
+# (lib/report/dist.h: SB_LIB_REPORT_DIST_H). What is being fixed is listed
+# in scripts/layout.allow. tests/layers/test_layout.sh plants both faults.
+.PHONY: layout
+layout:
+	@/usr/bin/python3 scripts/layout.py
+
+.PHONY: circles
+circles: $(foreach l,$(LAYERS),$(call layer_ar,rel,$(l))) \
+		$(call obj,rel,$(RUNNER_MAIN) $(CONTROLLER_MAIN) $(PLUGIN_MAIN))
+	@/usr/bin/python3 scripts/circles.py
 
 # The binaries' contracts (lib/core/labels.h: labels, env names, log markers,
 # result keys...) spelled out only in their header: a string literal
@@ -398,7 +421,9 @@ help:
 	$(info $()  test       install missing packages, build, run every test suite)
 	$(info $()  unit       run only the unit tests (sanitizer build))
 	$(info $()  check      format check, lint, then test)
-	$(info $()  lint       the layers' link and include check, clang-tidy, cppcheck, the banned-function grep, funclen, contract-check)
+	$(info $()  lint       the layers' link and include check, the circle and layout checks, commit subjects, clang-tidy, cppcheck, the banned-function grep, funclen, contract-check)
+	$(info $()  circles    no circle between source files (scripts/circles.py, scripts/circles.allow))
+	$(info $()  layout     every folder names its concern, every include guard its path (scripts/layout.py))
 	$(info $()  funclen    no product function over 120 lines (scripts/funclen.py))
 	$(info $()  fmt        reformat the C sources with clang-format)
 	$(info $()  valgrind   run the unit tests and the runner under valgrind)

@@ -170,19 +170,6 @@ static int follow_pod(struct sbp_ctx *x, const char *ns, const json_t *pod, size
 	}
 }
 
-int sbp_logs_ending(const json_t *run, const char *name)
-{
-	const char *phase = sbp_run_phase(run);
-	if (!strcmp(phase, "Failed")) {
-		sbp_print_failure(run, name);
-		return 1;
-	}
-	const char *msg =
-		json_string_value(json_object_get(json_object_get(run, "status"), "message"));
-	fprintf(stderr, "benchmarkrun '%s' %s: %s\n", name, phase, msg ? msg : "");
-	return 0;
-}
-
 int sbp_logs_follow(struct sbp_ctx *x, const struct sbp_args *a, const struct sbp_ref *ref,
 		    json_t *run)
 {

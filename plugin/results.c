@@ -3,7 +3,7 @@
 #include "plugin/table.h"
 
 #include "core/labels.h"
-#include "report/report.h"
+#include "report/format.h"
 #include "result/resultdoc.h"
 
 #include <errno.h>

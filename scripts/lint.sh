@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
-# Lint: the banned-function grep, the function-length rule, cppcheck and
-# clang-tidy over the C sources.
+# Lint: the commit subjects since scripts/subjects.base, the banned-function
+# grep, the function-length rule, cppcheck and clang-tidy over the C sources.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 rc=0
 srcs=$(git ls-files 'lib/*.c' 'lib/**/*.c' 'runner/*.c' 'controller/*.c' 'plugin/*.c' 2>/dev/null)
 hdrs=$(git ls-files 'lib/*.h' 'lib/**/*.h' 'runner/*.h' 'controller/*.h' 'plugin/*.h' 2>/dev/null)
+
+# 0. Commit subjects of at most 72 characters, on the commits after the
+# exempt history (scripts/subjects.py names each offender with its hash).
+if ! /usr/bin/python3 scripts/subjects.py; then
+	rc=1
+fi
 
 # 1. Banned functions (as curl and git ban them).
 banned='\b(sprintf|vsprintf|strcpy|strcat|strncat|strtok|atoi|atol|gets|strncpy)[[:space:]]*\('

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef SB_ERRFMT_H
-#define SB_ERRFMT_H
+#ifndef SB_LIB_CORE_ERRFMT_H
+#define SB_LIB_CORE_ERRFMT_H
 
 #include <stddef.h>
 

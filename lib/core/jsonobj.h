@@ -4,8 +4,8 @@
  * borrowed from obj (valid while obj is) or NULL when the field is absent
  * or not a string.
  */
-#ifndef SB_JSONOBJ_H
-#define SB_JSONOBJ_H
+#ifndef SB_LIB_CORE_JSONOBJ_H
+#define SB_LIB_CORE_JSONOBJ_H
 
 #include <jansson.h>
 #include <stdbool.h>

@@ -4,8 +4,8 @@
  * selects its objects by them; the runner puts them on the result
  * ConfigMaps it writes; users filter with them (kubectl get cm -l ...).
  */
-#ifndef SB_LABELS_H
-#define SB_LABELS_H
+#ifndef SB_LIB_CORE_LABELS_H
+#define SB_LIB_CORE_LABELS_H
 
 #define SB_API_GROUP	    "storagebench.io"
 #define SB_API_VERSION_ONLY "v1alpha1"

@@ -10,8 +10,8 @@
  * one write(2). The library code of storagebench prints nothing except
  * through this module.
  */
-#ifndef SB_LOG_H
-#define SB_LOG_H
+#ifndef SB_LIB_CORE_LOG_H
+#define SB_LIB_CORE_LOG_H
 
 #include <stdbool.h>
 

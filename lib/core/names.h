@@ -6,8 +6,8 @@
  * unique (when a part had to be changed or cut, a hash of the original
  * parts is appended, so "a.b" and "a-b" never collide).
  */
-#ifndef SB_NAMES_H
-#define SB_NAMES_H
+#ifndef SB_LIB_CORE_NAMES_H
+#define SB_LIB_CORE_NAMES_H
 
 #include <stddef.h>
 

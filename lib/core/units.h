@@ -3,8 +3,8 @@
  * Units: parsing sizes and durations the way fio writes them, and
  * formatting numbers for people (SI and binary prefixes).
  */
-#ifndef SB_UNITS_H
-#define SB_UNITS_H
+#ifndef SB_LIB_CORE_UNITS_H
+#define SB_LIB_CORE_UNITS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -6,8 +6,8 @@
  * stonewall (or new_group) starts a new group; jobs of one group run at
  * the same time, groups one after another.
  */
-#ifndef SB_RUNNER_JOB_H
-#define SB_RUNNER_JOB_H
+#ifndef SB_LIB_FIOJOB_JOB_H
+#define SB_LIB_FIOJOB_JOB_H
 
 #include "fiojob/opts.h"
 

@@ -5,8 +5,8 @@
  * environment (an unset variable is an error). Options of a [global]
  * section apply to the jobs after it.
  */
-#ifndef SB_RUNNER_JOBFILE_H
-#define SB_RUNNER_JOBFILE_H
+#ifndef SB_LIB_FIOJOB_JOBFILE_H
+#define SB_LIB_FIOJOB_JOBFILE_H
 
 #include "fiojob/job.h"
 

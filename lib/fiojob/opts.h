@@ -8,8 +8,8 @@
  * only fio's internals; a one-line notice on stderr) or refused (with the
  * reason). An option nobody has heard of is an error naming it.
  */
-#ifndef SB_RUNNER_OPTS_H
-#define SB_RUNNER_OPTS_H
+#ifndef SB_LIB_FIOJOB_OPTS_H
+#define SB_LIB_FIOJOB_OPTS_H
 
 #include <stdbool.h>
 #include <stddef.h>

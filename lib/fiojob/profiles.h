@@ -5,8 +5,8 @@
  * one shared test file, so a profile needs `size` bytes of space, not
  * size x workloads x numjobs.
  */
-#ifndef SB_RUNNER_PROFILES_H
-#define SB_RUNNER_PROFILES_H
+#ifndef SB_LIB_FIOJOB_PROFILES_H
+#define SB_LIB_FIOJOB_PROFILES_H
 
 #include "fiojob/job.h"
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Retry delays: capped exponential backoff with jitter, and Retry-After. */
-#include "kube/internal.h"
+#include "kube/backoff.h"
+
+#include <curl/curl.h>
 
 #include <ctype.h>
 #include <errno.h>

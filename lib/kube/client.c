@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The client: configuration copy, per-thread curl handles, common curl
  * options (TLS, auth, HTTP/2). */
-#include "kube/internal.h"
+#include "kube/client_internal.h"
+#include "kube/error_internal.h"
+#include "kube/hub.h"
 #include "core/log.h"
 
 #include <errno.h>
@@ -227,6 +229,16 @@ void kube_client_free(struct kube_client *c)
 const char *kube_client_namespace(const struct kube_client *c)
 {
 	return c->cfg.namespace;
+}
+
+struct kube_hub *kube_client_hub(struct kube_client *c)
+{
+	pthread_mutex_lock(&c->handles_lock);
+	if (!c->hub)
+		c->hub = kube_hub_new(&c->h2);
+	struct kube_hub *h = c->hub;
+	pthread_mutex_unlock(&c->handles_lock);
+	return h;
 }
 
 const char *kube_client_ns(const struct kube_client *c, const char *ns)

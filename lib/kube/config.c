@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Configuration: kubeconfig files (libyaml document API), in-cluster, and the
  * client-go loading order. */
-#include "kube/internal.h"
+#include "kube/config.h"
+#include "kube/error_internal.h"
+#include "kube/util.h"
 #include "core/log.h"
 
 #include <ctype.h>
@@ -17,6 +19,64 @@
 #include <string.h>
 #include <unistd.h>
 #include <yaml.h>
+
+/* --------------------------------------------------- an exec plugin's config */
+
+void kube_exec_config_free(struct kube_exec_config *x)
+{
+	if (!x)
+		return;
+	free(x->command);
+	for (size_t i = 0; i < x->nargs; i++)
+		free(x->args[i]);
+	free(x->args);
+	for (size_t i = 0; i < x->nenv; i++)
+		free(x->env[i]);
+	free(x->env);
+	free(x->api_version);
+	free(x->install_hint);
+	free(x);
+}
+
+static char **strv_dup(char *const *v, size_t n)
+{
+	char **out = calloc(n + 1, sizeof(*out));
+	for (size_t i = 0; out && i < n; i++) {
+		out[i] = strdup(v[i]);
+		if (!out[i]) {
+			while (i--)
+				free(out[i]);
+			free(out);
+			return NULL;
+		}
+	}
+	return out;
+}
+
+struct kube_exec_config *kube_exec_config_dup(const struct kube_exec_config *x)
+{
+	struct kube_exec_config *d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->nargs = x->nargs;
+	d->nenv = x->nenv;
+	d->provide_cluster_info = x->provide_cluster_info;
+	d->command = strdup(x->command);
+	d->args = strv_dup(x->args, x->nargs);
+	d->env = strv_dup(x->env, x->nenv);
+	d->api_version = strdup(x->api_version);
+	d->install_hint = x->install_hint ? strdup(x->install_hint) : NULL;
+	if (!d->command || !d->args || !d->env || !d->api_version ||
+	    (x->install_hint && !d->install_hint)) {
+		if (!d->args)
+			d->nargs = 0;
+		if (!d->env)
+			d->nenv = 0;
+		kube_exec_config_free(d);
+		return NULL;
+	}
+	return d;
+}
 
 #define SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
 

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Error struct and the HTTP/Status to errno mapping. */
-#include "kube/internal.h"
+#include "kube/error_internal.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 

@@ -6,11 +6,14 @@
  * passed through; its stdout is an ExecCredential whose status.token is the
  * bearer token, kept until status.expirationTimestamp (or a 401).
  */
-#include "kube/internal.h"
+#include "kube/exec.h"
+#include "kube/error_internal.h"
+#include "kube/util.h"
 #include "core/log.h"
 #include "time/rfc3339.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <fcntl.h>
 #include <openssl/evp.h>
 #include <poll.h>
@@ -27,62 +30,6 @@ extern char **environ;
 #define MAX_OUTPUT	((size_t)1 << 20)
 #define EXEC_TIMEOUT_MS 60000 /* a plugin that hangs is an error, not a hang */
 #define EXPIRY_MARGIN_S 10    /* run again this long before the token expires */
-
-void kube_exec_config_free(struct kube_exec_config *x)
-{
-	if (!x)
-		return;
-	free(x->command);
-	for (size_t i = 0; i < x->nargs; i++)
-		free(x->args[i]);
-	free(x->args);
-	for (size_t i = 0; i < x->nenv; i++)
-		free(x->env[i]);
-	free(x->env);
-	free(x->api_version);
-	free(x->install_hint);
-	free(x);
-}
-
-static char **strv_dup(char *const *v, size_t n)
-{
-	char **out = calloc(n + 1, sizeof(*out));
-	for (size_t i = 0; out && i < n; i++) {
-		out[i] = strdup(v[i]);
-		if (!out[i]) {
-			while (i--)
-				free(out[i]);
-			free(out);
-			return NULL;
-		}
-	}
-	return out;
-}
-
-struct kube_exec_config *kube_exec_config_dup(const struct kube_exec_config *x)
-{
-	struct kube_exec_config *d = calloc(1, sizeof(*d));
-	if (!d)
-		return NULL;
-	d->nargs = x->nargs;
-	d->nenv = x->nenv;
-	d->provide_cluster_info = x->provide_cluster_info;
-	d->command = strdup(x->command);
-	d->args = strv_dup(x->args, x->nargs);
-	d->env = strv_dup(x->env, x->nenv);
-	d->api_version = strdup(x->api_version);
-	d->install_hint = x->install_hint ? strdup(x->install_hint) : NULL;
-	if (!d->command || !d->args || !d->env || !d->api_version ||
-	    (x->install_hint && !d->install_hint)) {
-		if (!d->args)
-			d->nargs = 0;
-		if (!d->env)
-			d->nenv = 0;
-		kube_exec_config_free(d);
-		return NULL;
-	}
-	return d;
-}
 
 /* ------------------------------------------------------------ the input */
 

@@ -4,7 +4,8 @@
  * every watch's transfer joins, so that over HTTP/2 all the watches share
  * one connection (one TLS session, one set of buffers) as separate streams,
  * as client-go does. Over HTTP/1.1 the multi handle opens one connection per
- * transfer, as before.
+ * transfer. The client starts its hub on first use (kube_client_hub); the
+ * hub knows nothing else of the client.
  *
  * The hub thread only moves bytes: its write callback appends them to the
  * transfer's buffer and signals the owner, which decodes them and runs the
@@ -14,7 +15,8 @@
  * the owner posts (under the hub's lock) and the hub thread carries out, so
  * the multi handle is used by the hub thread alone.
  */
-#include "kube/internal.h"
+#include "kube/hub.h"
+#include "kube/clock.h"
 #include "core/log.h"
 
 #include <errno.h>
@@ -33,7 +35,7 @@ struct kube_hub {
 	pthread_t thread;
 	CURLM *multi;
 	bool quit;
-	struct kube_client *c;
+	atomic_bool *h2;	   /* the client's "the last answer came over HTTP/2" */
 	struct kube_xfer *pending; /* transfers with a request for the thread */
 };
 
@@ -135,12 +137,12 @@ static void *hub_main(void *arg)
 	return NULL;
 }
 
-static struct kube_hub *hub_new(struct kube_client *c)
+struct kube_hub *kube_hub_new(atomic_bool *h2)
 {
 	struct kube_hub *h = calloc(1, sizeof(*h));
 	if (!h)
 		return NULL;
-	h->c = c;
+	h->h2 = h2;
 	if (pthread_mutex_init(&h->lock, NULL)) {
 		free(h);
 		return NULL;
@@ -172,17 +174,6 @@ void kube_hub_free(struct kube_hub *h)
 	free(h);
 }
 
-/* The client's hub, started on first use. NULL on ENOMEM. */
-static struct kube_hub *client_hub(struct kube_client *c)
-{
-	pthread_mutex_lock(&c->handles_lock);
-	if (!c->hub)
-		c->hub = hub_new(c);
-	struct kube_hub *h = c->hub;
-	pthread_mutex_unlock(&c->handles_lock);
-	return h;
-}
-
 /* The hub thread's write callback: the bytes go to the owner. */
 static size_t on_bytes(char *p, size_t size, size_t nmemb, void *arg)
 {
@@ -196,7 +187,7 @@ static size_t on_bytes(char *p, size_t size, size_t nmemb, void *arg)
 		if (curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &x->code) != CURLE_OK)
 			x->code = 0;
 		if (curl_easy_getinfo(x->easy, CURLINFO_HTTP_VERSION, &v) == CURLE_OK && v)
-			atomic_store(&h->c->h2, v == CURL_HTTP_VERSION_2_0);
+			atomic_store(h->h2, v == CURL_HTTP_VERSION_2_0);
 	}
 	if (x->len >= KUBE_XFER_MAX) {
 		x->paused = true; /* the owner asks for more once it has caught up */
@@ -223,13 +214,13 @@ static size_t on_bytes(char *p, size_t size, size_t nmemb, void *arg)
 	return ret;
 }
 
-int kube_xfer_init(struct kube_xfer *x, struct kube_client *c, CURL *easy)
+int kube_xfer_init(struct kube_xfer *x, struct kube_hub *h, CURL *easy)
 {
 	memset(x, 0, sizeof(*x));
 	x->easy = easy;
 	x->done = true;
 	x->acked = true;
-	x->hub = client_hub(c);
+	x->hub = h;
 	if (!x->hub || pthread_cond_init(&x->cond, NULL))
 		return -ENOMEM;
 	x->cond_ok = true;
@@ -247,7 +238,7 @@ void kube_xfer_release(struct kube_xfer *x)
 int kube_xfer_start(struct kube_xfer *x)
 {
 	struct kube_hub *h = x->hub;
-	bool h2 = atomic_load(&h->c->h2);
+	bool h2 = atomic_load(h->h2);
 	/* Once the server answered over HTTP/2 (a watch or a request: an
 	 * informer lists before it watches), a transfer waits for a
 	 * connection being set up (it will multiplex) rather than open

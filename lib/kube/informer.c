@@ -9,7 +9,14 @@
  * once stored (jansson's reference counts are atomic), so references handed
  * out by get/list stay valid after the lock is released.
  */
-#include "kube/internal.h"
+#include "kube/informer.h"
+#include "kube/ops.h"
+#include "kube/watch.h"
+#include "kube/client_internal.h"
+#include "kube/error_internal.h"
+#include "kube/backoff.h"
+#include "kube/util.h"
+#include "kube/clock.h"
 #include "core/log.h"
 
 #include <errno.h>

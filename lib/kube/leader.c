@@ -5,7 +5,12 @@
  * clock from when the record was last seen to change, conditional updates,
  * renew deadline, release on stop.
  */
-#include "kube/internal.h"
+#include "kube/leader.h"
+#include "kube/ops.h"
+#include "kube/client_internal.h"
+#include "kube/error_internal.h"
+#include "kube/util.h"
+#include "kube/clock.h"
 #include "core/log.h"
 
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Incremental JSON-lines decoding of a watch stream. */
-#include "kube/internal.h"
+#include "kube/lines.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -77,37 +77,4 @@ int kube_line_decoder_feed(struct kube_line_decoder *d, const char *data, size_t
 			return ret;
 	}
 	return 0;
-}
-
-static const char *const event_names[] = {"ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"};
-
-const char *kube_event_type_name(enum kube_event_type t)
-{
-	if ((unsigned)t >= sizeof(event_names) / sizeof(event_names[0]))
-		return NULL;
-	return event_names[t];
-}
-
-int kube_watch_parse_event(const char *line, size_t len, enum kube_event_type *type,
-			   json_t **object)
-{
-	*object = NULL;
-	json_t *ev = json_loadb(line, len, 0, NULL);
-	if (!ev)
-		return -EPROTO;
-	const char *t = json_string_value(json_object_get(ev, "type"));
-	json_t *obj = json_object_get(ev, "object");
-	int ret = -EPROTO;
-	if (t && json_is_object(obj)) {
-		for (size_t i = 0; i < sizeof(event_names) / sizeof(event_names[0]); i++) {
-			if (strcmp(t, event_names[i]) == 0) {
-				*type = (enum kube_event_type)i;
-				*object = json_incref(obj);
-				ret = 0;
-				break;
-			}
-		}
-	}
-	json_decref(ev);
-	return ret;
 }

@@ -1,26 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* Generic operations on any group/version/resource: get, list (all pages),
  * create, update, patch, delete, and the status subresource. */
-#include "kube/internal.h"
+#include "kube/ops.h"
+#include "kube/request.h"
+#include "kube/url.h"
+#include "kube/client_internal.h"
+#include "kube/error_internal.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-const struct kube_resource kube_res_configmaps = {"", "v1", "configmaps", true};
-const struct kube_resource kube_res_secrets = {"", "v1", "secrets", true};
-const struct kube_resource kube_res_namespaces = {"", "v1", "namespaces", false};
-const struct kube_resource kube_res_pods = {"", "v1", "pods", true};
-const struct kube_resource kube_res_serviceaccounts = {"", "v1", "serviceaccounts", true};
-const struct kube_resource kube_res_pvcs = {"", "v1", "persistentvolumeclaims", true};
-const struct kube_resource kube_res_pvs = {"", "v1", "persistentvolumes", false};
-const struct kube_resource kube_res_storageclasses = {"storage.k8s.io", "v1", "storageclasses",
-						      false};
-const struct kube_resource kube_res_jobs = {"batch", "v1", "jobs", true};
-const struct kube_resource kube_res_leases = {"coordination.k8s.io", "v1", "leases", true};
-const struct kube_resource kube_res_crds = {"apiextensions.k8s.io", "v1",
-					    "customresourcedefinitions", false};
 
 static const char *obj_str(const json_t *obj, const char *field)
 {

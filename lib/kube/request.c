@@ -3,7 +3,12 @@
  * 429 honours Retry-After; 5xx and transport errors are retried with capped
  * exponential backoff and jitter for idempotent requests only; a 401 is
  * retried once after re-reading the token file. */
-#include "kube/internal.h"
+#include "kube/request.h"
+#include "kube/client_internal.h"
+#include "kube/error_internal.h"
+#include "kube/backoff.h"
+#include "kube/util.h"
+#include "kube/clock.h"
 #include "core/log.h"
 
 #include <errno.h>

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Bearer token files, re-read when they change (bound ServiceAccount tokens
  * are rotated by the kubelet by replacing the file). */
-#include "kube/internal.h"
+#include "kube/token.h"
+#include "kube/util.h"
+#include "kube/clock.h"
 
 #include <ctype.h>
 #include <errno.h>

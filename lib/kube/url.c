@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Resource URLs, built with curl_url_set and URL-encoding. */
-#include "kube/internal.h"
+#include "kube/url.h"
+
+#include <curl/curl.h>
 
 #include <errno.h>
 #include <stdio.h>

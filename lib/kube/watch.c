@@ -7,7 +7,15 @@
  * decoded and the callback run on the thread that called kube_watch_run,
  * which kube_watch_stop() wakes at once.
  */
-#include "kube/internal.h"
+#include "kube/watch.h"
+#include "kube/client_internal.h"
+#include "kube/error_internal.h"
+#include "kube/hub.h"
+#include "kube/lines.h"
+#include "kube/url.h"
+#include "kube/backoff.h"
+#include "kube/util.h"
+#include "kube/clock.h"
 #include "core/log.h"
 
 #include <errno.h>
@@ -16,6 +24,41 @@
 #include <string.h>
 
 #define ERRBODY_MAX 65536
+
+/* ---------------------------------------------------------------- events */
+
+static const char *const event_names[] = {"ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"};
+
+const char *kube_event_type_name(enum kube_event_type t)
+{
+	if ((unsigned)t >= sizeof(event_names) / sizeof(event_names[0]))
+		return NULL;
+	return event_names[t];
+}
+
+int kube_watch_parse_event(const char *line, size_t len, enum kube_event_type *type,
+			   json_t **object)
+{
+	*object = NULL;
+	json_t *ev = json_loadb(line, len, 0, NULL);
+	if (!ev)
+		return -EPROTO;
+	const char *t = json_string_value(json_object_get(ev, "type"));
+	json_t *obj = json_object_get(ev, "object");
+	int ret = -EPROTO;
+	if (t && json_is_object(obj)) {
+		for (size_t i = 0; i < sizeof(event_names) / sizeof(event_names[0]); i++) {
+			if (strcmp(t, event_names[i]) == 0) {
+				*type = (enum kube_event_type)i;
+				*object = json_incref(obj);
+				ret = 0;
+				break;
+			}
+		}
+	}
+	json_decref(ev);
+	return ret;
+}
 
 struct kube_watch {
 	struct kube_client *c;
@@ -91,7 +134,7 @@ struct kube_watch *kube_watch_new(struct kube_client *c, const struct kube_resou
 	w->res.version = w->version;
 	w->res.resource = w->resource;
 	w->easy = curl_easy_init();
-	if (!w->easy || kube_xfer_init(&w->x, c, w->easy))
+	if (!w->easy || kube_xfer_init(&w->x, kube_client_hub(c), w->easy))
 		goto fail;
 	return w;
 fail:

@@ -2,7 +2,7 @@
 #include "compare.h"
 
 #include "stats/aggregate.h"
-#include "report.h"
+#include "format.h"
 #include "stats/stats.h"
 
 #include <errno.h>
@@ -464,19 +464,10 @@ static void fmt_p(const json_t *pj, double alpha, char *buf, size_t len)
 	}
 }
 
-/* Display width of UTF-8 text: one column per character. */
-static size_t cols(const char *s)
-{
-	size_t n = 0;
-	for (; *s; s++)
-		n += ((unsigned char)*s & 0xc0) != 0x80;
-	return n;
-}
-
 static void pad(FILE *f, const char *s, size_t width)
 {
 	fputs(s, f);
-	for (size_t k = cols(s); k < width; k++)
+	for (size_t k = sb_report_text_width(s); k < width; k++)
 		fputc(' ', f);
 }
 
@@ -510,8 +501,8 @@ static void table_print(FILE *f, const struct table *t, bool md)
 	size_t w[NCOLS] = {0};
 	for (size_t i = 0; i < t->n; i++)
 		for (int k = 0; k < NCOLS; k++)
-			if (cols(t->r[i].c[k]) > w[k])
-				w[k] = cols(t->r[i].c[k]);
+			if (sb_report_text_width(t->r[i].c[k]) > w[k])
+				w[k] = sb_report_text_width(t->r[i].c[k]);
 	for (size_t i = 0; i < t->n; i++) {
 		for (int k = 0; k < NCOLS; k++) {
 			fputs(k == 0 ? (md ? "| " : "") : " | ", f);

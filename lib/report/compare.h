@@ -20,8 +20,8 @@
  * bandwidth, less latency: metrics in "ns" are lower-is-better), "slower",
  * or "same" when the means are equal.
  */
-#ifndef SB_COMPARE_H
-#define SB_COMPARE_H
+#ifndef SB_LIB_REPORT_COMPARE_H
+#define SB_LIB_REPORT_COMPARE_H
 
 #include <jansson.h>
 #include <stddef.h>

@@ -1,26 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 #include "dist.h"
 
-#include "report.h"
+#include "format.h"
 #include "core/jsonobj.h"
 
 #include <errno.h>
 #include <string.h>
-
-/* Markdown cells: no pipes or line breaks from the data. */
-static void md_cell(FILE *f, const char *s)
-{
-	for (; *s; s++)
-		fputc(*s == '|' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
-}
-
-static void cell(FILE *f, const char *s, bool md)
-{
-	if (md)
-		md_cell(f, s);
-	else
-		fputs(s, f);
-}
 
 /*
  * The start skew of the later workload groups (each starts at a barrier
@@ -54,7 +39,7 @@ static void group_skews(FILE *f, const json_t *d, bool md)
 			any = true;
 			if (md) {
 				fputs("| ", f);
-				md_cell(f, t);
+				sb_report_md_cell(f, t);
 				fprintf(f, " | %.0f | %.0f | %.1f ms |\n", it, gi, ms);
 			} else {
 				fprintf(f, "  %s, iteration %.0f, group %.0f: %.1f ms\n", t, it, gi,
@@ -95,7 +80,7 @@ void sb_report_dist_text(FILE *f, const json_t *report, bool md)
 			snprintf(b1, sizeof(b1), "%.1f ms", ms);
 		if (md) {
 			fputs("| ", f);
-			md_cell(f, t);
+			sb_report_md_cell(f, t);
 			fprintf(f, " | %.0f | %s |\n", it, b1);
 		} else {
 			fprintf(f, "  %s, iteration %.0f: %s\n", t, it, b1);
@@ -123,13 +108,13 @@ void sb_report_dist_text(FILE *f, const json_t *report, bool md)
 		sb_report_fmt_value(ri, "IOPS", b1, sizeof(b1));
 		sb_report_fmt_value(wi, "IOPS", b2, sizeof(b2));
 		fputs(md ? "| " : "  ", f);
-		cell(f, t, md);
+		sb_report_cell(f, t, md);
 		fputs(md ? " | " : " ", f);
-		cell(f, w, md);
+		sb_report_cell(f, w, md);
 		fprintf(f, md ? " | %.0f | " : " iteration %.0f ", it);
-		cell(f, p, md);
+		sb_report_cell(f, p, md);
 		fputs(md ? " | " : " on ", f);
-		cell(f, n, md);
+		sb_report_cell(f, n, md);
 		if (md)
 			fprintf(f, " | %s | %s | %s |\n", b1, b2, strag ? "straggler" : "");
 		else
@@ -152,11 +137,11 @@ void sb_report_dist_text(FILE *f, const json_t *report, bool md)
 		sb_report_fmt_value(io, "IOPS", b1, sizeof(b1));
 		sb_report_fmt_value(bw, "B/s", b2, sizeof(b2));
 		fputs(md ? "| " : "  ", f);
-		cell(f, t, md);
+		sb_report_cell(f, t, md);
 		fputs(md ? " | " : " ", f);
-		cell(f, w, md);
+		sb_report_cell(f, w, md);
 		fputs(md ? " | " : " ", f);
-		cell(f, n, md);
+		sb_report_cell(f, n, md);
 		if (md)
 			fprintf(f, " | %.0f | %s | %s |\n", np, b1, b2);
 		else

@@ -7,8 +7,8 @@
  * txt/md report, and on its own as CSV (report-pods.csv). Values of the
  * wrong type are skipped, never trusted.
  */
-#ifndef SB_REPORT_DIST_H
-#define SB_REPORT_DIST_H
+#ifndef SB_LIB_REPORT_DIST_H
+#define SB_LIB_REPORT_DIST_H
 
 #include <jansson.h>
 #include <stdbool.h>

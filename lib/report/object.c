@@ -3,7 +3,7 @@
 
 #include "stats/aggregate.h"
 #include "core/labels.h"
-#include "report.h"
+#include "format.h"
 #include "result/resultdoc.h"
 #include "core/units.h"
 
@@ -294,15 +294,6 @@ static const char *const col_title[NCOL] = {
 	"target",     "workload", "operation", "object size", "concurrency", "ops/s (mean ± sd)",
 	"throughput", "p50",	  "p99",       "TTFB p50",    "errors"};
 
-/* Characters on screen of a UTF-8 string ("±" is two bytes, one character). */
-static size_t width(const char *s)
-{
-	size_t w = 0;
-	for (; *s; s++)
-		w += ((unsigned char)*s & 0xC0) != 0x80;
-	return w;
-}
-
 static void cells_of(const struct orow *o, char cell[NCOL][64])
 {
 	char a[32], b[32];
@@ -338,7 +329,7 @@ static void put_row(FILE *f, char cell[NCOL][64], const size_t *w, bool md)
 	for (int c = 0; c < NCOL; c++) {
 		fprintf(f, "%s%s", c ? " | " : (md ? "| " : ""), cell[c]);
 		if (c < NCOL - 1 || md)
-			for (size_t k = width(cell[c]); k < w[c]; k++)
+			for (size_t k = sb_report_text_width(cell[c]); k < w[c]; k++)
 				fputc(' ', f);
 	}
 	fprintf(f, "%s\n", md ? " |" : "");
@@ -352,7 +343,7 @@ void sb_report_object_table(FILE *f, const json_t *report, bool md)
 	struct orow o;
 
 	for (int c = 0; c < NCOL; c++)
-		w[c] = width(col_title[c]);
+		w[c] = sb_report_text_width(col_title[c]);
 	json_array_foreach(results, i, r)
 	{
 		if (!sb_report_is_object(r))
@@ -360,8 +351,8 @@ void sb_report_object_table(FILE *f, const json_t *report, bool md)
 		row_get(r, &o);
 		cells_of(&o, cell);
 		for (int c = 0; c < NCOL; c++)
-			if (width(cell[c]) > w[c])
-				w[c] = width(cell[c]);
+			if (sb_report_text_width(cell[c]) > w[c])
+				w[c] = sb_report_text_width(cell[c]);
 		rows++;
 	}
 	if (!rows)

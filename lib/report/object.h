@@ -9,8 +9,8 @@
  * requests). Every value read is type-checked by sb_report_object_validate
  * first.
  */
-#ifndef SB_REPORT_OBJECT_H
-#define SB_REPORT_OBJECT_H
+#ifndef SB_LIB_REPORT_OBJECT_H
+#define SB_LIB_REPORT_OBJECT_H
 
 #include <jansson.h>
 #include <stdbool.h>

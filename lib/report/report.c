@@ -4,64 +4,16 @@
 #include "dist.h"
 #include "sweep.h"
 #include "object.h"
+#include "format.h"
 
 #include "report/svg/svg.h"
 #include "core/units.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-char *sb_report_fmt_value(double v, const char *unit, char *buf, size_t len)
-{
-	if (!strcmp(unit, "B/s"))
-		return sb_fmt_rate(v, buf, len);
-	if (!strcmp(unit, "ns"))
-		return sb_fmt_ns(v, buf, len);
-	/* counts: whole numbers from 100 up, two significant digits below */
-	if (fabs(v) >= 99.5)
-		snprintf(buf, len, "%.0f %s", v, unit);
-	else if (fabs(v) >= 9.95)
-		snprintf(buf, len, "%.0f %s", v, unit);
-	else
-		snprintf(buf, len, "%.2g %s", v, unit);
-	return buf;
-}
-
-char *sb_report_fmt_short(double v, const char *unit, char *buf, size_t len)
-{
-	if (!strcmp(unit, "B/s"))
-		return sb_fmt_rate(v, buf, len);
-	if (!strcmp(unit, "ns"))
-		return sb_fmt_ns(v, buf, len);
-	if (fabs(v) < 9.95 && v != floor(v))
-		snprintf(buf, len, "%.2g", v);
-	else if (fabs(v) < 10000)
-		snprintf(buf, len, "%.0f", v);
-	else
-		sb_fmt_si(v, 3, buf, len);
-	return buf;
-}
-
-void sb_report_metric_words(const char *m, char *buf, size_t len)
-{
-	const char *dash = strchr(m, '-');
-	int dl = dash ? (int)(dash - m) : (int)strlen(m);
-	const char *what = dash ? dash + 1 : "";
-	if (!strcmp(what, "iops"))
-		snprintf(buf, len, "%.*s IOPS", dl, m);
-	else if (!strcmp(what, "bw"))
-		snprintf(buf, len, "%.*s bandwidth", dl, m);
-	else if (!strcmp(what, "lat-mean"))
-		snprintf(buf, len, "mean %.*s latency", dl, m);
-	else if (!strncmp(what, "lat-", 4))
-		snprintf(buf, len, "%s %.*s latency", what + 4, dl, m);
-	else
-		snprintf(buf, len, "%s", m);
-}
 
 struct rview {
 	const char *target, *workload;
@@ -577,21 +529,6 @@ static int render_text(FILE *f, const json_t *report, bool md, char *err, size_t
 	sb_report_sections_text(f, report, md);
 	provenance(f, report, md);
 	return 0;
-}
-
-void sb_report_csv_field(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
 }
 
 static int render_csv(FILE *f, const json_t *report, char *err, size_t errlen)

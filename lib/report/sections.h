@@ -6,8 +6,8 @@
  * CSV gets the lifecycle rows (workload "lifecycle", metric the phase,
  * unit ns, median = p50). Entries of the wrong shape are left out.
  */
-#ifndef SB_REPORT_SECTIONS_H
-#define SB_REPORT_SECTIONS_H
+#ifndef SB_LIB_REPORT_SECTIONS_H
+#define SB_LIB_REPORT_SECTIONS_H
 
 #include <jansson.h>
 #include <stdbool.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "sweep.h"
 
-#include "report.h"
+#include "format.h"
 #include "core/jsonobj.h"
 
 #include <errno.h>
@@ -181,12 +181,6 @@ static bool read_point(const json_t *v, struct pt *p)
 	return ok && p->target && p->workload;
 }
 
-static void md_cell(FILE *f, const char *s)
-{
-	for (; *s; s++)
-		fputc(*s == '|' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
-}
-
 static void lat(double ns, char *buf, size_t len)
 {
 	if (ns < 0)
@@ -231,9 +225,9 @@ void sb_report_sweep_text(FILE *f, const json_t *report, bool md)
 		lat(p.p99, g, sizeof(g));
 		if (md) {
 			fputs("| ", f);
-			md_cell(f, p.target);
+			sb_report_md_cell(f, p.target);
 			fputs(" | ", f);
-			md_cell(f, p.workload);
+			sb_report_md_cell(f, p.workload);
 			fprintf(f, " | %.0f | %.0f | %s | %s | %s | %s | %s | %s |\n", p.value,
 				p.iterations, a, b, c, d, e, g);
 			continue;

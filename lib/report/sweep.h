@@ -18,8 +18,8 @@
  * iterations; latency is the merged histogram's percentile of the
  * direction with the most I/Os.
  */
-#ifndef SB_REPORT_SWEEP_H
-#define SB_REPORT_SWEEP_H
+#ifndef SB_LIB_REPORT_SWEEP_H
+#define SB_LIB_REPORT_SWEEP_H
 
 #include <jansson.h>
 #include <stdbool.h>

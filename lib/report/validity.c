@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "format.h"
 #include "result/resultdoc.h"
 #include "stats/stats.h"
 #include "core/units.h"

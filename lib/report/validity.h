@@ -30,8 +30,8 @@
  * A check without the data it needs (no node memory, no baseline, one
  * iteration for the CV) does not warn.
  */
-#ifndef SB_VALIDITY_H
-#define SB_VALIDITY_H
+#ifndef SB_LIB_REPORT_VALIDITY_H
+#define SB_LIB_REPORT_VALIDITY_H
 
 #include <jansson.h>
 #include <stddef.h>

@@ -9,8 +9,8 @@
  * the old UID that the garbage collector is about to delete, and anyone
  * who can create ConfigMaps can make one with the run's labels and names.
  */
-#ifndef SB_OWNER_H
-#define SB_OWNER_H
+#ifndef SB_LIB_RESULT_OWNER_H
+#define SB_LIB_RESULT_OWNER_H
 
 #include <jansson.h>
 #include <stddef.h>

@@ -24,8 +24,8 @@
  *                                                      "bytes_series"}, ...}}, ...],
  *    "context": {...}}
  */
-#ifndef SB_RESULTDOC_H
-#define SB_RESULTDOC_H
+#ifndef SB_LIB_RESULT_RESULTDOC_H
+#define SB_LIB_RESULT_RESULTDOC_H
 
 #include <jansson.h>
 #include <stdbool.h>

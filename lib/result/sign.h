@@ -8,8 +8,8 @@
  * with the text, so a signed result cannot be moved to another iteration,
  * class or run. docs/security.md has the threat model.
  */
-#ifndef SB_SIGN_H
-#define SB_SIGN_H
+#ifndef SB_LIB_RESULT_SIGN_H
+#define SB_LIB_RESULT_SIGN_H
 
 #include <stddef.h>
 

@@ -6,8 +6,8 @@
  * them is in runner/ (runner/s3/s3.h). The controller checks a run's S3
  * settings with these same parsers.
  */
-#ifndef SB_FIOJOB_S3_OPTS_H
-#define SB_FIOJOB_S3_OPTS_H
+#ifndef SB_LIB_S3OPTS_OPTS_H
+#define SB_LIB_S3OPTS_OPTS_H
 
 #include <stdbool.h>
 #include <stddef.h>

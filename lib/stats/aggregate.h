@@ -13,8 +13,8 @@
  * Both the runner (--iterations) and the controller feed this module, so a
  * host-only run and a cluster run produce the same report.
  */
-#ifndef SB_AGGREGATE_H
-#define SB_AGGREGATE_H
+#ifndef SB_LIB_STATS_AGGREGATE_H
+#define SB_LIB_STATS_AGGREGATE_H
 
 #include <jansson.h>
 #include <stddef.h>

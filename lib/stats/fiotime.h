@@ -9,8 +9,8 @@
  * iops 1000; 64 KiB -> iops 16000), 1.2 ms reports 2. Rates are per second
  * over that runtime, so nothing that did I/O divides by 0.
  */
-#ifndef SB_FIOTIME_H
-#define SB_FIOTIME_H
+#ifndef SB_LIB_STATS_FIOTIME_H
+#define SB_LIB_STATS_FIOTIME_H
 
 #include <stdint.h>
 

@@ -10,8 +10,8 @@
  * Values are nanoseconds; anything beyond the last group (~34 s) lands in
  * the last bucket.
  */
-#ifndef SB_HIST_H
-#define SB_HIST_H
+#ifndef SB_LIB_STATS_HIST_H
+#define SB_LIB_STATS_HIST_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -14,8 +14,8 @@
  * back to the sum of the pods' rates, and the merged job says so
  * (storagebench.merge.read.window "rates").
  */
-#ifndef SB_MERGE_H
-#define SB_MERGE_H
+#ifndef SB_LIB_STATS_MERGE_H
+#define SB_LIB_STATS_MERGE_H
 
 #include <jansson.h>
 #include <stdbool.h>

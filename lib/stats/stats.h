@@ -7,8 +7,8 @@
  * Standard deviations are sample standard deviations (divisor n - 1), as
  * fio reports and as the reference pages mean it; with n < 2 they are 0.
  */
-#ifndef SB_STATS_H
-#define SB_STATS_H
+#ifndef SB_LIB_STATS_STATS_H
+#define SB_LIB_STATS_STATS_H
 
 #include <stddef.h>
 #include <stdint.h>

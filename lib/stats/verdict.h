@@ -10,8 +10,8 @@
  * improvement). Latencies are lower-is-better: their "slower" is a higher
  * mean, as compare.c decides. Results with too few samples never count.
  */
-#ifndef SB_VERDICT_H
-#define SB_VERDICT_H
+#ifndef SB_LIB_STATS_VERDICT_H
+#define SB_LIB_STATS_VERDICT_H
 
 #include <jansson.h>
 #include <stddef.h>

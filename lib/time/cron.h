@@ -30,8 +30,8 @@
  *   the repeated wall times match twice: "30 2 * * *" runs at 02:30 CEST and
  *   again at 02:30 CET, an hour later; "0 * * * *" runs every real hour.
  */
-#ifndef SB_CRON_H
-#define SB_CRON_H
+#ifndef SB_LIB_TIME_CRON_H
+#define SB_LIB_TIME_CRON_H
 
 #include <stdbool.h>
 #include <stddef.h>

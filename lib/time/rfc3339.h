@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef SB_RFC3339_H
-#define SB_RFC3339_H
+#ifndef SB_LIB_TIME_RFC3339_H
+#define SB_LIB_TIME_RFC3339_H
 
 #include <stddef.h>
 #include <time.h>

@@ -15,8 +15,8 @@
  * "right/" zones are not supported: they would make local time differ from
  * the POSIX clock Kubernetes uses).
  */
-#ifndef SB_TZ_H
-#define SB_TZ_H
+#ifndef SB_LIB_TIME_TZ_H
+#define SB_LIB_TIME_TZ_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -14,8 +14,8 @@
  * Engines allocate nothing per I/O: io_us and buffers are the worker's,
  * set up before the job starts.
  */
-#ifndef SB_RUNNER_ENGINE_H
-#define SB_RUNNER_ENGINE_H
+#ifndef SB_RUNNER_ENGINE_ENGINE_H
+#define SB_RUNNER_ENGINE_ENGINE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -17,12 +17,11 @@
 
 /*
  * Submission piece size while refilling: each I/O is submitted as soon as it
- * is prepared, as fio does by default (iodepth_batch_submit=1). See
- * docs/benchmarks.md ("Why the runner drove the disk more slowly than
- * fio"): one io_uring_enter() with 3 or more SQEs builds its requests under
- * a block plug and dispatches them only when the last one is built, which
- * kept this virtio disk's requests longer in the block layer (4 at a time:
- * 10-30% longer per I/O at QD4-64 on a quiet machine). The job option
+ * is prepared, as fio does by default (iodepth_batch_submit=1). One
+ * io_uring_enter() with 3 or more SQEs builds its requests under a block
+ * plug and dispatches them only when the last one is built, which keeps a
+ * virtio disk's requests longer in the block layer (4 at a time: 10-30%
+ * longer per I/O at QD4-64, docs/benchmarks.md). The job option
  * iodepth_batch_submit chooses another size.
  */
 #define SB_URING_SUBMIT_BATCH 1

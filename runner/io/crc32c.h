@@ -12,8 +12,8 @@
  * the tests (tests/unit/runner/test_crc32c.c) and for diagnostics.
  * All functions are thread-safe and allocate nothing.
  */
-#ifndef SB_RUNNER_CRC32C_H
-#define SB_RUNNER_CRC32C_H
+#ifndef SB_RUNNER_IO_CRC32C_H
+#define SB_RUNNER_IO_CRC32C_H
 
 #include <stdbool.h>
 #include <stddef.h>

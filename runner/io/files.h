@@ -3,8 +3,8 @@
  * The files (or block devices) a job works on: names as fio makes them,
  * sizes (including size=N%), layout before the job, direct-I/O alignment.
  */
-#ifndef SB_RUNNER_FILES_H
-#define SB_RUNNER_FILES_H
+#ifndef SB_RUNNER_IO_FILES_H
+#define SB_RUNNER_IO_FILES_H
 
 #include "runner/io/worker.h"
 

@@ -5,8 +5,8 @@
  * permutation of [0, n) so a random pass touches every block exactly once
  * without a bitmap (fio's "random map", in constant memory).
  */
-#ifndef SB_RUNNER_RAND_H
-#define SB_RUNNER_RAND_H
+#ifndef SB_RUNNER_IO_RAND_H
+#define SB_RUNNER_IO_RAND_H
 
 #include "fiojob/opts.h"
 

@@ -5,8 +5,8 @@
  * errors; which engine ran. Results of clones (numjobs) and of the jobs of
  * a group merge exactly (group_reporting), as fio's do.
  */
-#ifndef SB_RUNNER_RESULT_H
-#define SB_RUNNER_RESULT_H
+#ifndef SB_RUNNER_IO_RESULT_H
+#define SB_RUNNER_IO_RESULT_H
 
 #include "stats/hist.h"
 #include "stats/stats.h"

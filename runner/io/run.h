@@ -5,8 +5,8 @@
  * cannot start or fails half way keeps its error in its result; the other
  * jobs run on and their results are kept.
  */
-#ifndef SB_RUNNER_RUN_H
-#define SB_RUNNER_RUN_H
+#ifndef SB_RUNNER_IO_RUN_H
+#define SB_RUNNER_IO_RUN_H
 
 #include "fiojob/job.h"
 #include "runner/io/result.h"

@@ -10,8 +10,8 @@
  *                     second is below the limit (or limit% of the mean).
  * When it holds the job stops, as in fio.
  */
-#ifndef SB_RUNNER_STEADY_H
-#define SB_RUNNER_STEADY_H
+#ifndef SB_RUNNER_IO_STEADY_H
+#define SB_RUNNER_IO_STEADY_H
 
 #include "runner/io/result.h"
 

@@ -5,8 +5,8 @@
  * (fallocate PUNCH_HOLE | KEEP_SIZE) on files, done synchronously in the
  * job's thread, as fio's synchronous engines do.
  */
-#ifndef SB_RUNNER_TRIM_H
-#define SB_RUNNER_TRIM_H
+#ifndef SB_RUNNER_IO_TRIM_H
+#define SB_RUNNER_IO_TRIM_H
 
 #include <stdbool.h>
 #include <stddef.h>

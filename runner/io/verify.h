@@ -7,8 +7,8 @@
  * (the CPU's CRC32C instruction on x86-64 and arm64 when there is one, a
  * table otherwise); md5 and sha256 come from OpenSSL.
  */
-#ifndef SB_RUNNER_VERIFY_H
-#define SB_RUNNER_VERIFY_H
+#ifndef SB_RUNNER_IO_VERIFY_H
+#define SB_RUNNER_IO_VERIFY_H
 
 #include "fiojob/opts.h"
 

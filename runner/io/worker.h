@@ -5,8 +5,8 @@
  * random generators and result; nothing is shared with other workers but
  * the start barrier.
  */
-#ifndef SB_RUNNER_WORKER_H
-#define SB_RUNNER_WORKER_H
+#ifndef SB_RUNNER_IO_WORKER_H
+#define SB_RUNNER_IO_WORKER_H
 
 #include "runner/engine/engine.h"
 #include "fiojob/job.h"

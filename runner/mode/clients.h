@@ -17,8 +17,8 @@
  * the seconds every client measured, latency from the added histograms),
  * as the controller merges runner pods.
  */
-#ifndef SB_RUNNER_CLIENTS_H
-#define SB_RUNNER_CLIENTS_H
+#ifndef SB_RUNNER_MODE_CLIENTS_H
+#define SB_RUNNER_MODE_CLIENTS_H
 
 #include "fiojob/job.h"
 

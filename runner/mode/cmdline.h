@@ -6,8 +6,8 @@
  * --output-format, --output, --parse-only, --profile, --iterations,
  * --clients, --barrier-timeout, --label, --report-format, --version, --help, --cmdhelp.
  */
-#ifndef SB_RUNNER_CMDLINE_H
-#define SB_RUNNER_CMDLINE_H
+#ifndef SB_RUNNER_MODE_CMDLINE_H
+#define SB_RUNNER_MODE_CMDLINE_H
 
 #include "fiojob/job.h"
 

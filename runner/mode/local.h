@@ -5,8 +5,8 @@
  * controller's). With json output, stdout holds exactly one JSON document;
  * messages go to stderr.
  */
-#ifndef SB_RUNNER_LOCAL_H
-#define SB_RUNNER_LOCAL_H
+#ifndef SB_RUNNER_MODE_LOCAL_H
+#define SB_RUNNER_MODE_LOCAL_H
 
 #include "runner/mode/cmdline.h"
 #include "fiojob/job.h"

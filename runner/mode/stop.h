@@ -12,8 +12,8 @@
  * once with the same status. Both handlers first pass the signal on to
  * the processes registered with sb_stop_forward (--clients).
  */
-#ifndef SB_RUNNER_STOP_H
-#define SB_RUNNER_STOP_H
+#ifndef SB_RUNNER_MODE_STOP_H
+#define SB_RUNNER_MODE_STOP_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -14,8 +14,8 @@
  * bs and offset 0. Lines go through a stdio buffer set up front, so
  * nothing is allocated per I/O.
  */
-#ifndef SB_RUNNER_IOLOG_H
-#define SB_RUNNER_IOLOG_H
+#ifndef SB_RUNNER_OUT_IOLOG_H
+#define SB_RUNNER_OUT_IOLOG_H
 
 #include "fiojob/opts.h"
 

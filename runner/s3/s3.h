@@ -13,8 +13,8 @@
  * prepare, the timed workers, cleanup), s3/out.c (text and JSON),
  * s3/cli.c (the subcommand).
  */
-#ifndef SB_RUNNER_S3_H
-#define SB_RUNNER_S3_H
+#ifndef SB_RUNNER_S3_S3_H
+#define SB_RUNNER_S3_S3_H
 
 #include "s3opts/opts.h"
 #include "stats/hist.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the panels of lib/report_svg draw around their plots: the heading,
+ * What the panels of lib/report/svg draw around their plots: the heading,
  * the legend of targets, "N iterations" for a subtitle.
  */
 #include "report/svg/internal.h"

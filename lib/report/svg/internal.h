@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Declarations shared by the files of lib/report_svg (the SVG charts of a
- * report, public API in report/svg/svg.h). Not part of the public API; names
- * start with svg_ because they are visible to the linker.
+ * Declarations shared by the files of lib/report/svg (the SVG charts of a
+ * report; the public API is report/svg/svg.h, which only svg.c includes:
+ * the panels do not depend on the entry point that calls them). Not part
+ * of the public API; names start with svg_ because they are visible to the
+ * linker.
  *
  *   writer.c      output with a sticky error, XML escaping, text widths,
  *                 <text>, the palette, marker shapes
@@ -12,7 +14,7 @@
  *   frame.c       a panel's heading and legend
  *   categories.c  the rows of the bar and latency panels
  *   bars.c, fsync.c, latency.c, lifecycle.c, sweep.c   one panel each
- *   lib/report/svg/svg.c  the public entry points: the panels stacked into one
+ *   svg.c         the public entry points: the panels stacked into one
  *                 document under its title
  *
  * Conventions: drawing functions write to a struct svg and do not report
@@ -21,10 +23,8 @@
  * negative errno. Strings in struct doc, struct res and struct cat are borrowed (from
  * the report's JSON, which must outlive them, or static): never freed.
  */
-#ifndef SB_REPORT_SVG_INTERNAL_H
-#define SB_REPORT_SVG_INTERNAL_H
-
-#include "svg.h"
+#ifndef SB_LIB_REPORT_SVG_INTERNAL_H
+#define SB_LIB_REPORT_SVG_INTERNAL_H
 
 #include <errno.h>
 #include <jansson.h>

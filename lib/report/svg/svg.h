@@ -39,8 +39,8 @@
  * <path class="errorbar">, <path class="band">, <path class="line">,
  * <path class="p95">, <text class="skipped">, <text class="failure">.
  */
-#ifndef SB_REPORT_SVG_H
-#define SB_REPORT_SVG_H
+#ifndef SB_LIB_REPORT_SVG_SVG_H
+#define SB_LIB_REPORT_SVG_SVG_H
 
 #include <jansson.h>
 #include <stddef.h>
