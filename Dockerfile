@@ -1,46 +1,49 @@
 # storagebench: one image with storagebench-controller and
-# storagebench-runner (and kubectl-storagebench when the tree builds it).
+# storagebench-runner, static, on nothing (FROM scratch): the same layout
+# `make image` writes (scripts/build-image.sh --rootfs: the two binaries in
+# /usr/local/bin, a CA bundle, the zone files, /etc/passwd with user 65532;
+# no shell, no package manager), for linux/amd64 and linux/arm64:
 #
-#   docker build -t registry.example.com/storagebench:0.1.0 .
-#   docker push registry.example.com/storagebench:0.1.0
+#   docker buildx build --platform linux/amd64,linux/arm64 \
+#       -t registry.example.com/storagebench:0.1.0 --push .
 #   helm install storagebench charts/storagebench -n storagebench-system --create-namespace \
 #       --set image.repository=registry.example.com/storagebench
 #
-# Without a registry or Docker, `make image` builds the same image from
-# Debian's packages (scripts/build-image.sh). See docs/getting-started.md.
+# The build stage runs on the build machine's platform and cross-compiles
+# for arm64, as `make image` does. Without Docker (there is no container
+# engine on the project's machines), `make image` builds the image index
+# itself: build/image/storagebench-<version>.oci.tar. See docs/getting-started.md.
 
 ARG DEBIAN_IMAGE=debian:12-slim
 
-# ---- build: compile the binaries with Debian's toolchain and -dev packages
-FROM ${DEBIAN_IMAGE} AS build
+# ---- build: the binaries, and the image's root as a directory
+FROM --platform=$BUILDPLATFORM ${DEBIAN_IMAGE} AS build
+ARG TARGETARCH
+# scripts/deps/build.list, and for arm64 the cross compiler of scripts/deps/arm64.list
 RUN apt-get update \
     && apt-get install -y --no-install-recommends \
-        gcc make pkg-config libc6-dev ca-certificates \
-        libcurl4-openssl-dev libjansson-dev libyaml-dev libssl-dev \
-        liburing-dev libmicrohttpd-dev \
+        gcc make pkg-config libc6-dev \
+        libcurl4-openssl-dev libjansson-dev libyaml-dev libssl-dev liburing-dev libmicrohttpd-dev \
+        dpkg-dev libnghttp2-dev zlib1g-dev ca-certificates tzdata \
+        gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
-# start from a clean tree whatever the build context held
+# start from a clean tree whatever the build context held; get-minlibs.sh
+# downloads Debian's curl and libmicrohttpd sources (and, for arm64, the
+# arm64 -dev packages) into its cache
 RUN rm -rf build bin \
-    && make -j"$(nproc)" all \
-    && strip bin/*
+    && make -j"$(nproc)" image-bins-${TARGETARCH} \
+    && bash scripts/build-image.sh --arch=${TARGETARCH} --rootfs=/rootfs
 
-# ---- runtime: Debian 12 slim with the runtime libraries only
-FROM ${DEBIAN_IMAGE}
-RUN apt-get update \
-    && apt-get install -y --no-install-recommends \
-        libcurl4 libjansson4 libyaml-0-2 libssl3 liburing2 libmicrohttpd12 \
-        ca-certificates tzdata \
-    && rm -rf /var/lib/apt/lists/* /var/cache/apt/* /usr/share/doc/* /usr/share/man/* \
-    && echo 'storagebench:x:65532:65532:storagebench:/home/storagebench:/usr/sbin/nologin' >>/etc/passwd \
-    && echo 'storagebench:x:65532:' >>/etc/group \
-    && mkdir -p /home/storagebench \
-    && chown 65532:65532 /home/storagebench
-COPY --from=build /src/bin/ /usr/local/bin/
-ENV SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt
+# ---- runtime: nothing but that root
+FROM scratch
+COPY --from=build /rootfs/ /
+# COPY makes everything root's: the user's home is its own, as in make image's
+COPY --from=build --chown=65532:65532 /rootfs/home/storagebench/ /home/storagebench/
+ENV PATH=/usr/local/bin SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt
 LABEL org.opencontainers.image.title="storagebench" \
-      org.opencontainers.image.description="Kubernetes storage-class benchmarks: controller and fio-compatible runner" \
+      org.opencontainers.image.description="Kubernetes storage benchmarks: storagebench-controller and storagebench-runner" \
       org.opencontainers.image.licenses="MIT"
 USER 65532:65532
 WORKDIR /

@@ -134,55 +134,115 @@ build/asan/%.o: %.c
 	@echo "  CC asan $<"
 	@$(CC) $(ASAN_CFLAGS) $(call src_inc,$<) -MMD -MP -c -o $@ $<
 
-bin/storagebench-runner: build/rel/$(RUNNER_MAIN:.c=.o) $(call layer_link,rel,runner)
-	@mkdir -p $(@D)
-	$(CC) -o $@ $^ $(LDFLAGS) $(call layer_libs,runner)
 build/asan/bin/storagebench-runner: build/asan/$(RUNNER_MAIN:.c=.o) $(call layer_link,asan,runner)
 	@mkdir -p $(@D)
 	$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(LDFLAGS) $(call layer_libs,runner)
 
+# ---- The shipped binaries: linked statically ----
+# bin/storagebench-runner, bin/storagebench-controller and
+# bin/kubectl-storagebench (and the first two for arm64, build/arm64rel/bin/,
+# for the image) link every library whole into the program (-static-pie: no
+# shared library, no dynamic loader, so the image needs neither): libcurl
+# and libmicrohttpd built from Debian's source packages with only what the
+# binaries use (scripts/get-minlibs.sh, cached outside the checkout), not
+# Debian's builds and the libraries they pull in (docs/benchmarks.md "The
+# libraries' floor"), and Debian's static OpenSSL, nghttp2, zlib, jansson,
+# libyaml and liburing (the -dev packages; for arm64 their arm64 packages,
+# unpacked by get-minlibs.sh --arch=arm64); glibc too (1.3 MiB less resident
+# than libc.so, libm.so and ld.so mapped whole, same section; glibc warns
+# that getaddrinfo and dlopen would load its shared NSS modules: only for an
+# nsswitch.conf naming modules other than files and dns, which are built
+# in). On amd64 relative relocations packed (DT_RELR, glibc 2.36: a PIE
+# still, without 480 KiB of relocation records read at every start). The
+# ASan builds keep the shared libraries.
+# build/minlibs-<arch>.flags holds the -L flags that find the archives,
+# rewritten only when they change: the script (well under a second once
+# cached) runs on every make. A rebuilt archive or a -dev package's upgrade
+# relinks (the archives are prerequisites).
+# STATIC_ORDER: the layers' pkg-config names in link order; STATIC_AR_x
+# the archives of x (-l: names are searched on the -L path, the minimal
+# libraries named by path so that Debian's libcurl.a is never picked).
+STATIC_ORDER := libcurl libmicrohttpd openssl zlib jansson yaml-0.1 liburing
+STATIC_AR_libcurl = $(MINLIBS_DIR_$(1))/lib/libcurl.a -l:libnghttp2.a
+STATIC_AR_libmicrohttpd = $(MINLIBS_DIR_$(1))/lib/libmicrohttpd.a
+STATIC_AR_openssl := -l:libssl.a -l:libcrypto.a
+STATIC_AR_zlib := -l:libz.a
+STATIC_AR_jansson := -l:libjansson.a
+STATIC_AR_yaml-0.1 := -l:libyaml.a
+STATIC_AR_liburing := -l:liburing.a
+$(foreach p,$(call layer_pkgs,$(LAYERS)),$(if $(filter $(p),$(STATIC_ORDER)),,\
+	$(error $(p): a library of the layers with no static archive named (Makefile STATIC_ORDER))))
+# $(call static_libs,arch,layer): the layer's libraries as static archives, then -lpthread -lm
+static_libs = $(foreach p,$(STATIC_ORDER),$(if $(filter $(p),$(call layer_pkgs,$(2))),$(call STATIC_AR_$(p),$(1)))) \
+	$(sort $(foreach l,$(call layer_closure,$(2)),$(LAYER_LIBS_$(l))))
+MINLIBS_DIR_amd64 := $(shell bash scripts/get-minlibs.sh --print-dir 2>/dev/null)
+MINLIBS_DIR_arm64 := $(shell bash scripts/get-minlibs.sh --arch=arm64 --print-dir 2>/dev/null)
+# what relinks a binary: the minimal libraries and the -dev packages' archives
+STATIC_DEPS_amd64 := $(wildcard $(addprefix $(MINLIBS_DIR_amd64)/lib/,libcurl.a libmicrohttpd.a) \
+	$(addprefix $(shell pkg-config --variable=libdir openssl 2>/dev/null)/,libssl.a libcrypto.a \
+		libnghttp2.a libz.a libjansson.a libyaml.a liburing.a))
+STATIC_DEPS_arm64 := $(wildcard $(addprefix $(MINLIBS_DIR_arm64)/lib/,libcurl.a libmicrohttpd.a) \
+	$(MINLIBS_DIR_arm64)/sysroot/.versions)
+.PRECIOUS: build/minlibs-%.flags build/minlibs-%.cflags
+build/minlibs-%.flags: FORCE
+	@mkdir -p $(@D)
+	@bash scripts/get-minlibs.sh --arch=$* --quiet --print-libs >$@.new || { rm -f $@.new; exit 1; }
+	@cmp -s $@.new $@ && rm -f $@.new || mv $@.new $@
+build/minlibs-%.cflags: FORCE
+	@mkdir -p $(@D)
+	@bash scripts/get-minlibs.sh --arch=$* --quiet --print-cflags >$@.new || { rm -f $@.new; exit 1; }
+	@cmp -s $@.new $@ && rm -f $@.new || mv $@.new $@
+# packed relative relocations: amd64 (aarch64's binutils 2.40 ignores the option)
+STATIC_LDFLAGS_amd64 := -Wl,-z,pack-relative-relocs
+# $(call static_bin,OUT,CC,VARIANT,ARCH,LAYER,MAIN): the rule of one static binary
+define static_bin
+$(1): $(call obj,$(3),$(6)) $(call layer_link,$(3),$(5)) build/minlibs-$(4).flags $$(STATIC_DEPS_$(4))
+	@mkdir -p $$(@D)
+	$(2) -static-pie -o $$@ $(call obj,$(3),$(6)) $(call layer_link,$(3),$(5)) \
+		$$(LDFLAGS) -Wl,--gc-sections $$(STATIC_LDFLAGS_$(4)) \
+		$$$$(cat build/minlibs-$(4).flags) $(call static_libs,$(4),$(5))
+endef
+$(eval $(call static_bin,bin/storagebench-runner,$(CC),rel,amd64,runner,$(RUNNER_MAIN)))
+
 ifneq ($(CONTROLLER_MAIN),)
 BINS += bin/storagebench-controller
-# The shipped controller links libcurl and libmicrohttpd built from Debian's
-# source packages with only what it uses (scripts/get-minlibs.sh, cached
-# outside the checkout), not Debian's shared builds and the libraries they
-# pull in, and Debian's static OpenSSL, jansson and libyaml (-dev packages):
-# a smaller resident floor (docs/benchmarks.md "The libraries' floor"), with
-# its relative relocations packed (DT_RELR, glibc 2.36: a PIE still, without
-# 480 KiB of relocation records read at every start), and glibc linked in
-# too (-static-pie: no shared library, no dynamic loader; 1.3 MiB less
-# resident than libc.so, libm.so and ld.so mapped whole, same section; glibc
-# warns that getaddrinfo and dlopen would load its shared NSS modules: only
-# for an nsswitch.conf naming modules other than files and dns, which are
-# built in). The ASan build keeps the shared ones.
-# build/minlibs.flags holds the two libraries' link flags, rewritten only
-# when they change: the script (well under a second once cached) runs on
-# every make. A rebuilt archive or a -dev package's upgrade relinks (the
-# archives are prerequisites).
-MINLIBS_FLAGS := build/minlibs.flags
-MINLIBS_AR := $(wildcard $(addprefix $(shell bash scripts/get-minlibs.sh --print-dir 2>/dev/null)/lib/,libcurl.a libmicrohttpd.a))
-CONTROLLER_STATIC := libjansson.a libyaml.a libssl.a libcrypto.a
-CONTROLLER_STATIC_AR := $(wildcard $(addprefix $(shell pkg-config --variable=libdir openssl 2>/dev/null)/,$(CONTROLLER_STATIC)))
-$(MINLIBS_FLAGS): FORCE
-	@mkdir -p $(@D)
-	@bash scripts/get-minlibs.sh --quiet --print-libs >$@.new || { rm -f $@.new; exit 1; }
-	@cmp -s $@.new $@ && rm -f $@.new || mv $@.new $@
-bin/storagebench-controller: build/rel/$(CONTROLLER_MAIN:.c=.o) $(call layer_link,rel,controller) $(MINLIBS_FLAGS) \
-		$(MINLIBS_AR) $(CONTROLLER_STATIC_AR)
-	@mkdir -p $(@D)
-	$(CC) -static-pie -o $@ $(filter-out $(MINLIBS_FLAGS) $(MINLIBS_AR) $(CONTROLLER_STATIC_AR),$^) \
-		$(LDFLAGS) -Wl,--gc-sections -Wl,-z,pack-relative-relocs \
-		$$(cat $(MINLIBS_FLAGS)) $(addprefix -l:,$(CONTROLLER_STATIC)) \
-		$(filter-out -lcurl -lmicrohttpd -ljansson -lyaml-0 -lyaml -lssl -lcrypto,$(call layer_libs,controller))
+$(eval $(call static_bin,bin/storagebench-controller,$(CC),rel,amd64,controller,$(CONTROLLER_MAIN)))
 build/asan/bin/storagebench-controller: build/asan/$(CONTROLLER_MAIN:.c=.o) $(call layer_link,asan,controller)
 	@mkdir -p $(@D)
 	$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(LDFLAGS) $(call layer_libs,controller)
 endif
+
+# ---- The image (scripts/build-image.sh, docs/testing.md "The image") ----
+# The same two binaries for arm64: the product's sources compiled by
+# Debian's cross compiler as bin/ is (-O2 -g, no sanitizer; the arm64 suite's
+# build/arm64/ objects carry UBSan) against the arm64 headers and archives
+# of scripts/get-minlibs.sh --arch=arm64, linked statically the same way.
+ARM64REL_CFLAGS := -std=c11 -D_GNU_SOURCE -DSB_VERSION='"$(VERSION)"' $(WARN) -O2 -g
+build/arm64rel/%.o: %.c build/minlibs-arm64.cflags
+	@mkdir -p $(@D)
+	@echo "  CC arm64 $<"
+	@$(ARM64_CC) $(ARM64REL_CFLAGS) $$(cat build/minlibs-arm64.cflags) $(call src_inc,$<) -MMD -MP -c -o $@ $<
+$(foreach l,$(LAYERS),$(eval $(call layer_ar_rule,arm64rel,$(l),aarch64-linux-gnu-ar)))
+ARM64_IMAGE_BINS := build/arm64rel/bin/storagebench-runner build/arm64rel/bin/storagebench-controller
+$(eval $(call static_bin,build/arm64rel/bin/storagebench-runner,$(ARM64_CC),arm64rel,arm64,runner,$(RUNNER_MAIN)))
+$(eval $(call static_bin,build/arm64rel/bin/storagebench-controller,$(ARM64_CC),arm64rel,arm64,controller,$(CONTROLLER_MAIN)))
+# make image: the OCI image index of both platforms from the four binaries,
+# a CA bundle and the zone files (build/image/storagebench-$(VERSION).oci.tar)
+# (image-bins-<arch>: one platform's binaries, the Dockerfile's build stage).
+.PHONY: image image-bins image-bins-amd64 image-bins-arm64
+image-bins-amd64: bin/storagebench-runner bin/storagebench-controller
+image-bins-arm64: $(ARM64_IMAGE_BINS)
+image-bins: image-bins-amd64 image-bins-arm64
+image: image-bins
+	bash scripts/build-image.sh
+img_help = $(subst $(img_space),$(img_nbsp),$(1))
+img_nbsp := $(shell printf '\302\240')
+img_space := $(subst ,, )
+EXTRA_HELP += $(call img_help,image           the container image (amd64 + arm64, static binaries, no shell) in build/image/*.oci.tar)
 ifneq ($(PLUGIN_MAIN),)
 BINS += bin/kubectl-storagebench
-bin/kubectl-storagebench: build/rel/$(PLUGIN_MAIN:.c=.o) $(call layer_link,rel,plugin)
-	@mkdir -p $(@D)
-	$(CC) -o $@ $^ $(LDFLAGS) $(call layer_libs,plugin)
+# static as well: one file that runs on any Linux, as kubectl plugins are shipped
+$(eval $(call static_bin,bin/kubectl-storagebench,$(CC),rel,amd64,plugin,$(PLUGIN_MAIN)))
 build/asan/bin/kubectl-storagebench: build/asan/$(PLUGIN_MAIN:.c=.o) $(call layer_link,asan,plugin)
 	@mkdir -p $(@D)
 	$(CC) $(ASAN_LDFLAGS) -o $@ $^ $(LDFLAGS) $(call layer_libs,plugin)
@@ -221,7 +281,7 @@ deps:
 
 # The README's test command. Installs what is missing, builds both
 # variants (make -jN), then runs every suite; the last line is the total.
-# The Kubernetes build and the image's root start in the background first
+# The Kubernetes build and the image's arm64 libraries start in the background first
 # (tests/run-suites.sh --build, tests/prereq.sh; docs/testing.md). No
 # $(MAKE) on the line: make -n would run it (and with it every suite).
 test: deps
@@ -237,7 +297,16 @@ build/rel/tests/unit/%: build/rel/tests/unit/%.o $(LIB_REL)
 	$(CC) -o $@ $^ $(LDFLAGS) $(LDLIBS_TESTS)
 .PRECIOUS: build/rel/tests/unit/%.o
 
-vg-bins: $(VG_UNIT_BINS)
+# valgrind's memcheck replaces malloc only in shared libraries (in the
+# static bin/storagebench-runner it sees no allocation and reports glibc's
+# own code): the runner it checks (tests/valgrind.sh) is the same objects
+# linked against the shared libraries.
+VG_RUNNER := build/rel/bin/storagebench-runner
+$(VG_RUNNER): build/rel/$(RUNNER_MAIN:.c=.o) $(call layer_link,rel,runner)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $^ $(LDFLAGS) $(call layer_libs,runner)
+
+vg-bins: $(VG_UNIT_BINS) $(VG_RUNNER)
 
 valgrind: all vg-bins
 	bash tests/valgrind.sh

@@ -1,6 +1,7 @@
-# The Helm chart, the plain manifests and the container image (issue 6).
+# The Helm chart and the plain manifests (issue 6); the image is the
+# top Makefile's (make image).
 # See docs/getting-started.md.
-.PHONY: manifests image chart-lint chart-test crd-docs
+.PHONY: manifests chart-lint chart-test crd-docs
 
 CHART_DIR := charts/storagebench
 # make manifests writes here (the test writes elsewhere and compares, with
@@ -21,7 +22,6 @@ chart_nbsp := $(shell printf '\302\240')
 chart_space := $(subst ,, )
 chart_help = $(subst $(chart_space),$(chart_nbsp),$(1))
 EXTRA_HELP += $(call chart_help,manifests       copy the CRD into the chart and render manifests/install.yaml from it (helm template))
-EXTRA_HELP += $(call chart_help,image           build the container image from Debian packages + bin/ (build/image/*.oci.tar; no registry))
 EXTRA_HELP += $(call chart_help,chart-lint      helm lint --strict over tests/chart/values/*.yaml; yamllint of the chart values and manifests)
 EXTRA_HELP += $(call chart_help,chart-test      the chart tests (tests/chart) inside the test cluster's namespace)
 EXTRA_HELP += $(call chart_help,crd-docs        regenerate docs/benchmarkrun.md from the CRD schema)
@@ -54,9 +54,6 @@ manifests:
 	    --set runnerPolicy.admission.enabled=true --show-only templates/admission-policy.yaml; \
 	} >$(ADMISSION_OUT).tmp && mv $(ADMISSION_OUT).tmp $(ADMISSION_OUT)
 	@echo "manifests: wrote $(ADMISSION_OUT)"
-
-image: all
-	bash scripts/build-image.sh
 
 chart-lint:
 	@command -v helm >/dev/null || { echo "chart-lint: helm is not installed (make deps)" >&2; exit 1; }

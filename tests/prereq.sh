@@ -5,9 +5,11 @@
 #
 #   kube            scripts/get-kube.sh: Kubernetes v1.20.2 built from Debian's
 #                   source package (6-9 min on 2 cores the first time, ~1 s cached)
-#   image-root      scripts/build-image.sh --rootfs-only: the image's Debian root
-#                   filesystem by debootstrap (~5 min the first time, mostly
-#                   downloads; cached)
+#   arm64-libs      scripts/get-minlibs.sh --arch=arm64: libcurl and
+#                   libmicrohttpd cross-built from Debian's sources, and Debian's
+#                   arm64 -dev packages, which the image's arm64 binaries link
+#                   (1.5-2 min the first time, cached; not a make, which would
+#                   read the .d files the foreground build is writing)
 #   ceph-packages   the Debian packages of scripts/deps/optional/ceph.list, which
 #                   tests/cluster/ceph/up.sh would install on the first SB_CEPH=1 start
 #
@@ -39,13 +41,13 @@ TAIL=${SB_PREREQ_TAIL:-30}
 # SB_PREREQ_TEST_CMD (tests/prereq/test_prereq.sh only): every known JOB runs
 # that instead, with $JOB set.
 job_cmd() {
-	if [ -n "${SB_PREREQ_TEST_CMD:-}" ] && [[ " kube image-root ceph-packages " == *" $1 "* ]]; then
+	if [ -n "${SB_PREREQ_TEST_CMD:-}" ] && [[ " kube arm64-libs ceph-packages " == *" $1 "* ]]; then
 		echo "JOB=$1; ${SB_PREREQ_TEST_CMD}"
 		return 0
 	fi
 	case "$1" in
 	kube) echo "bash scripts/get-kube.sh" ;;
-	image-root) echo "bash scripts/build-image.sh --rootfs-only" ;;
+	arm64-libs) echo "bash scripts/get-minlibs.sh --arch=arm64" ;;
 	ceph-packages) echo "bash tests/prereq.sh install-list scripts/deps/optional/ceph.list" ;;
 	esac
 }
@@ -153,7 +155,7 @@ install-list)
 	install_list "$2"
 	;;
 *)
-	echo "usage: $0 start JOB... | wait JOB | stop  (JOB: kube image-root ceph-packages)" >&2
+	echo "usage: $0 start JOB... | wait JOB | stop  (JOB: kube arm64-libs ceph-packages)" >&2
 	exit 2
 	;;
 esac

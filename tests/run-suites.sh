@@ -11,7 +11,7 @@
 # unit-bins vg-bins fuzz-bins, N the number of CPUs); a failed build ends the
 # run with status 2.
 # The slow one-time preparations of the image and cluster suites (the
-# Kubernetes build, the image's Debian root, the Ceph packages: tests/prereq.sh)
+# Kubernetes build, the image's arm64 libraries, the Ceph packages: tests/prereq.sh)
 # start in the background first, when those suites are selected and we are
 # root, and the build and the offline suites run meanwhile; the image and
 # cluster suites wait for them, and fail with the log's tail when they failed.
@@ -49,7 +49,7 @@ jobs=()
 if [ "${SB_PREREQ:-1}" != 0 ] && [ "$(id -u)" -eq 0 ]; then
 	for s in "${suites[@]}"; do
 		case "$s" in
-		*-image.sh) jobs+=(image-root) ;;
+		*-image.sh) jobs+=(arm64-libs) ;;
 		*-cluster.sh) jobs+=(kube ceph-packages) ;;
 		esac
 	done

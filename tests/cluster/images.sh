@@ -5,12 +5,14 @@
 #   pause.oci.tar    localhost/pause:3.4.1 (build/pause/linux/pause.c of the
 #                    Kubernetes tree, static)
 #   test.oci.tar     localhost/storagebench-test:1 (tests/cluster/images/sbtest.c, static)
-#   project.oci.tar  localhost/storagebench:$(cat VERSION): whichever of
-#                    bin/storagebench-runner, bin/storagebench-controller,
-#                    bin/kubectl-storagebench exist, their shared libraries,
-#                    CA certificates, user storagebench (65532)
-# pause and test are rebuilt only when their source changed; project
-# always (it takes well under a second). Default: all.
+#   project.oci.tar  localhost/storagebench:$(cat VERSION): the project's
+#                    image exactly as `make image` builds it
+#                    (build/image/storagebench-$VERSION.oci.tar, linked here;
+#                    scripts/build-image.sh), so the chart and every pod of
+#                    the suite run what is shipped
+# pause and test are rebuilt only when their source changed; project runs
+# make image (its binaries rebuilt when their sources changed, the archive
+# packed again: seconds). Default: all.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/cluster/lib.sh
@@ -59,12 +61,13 @@ for w in "${what[@]}"; do
 		fi
 		;;
 	project)
-		bins=()
-		for b in storagebench-runner storagebench-controller kubectl-storagebench; do
-			[ -x "$SB_ROOT/bin/$b" ] && bins+=("$SB_ROOT/bin/$b")
-		done
-		/usr/bin/python3 "$here/mkoci.py" project "$img/project.oci.tar" "$SB_VERSION" "${bins[@]}" >/dev/null
-		sb_step "built $SB_IMAGE ($(for b in "${bins[@]}"; do basename "$b"; done | paste -sd' ' -))"
+		archive=$SB_ROOT/build/image/storagebench-$SB_VERSION.oci.tar
+		if ! make -C "$SB_ROOT" --no-print-directory -j2 image >"$img/project.log" 2>&1; then
+			tail -n 20 "$img/project.log" >&2
+			sb_die "make image failed (the log: $img/project.log)"
+		fi
+		ln -f "$archive" "$img/project.oci.tar" 2>/dev/null || cp "$archive" "$img/project.oci.tar"
+		sb_step "$SB_IMAGE: make image's $(basename "$archive") ($(grep -o 'linux/amd64: .*' "$img/project.log" | head -n 1))"
 		;;
 	esac
 done

@@ -4,13 +4,10 @@
 
     mkoci.py pause   OUT.tar PAUSE_BINARY
     mkoci.py test    OUT.tar SBTEST_BINARY
-    mkoci.py project OUT.tar VERSION BINARY...
 
-`project` is localhost/storagebench:VERSION: the given binaries under
-/usr/local/bin, their shared-library closure (from ldd), the CA bundle,
-/etc/passwd with the non-root user storagebench (uid/gid 65532), /tmp, and
-image config User 65532:65532. `test` is localhost/storagebench-test:1 with
-the static /sbtest as entrypoint; `pause` is localhost/pause:3.4.1.
+`test` is localhost/storagebench-test:1 with the static /sbtest as
+entrypoint; `pause` is localhost/pause:3.4.1. The project's image is not
+packed here: the cluster runs `make image`'s archive (scripts/build-image.sh).
 
 The layer is an uncompressed tar (containerd takes it as is) with fixed
 timestamps and owners, so the same inputs give the same digests and
@@ -18,15 +15,12 @@ rebuilding takes well under a second. Standard library only.
 """
 import io
 import os
-import re
-import subprocess
 import sys
 import tarfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
 from ocilayout import write_archive  # noqa: E402  (scripts/ocilayout.py)
 
-CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt"
 UID = 65532
 
 
@@ -70,23 +64,6 @@ class Layer:
         return self.buf.getvalue()
 
 
-def ldd_closure(binaries):
-    """The shared libraries (paths as the loader finds them) the binaries
-    need, the dynamic loader included. Static binaries need none."""
-    libs = set()
-    for b in binaries:
-        p = subprocess.run(["ldd", b], capture_output=True, text=True)
-        if p.returncode != 0:
-            continue  # "not a dynamic executable"
-        for line in p.stdout.splitlines():
-            m = re.search(r"=>\s*(/\S+)", line) or re.match(r"\s*(/\S+)\s+\(", line)
-            if m:
-                libs.add(m.group(1))
-            elif "not found" in line:
-                raise SystemExit(f"mkoci: {b}: {line.strip()}")
-    return sorted(libs)
-
-
 def etc_files(layer, with_user):
     passwd = "root:x:0:0:root:/root:/sbin/nologin\n"
     group = "root:x:0:\n"
@@ -115,23 +92,6 @@ def main(argv):
         layer.file("/sbtest", argv[2], 0o755)
         layer.dir("/data")
         config = {"Entrypoint": ["/sbtest"], "Env": env, "WorkingDir": "/"}
-    elif kind == "project":
-        name = f"localhost/storagebench:{argv[2]}"
-        bins = argv[3:]
-        etc_files(layer, True)
-        layer.dir("/home/storagebench", 0o755, UID)
-        for b in bins:
-            layer.file("/usr/local/bin/" + os.path.basename(b), b, 0o755)
-        for lib in ldd_closure(bins):
-            layer.file(lib, os.path.realpath(lib), 0o755)
-        if os.path.exists(CA_BUNDLE):
-            layer.file(CA_BUNDLE, os.path.realpath(CA_BUNDLE), 0o644)
-        env.append("SSL_CERT_FILE=" + CA_BUNDLE)
-        config = {"Env": env, "WorkingDir": "/", "User": f"{UID}:{UID}",
-                  "Labels": {"org.opencontainers.image.title": "storagebench",
-                             "org.opencontainers.image.version": argv[2]}}
-        if bins:
-            config["Cmd"] = ["/usr/local/bin/" + os.path.basename(bins[0])]
     else:
         raise SystemExit(f"mkoci: unknown image kind '{kind}'\n" + __doc__)
     digest, _ = write_archive(out, name, layer.bytes(), config, "2021-01-13T00:00:00Z",

@@ -4,6 +4,7 @@
 Service with the mounted token and CA, and nothing gets out."""
 import errno
 import ipaddress
+import os
 
 import pytest
 
@@ -100,17 +101,20 @@ def test_pod_to_service_cluster_ip(net):
 
 def test_pod_to_api_through_the_kubernetes_service(net):
     """A pod's in-cluster configuration (KUBERNETES_SERVICE_HOST=10.96.0.1,
-    the mounted token and ca.crt) reaches the API server: the plugin in the
-    project image lists BenchmarkRuns with it (libcurl verifies the
-    serving certificate against ca.crt), and a ServiceAccount without the
-    Role is refused by RBAC (so the token was read and checked)."""
-    cmd = ["/usr/local/bin/kubectl-storagebench"]
+    the mounted token and ca.crt) reaches the API server: the plugin (static,
+    bin/ mounted into the project image, which holds only the controller and
+    the runner) lists BenchmarkRuns with it (libcurl verifies the serving
+    certificate against ca.crt), and a ServiceAccount without the Role is
+    refused by RBAC (so the token was read and checked)."""
+    cmd = ["/sb/kubectl-storagebench"]
+    bin_dir = {"volumes": [{"name": "bin", "hostPath": {"path": os.path.join(sb.ROOT, "bin"), "type": "Directory"}}],
+               "mounts": [{"name": "bin", "mountPath": "/sb", "readOnly": True}]}
     p, out = client(net, "api-ok", ["list", "-n", net], image=sb.IMAGE, command=cmd,
-                    service_account="lister", node=sb.NODES[-1])
+                    service_account="lister", node=sb.NODES[-1], **bin_dir)
     assert p["status"]["phase"] == "Succeeded", out
     assert f"No resources found in {net} namespace." in out
     p, out = client(net, "api-denied", ["list", "-n", net], image=sb.IMAGE, command=cmd,
-                    service_account="nobody")
+                    service_account="nobody", **bin_dir)
     assert p["status"]["phase"] == "Failed", out
     assert "forbidden" in out.lower() and "cannot list benchmarkruns" in out, out
 

@@ -2,16 +2,17 @@
 project image, container cleanup, ServiceAccount tokens against RBAC,
 the in-cluster configuration pods get, seccomp and io_uring."""
 import base64
-import io
-import json
 import os
 import subprocess
-import tarfile
+import sys
 import tempfile
 
 import pytest
 
 import sbcluster as sb
+
+sys.path.insert(0, os.path.join(sb.ROOT, "scripts"))
+import ocilayout  # noqa: E402
 
 # one xdist worker runs this module (tests/suites/50-cluster.sh, --dist loadgroup):
 # its module-scoped fixture is made once
@@ -71,14 +72,15 @@ def test_project_image_runs(pods):
     assert term["exitCode"] not in (126, 127), out
     assert "error while loading shared libraries" not in out
     # the runner in the image (bin/ may have been rebuilt since), run here
-    with tarfile.open(os.path.join(sb.OUT, "images", "project.oci.tar")) as oci:
-        index = json.load(oci.extractfile("index.json"))
-        man = json.load(oci.extractfile("blobs/sha256/" + index["manifests"][0]["digest"][7:]))
-        layer = oci.extractfile("blobs/sha256/" + man["layers"][0]["digest"][7:])
-        with tarfile.open(fileobj=io.BytesIO(layer.read())) as lt, tempfile.TemporaryDirectory() as d:
-            lt.extract("usr/local/bin/storagebench-runner", d)
-            host = subprocess.run([os.path.join(d, "usr/local/bin/storagebench-runner"), "--version"],
-                                  capture_output=True)
+    # (make image's archive: scripts/ocilayout.py reads its amd64 image)
+    images = ocilayout.read_index_archive(os.path.join(sb.OUT, "images", "project.oci.tar"))
+    amd64 = [im for im in images if im["platform"]["architecture"] == "amd64"][0]
+    with tempfile.TemporaryDirectory() as d:
+        runner = os.path.join(d, "storagebench-runner")
+        with open(runner, "wb") as f:
+            f.write(ocilayout.image_file(amd64, "usr/local/bin/storagebench-runner"))
+        os.chmod(runner, 0o755)
+        host = subprocess.run([runner, "--version"], capture_output=True)
     if host.returncode == 0:
         assert p["status"]["phase"] == "Succeeded" and term["exitCode"] == 0, out
     else:

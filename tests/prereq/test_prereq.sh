@@ -43,12 +43,12 @@ check wait-failure-status-and-tail $? "rc $rc, wait said: $w"
 #    cannot have ended, and a second start of it is refused; wait blocks
 #    until the FIFO lets it go
 mkfifo "$tmp/go"
-SB_PREREQ_TEST_CMD="read -r x <'$tmp/go'; echo \"got \$x\"; exit 0" bash $P start image-root >/dev/null 2>&1
+SB_PREREQ_TEST_CMD="read -r x <'$tmp/go'; echo \"got \$x\"; exit 0" bash $P start arm64-libs >/dev/null 2>&1
 held=1
-flock -n "$SB_PREREQ_DIR/image-root.lock" true || held=0
+flock -n "$SB_PREREQ_DIR/arm64-libs.lock" true || held=0
 again=0
-SB_PREREQ_TEST_CMD=true bash $P start image-root >/dev/null 2>&1 || again=1
-bash $P wait image-root >"$tmp/w3" 2>&1 &
+SB_PREREQ_TEST_CMD=true bash $P start arm64-libs >/dev/null 2>&1 || again=1
+bash $P wait arm64-libs >"$tmp/w3" 2>&1 &
 wpid=$!
 # the job is let go only once the waiter blocks on the lock (its flock
 # child), or has returned already (which is the failure this case catches)
@@ -56,7 +56,7 @@ while kill -0 $wpid 2>/dev/null && ! pgrep -P $wpid -x flock >/dev/null; do slee
 echo go >"$tmp/go"
 wait $wpid
 rc=$?
-[ $held = 0 ] && [ $again = 1 ] && [ $rc -eq 0 ] && grep -q "got go" "$SB_PREREQ_DIR/image-root.log"
+[ $held = 0 ] && [ $again = 1 ] && [ $rc -eq 0 ] && grep -q "got go" "$SB_PREREQ_DIR/arm64-libs.log"
 check lock-held-while-running $? "lock free while running: $held (0 = held), second start refused: $again, wait rc $rc: $(cat "$tmp/w3")"
 
 # 4. stop: the job's process group ends (a grandchild included), and a
@@ -78,13 +78,13 @@ check stop-ends-the-group $? "rc $rc, grandchild gone: $gone, wait said: $w"
 bash $P wait nothing-started >/dev/null 2>&1
 check wait-unstarted-is-noop $? "wait on an unstarted job failed"
 
-# 6. the image suite fails, with the log's tail, when its root failed in the
-#    background, and does not go on to build the image
-SB_PREREQ_TEST_CMD='echo "debootstrap: E: broken package"; exit 1' bash $P start image-root >/dev/null 2>&1
+# 6. the image suite fails, with the log's tail, when its arm64 libraries
+#    failed in the background, and does not go on to build the image
+SB_PREREQ_TEST_CMD='echo "get-minlibs: error: configure of curl failed"; exit 1' bash $P start arm64-libs >/dev/null 2>&1
 out=$(bash tests/suites/45-image.sh 2>&1)
 rc=$?
-[ $rc -ne 0 ] && grep -q "^FAIL image/build: the image's root filesystem, built in the background, failed" <<<"$out" &&
-	grep -q "  | debootstrap: E: broken package" <<<"$out" && grep -q "^0 passed, 1 failed, 0 skipped$" <<<"$out"
+[ $rc -ne 0 ] && grep -q "^FAIL image/build: the arm64 libraries, built in the background, failed" <<<"$out" &&
+	grep -q "  | get-minlibs: error: configure of curl failed" <<<"$out" && grep -q "^0 passed, 1 failed, 0 skipped$" <<<"$out"
 check image-suite-fails-on-background-failure $? "rc $rc: $out"
 
 # 7. the cluster suite, the same with the Kubernetes build (as root only:
