@@ -789,26 +789,26 @@ static int add_provenance(struct br_controller *c, const struct br_ref *ref,
  * the report ConfigMap. A missing or unreadable baseline is a warning
  * event: the run's own report is written anyway.
  */
-static void compare_with_baseline(struct br_controller *c, const struct br_ref *ref,
-				  const char *baseline, const json_t *report, json_t *cm)
+static json_t *cached_cm(void *arg, const char *ns, const char *name)
 {
-	char name[64], err[512];
-	json_t *bcm = NULL, *brep = NULL, *cmp = NULL;
-	if (sb_name_report(name, sizeof(name), baseline))
-		return;
-	bcm = c->ops.cache_get(c->ops.arg, BR_CACHE_CMS, ref->ns, name);
-	const char *text = jstr(json_object_get(bcm, "data"), SB_REPORT_JSON_KEY);
-	json_error_t je;
-	if (!text) {
-		emitf(c, ref, true, "BaselineNotFound",
-		      "baseline run '%s' has no report (configmap %s): not compared", baseline,
-		      name);
+	struct br_controller *c = arg;
+	return c->ops.cache_get(c->ops.arg, BR_CACHE_CMS, ns, name);
+}
+
+static void compare_with_baseline(struct br_controller *c, const struct br_ref *ref,
+				  const json_t *run, const char *baseline, const json_t *report,
+				  json_t *cm)
+{
+	char err[512];
+	json_t *brep = NULL, *cmp = NULL;
+	/* the baseline run's report, or the reports the schedule's baseline pools */
+	int br = br_baseline_report(run, baseline, cached_cm, c, &brep, err, sizeof(err));
+	if (br == -ENOENT) {
+		emitf(c, ref, true, "BaselineNotFound", "%s: not compared", err);
 		goto out;
 	}
-	brep = json_loads(text, 0, &je);
-	if (!brep) {
-		emitf(c, ref, true, "BaselineInvalid", "configmap %s: report.json: %s", name,
-		      je.text);
+	if (br) {
+		emitf(c, ref, true, "BaselineInvalid", "%s", err);
 		goto out;
 	}
 	if (sb_compare(brep, report, &cmp, err, sizeof(err))) {
@@ -818,6 +818,8 @@ static void compare_with_baseline(struct br_controller *c, const struct br_ref *
 	}
 	/* the comparison names the runs */
 	json_object_set_new(cmp, "baseline", json_string(baseline));
+	if (json_object_get(brep, "pooled"))
+		json_object_set(cmp, "baseline_runs", json_object_get(brep, "pooled"));
 	json_object_set_new(cmp, "current", json_string(ref->name));
 	size_t sig = 0, i;
 	const json_t *r;
@@ -837,7 +839,6 @@ static void compare_with_baseline(struct br_controller *c, const struct br_ref *
 		      "see compare.txt in the report",
 		      baseline, sig, sig == 1 ? "" : "s");
 out:
-	json_decref(bcm);
 	json_decref(brep);
 	json_decref(cmp);
 }
@@ -1377,7 +1378,7 @@ static int report_step(struct pass *p)
 	if (p->report && !p->ob->obs.report_exists) {
 		json_t *cm = br_report_cm_manifest(&p->ref, p->report);
 		if (cm && p->s.baseline[0])
-			compare_with_baseline(p->c, &p->ref, p->s.baseline, p->report, cm);
+			compare_with_baseline(p->c, &p->ref, p->run, p->s.baseline, p->report, cm);
 		int r = create(p->c, &kube_res_configmaps, &p->ref, cm, "report configmap",
 			       p->report_err, sizeof(p->report_err));
 		if (r < 0)

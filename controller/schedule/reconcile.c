@@ -6,12 +6,14 @@
  * "schedule:<namespace>/<name>" (BR_SCHED_KEY_PREFIX).
  */
 #include "controller/schedule/reconcile.h"
+#include "controller/schedule/history.h"
 #include "core/jsonobj.h"
 
 #include "controller/core/controller.h"
 #include "controller/run/manifests.h"
 #include "core/labels.h"
 #include "core/log.h"
+#include "core/names.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -88,6 +90,24 @@ static void sched_event(struct br_controller *c, const char *ns, const char *nam
 	       reason);
 }
 
+/* The baseline's runs (a pool of more than the spec.baseline run) and the
+ * schedule's Regressed state, as the new run's annotations. 0 or -ENOMEM. */
+static int add_baseline_annotations(json_t **ann, const struct br_sched_plan *p)
+{
+	char list[BR_SCHED_MAX_POOL * 64] = "", t[40];
+	size_t n = 0;
+	for (size_t i = 0; i < p->npool && n < sizeof(list); i++)
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", i ? "," : "", p->pool[i]);
+	if (p->npool > 1 && json_object_set_new(*ann, SB_ANNOT_BASELINE_RUNS, json_string(list)))
+		return -ENOMEM;
+	if (p->since_run[0] &&
+	    (json_object_set_new(*ann, SB_ANNOT_REGRESSED_SINCE_RUN, json_string(p->since_run)) ||
+	     json_object_set_new(*ann, SB_ANNOT_REGRESSED_SINCE,
+				 json_string(br_time_str((time_t)p->since, t, sizeof(t))))))
+		return -ENOMEM;
+	return 0;
+}
+
 /* The run of an activation (new reference, NULL on ENOMEM). */
 static json_t *run_manifest(const json_t *sched, const struct br_sched_spec *s,
 			    const struct br_sched_plan *p)
@@ -97,23 +117,26 @@ static json_t *run_manifest(const json_t *sched, const struct br_sched_spec *s,
 	snprintf(thr, sizeof(thr), "%g", s->threshold_pct);
 	json_t *labels = s->run_labels ? json_deep_copy(s->run_labels) : json_object();
 	json_t *spec = json_deep_copy(s->run_spec);
-	json_t *run = NULL;
-	if (!labels || !spec)
+	json_t *run = NULL, *ann = json_pack("{s:s,s:s}", SB_ANNOT_SCHEDULED_AT, when,
+					     SB_ANNOT_REGRESSION_THRESHOLD, thr);
+	if (!labels || !spec || !ann)
 		goto out;
 	if (json_object_set_new(labels, SB_LABEL_SCHEDULE, json_string(meta(sched, "name"))))
 		goto out;
 	if (p->baseline[0] && json_object_set_new(spec, "baseline", json_string(p->baseline)))
 		goto out;
-	run = json_pack("{s:s,s:s,s:{s:s,s:s,s:O,s:{s:s,s:s},s:[{s:s,s:s,s:s,s:s,s:b,s:b}]},s:O}",
+	if (add_baseline_annotations(&ann, p))
+		goto out;
+	run = json_pack("{s:s,s:s,s:{s:s,s:s,s:O,s:O,s:[{s:s,s:s,s:s,s:s,s:b,s:b}]},s:O}",
 			"apiVersion", SB_API_VERSION, "kind", SB_KIND, "metadata", "name",
 			p->create_name, "namespace", meta(sched, "namespace"), "labels", labels,
-			"annotations", SB_ANNOT_SCHEDULED_AT, when, SB_ANNOT_REGRESSION_THRESHOLD,
-			thr, "ownerReferences", "apiVersion", SB_API_VERSION, "kind",
+			"annotations", ann, "ownerReferences", "apiVersion", SB_API_VERSION, "kind",
 			SB_KIND_SCHEDULE, "name", meta(sched, "name"), "uid", meta(sched, "uid"),
 			"controller", 1, "blockOwnerDeletion", 1, "spec", spec);
 out:
 	json_decref(labels);
 	json_decref(spec);
+	json_decref(ann);
 	return run;
 }
 
@@ -189,8 +212,13 @@ static void observe_runs(struct br_controller *c, const char *ns, const char *na
 		memset(ro, 0, sizeof(*ro));
 		snprintf(ro->name, sizeof(ro->name), "%s",
 			 jstr(md, "name") ? jstr(md, "name") : "");
-		ro->scheduled = (int64_t)br_time_parse(
-			jstr(json_object_get(md, "annotations"), SB_ANNOT_SCHEDULED_AT));
+		const json_t *an = json_object_get(md, "annotations");
+		ro->scheduled = (int64_t)br_time_parse(jstr(an, SB_ANNOT_SCHEDULED_AT));
+		snprintf(ro->since_run, sizeof(ro->since_run), "%s",
+			 jstr(an, SB_ANNOT_REGRESSED_SINCE_RUN)
+				 ? jstr(an, SB_ANNOT_REGRESSED_SINCE_RUN)
+				 : "");
+		ro->since = (int64_t)br_time_parse(jstr(an, SB_ANNOT_REGRESSED_SINCE));
 		const json_t *st = json_object_get(r, "status");
 		const char *ph = jstr(st, "phase");
 		ro->phase = ph && !strcmp(ph, "Succeeded") ? BR_SRUN_SUCCEEDED
@@ -284,6 +312,107 @@ static int sched_apply(struct br_controller *c, const char *ns, const char *name
 	return 0;
 }
 
+struct hist_run {
+	const json_t *run;
+	int64_t at;
+};
+
+static int by_activation(const void *a, const void *b)
+{
+	const struct hist_run *x = a, *y = b;
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* The report document of a run from the cache (new reference) or NULL. */
+static json_t *cached_report(struct br_controller *c, const char *ns, const char *run)
+{
+	char cmname[64];
+	if (sb_name_report(cmname, sizeof(cmname), run))
+		return NULL;
+	json_t *cm = c->ops.cache_get(c->ops.arg, BR_CACHE_CMS, ns, cmname);
+	const char *text = jstr(json_object_get(cm, "data"), SB_REPORT_JSON_KEY);
+	json_t *rep = text ? json_loads(text, 0, NULL) : NULL;
+	json_decref(cm);
+	return rep;
+}
+
+/*
+ * status.changePoints: the change points of the schedule's kept successful
+ * runs (history.h), computed again only when the newest successful run is
+ * another than status.changePointsFrom says; a new one is a Warning event
+ * ChangePoint. 0 or -ENOMEM.
+ */
+static int change_points(struct br_controller *c, const json_t *sched, const json_t *runs,
+			 const struct br_sched_plan *p, json_t *status)
+{
+	const json_t *prev = json_object_get(sched, "status");
+	const char *ns = meta(sched, "namespace"), *name = meta(sched, "name");
+	const char *from = jstr(prev, "changePointsFrom");
+	if (!p->last_successful[0])
+		return 0;
+	if (from && !strcmp(from, p->last_successful)) {
+		const json_t *cp = json_object_get(prev, "changePoints");
+		return json_object_set_new(status, "changePointsFrom", json_string(from)) ||
+				       (cp && json_object_set(status, "changePoints", (json_t *)cp))
+			       ? -ENOMEM
+			       : 0;
+	}
+	size_t n = 0, i;
+	const json_t *r;
+	struct hist_run *h = calloc(json_array_size(runs) + 1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	json_array_foreach(runs, i, r)
+	{
+		const json_t *md = json_object_get(r, "metadata");
+		const char *sl = jstr(json_object_get(md, "labels"), SB_LABEL_SCHEDULE);
+		const char *ph = jstr(json_object_get(r, "status"), "phase");
+		if (!sl || strcmp(sl, name) || !owned_by(r, meta(sched, "uid")) || !ph ||
+		    strcmp(ph, "Succeeded") || jstr(md, "deletionTimestamp"))
+			continue;
+		h[n].run = r;
+		h[n++].at = (int64_t)br_time_parse(
+			jstr(json_object_get(md, "annotations"), SB_ANNOT_SCHEDULED_AT));
+	}
+	qsort(h, n, sizeof(*h), by_activation);
+	json_t **reps = calloc(n + 1, sizeof(*reps));
+	const char **names = calloc(n + 1, sizeof(*names));
+	json_t *cps = NULL;
+	for (i = 0; reps && names && i < n; i++) {
+		names[i] = meta(h[i].run, "name");
+		reps[i] = cached_report(c, ns, names[i]);
+	}
+	if (reps && names)
+		cps = br_history_change_points((const json_t *const *)reps, names, n);
+	for (i = 0; reps && i < n; i++)
+		json_decref(reps[i]);
+	free(reps);
+	free(names);
+	free(h);
+	if (!cps)
+		return -ENOMEM;
+	json_array_foreach(cps, i, r)
+	{
+		bool known = false;
+		size_t k;
+		const json_t *o;
+		json_array_foreach(json_object_get(prev, "changePoints"), k, o)
+		{
+			known |= jstr(o, "message") &&
+				 !strcmp(jstr(o, "message"), jstr(r, "message"));
+		}
+		char msg[400];
+		snprintf(msg, sizeof(msg), "%s/%s %s %s", jstr(r, "class"), jstr(r, "workload"),
+			 jstr(r, "metric"), jstr(r, "message"));
+		if (!known)
+			sched_event(c, ns, name, meta(sched, "uid"), true, "ChangePoint", msg);
+	}
+	if (json_object_set_new(status, "changePoints", cps) ||
+	    json_object_set_new(status, "changePointsFrom", json_string(p->last_successful)))
+		return -ENOMEM;
+	return 0;
+}
+
 /*
  * The schedule's new status (a new reference; NULL on ENOMEM): active
  * runs, times, and Regressed from the newest finished run (said by an event
@@ -316,6 +445,16 @@ static json_t *sched_status(struct br_controller *c, const json_t *sched,
 		json_object_set_new(
 			status, "lastSuccessfulTime",
 			json_string(br_time_str((time_t)p->last_successful_time, t3, sizeof(t3))));
+	}
+	json_t *pool = json_array();
+	for (size_t i = 0; pool && i < p->npool; i++)
+		json_array_append_new(pool, json_string(p->pool[i]));
+	json_object_set_new(status, "baselineRuns", pool ? pool : json_array());
+	if (p->since_run[0]) {
+		char t4[40];
+		json_object_set_new(status, "regressedSinceRun", json_string(p->since_run));
+		json_object_set_new(status, "regressedSince",
+				    json_string(br_time_str((time_t)p->since, t4, sizeof(t4))));
 	}
 	/* Regressed: the verdict of the newest finished run, with its list */
 	const json_t *rc = find_condition(json_object_get(newest, "status"), "Regressed");
@@ -403,6 +542,10 @@ int br_schedule_reconcile(struct br_controller *c, const char *ns, const char *n
 			    p->events[i].message);
 
 	status = sched_status(c, sched, &s, p, newest, wall);
+	if (!status || change_points(c, sched, runs, p, status)) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	int wr = write_status(c, sched, status);
 	if (!ret)
 		ret = wr;

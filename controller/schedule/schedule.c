@@ -43,6 +43,34 @@ static int opt_int(const json_t *o, const char *key, long lo, long hi, unsigned 
 	return 0;
 }
 
+static int parse_baseline(const json_t *b, struct br_sched_spec *s, char *err, size_t errlen)
+{
+	if (!b)
+		return 0;
+	if (!json_is_object(b))
+		return sb_errf(err, errlen, -EINVAL, "spec.baseline: not an object");
+	int r = opt_int(b, "runs", 1, BR_SCHED_MAX_POOL, &s->baseline_runs, err, errlen);
+	if (r)
+		return sb_errf(err, errlen, r, "spec.baseline.runs: not an integer from 1 to %d",
+			       BR_SCHED_MAX_POOL);
+	const json_t *p = json_object_get(b, "pinned");
+	if (p && (!json_is_string(p) || json_string_length(p) >= sizeof(s->pinned) ||
+		  !json_string_length(p)))
+		return sb_errf(err, errlen, -EINVAL,
+			       "spec.baseline.pinned: not a run name (1 to 63 characters)");
+	if (p)
+		snprintf(s->pinned, sizeof(s->pinned), "%s", json_string_value(p));
+	const char *k;
+	const json_t *v;
+	json_object_foreach((json_t *)b, k, v)
+	{
+		if (strcmp(k, "runs") && strcmp(k, "pinned"))
+			return sb_errf(err, errlen, -EINVAL,
+				       "spec.baseline.%s: unknown field (runs, pinned)", k);
+	}
+	return 0;
+}
+
 static int parse_template(const json_t *tmpl, struct br_sched_spec *s, char *err, size_t errlen)
 {
 	if (!tmpl)
@@ -103,9 +131,10 @@ int br_sched_spec_parse(const json_t *spec, const char *zoneinfo_dir, struct br_
 	memset(s, 0, sizeof(*s));
 	if (tz)
 		*tz = NULL;
-	s->keep_succeeded = 3;
 	s->keep_failed = 1;
 	s->threshold_pct = 10;
+	s->baseline_runs = 5;
+	s->keep_succeeded = 10;
 	if (!json_is_object(spec))
 		return sb_errf(err, errlen, -EINVAL, "spec: not an object");
 
@@ -178,6 +207,8 @@ int br_sched_spec_parse(const json_t *spec, const char *zoneinfo_dir, struct br_
 				    "spec.regressionThresholdPercent: not a number from 0 to 1000");
 		s->threshold_pct = x;
 	}
+	if (!r)
+		r = parse_baseline(json_object_get(spec, "baseline"), s, err, errlen);
 	if (!r)
 		r = parse_template(json_object_get(spec, "runTemplate"), s, err, errlen);
 	if (r && tz) {
@@ -280,6 +311,43 @@ static void add_delete(struct br_sched_plan *p, const char *name)
 		snprintf(p->deletes[p->ndeletes++], sizeof(p->deletes[0]), "%s", name);
 }
 
+static bool in_pool(const struct br_sched_plan *p, const char *name)
+{
+	for (size_t i = 0; i < p->npool; i++)
+		if (!strcmp(p->pool[i], name))
+			return true;
+	return false;
+}
+
+/*
+ * The baseline of the next run (the pinned run, or the newest baseline_runs
+ * successful runs that did not regress) and whether the schedule is
+ * Regressed since a run (its newest successful run regressed).
+ */
+static void baseline_and_state(const struct br_sched_spec *spec, const struct br_sched_obs *obs,
+			       const size_t *ok, size_t nok, struct br_sched_plan *plan)
+{
+	if (spec->pinned[0]) {
+		snprintf(plan->pool[plan->npool++], sizeof(plan->pool[0]), "%s", spec->pinned);
+	} else {
+		/* at most as many as are kept: those regressed in between are not in it, and
+		 * the ones in it are not deleted (a class slow for long keeps its baseline) */
+		size_t most = spec->baseline_runs < spec->keep_succeeded ? spec->baseline_runs
+									 : spec->keep_succeeded;
+		for (size_t i = 0; i < nok && plan->npool < most && plan->npool < BR_SCHED_MAX_POOL;
+		     i++)
+			if (!obs->runs[ok[i]].regressed)
+				snprintf(plan->pool[plan->npool++], sizeof(plan->pool[0]), "%s",
+					 obs->runs[ok[i]].name);
+	}
+	if (nok && obs->runs[ok[0]].regressed) {
+		const struct br_sched_run_obs *r = &obs->runs[ok[0]];
+		snprintf(plan->since_run, sizeof(plan->since_run), "%s",
+			 r->since_run[0] ? r->since_run : r->name);
+		plan->since = r->since_run[0] && r->since ? r->since : r->scheduled;
+	}
+}
+
 void br_sched_plan_compute(const struct br_sched_spec *spec, const struct sb_tz *tz,
 			   const struct br_sched_obs *obs, struct br_sched_plan *plan)
 {
@@ -294,6 +362,7 @@ void br_sched_plan_compute(const struct br_sched_spec *spec, const struct sb_tz 
 			 obs->runs[ok[0]].name);
 		plan->last_successful_time = obs->runs[ok[0]].scheduled;
 	}
+	baseline_and_state(spec, obs, ok, nok, plan);
 
 	int64_t earliest = obs->last_schedule ? obs->last_schedule : obs->created;
 	unsigned missed = 0;
@@ -332,7 +401,7 @@ void br_sched_plan_compute(const struct br_sched_spec *spec, const struct sb_tz 
 			snprintf(plan->create_name, sizeof(plan->create_name), "%s", name);
 			plan->create_time = due;
 			snprintf(plan->baseline, sizeof(plan->baseline), "%s",
-				 plan->last_successful);
+				 plan->npool ? plan->pool[0] : "");
 			plan->last_schedule = due;
 			plan->missed = missed;
 			if (plan->baseline[0])
@@ -355,7 +424,8 @@ void br_sched_plan_compute(const struct br_sched_spec *spec, const struct sb_tz 
 
 	/* history: the newest N of each kind stay */
 	for (size_t i = spec->keep_succeeded; i < nok; i++)
-		add_delete(plan, obs->runs[ok[i]].name);
+		if (!in_pool(plan, obs->runs[ok[i]].name))
+			add_delete(plan, obs->runs[ok[i]].name);
 	for (size_t i = spec->keep_failed; i < nbad; i++)
 		add_delete(plan, obs->runs[bad[i]].name);
 

@@ -23,8 +23,14 @@
  *   for one activation, whatever restarted;
  * - finished runs beyond successfulRunsHistoryLimit / failedRunsHistoryLimit
  *   are deleted, oldest first.
- * And ours: each new run's spec.baseline is the newest successful run of
- * the schedule, so every report carries a comparison with it.
+ * And ours: each new run is compared with the schedule's baseline: the
+ * newest baseline.runs (default 5) successful runs that did not regress,
+ * their iterations pooled (annotation storagebench.io/baseline-runs;
+ * spec.baseline is the newest of them), or the pinned run. A regressed run
+ * never enters the baseline, so a class that stays slow stays Regressed
+ * (the baseline does not drift); while the newest successful run regressed,
+ * new runs carry storagebench.io/regressed-since(-run): their verdict holds
+ * until a run is back within the threshold (controller/run/regression.h).
  */
 #ifndef SB_CONTROLLER_SCHEDULE_H
 #define SB_CONTROLLER_SCHEDULE_H
@@ -41,6 +47,8 @@
 #define BR_SCHED_MAX_HISTORY 100
 /* longest schedule name: "<name>-<8+ digits>" stays a 63-character label value */
 #define BR_SCHED_NAME_MAX 52
+/* most runs a baseline pools */
+#define BR_SCHED_MAX_POOL 20
 
 enum br_sched_concurrency { BR_CONC_FORBID = 0, BR_CONC_REPLACE };
 
@@ -53,6 +61,8 @@ struct br_sched_spec {
 	unsigned keep_succeeded; /* successfulRunsHistoryLimit, default 3 */
 	unsigned keep_failed;	 /* failedRunsHistoryLimit, default 1 */
 	double threshold_pct;	 /* regressionThresholdPercent, default 10 */
+	unsigned baseline_runs;	 /* baseline.runs: successful runs pooled, default 5 */
+	char pinned[64];	 /* baseline.pinned: "" none */
 	json_t *run_spec;	 /* runTemplate.spec, a new reference (owned) */
 	json_t *run_labels;	 /* runTemplate.metadata.labels or NULL (owned) */
 };
@@ -84,6 +94,9 @@ struct br_sched_run_obs {
 	enum br_sched_run_phase phase;
 	bool deleting;	/* metadata.deletionTimestamp is set */
 	bool regressed; /* condition Regressed=True */
+	/* annotations storagebench.io/regressed-since(-run): made while the schedule was Regressed */
+	char since_run[64];
+	int64_t since;
 };
 
 struct br_sched_obs {
@@ -125,6 +138,13 @@ struct br_sched_plan {
 	struct br_sched_event events[BR_SCHED_MAX_EVENTS];
 	size_t nevents;
 	long requeue_s; /* look again after this many seconds (the next activation); 0: no need */
+	/* the baseline the next run is compared with: the pinned run, or the
+	 * newest baseline_runs successful runs that did not regress (newest first) */
+	char pool[BR_SCHED_MAX_POOL][64];
+	size_t npool;
+	/* Regressed since (the newest successful run regressed): its first run, activation */
+	char since_run[64];
+	int64_t since;
 };
 
 /*

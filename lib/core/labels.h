@@ -38,6 +38,11 @@
 #define SB_LABEL_SCHEDULE	      "storagebench.io/schedule"
 #define SB_ANNOT_SCHEDULED_AT	      "storagebench.io/scheduled-at"
 #define SB_ANNOT_REGRESSION_THRESHOLD "storagebench.io/regression-threshold-percent"
+/* a schedule's run: the runs its baseline pools (newest first, comma-separated) */
+#define SB_ANNOT_BASELINE_RUNS "storagebench.io/baseline-runs"
+/* a schedule's run made while the schedule was Regressed: since when (RFC 3339) and which run */
+#define SB_ANNOT_REGRESSED_SINCE     "storagebench.io/regressed-since"
+#define SB_ANNOT_REGRESSED_SINCE_RUN "storagebench.io/regressed-since-run"
 
 #define SB_ANNOT_RUN   "storagebench.io/run-name"
 #define SB_ANNOT_CLASS "storagebench.io/class-name"

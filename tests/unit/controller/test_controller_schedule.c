@@ -5,13 +5,17 @@
  * test steps it, so "every minute for ten minutes" and "the controller was
  * down for two hours" take no real time and cannot race the machine.
  */
+#include "controller/schedule/history.h"
 #include "controller/schedule/schedule.h"
+#include "report/compare.h"
+#include "stats/verdict.h"
 #include "tests/unit/fakeclock.h"
 #include "tests/unit/harness.h"
 
 #include <errno.h>
 #include <jansson.h>
 #include <string.h>
+#include <math.h>
 #include <time.h>
 
 static char err[512];
@@ -58,7 +62,9 @@ static int test_spec_defaults(void)
 	CHECK(tz != NULL);
 	CHECK_STR(sb_tz_name(tz), "UTC");
 	CHECK_INT(s.concurrency, BR_CONC_FORBID);
-	CHECK_INT(s.keep_succeeded, 3);
+	CHECK_INT(s.keep_succeeded, 10);
+	CHECK_INT(s.baseline_runs, 5);
+	CHECK_STR(s.pinned, "");
 	CHECK_INT(s.keep_failed, 1);
 	CHECK(!s.suspend);
 	CHECK_NEAR(s.threshold_pct, 10, 0);
@@ -499,6 +505,187 @@ out:
 	return ret;
 }
 
+/* ---- baselines, hysteresis, change points: scripted results ---- */
+
+/* the report of run `name`: class fast, workload rr, 3 iterations around iops */
+static json_t *scripted_report(const char *name, double iops, const char *fp)
+{
+	const double d[] = {4, -6, 2};
+	return json_pack("{s:s,s:[{s:s,s:s,s:s,s:{},s:{s:{s:s,s:f,s:[f,f,f]}}}]}", "name", name,
+			 "results", "target", "fast", "workload", "rr", "fingerprint", fp, "params",
+			 "metrics", "read-iops", "unit", "IOPS", "mean", iops, "samples",
+			 iops + d[0] * iops / 1000, iops + d[1] * iops / 1000,
+			 iops + d[2] * iops / 1000);
+}
+
+#define SIM_RUNS 12
+static json_t *sim_reps[SIM_RUNS];
+
+static json_t *sim_report_of(const char *name)
+{
+	for (size_t i = 0; i < obs.nruns; i++)
+		if (!strcmp(obs.runs[i].name, name))
+			return sim_reps[i];
+	return NULL;
+}
+
+/*
+ * One activation: the plan's run gets the scripted figure; it is compared
+ * with the plan's baseline (pooled), judged with the hysteresis the plan
+ * says; *regressed is its verdict. -1 on a failure of the machinery.
+ */
+static int sim_step(int64_t t, double iops, const char *fp, bool *regressed, size_t *npool)
+{
+	obs.now = t + 30;
+	br_sched_plan_compute(&spec, NULL, &obs, &plan);
+	if (!plan.create || obs.nruns >= SIM_RUNS)
+		return -1;
+	struct br_sched_run_obs *r = add_run(plan.create_time, BR_SRUN_SUCCEEDED);
+	size_t me = obs.nruns - 1;
+	obs.last_schedule = plan.last_schedule;
+	sim_reps[me] = scripted_report(r->name, iops, fp);
+	snprintf(r->since_run, sizeof(r->since_run), "%s", plan.since_run);
+	r->since = plan.since;
+	*npool = plan.npool;
+	*regressed = false;
+	if (!plan.npool)
+		return 0;
+	const json_t *pool[BR_SCHED_MAX_POOL];
+	for (size_t i = 0; i < plan.npool; i++)
+		pool[i] = sim_report_of(plan.pool[i]);
+	json_t *base = NULL, *cmp = NULL, *v = NULL;
+	int ret = sb_report_pool(pool, plan.npool, &base, err, sizeof(err));
+	if (!ret)
+		ret = sb_compare(base, sim_reps[me], &cmp, err, sizeof(err));
+	struct sb_verdict_opts o = {spec.threshold_pct, SB_PADJ_HOLM, plan.since_run[0] != 0};
+	if (!ret)
+		ret = sb_verdict_ex(cmp, &o, &v, err, sizeof(err));
+	*regressed = json_array_size(json_object_get(v, "regressions")) > 0;
+	r->regressed = *regressed;
+	json_decref(base);
+	json_decref(cmp);
+	json_decref(v);
+	return ret ? -1 : 0;
+}
+
+static void sim_free(void)
+{
+	for (size_t i = 0; i < SIM_RUNS; i++) {
+		json_decref(sim_reps[i]);
+		sim_reps[i] = NULL;
+	}
+}
+
+/* A class slowed by 30% for three runs stays Regressed for all three (its
+ * baseline stays the five good runs before) and clears at the first run back. */
+static int test_slowed_three_runs_then_back(void)
+{
+	CHECK_INT(setup("@hourly", "\"regressionThresholdPercent\": 10"), 0);
+	obs.created = ts(2026, 12, 1, 0, 0, 0);
+	const double iops[] = {1000, 1010, 995, 1005, 990, 700, 690, 705, 1000, 1002};
+	const bool want[] = {false, false, false, false, false, true, true, true, false, false};
+	for (int k = 0; k < 10; k++) {
+		bool reg;
+		size_t npool;
+		CHECK_INT(sim_step(ts(2026, 12, 1, k + 1, 0, 0), iops[k], "f1", &reg, &npool), 0);
+		if (reg != want[k])
+			fprintf(stderr, "    run %d: regressed %d, expected %d\n", k + 1, reg,
+				want[k]);
+		CHECK(reg == want[k]);
+		CHECK_INT(npool, k < 5 ? (size_t)k : 5);
+		/* while regressed, the schedule says since the first slow run */
+		if (k >= 6 && k <= 8) {
+			CHECK_STR(plan.since_run, obs.runs[5].name);
+			CHECK_INT(plan.since, ts(2026, 12, 1, 6, 0, 0));
+			/* the slow runs are not in the baseline */
+			for (size_t i = 0; i < plan.npool; i++)
+				CHECK(strcmp(plan.pool[i], obs.runs[5].name) != 0);
+		}
+	}
+	/* back: the next plan says nothing regressed */
+	obs.now = ts(2026, 12, 1, 11, 0, 30);
+	br_sched_plan_compute(&spec, NULL, &obs, &plan);
+	CHECK_STR(plan.since_run, "");
+	sim_free();
+	return T_PASS;
+}
+
+/* 3% slower every run over 8 runs: no single run is 10% off its baseline of the
+ * runs just before, but the history has a change point; and a changed workload
+ * (another fingerprint) is not in the series. */
+static int test_drift_is_a_change_point_in_history(void)
+{
+	CHECK_INT(setup("@hourly", NULL), 0);
+	obs.created = ts(2026, 12, 1, 0, 0, 0);
+	const json_t *reps[8];
+	const char *names[8];
+	for (int k = 0; k < 8; k++) {
+		bool reg;
+		size_t npool;
+		CHECK_INT(sim_step(ts(2026, 12, 1, k + 1, 0, 0), 1000 * pow(0.97, k), "f1", &reg,
+				   &npool),
+			  0);
+		reps[k] = sim_reps[k];
+		names[k] = obs.runs[k].name;
+	}
+	json_t *cps = br_history_change_points(reps, names, 8);
+	CHECK(cps);
+	const json_t *c = json_array_get(cps, 0);
+	char want[128];
+	snprintf(want, sizeof(want), "changed at run %s by ", obs.runs[4].name);
+	bool ok = json_array_size(cps) == 1 &&
+		  !strcmp(json_string_value(json_object_get(c, "run")), obs.runs[4].name) &&
+		  !strcmp(json_string_value(json_object_get(c, "metric")), "read-iops") &&
+		  json_number_value(json_object_get(c, "confidence")) > 0.95 &&
+		  json_number_value(json_object_get(c, "changePercent")) < -10 &&
+		  !strncmp(json_string_value(json_object_get(c, "message")), want, strlen(want));
+	if (!ok) {
+		char *d = json_dumps(cps, 0);
+		fprintf(stderr, "    %s (want run %s)\n", d, obs.runs[4].name);
+		free(d);
+	}
+	json_decref(cps);
+	CHECK(ok);
+	/* the last run of another workload: a series of one run, nothing found */
+	json_decref(sim_reps[7]);
+	sim_reps[7] = scripted_report(names[7], 500, "f2");
+	reps[7] = sim_reps[7];
+	cps = br_history_change_points(reps, names, 8);
+	CHECK(cps);
+	size_t n = json_array_size(cps);
+	json_decref(cps);
+	CHECK_INT(n, 0);
+	sim_free();
+	return T_PASS;
+}
+
+/* A pinned run is the baseline, and is never deleted by the history limit. */
+static int test_pinned_baseline(void)
+{
+	CHECK_INT(setup("@hourly", "\"successfulRunsHistoryLimit\": 2, \"baseline\": "
+				   "{\"pinned\": \"nightly-29934780\"}"),
+		  0);
+	obs.created = ts(2026, 12, 1, 0, 0, 0);
+	obs.last_schedule = ts(2026, 12, 1, 4, 0, 0);
+	for (int h = 1; h <= 4; h++)
+		add_run(ts(2026, 12, 1, h, 0, 0), BR_SRUN_SUCCEEDED);
+	CHECK_STR(obs.runs[0].name, "nightly-29934780");
+	obs.now = ts(2026, 12, 1, 5, 0, 30);
+	br_sched_plan_compute(&spec, NULL, &obs, &plan);
+	CHECK(plan.create);
+	CHECK_STR(plan.baseline, "nightly-29934780");
+	CHECK_INT(plan.npool, 1);
+	CHECK_INT(plan.ndeletes, 1);
+	CHECK(deletes(obs.runs[1].name));
+	CHECK(!deletes(obs.runs[0].name));
+	/* bad baseline fields are named */
+	CHECK_INT(setup("@hourly", "\"baseline\": {\"runs\": 0}"), -EINVAL);
+	CHECK_STR(err, "spec.baseline.runs: not an integer from 1 to 20");
+	CHECK_INT(setup("@hourly", "\"baseline\": {\"last\": 3}"), -EINVAL);
+	CHECK_STR(err, "spec.baseline.last: unknown field (runs, pinned)");
+	return T_PASS;
+}
+
 static int test_teardown(void)
 {
 	br_sched_spec_release(&spec);
@@ -518,6 +705,11 @@ static const struct test_case cases[] = {
 	{"schedule/history limits, oldest first", test_history_limits},
 	{"schedule/time zone with DST", test_time_zone},
 	{"schedule/every minute for ten minutes on a fake clock", test_simulated_every_minute},
+	{"schedule/slowed for three runs, Regressed for three, clear at the first back",
+	 test_slowed_three_runs_then_back},
+	{"schedule/3% per run over 8 runs is a change point",
+	 test_drift_is_a_change_point_in_history},
+	{"schedule/pinned baseline", test_pinned_baseline},
 	{"schedule/teardown", test_teardown},
 };
 
