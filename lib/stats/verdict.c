@@ -18,7 +18,20 @@ static json_t *num_or_null(const json_t *v)
 	return json_is_number(v) ? json_real(json_number_value(v)) : json_null();
 }
 
-/* The p-values of every tested metric of cmp, in order (NaN where not tested); *n their number. */
+/* Whether metric key of result r is judged: a headline metric (all when r names none). */
+static bool judged(const json_t *r, const char *key)
+{
+	const json_t *h = json_object_get(r, "headline");
+	if (!json_array_size(h))
+		return true;
+	for (size_t i = 0; i < json_array_size(h); i++)
+		if (json_string_value(json_array_get(h, i)) &&
+		    !strcmp(json_string_value(json_array_get(h, i)), key))
+			return true;
+	return false;
+}
+
+/* The p-values of every judged metric of cmp, in order (NaN where not tested); *n their number. */
 static double *tested_ps(const json_t *results, size_t *n)
 {
 	size_t cap = 16, k = 0, i;
@@ -41,7 +54,8 @@ static double *tested_ps(const json_t *results, size_t *n)
 				p = q;
 			}
 			const json_t *pv = json_object_get(m, "p");
-			double v = json_is_number(pv) ? json_number_value(pv) : NAN;
+			double v =
+				json_is_number(pv) && judged(r, key) ? json_number_value(pv) : NAN;
 			p[k++] = v >= 0 && v <= 1 ? v : NAN;
 		}
 	}
@@ -109,6 +123,8 @@ static int verdict_entries(const json_t *results, const double *padj, double alp
 		{
 			bool held;
 			double pa = padj[k++];
+			if (!judged(r, key))
+				continue;
 			json_t *list = list_of(m, pa, alpha, o, reg, imp, &held);
 			if (!list)
 				continue;

@@ -10,7 +10,11 @@
  * improvement). Latencies are lower-is-better: their "slower" is a higher
  * mean, as compare.c decides. Results with too few samples never count.
  *
- * Multiple comparisons: the p-values of every metric tested in one
+ * Judged are the headline metrics of each result (the figure its workload
+ * measures: IOPS, bandwidth for blocks of 128 KiB or more, latency at queue
+ * depth 1; the report's "headline"), every metric when a result names none.
+ *
+ * Multiple comparisons: the p-values of every metric judged in one
  * comparison (all targets, workloads and metrics) are one family, adjusted
  * with Holm-Bonferroni by default (multitest.h), so the chance of any false
  * alarm in a verdict stays at alpha however many metrics it has; an entry
