@@ -30,6 +30,13 @@ else
 	fi
 	echo "install-deps: installing ${#missing[@]} packages: ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
+	# no package may start a service on this machine (prometheus, ceph's
+	# daemons: the tests start their own, inside the cluster's namespaces)
+	if [ ! -e /usr/sbin/policy-rc.d ]; then
+		printf '#!/bin/sh\n# install-deps.sh: no service starts\nexit 101\n' >/usr/sbin/policy-rc.d
+		chmod 755 /usr/sbin/policy-rc.d
+		trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+	fi
 	apt-get update -q
 	# shellcheck disable=SC2086
 	apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -9,7 +9,9 @@
 # bundle's config.json): it then reads CLOCK_REALTIME (time, gettimeofday,
 # clock_gettime) shifted by the offset. Without the file every call is
 # runc's own. A failed edit fails the container's creation, with the
-# reason in runc's log.
+# reason in runc's log. The same for a read-IOPS limit (NODE_STATE/faults/
+# read-iops, "NAMESPACE MAJOR:MINOR IOPS": runtime/blkio.py), which the
+# containers of that namespace's pods get on that device.
 set -u
 root="" bundle="" create=0 prev=""
 for a in "$@"; do
@@ -29,6 +31,10 @@ if [ $create = 1 ] && [ -n "$root" ] && [ -n "$bundle" ]; then
 	if [ -f "$fault" ]; then
 		/usr/bin/python3 "$(dirname "$0")/faketime.py" "$bundle/config.json" "$(cat "$fault")" ||
 			exit 1
+	fi
+	fault=${root%/containerd/runc/*}/faults/read-iops
+	if [ -f "$fault" ]; then
+		/usr/bin/python3 "$(dirname "$0")/blkio.py" "$bundle/config.json" "$fault" || exit 1
 	fi
 fi
 exec /usr/sbin/runc "$@"
