@@ -74,6 +74,14 @@ void br_metrics_leader(struct br_metrics *m, bool leading)
 	pthread_mutex_unlock(&m->mu);
 }
 
+bool br_metrics_leading(struct br_metrics *m)
+{
+	pthread_mutex_lock(&m->mu);
+	bool l = m->leader;
+	pthread_mutex_unlock(&m->mu);
+	return l;
+}
+
 char *br_metrics_render(struct br_metrics *m, const struct br_phase_count *phases, size_t nphases)
 {
 	char *buf = NULL;

@@ -20,6 +20,8 @@ void br_metrics_api_error(struct br_metrics *m);
 /* A reconcile that took seconds and ended in result ("ok", "error", "requeue"). */
 void br_metrics_reconcile(struct br_metrics *m, double seconds, const char *result);
 void br_metrics_leader(struct br_metrics *m, bool leading);
+/* Whether this replica leads (as last set with br_metrics_leader). */
+bool br_metrics_leading(struct br_metrics *m);
 
 /* Runs by phase, given at scrape time (phase names, counts). */
 struct br_phase_count {

@@ -77,48 +77,66 @@ static int test_schedule_newest_success(void)
 	json_array_append_new(runs, run("team-a", "adhoc\"x", NULL, NULL, "Succeeded", 3));
 	json_array_append_new(runs, run("team-a", "broken", NULL, NULL, "Failed", 3));
 	static char *text;
+	/* nightly-2 is Regressed (its condition, which the hysteresis decides) */
+	json_t *st = json_object_get(json_array_get(runs, 0), "status");
+	json_object_set_new(st, "conditions",
+			    json_pack("[{s:s,s:s}]", "type", "Regressed", "status", "True"));
 	text = render(runs);
 	json_decref(runs);
 	CHECK(text);
-	CHECK(strstr(text, "storagebench_schedule_result_mean{namespace=\"team-a\",schedule="
-			   "\"nightly\",class=\"fast\",workload=\"rr\",metric=\"read-iops\","
-			   "unit=\"IOPS\"} 500\n"));
-	CHECK(strstr(text, "storagebench_schedule_result_stddev{namespace=\"team-a\",schedule="
-			   "\"nightly\",class=\"fast\",workload=\"rr\",metric=\"read-iops\","
-			   "unit=\"IOPS\"} 10\n"));
-	CHECK(strstr(text, "storagebench_schedule_result_mean{namespace=\"team-a\",schedule="
-			   "\"nightly\",class=\"fast\",workload=\"rr\",metric=\"read-lat-p99\","
-			   "unit=\"ns\"} 250000\n"));
-	CHECK(strstr(text, "storagebench_schedule_result_samples{namespace=\"team-a\",schedule="
-			   "\"nightly\",class=\"fast\",workload=\"rr\",metric=\"read-iops\","
-			   "unit=\"IOPS\"} 3\n"));
+	const char *sel =
+		"{namespace=\"team-a\",schedule=\"nightly\",class=\"fast\",workload=\"rr\"";
+	char want[512];
+	snprintf(want, sizeof(want), "storagebench_schedule_iops%s,op=\"read\"} 500\n", sel);
+	CHECK(strstr(text, want));
+	snprintf(want, sizeof(want), "storagebench_schedule_iops_stddev%s,op=\"read\"} 10\n", sel);
+	CHECK(strstr(text, want));
+	/* latencies in seconds, percentiles a label */
+	snprintf(want, sizeof(want),
+		 "storagebench_schedule_latency_seconds%s,op=\"read\",statistic=\"p99\"} "
+		 "0.00025000000000000001\n",
+		 sel);
+	CHECK(strstr(text, want));
+	snprintf(want, sizeof(want),
+		 "storagebench_schedule_latency_seconds%s,op=\"read\",statistic=\"p50\"} "
+		 "1.0000000000000001e-09\n",
+		 sel);
+	CHECK(strstr(text, want));
+	snprintf(want, sizeof(want), "storagebench_schedule_iterations%s} 3\n", sel);
+	CHECK(strstr(text, want));
+	/* once per class and workload */
+	CHECK(!strstr(strstr(text, want) + 1, want));
 	/* the other namespace's schedule of the same name is its own */
-	CHECK(strstr(text, "storagebench_schedule_result_mean{namespace=\"team-b\",schedule="
-			   "\"nightly\",class=\"fast\",workload=\"rr\",metric=\"read-iops\","
-			   "unit=\"IOPS\"} 42\n"));
+	CHECK(strstr(text, "storagebench_schedule_iops{namespace=\"team-b\",schedule="
+			   "\"nightly\",class=\"fast\",workload=\"rr\",op=\"read\"} 42\n"));
 	CHECK(strstr(text, "storagebench_schedule_last_success_timestamp_seconds{namespace="
 			   "\"team-a\",schedule=\"nightly\"} 1796094000\n"));
-	/* neither the older nor the running one, nor a p50 */
+	/* neither the older nor the running one */
 	CHECK(!strstr(text, "} 1000\n") && !strstr(text, "} 7\n"));
-	CHECK(!strstr(text, "read-lat-p50"));
 	/* no run names in schedule series */
 	CHECK(!strstr(text, "nightly-2\""));
 	/* verdicts */
 	CHECK(strstr(text, "storagebench_schedule_regressed{namespace=\"team-a\",schedule="
 			   "\"nightly\"} 1\n"));
-	CHECK(strstr(text, "storagebench_schedule_change_percent{namespace=\"team-a\",schedule="
+	CHECK(strstr(text, "storagebench_schedule_regressed_since_timestamp_seconds{namespace="
+			   "\"team-a\",schedule=\"nightly\"} 1796094000\n"));
+	CHECK(strstr(text, "storagebench_schedule_change_ratio{namespace=\"team-a\",schedule="
 			   "\"nightly\",class=\"fast\",workload=\"rr\",metric=\"read-iops\","
-			   "verdict=\"regression\"} -50\n"));
-	/* team-b's has no comparison: no verdict gauge */
+			   "verdict=\"regression\"} -0.5\n"));
+	/* team-b's has no verdict: no verdict gauge */
 	CHECK(!strstr(text, "storagebench_schedule_regressed{namespace=\"team-b\""));
 	/* runs outside schedules, escaped; failed ones not */
-	CHECK(strstr(text,
-		     "storagebench_run_result_mean{namespace=\"team-a\",run=\"adhoc\\\"x\","
-		     "class=\"fast\",workload=\"rr\",metric=\"read-iops\",unit=\"IOPS\"} 3\n"));
+	CHECK(strstr(text, "storagebench_run_iops{namespace=\"team-a\",run=\"adhoc\\\"x\","
+			   "class=\"fast\",workload=\"rr\",op=\"read\"} 3\n"));
 	CHECK(!strstr(text, "broken"));
-	/* every series has a TYPE line */
-	CHECK(strstr(text, "# TYPE storagebench_schedule_result_mean gauge\n"));
-	CHECK(strstr(text, "# TYPE storagebench_run_change_percent gauge\n"));
+	/* each family is one group: its HELP and TYPE once, its samples after */
+	CHECK(strstr(text, "# TYPE storagebench_schedule_iops gauge\n"));
+	const char *t1 = strstr(text, "# TYPE storagebench_schedule_iops gauge\n");
+	const char *a = strstr(text, "\nstoragebench_schedule_iops{namespace=\"team-a\"");
+	const char *b = strstr(text, "\nstoragebench_schedule_iops{namespace=\"team-b\"");
+	const char *next = strstr(t1 + 1, "# HELP");
+	CHECK(a && b && a > t1 && b > t1 && (!next || (a < next && b < next)));
+	CHECK(!strstr(t1 + 1, "# TYPE storagebench_schedule_iops gauge\n"));
 	free(text);
 	text = NULL;
 	return T_PASS;
@@ -130,16 +148,16 @@ static int test_empty(void)
 	char *text = render(runs);
 	json_decref(runs);
 	CHECK(text);
-	int has_series = strstr(text, "storagebench_schedule_result_mean{") != NULL;
+	int empty = text[0] == '\0';
 	free(text);
-	CHECK(!has_series);
+	CHECK(empty); /* no family without a series */
 	return T_PASS;
 }
 
 static const struct test_case cases[] = {
 	{"result metrics/newest successful run per schedule, runs, verdicts",
 	 test_schedule_newest_success},
-	{"result metrics/no runs: only the help", test_empty},
+	{"result metrics/no runs: nothing", test_empty},
 };
 
 TEST_MAIN(cases)
