@@ -192,6 +192,19 @@ static int write_status(struct br_controller *c, const json_t *sched, json_t *st
 	return 0;
 }
 
+/* Whether a run's report has a comparison (so a Regressed condition is coming). */
+static bool verdict_pending(struct br_controller *c, const char *ns, const json_t *run)
+{
+	char cmname[64];
+	const char *name = meta(run, "name");
+	if (!name || sb_name_report(cmname, sizeof(cmname), name))
+		return false;
+	json_t *cm = c->ops.cache_get(c->ops.arg, BR_CACHE_CMS, ns, cmname);
+	bool pending = jstr(json_object_get(cm, "data"), BR_COMPARE_KEY) != NULL;
+	json_decref(cm);
+	return pending;
+}
+
 static void observe_runs(struct br_controller *c, const char *ns, const char *name, const char *uid,
 			 struct br_sched_obs *o, const json_t **newest_finished, json_t **runs_out)
 {
@@ -227,6 +240,10 @@ static void observe_runs(struct br_controller *c, const char *ns, const char *na
 		ro->deleting = jstr(md, "deletionTimestamp") != NULL;
 		const json_t *rc = find_condition(st, "Regressed");
 		ro->regressed = rc && jstr(rc, "status") && !strcmp(jstr(rc, "status"), "True");
+		/* succeeded with a comparison but not judged yet: its verdict decides
+		 * whether it joins the baseline, so it counts as active until then */
+		if (ro->phase == BR_SRUN_SUCCEEDED && !rc && verdict_pending(c, rns, r))
+			ro->phase = BR_SRUN_ACTIVE;
 		if (ro->phase != BR_SRUN_ACTIVE && !ro->deleting && ro->scheduled > newest) {
 			newest = ro->scheduled;
 			*newest_finished = r;

@@ -137,14 +137,21 @@ def test_schedule_every_minute_keeps_three_each_compared(ns, sched_crd, clock):
             assert md["ownerReferences"][0]["kind"] == "BenchmarkSchedule"
             assert md["annotations"]["storagebench.io/scheduled-at"] == time.strftime(
                 "%Y-%m-%dT%H:%M:%SZ", time.gmtime(t + 60 * k))
-            # each run's baseline is the previous run, and its report compares with it
+            # each run's baseline is the newest earlier run that did not regress
+            # (pooled with the others before it), and its report compares with it
             if k == 0:
                 assert "baseline" not in run["spec"]
             else:
-                assert run["spec"]["baseline"] == made[k - 1]
+                kept = [n for n in made[:k]
+                        if (regressed(br(ns, n).get("status")) or {}).get("status") != "True"]
+                assert run["spec"]["baseline"] == kept[-1], (made, kept)
+                pooled = md["annotations"].get("storagebench.io/baseline-runs")
+                assert pooled is None if len(kept) == 1 else pooled == ",".join(kept[::-1])
                 data = sb.kubectl_json("-n", ns, "get", "configmap",
                                        f"{md['name']}-report")["data"]
-                assert json.loads(data["compare.json"])["baseline"] == made[k - 1]
+                cmp = json.loads(data["compare.json"])
+                assert cmp["baseline"] == kept[-1]
+                assert cmp.get("baseline_runs", [kept[-1]]) == kept[::-1]
         # history: the three newest successful runs are kept, the oldest deleted
         clock.set(t + 60 * 3 + 10)
         poke(ns, "every", "final")

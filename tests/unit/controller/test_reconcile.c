@@ -926,6 +926,52 @@ static int test_schedule_tick_creates_run(void)
 	return T_PASS;
 }
 
+/* A run that succeeded with a comparison but has no verdict yet counts as
+ * active: the next run waits for it (whether it regressed decides the next
+ * run's baseline); once it has its Regressed condition, the next run comes,
+ * compared with it when it did not regress. */
+static const char *event_with(const char *reason, const char *text);
+
+static int test_schedule_waits_for_the_verdict(void)
+{
+	CHECK_INT(setup("{\"storageClasses\":[\"fast\"]}"), 0);
+	E.fo.now = E.fo.now - E.fo.now % 300 + 120;
+	CHECK_INT(put_schedule(), 0);
+	char run1[64], run2[64], cm[80];
+	int64_t slot = (int64_t)(E.fo.now - 120);
+	CHECK_INT(br_sched_run_name(run1, sizeof(run1), SCHED, slot), 0);
+	CHECK_INT(br_sched_run_name(run2, sizeof(run2), SCHED, slot + 300), 0);
+	long rq = 0;
+	CHECK_INT(br_schedule_reconcile(&E.c, NS, SCHED, &rq), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "benchmarkruns", run1), 1);
+	set_phase("benchmarkruns", run1, "Succeeded");
+	snprintf(cm, sizeof(cm), "%s-report", run1);
+	put_both("configmaps",
+		 json_pack("{s:{s:s,s:s},s:{s:s,s:s}}", "metadata", "name", cm, "namespace", NS,
+			   "data", "report.json", "{}", "compare.json", "{\"results\": []}"));
+	E.fo.now += 300;
+	CHECK_INT(br_schedule_reconcile(&E.c, NS, SCHED, &rq), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "benchmarkruns", run2), 0);
+	CHECK(event_with("RunAlreadyActive", run1));
+	/* judged: not regressed */
+	json_t *stores[2] = {E.fo.server, E.fo.cache};
+	for (int i = 0; i < 2; i++) {
+		json_t *o = json_array_get(fo_arr(stores[i], "benchmarkruns"),
+					   (size_t)fo_find(stores[i], "benchmarkruns", NS, run1));
+		json_object_set_new(
+			json_object_get(o, "status"), "conditions",
+			json_pack("[{s:s,s:s}]", "type", "Regressed", "status", "False"));
+	}
+	CHECK_INT(br_schedule_reconcile(&E.c, NS, SCHED, &rq), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "benchmarkruns", run2), 1);
+	json_t *r2 = fo_obj(&E.fo, "benchmarkruns", NS, run2);
+	CHECK(r2);
+	CHECK_STR(json_string_value(json_object_get(json_object_get(r2, "spec"), "baseline")),
+		  run1);
+	teardown();
+	return T_PASS;
+}
+
 /* The run of an activation is made from the schedule as the API server has
  * it: a cache one template change behind (generation 1 cached, 2 live) makes
  * no run and leaves the status alone; once the cache has it, the run is of
@@ -1108,6 +1154,7 @@ static const struct test_case cases[] = {
 	{"reconcile/sweep_first_step", test_sweep_first_step},
 	{"reconcile/schedule_tick_creates_run", test_schedule_tick_creates_run},
 	{"reconcile/schedule_stale_cache_makes_no_run", test_schedule_stale_cache_makes_no_run},
+	{"reconcile/schedule_waits_for_the_verdict", test_schedule_waits_for_the_verdict},
 	{"reconcile/report_from_fetched_results", test_report_from_fetched_results},
 	{"reconcile/changed_result_skipped", test_changed_result_skipped},
 	{"reconcile/results_list_failure_retried", test_results_list_failure_retried},
