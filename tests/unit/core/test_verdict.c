@@ -315,6 +315,80 @@ static int test_run_condition(void)
 	return T_PASS;
 }
 
+/* two baseline runs' reports by name, for br_baseline_report */
+static json_t *cms[2];
+static json_t *cm_by_name(void *arg, const char *ns, const char *name)
+{
+	(void)arg;
+	(void)ns;
+	for (int i = 0; i < 2; i++)
+		if (cms[i] && !strcmp(json_string_value(json_object_get(
+					      json_object_get(cms[i], "metadata"), "name")),
+				      name))
+			return json_incref(cms[i]);
+	return NULL;
+}
+
+/* A schedule's run made while it was Regressed: the condition holds a
+ * not-significant -15% and says since when; its baseline is its pool. */
+static int test_run_condition_hysteresis_and_pool(void)
+{
+	static const double cur_iops[] = {800, 1000, 700, 900, 850};
+	json_t *cmp = compare_reports(base_iops, base_lat, cur_iops, base_lat, 5);
+	CHECK(cmp);
+	char *text = json_dumps(cmp, 0);
+	json_decref(cmp);
+	json_t *cm = json_pack("{s:{s:s}}", "data", "compare.json", text);
+	free(text);
+	json_t *run = json_pack("{s:{s:s,s:{s:s,s:s,s:s}}}", "metadata", "namespace", "team-a",
+				"annotations", SB_ANNOT_REGRESSED_SINCE_RUN, "nightly-6",
+				SB_ANNOT_REGRESSED_SINCE, "2026-12-01T06:00:00Z",
+				SB_ANNOT_BASELINE_RUNS, "nightly-5,nightly-4");
+	json_t *status = json_object();
+	struct br_event ev;
+	int r = br_regression_condition(cm, run, status, 1, 1800000000, &ev);
+	const json_t *c = json_array_get(json_object_get(status, "conditions"), 0);
+	bool ok = r == 1 && c && !strcmp(json_string_value(json_object_get(c, "status")), "True") &&
+		  strstr(json_string_value(json_object_get(c, "message")),
+			 "fast/rr read-iops -15.0% (p=0.0795, not back within); regressed since "
+			 "run nightly-6 (2026-12-01T06:00:00Z)");
+	json_decref(status);
+	/* the pool: both runs' iterations */
+	json_t *b1 = report("nightly-5", base_iops, base_lat, 5),
+	       *b2 = report("nightly-4", base_iops, base_lat, 5);
+	char *t1 = json_dumps(b1, 0), *t2 = json_dumps(b2, 0);
+	cms[0] = json_pack("{s:{s:s},s:{s:s}}", "metadata", "name", "nightly-5-report", "data",
+			   "report.json", t1);
+	cms[1] = json_pack("{s:{s:s},s:{s:s}}", "metadata", "name", "nightly-4-report", "data",
+			   "report.json", t2);
+	free(t1);
+	free(t2);
+	json_decref(b1);
+	json_decref(b2);
+	json_t *pool = NULL;
+	int rp = br_baseline_report(run, "nightly-5", cm_by_name, NULL, &pool, err, sizeof(err));
+	size_t n = json_array_size(json_object_get(
+		json_object_get(json_object_get(json_array_get(json_object_get(pool, "results"), 0),
+						"metrics"),
+				"read-iops"),
+		"samples"));
+	json_decref(pool);
+	/* a run of the pool without a report is named */
+	json_decref(cms[1]);
+	cms[1] = NULL;
+	int rm = br_baseline_report(run, "nightly-5", cm_by_name, NULL, &pool, err, sizeof(err));
+	json_decref(cms[0]);
+	cms[0] = NULL;
+	json_decref(run);
+	json_decref(cm);
+	CHECK(ok);
+	CHECK_INT(rp, 0);
+	CHECK_INT(n, 10);
+	CHECK_INT(rm, -ENOENT);
+	CHECK_STR(err, "baseline run 'nightly-4' has no report (configmap nightly-4-report)");
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
 	{"verdict/regression and improvement beyond the threshold",
 	 test_regression_and_improvement},
@@ -323,6 +397,7 @@ static const struct test_case cases[] = {
 	{"verdict/holm correction and hysteresis", test_holm_and_hysteresis},
 	{"verdict/not comparable and pooled baselines", test_not_comparable_and_pool},
 	{"verdict/the Regressed condition of a run", test_run_condition},
+	{"verdict/a held condition and a pooled baseline", test_run_condition_hysteresis_and_pool},
 };
 
 TEST_MAIN(cases)
