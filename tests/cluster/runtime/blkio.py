@@ -13,10 +13,10 @@ parent). Other namespaces' containers and every sandbox are left as they
 are, so tests beside it are not slowed. The annotation
 storagebench.test/read-iops records the limit. Standard library only; exit
 status 1 with the reason on stderr when the bundle cannot be edited."""
-import json
-import os
 import re
 import sys
+
+import bundle
 
 
 def patch(cfg, ns, major, minor, iops):
@@ -45,17 +45,8 @@ def main():
     m = re.fullmatch(r"(\S+) ([0-9]+):([0-9]+) ([0-9]+)", line)
     if not m:
         sys.exit(f"blkio.py: {sys.argv[2]}: '{line}' is not 'NAMESPACE MAJOR:MINOR IOPS'")
-    path = sys.argv[1]
-    try:
-        with open(path) as f:
-            cfg = json.load(f)
-    except (OSError, ValueError) as e:
-        sys.exit(f"blkio.py: {path}: {e}")
-    if patch(cfg, m.group(1), int(m.group(2)), int(m.group(3)), int(m.group(4))):
-        tmp = path + ".blkio"
-        with open(tmp, "w") as f:
-            json.dump(cfg, f)
-        os.replace(tmp, path)
+    ns, major, minor, iops = m.group(1), int(m.group(2)), int(m.group(3)), int(m.group(4))
+    bundle.edit(sys.argv[1], lambda cfg: patch(cfg, ns, major, minor, iops), "blkio")
 
 
 if __name__ == "__main__":

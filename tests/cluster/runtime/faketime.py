@@ -14,10 +14,11 @@ load preloads. The sandbox (pause) container is left as it is. The
 annotation storagebench.test/faketime records the offset. Standard library
 only; exit status 1 with the reason on stderr when the bundle cannot be
 edited."""
-import json
 import os
 import re
 import sys
+
+import bundle
 
 LIB = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
 DEST = "/.sbfaketime/libfaketime.so.1"
@@ -47,17 +48,7 @@ def main():
         sys.exit(f"usage: faketime.py CONFIG.JSON [+-]SECONDS (got {sys.argv[1:]})")
     if not os.path.isfile(LIB):
         sys.exit(f"faketime.py: {LIB} missing (Debian's libfaketime is not installed)")
-    path = sys.argv[1]
-    try:
-        with open(path) as f:
-            cfg = json.load(f)
-    except (OSError, ValueError) as e:
-        sys.exit(f"faketime.py: {path}: {e}")
-    if patch(cfg, sys.argv[2]):
-        tmp = path + ".faketime"
-        with open(tmp, "w") as f:
-            json.dump(cfg, f)
-        os.replace(tmp, path)
+    bundle.edit(sys.argv[1], lambda cfg: patch(cfg, sys.argv[2]), "faketime")
 
 
 if __name__ == "__main__":

@@ -885,20 +885,33 @@ static int put_schedule(void)
 	return 0;
 }
 
+/*
+ * The schedule every 5 minutes, the clock 2 minutes into a slot, and its
+ * first tick: run1 made for the slot (run2: the next slot's name). 0, or 1
+ * when that did not happen.
+ */
+static int schedule_first_run(char run1[64], char run2[64], int64_t *slot, long *rq)
+{
+	if (setup("{\"storageClasses\":[\"fast\"]}"))
+		return 1;
+	E.fo.now = E.fo.now - E.fo.now % 300 + 120; /* 2 minutes into a 5-minute slot */
+	*slot = (int64_t)(E.fo.now - 120);
+	if (put_schedule() || br_sched_run_name(run1, 64, SCHED, *slot) ||
+	    br_sched_run_name(run2, 64, SCHED, *slot + 300) ||
+	    br_schedule_reconcile(&E.c, NS, SCHED, rq) ||
+	    fo_calls(&E.fo, "create", "benchmarkruns", run1) != 1)
+		return 1;
+	return 0;
+}
+
 /* A schedule's tick creates the run of the newest activation, by the injected clock
  * (ops.now); the next tick in the same slot creates nothing; a later slot, the next run. */
 static int test_schedule_tick_creates_run(void)
 {
-	CHECK_INT(setup("{\"storageClasses\":[\"fast\"]}"), 0);
-	E.fo.now = E.fo.now - E.fo.now % 300 + 120; /* 2 minutes into a 5-minute slot */
-	CHECK_INT(put_schedule(), 0);
 	char run1[64], run2[64];
-	int64_t slot = (int64_t)(E.fo.now - 120);
-	CHECK_INT(br_sched_run_name(run1, sizeof(run1), SCHED, slot), 0);
-	CHECK_INT(br_sched_run_name(run2, sizeof(run2), SCHED, slot + 300), 0);
+	int64_t slot;
 	long rq = 0;
-	CHECK_INT(br_schedule_reconcile(&E.c, NS, SCHED, &rq), 0);
-	CHECK_INT(fo_calls(&E.fo, "create", "benchmarkruns", run1), 1);
+	CHECK_INT(schedule_first_run(run1, run2, &slot, &rq), 0);
 	json_t *r1 = fo_obj(&E.fo, "benchmarkruns", NS, run1);
 	CHECK(r1);
 	CHECK_STR(json_string_value(json_object_get(
@@ -934,16 +947,10 @@ static const char *event_with(const char *reason, const char *text);
 
 static int test_schedule_waits_for_the_verdict(void)
 {
-	CHECK_INT(setup("{\"storageClasses\":[\"fast\"]}"), 0);
-	E.fo.now = E.fo.now - E.fo.now % 300 + 120;
-	CHECK_INT(put_schedule(), 0);
 	char run1[64], run2[64], cm[80];
-	int64_t slot = (int64_t)(E.fo.now - 120);
-	CHECK_INT(br_sched_run_name(run1, sizeof(run1), SCHED, slot), 0);
-	CHECK_INT(br_sched_run_name(run2, sizeof(run2), SCHED, slot + 300), 0);
+	int64_t slot;
 	long rq = 0;
-	CHECK_INT(br_schedule_reconcile(&E.c, NS, SCHED, &rq), 0);
-	CHECK_INT(fo_calls(&E.fo, "create", "benchmarkruns", run1), 1);
+	CHECK_INT(schedule_first_run(run1, run2, &slot, &rq), 0);
 	set_phase("benchmarkruns", run1, "Succeeded");
 	snprintf(cm, sizeof(cm), "%s-report", run1);
 	put_both("configmaps",
