@@ -546,7 +546,6 @@ int sb_report_pool(const json_t *const *reps, size_t n, json_t **out, char *err,
 		if (json_array_append_new(names, json_string(nm ? nm : "")))
 			goto nomem;
 	}
-	ret = -ENOMEM;
 	/* every target x workload, from the newest report that has it */
 	for (size_t k = 0; k < n; k++) {
 		size_t i;

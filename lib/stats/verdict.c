@@ -105,7 +105,7 @@ static json_t *entry(const char *target, const char *workload, const char *key, 
 	return e;
 }
 
-static int verdict_entries(const json_t *results, const double *padj, double alpha,
+static int verdict_entries(const json_t *results, const double *padj, size_t np, double alpha,
 			   const struct sb_verdict_opts *o, json_t *reg, json_t *imp, char *err,
 			   size_t errlen)
 {
@@ -122,7 +122,8 @@ static int verdict_entries(const json_t *results, const double *padj, double alp
 		json_object_foreach((json_t *)metrics, key, m)
 		{
 			bool held;
-			double pa = padj[k++];
+			double pa = k < np ? padj[k] : NAN; /* the same order as tested_ps */
+			k++;
 			if (!judged(r, key))
 				continue;
 			json_t *list = list_of(m, pa, alpha, o, reg, imp, &held);
@@ -171,7 +172,7 @@ int sb_verdict_ex(const json_t *cmp, const struct sb_verdict_opts *o, json_t **o
 		json_object_set(doc, "not_comparable", json_object_get(cmp, "not_comparable"));
 	if (o->was_regressed)
 		json_object_set_new(doc, "was_regressed", json_true());
-	ret = verdict_entries(results, ps, alpha, o, reg, imp, err, errlen);
+	ret = verdict_entries(results, ps, np, alpha, o, reg, imp, err, errlen);
 	if (ret)
 		goto out;
 	ret = -ENOMEM;
