@@ -11,8 +11,8 @@ sb_nbsp := $(shell printf '\302\240')
 sb_space := $(subst ,, )
 sb_help = $(subst $(sb_space),$(sb_nbsp),$(1))
 EXTRA_HELP += $(call sb_help,cluster-kube    build (once) and cache Kubernetes v1.20.2)
-EXTRA_HELP += $(call sb_help,cluster-images  build the pause + test + project images)
-EXTRA_HELP += $(call sb_help,cluster-image   rebuild the project image from bin/ and import it into the running cluster)
+EXTRA_HELP += $(call sb_help,cluster-images  build the pause + test + project + dyn images)
+EXTRA_HELP += $(call sb_help,cluster-image   rebuild the project image and the test-only dyn runner image and import them into the running cluster)
 EXTRA_HELP += $(call sb_help,cluster-up      start the test cluster; writes build/cluster/kubeconfig and env)
 EXTRA_HELP += $(call sb_help,cluster-down    stop the test cluster and clean up after it)
 EXTRA_HELP += $(call sb_help,cluster-clean   cluster-down then forget the cluster PKI and the built images)
@@ -27,7 +27,7 @@ cluster-images: cluster-kube
 	bash tests/cluster/images.sh all
 
 cluster-image:
-	bash tests/cluster/images.sh project --import
+	bash tests/cluster/images.sh project dyn --import
 
 cluster-up: cluster-images
 	bash tests/cluster/up.sh

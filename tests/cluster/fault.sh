@@ -23,14 +23,19 @@
 #   fault.sh stop-control-plane   kube-apiserver, then etcd
 #   fault.sh start-control-plane  etcd, then kube-apiserver (ready)
 #   fault.sh state NAME           prints running or stopped
-#   fault.sh clock X OFFSET       node X's (a letter or storagebench-X) clock off by OFFSET ([+-]N with ms,
-#                                 s, m, h or d; e.g. +30s, -250ms): every
-#                                 container created on X from now on reads
-#                                 CLOCK_REALTIME shifted (libfaketime,
-#                                 preloaded by the node's runtime wrapper,
-#                                 runtime/runc-wrap.sh); CLOCK_MONOTONIC, the
+#   fault.sh clock X OFFSET       node X's (a letter or storagebench-X) clock
+#                                 off by OFFSET ([+-]N with ms, s, m, h or d;
+#                                 e.g. +30s, -250ms): the dynamically linked
+#                                 programs of every container created on X
+#                                 from now on read CLOCK_REALTIME shifted
+#                                 (libfaketime, preloaded by the node's
+#                                 runtime wrapper, runtime/runc-wrap.sh): the
+#                                 test-only runner image
+#                                 localhost/storagebench-dyn:VERSION, not the
+#                                 product image, whose runner is static and
+#                                 loads no preload; CLOCK_MONOTONIC, the
 #                                 kubelet's and containerd's own clocks, and
-#                                 containers already running are not
+#                                 containers already running are not shifted
 #   fault.sh clock X reset        no offset for the containers created next
 #   fault.sh netem X [delay D] [loss P%]
 #                                 node X's link (its eth0, outgoing) delays

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# images.sh [pause|test|project|all]... [--import]: build the test
+# images.sh [pause|test|project|dyn|all]... [--import]: build the test
 # cluster's images as OCI archives in build/cluster/images/ (no registry)
 # and, with --import and the cluster up, import them into its containerd.
 #   pause.oci.tar    localhost/pause:3.4.1 (build/pause/linux/pause.c of the
@@ -10,9 +10,16 @@
 #                    (build/image/storagebench-$VERSION.oci.tar, linked here;
 #                    scripts/build-image.sh), so the chart and every pod of
 #                    the suite run what is shipped
+#   dyn.oci.tar      localhost/storagebench-dyn:$(cat VERSION), test only:
+#                    the same runner sources linked against the shared
+#                    libraries (the Makefile's build/rel/bin/storagebench-runner,
+#                    stripped), their ldd closure, CA bundle, user 65532
+#                    (mkoci.py dyn). The clock fault (fault.sh clock) shifts
+#                    only dynamically linked programs: the product's static
+#                    runner ignores the preload, this one does not
 # pause and test are rebuilt only when their source changed; project runs
-# make image (its binaries rebuilt when their sources changed, the archive
-# packed again: seconds). Default: all.
+# make image and dyn makes its runner (each rebuilt when its sources
+# changed, the archive packed again: seconds). Default: all.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/cluster/lib.sh
@@ -22,12 +29,12 @@ what=() import=0
 for a in "$@"; do
 	case "$a" in
 	--import) import=1 ;;
-	pause | test | project) what+=("$a") ;;
-	all) what+=(pause test project) ;;
-	*) echo "usage: $0 [pause|test|project|all]... [--import]" >&2; exit 2 ;;
+	pause | test | project | dyn) what+=("$a") ;;
+	all) what+=(pause test project dyn) ;;
+	*) echo "usage: $0 [pause|test|project|dyn|all]... [--import]" >&2; exit 2 ;;
 	esac
 done
-[ ${#what[@]} -gt 0 ] || what=(pause test project)
+[ ${#what[@]} -gt 0 ] || what=(pause test project dyn)
 img=$SB_OUT/images
 mkdir -p "$img"
 
@@ -68,6 +75,17 @@ for w in "${what[@]}"; do
 		fi
 		ln -f "$archive" "$img/project.oci.tar" 2>/dev/null || cp "$archive" "$img/project.oci.tar"
 		sb_step "$SB_IMAGE: make image's $(basename "$archive") ($(grep -o 'linux/amd64: .*' "$img/project.log" | head -n 1))"
+		;;
+	dyn)
+		runner=build/rel/bin/storagebench-runner
+		if ! make -C "$SB_ROOT" --no-print-directory -j2 "$runner" >"$img/dyn.log" 2>&1; then
+			tail -n 20 "$img/dyn.log" >&2
+			sb_die "make $runner failed (the log: $img/dyn.log)"
+		fi
+		strip -o "$img/storagebench-runner-dyn" "$SB_ROOT/$runner"
+		/usr/bin/python3 "$here/mkoci.py" dyn "$img/dyn.oci.tar" "$SB_VERSION" "$img/storagebench-runner-dyn" \
+			>>"$img/dyn.log" || sb_die "mkoci.py dyn failed"
+		sb_step "$SB_DYN_IMAGE: $runner, dynamically linked ($(($(stat -c %s "$img/dyn.oci.tar") / 1000000)) MB, test only)"
 		;;
 	esac
 done

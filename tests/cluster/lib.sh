@@ -63,6 +63,7 @@ SB_PROXY_CONTROL_URL=http://127.0.0.1:16445
 SB_VERSION=$(cat "$SB_ROOT/VERSION" 2>/dev/null || echo 0.0.0)
 SB_IMAGE=localhost/storagebench:$SB_VERSION
 SB_TEST_IMAGE=localhost/storagebench-test:1
+SB_DYN_IMAGE=localhost/storagebench-dyn:$SB_VERSION
 SB_PAUSE_IMAGE=localhost/pause:3.4.1
 SB_SECCOMP_NO_IOURING=storagebench/no-iouring.json
 SB_ALL_LETTERS=(a b c)

@@ -28,7 +28,10 @@ Names:
   SERVICE_CIDR (10.96.0.0/24), POD_CIDR (10.244.0.0/16)
   NODES (storagebench-a, -b, -c; fewer with SB_NODES), NODE (the first),
   NODE_IPS {name: ip}, NODE_IP (the first's), ZONE_LABEL,
-  IMAGE (localhost/storagebench:<VERSION>),
+  IMAGE (localhost/storagebench:<VERSION>, the product image: static),
+  DYN_IMAGE (localhost/storagebench-dyn:<VERSION>, test only: the runner
+  linked against shared libraries, which the clock fault shifts; DYN_REPO
+  its repository, for --runner-allowed-images),
   TEST_IMAGE (localhost/storagebench-test:1, entrypoint /sbtest: see
   tests/cluster/images/sbtest.c), FAST ("fast", /dev/shm), DISK ("disk",
   /var/tmp; the default class), IMMEDIATE ("disk-immediate"), CLASSES,
@@ -102,6 +105,8 @@ KUBECTL = "/usr/bin/kubectl"
 with open(os.path.join(ROOT, "VERSION")) as _f:
     VERSION = _f.read().strip()
 IMAGE = "localhost/storagebench:" + VERSION
+DYN_REPO = "localhost/storagebench-dyn"
+DYN_IMAGE = DYN_REPO + ":" + VERSION
 TEST_IMAGE = "localhost/storagebench-test:1"
 FAST, DISK, IMMEDIATE = "fast", "disk", "disk-immediate"
 FAST_DELAYED = "fast-delayed"  # fast, provisioned 500 ms late (provisioner test knob)

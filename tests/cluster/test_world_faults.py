@@ -4,6 +4,12 @@ round trip through the node's link, datagrams leaving it), is absent
 elsewhere, and is gone after reset. Serial: while a fault is set, every
 container created on the node, or every packet leaving it, has it.
 
+The clock fault preloads libfaketime, which only dynamically linked
+programs load: its runner pods use the test-only image
+localhost/storagebench-dyn:<VERSION> (the runner linked against the shared
+libraries), and a control shows that the product image's static runner on
+the shifted node reads the machine's clock.
+
 No assertion depends on the machine's speed: a shifted clock is bracketed
 by the test's own clock read before the pod was created and after it
 ended (plus the offset); a delay is a lower bound on every round trip
@@ -11,6 +17,7 @@ ended (plus the offset); a delay is a lower bound on every round trip
 many standard deviations wide."""
 import json
 import os
+import re
 import socket
 import subprocess
 import time
@@ -18,9 +25,11 @@ import time
 import pytest
 
 import sbcluster as sb
+import sbrun
 
 pytestmark = [pytest.mark.serial]
 LAST = sb.NODES[-1]
+LOG_LINE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z (debug|info|warn|error) ")
 FIRST = sb.NODES[0]
 
 
@@ -30,12 +39,14 @@ def ns():
         yield n
 
 
-def runner_clock(ns, name, node):
-    """(before, the runner's CLOCK_REALTIME in seconds, after): the project
-    image's runner in a pod pinned to node, a tiny job whose JSON result
-    carries gettimeofday() ("timestamp_ms")."""
+def runner_clock(ns, name, node, image=sb.DYN_IMAGE):
+    """(before, the runner's CLOCK_REALTIME in seconds, after, the pod): a
+    runner pod pinned to node, a tiny job whose JSON result carries
+    gettimeofday() ("timestamp_ms"). image: the test-only dynamically
+    linked runner (the clock fault's preload reaches it), or sb.IMAGE, the
+    product's static one (it does not)."""
     pod = sb.simple_pod(name, ["--name=t", "--filename=/data/f", "--size=64k", "--rw=read", "--bs=4k",
-                               "--output-format=json"], image=sb.IMAGE,
+                               "--output-format=json"], image=image,
                         command=["/usr/local/bin/storagebench-runner"], node=node,
                         volumes=[{"name": "d", "emptyDir": {}}], mounts=[{"name": "d", "mountPath": "/data"}])
     before = time.time()
@@ -44,7 +55,9 @@ def runner_clock(ns, name, node):
     after = time.time()
     out = sb.logs(name, ns)
     assert sb.exit_code(p) == 0, out
-    doc = json.loads(out[out.index("{"):])
+    # the pod's log holds stdout and stderr as their lines came: the JSON
+    # document and the runner's log lines ("<time> info ...") in any order
+    doc = json.loads("\n".join(x for x in out.splitlines() if not LOG_LINE.match(x)))
     return before, doc["timestamp_ms"] / 1000.0, after, p
 
 
@@ -55,6 +68,7 @@ def test_clock_offset_shifts_a_runner_pods_realtime_clock_and_is_undone(ns):
         b, t, a, p = runner_clock(ns, "shifted", LAST)
         # the pod ran between the test's two reads: its clock, less the offset, too
         assert b + off - 1 <= t <= a + off + 1, (b, t, a)
+        assert p["spec"]["containers"][0]["image"] == sb.DYN_IMAGE
         # another node's containers keep the machine's clock
         b, t, a, _ = runner_clock(ns, "other-node", FIRST)
         assert b - 1 <= t <= a + 1, (b, t, a)
@@ -70,6 +84,51 @@ def test_clock_offset_shifts_a_runner_pods_realtime_clock_and_is_undone(ns):
     node = sb.get(f"/api/v1/nodes/{LAST}")
     beat = [c["lastHeartbeatTime"] for c in node["status"]["conditions"] if c["type"] == "Ready"][0]
     assert abs(time.mktime(time.strptime(beat, "%Y-%m-%dT%H:%M:%SZ")) - time.timezone - time.time()) < 120
+
+
+def test_clock_offset_does_not_shift_the_static_product_runner(ns):
+    """The control: the product image's runner is static (no loader, so no
+    LD_PRELOAD): on the shifted node, in the same fault window in which the
+    dynamically linked runner reads the offset, it reads the machine's
+    clock. The clock fault covers the test image, never the product's."""
+    off = 3600.0
+    try:
+        sb.fault("clock", LAST, "+1h")
+        b, t, a, _ = runner_clock(ns, "dyn", LAST)
+        assert b + off - 1 <= t <= a + off + 1, (b, t, a)
+        b, t, a, p = runner_clock(ns, "static", LAST, image=sb.IMAGE)
+        assert b - 1 <= t <= a + 1, (b, t, a)
+        assert p["spec"]["nodeName"] == LAST
+    finally:
+        sb.fault("clock", LAST, "reset")
+
+
+def test_benchmarkrun_with_the_dyn_runner_image_runs_on_the_shifted_clock(ns):
+    """What the distributed-run tests build on: a BenchmarkRun whose
+    spec.runner.image is the dynamically linked runner image (allowed by
+    the controller's policy, --runner-allowed-images), its runner pod on
+    the shifted node: the run succeeds, and its result was measured by a
+    runner that read the shifted clock."""
+    sbrun.install_crd()
+    sb.apply(sbrun.RUNNER_RBAC, namespace=ns)
+    c = sbrun.Controller(ns, extra=[f"--runner-allowed-images={sb.DYN_REPO}"])
+    off = 3600.0
+    try:
+        sb.fault("clock", LAST, "+1h")
+        before = time.time()
+        sb.apply(sbrun.small("shifted", classes=(sb.FAST,), iterations=1,
+                             extra=f"    image: {sb.DYN_IMAGE}\n"
+                                   f"    nodeSelector: {{kubernetes.io/hostname: {LAST}}}"), namespace=ns)
+        st = sbrun.wait_phase(ns, "shifted", timeout=240)
+        after = time.time()
+        assert st["phase"] == "Succeeded", (st, c.log[-3000:])
+        res = sbrun.results(ns, "shifted")
+        assert list(res) == [(sb.FAST, 1)], res
+        t = res[(sb.FAST, 1)]["timestamp_ms"] / 1000.0
+        assert before + off - 1 <= t <= after + off + 1, (before, t, after)
+    finally:
+        sb.fault("clock", LAST, "reset")
+        c.stop()
 
 
 def test_bad_clock_offset_is_refused_naming_it():

@@ -282,7 +282,7 @@ import_images() {
 	local l=$1 i
 	WAIT_ALIVE="containerd-$l" wait_for "containerd-$l" 30 test -S "$(sb_node_sock "$l")"
 	WAIT_ALIVE="containerd-$l" wait_for "containerd-$l" 30 sb_ctr -n "$l" version
-	for i in pause test project; do
+	for i in pause test project dyn; do
 		[ -f "$SB_OUT/images/$i.oci.tar" ] || continue
 		sb_ctr -n "$l" images import "$SB_OUT/images/$i.oci.tar" >>"$SB_STATE/logs/images-$l.log" 2>&1 ||
 			sb_die "importing $i.oci.tar into containerd-$l failed (see $SB_STATE/logs/images-$l.log)"
@@ -367,6 +367,7 @@ export SB_POD_CIDR=$SB_POD_CIDR
 export SB_KUBERNETES_SVC_IP=$SB_KUBERNETES_SVC_IP
 export SB_IMAGE=$SB_IMAGE
 export SB_TEST_IMAGE=$SB_TEST_IMAGE
+export SB_DYN_IMAGE=$SB_DYN_IMAGE
 export SB_STORAGE_CLASSES="fast disk disk-immediate"
 export SB_SECCOMP_NO_IOURING=$SB_SECCOMP_NO_IOURING
 export SB_STATE=$SB_STATE
