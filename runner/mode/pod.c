@@ -745,13 +745,25 @@ static int pod_iteration(struct pod *p, unsigned it)
 	return pod_record(p, it, name, doc);
 }
 
+int sb_pod_kube_config(struct kube_config *cfg, const char *root, struct kube_error *err)
+{
+	const char *host = getenv("KUBERNETES_SERVICE_HOST");
+	if (!host || !*host)
+		return kube_config_load(cfg, NULL, root, err);
+	if (getenv("KUBECONFIG"))
+		sb_warn("Ignored KUBECONFIG in a pod",
+			"reason=\"a runner pod talks to its own cluster's API server with its "
+			"ServiceAccount\"");
+	return kube_config_load_in_cluster(cfg, root, err);
+}
+
 /* The pod's main loop; 0 when every iteration is recorded, or -1. */
 static int pod_run(struct pod *p)
 {
 	struct pod_env *e = &p->e;
 	struct kube_config cfg = KUBE_CONFIG_INIT;
 	int ret = 0;
-	if (kube_config_load(&cfg, NULL, NULL, &p->kerr) ||
+	if (sb_pod_kube_config(&cfg, NULL, &p->kerr) ||
 	    !(p->kc = kube_client_new(&cfg, NULL, &p->kerr))) {
 		kube_config_release(&cfg);
 		return stop(p, finish(1, "cannot reach the Kubernetes API: %s",

@@ -809,6 +809,65 @@ static int test_fiojob_vars_are_the_runs(void)
 	return T_PASS;
 }
 
+/*
+ * Issue 34: spec.runner.env refuses every name that changes what the runner
+ * loads, trusts or where it connects (lib/core/envdeny.h), naming the field
+ * and the variable; ordinary names stay.
+ */
+static int test_env_denylist(void)
+{
+	static const char *const denied[] = {
+		"LD_PRELOAD",
+		"LD_LIBRARY_PATH",
+		"KUBECONFIG",
+		"https_proxy",
+		"HTTPS_PROXY",
+		"http_proxy",
+		"ALL_PROXY",
+		"no_proxy",
+		"SSL_CERT_FILE",
+		"OPENSSL_CONF",
+		"CURL_CA_BUNDLE",
+		"GCONV_PATH",
+		"MALLOC_CHECK_",
+		"GLIBC_TUNABLES",
+		"LOCPATH",
+		"NLSPATH",
+		"HOSTALIASES",
+		"RES_OPTIONS",
+		"TZDIR",
+		"SB_RUN",
+		"SB_TERMINATION_LOG",
+		"KUBERNETES_SERVICE_HOST",
+		"LOCALDOMAIN",
+	};
+	char spec[512], needle[160];
+	for (size_t i = 0; i < sizeof(denied) / sizeof(denied[0]); i++) {
+		snprintf(spec, sizeof(spec),
+			 "{\"storageClasses\":[\"a\"],\"runner\":{\"env\":[{\"name\":\"OK\","
+			 "\"value\":\"1\"},{\"name\":\"%s\",\"value\":\"/tmp/x\"}]}}",
+			 denied[i]);
+		snprintf(needle, sizeof(needle), "spec.runner.env[1].name: '%s' is not allowed",
+			 denied[i]);
+		CHECK_INT(expect_invalid(spec, needle), T_PASS);
+	}
+	static const char *const allowed[] = {"BS", "TZ", "LANG", "MY_SSL", "PROXY", "HOME"};
+	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++) {
+		struct br_spec s;
+		char err[512] = "";
+		snprintf(spec, sizeof(spec),
+			 "{\"storageClasses\":[\"a\"],\"runner\":{\"env\":[{\"name\":\"%s\","
+			 "\"value\":\"1\"}]}}",
+			 allowed[i]);
+		int r = parse(spec, &s, err, sizeof(err));
+		br_spec_release(&s);
+		if (r)
+			fprintf(stderr, "    %s: %s\n", allowed[i], err);
+		CHECK_INT(r, 0);
+	}
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
 	{"manifests/report-configmap-with-charts", test_report_cm},
 	{"spec/defaults", test_defaults},
@@ -817,6 +876,7 @@ static const struct test_case cases[] = {
 	{"spec/hostile-workloads-refused", test_hostile_workloads},
 	{"spec/workload-count-limit", test_workload_count_limit},
 	{"spec/fiojob-vars-are-the-runs", test_fiojob_vars_are_the_runs},
+	{"spec/env-denylist", test_env_denylist},
 	{"spec/profile-args-and-block", test_profile_args_and_block},
 	{"manifests/pod-pvc-spec-cm", test_pod_manifest},
 	{"manifests/times-and-durations", test_times},

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/* The runner's pod mode: what it believes of its environment (runner/mode/pod.c). */
+#include "tests/unit/harness.h"
+#include "runner/mode/pod.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static char dir[64];
+
+/* A kubeconfig that a run author could name, in dir; its path in out. */
+static int planted_kubeconfig(char *out, size_t len)
+{
+	snprintf(dir, sizeof(dir), "/tmp/sbpodXXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(out, len, "%s/kubeconfig", dir);
+	FILE *f = fopen(out, "w");
+	if (!f)
+		return -1;
+	fputs("apiVersion: v1\nkind: Config\n"
+	      "clusters: [{name: c, cluster: {server: \"http://203.0.113.7:8080\"}}]\n"
+	      "users: [{name: u, user: {token: t}}]\n"
+	      "contexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n",
+	      f);
+	return fclose(f) ? -1 : 0;
+}
+
+/*
+ * Issue 34: in a pod, KUBECONFIG does not choose the API server or the
+ * credentials: the in-cluster configuration (here: none under an empty
+ * root, so an in-cluster error) is used, never the planted file.
+ */
+static int test_pod_ignores_kubeconfig(void)
+{
+	char kc[128];
+	struct kube_config cfg = KUBE_CONFIG_INIT;
+	struct kube_error err = KUBE_ERROR_INIT;
+	CHECK_INT(planted_kubeconfig(kc, sizeof(kc)), 0);
+	CHECK_INT(setenv("KUBECONFIG", kc, 1), 0);
+	CHECK_INT(setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1", 1), 0);
+	CHECK_INT(setenv("KUBERNETES_SERVICE_PORT", "443", 1), 0);
+	int r = sb_pod_kube_config(&cfg, dir, &err);
+	CHECK(r != 0);
+	CHECK(strstr(err.message, "in-cluster") != NULL);
+	CHECK(!cfg.server || !strstr(cfg.server, "203.0.113.7"));
+	kube_config_release(&cfg);
+	/* outside a pod (the tests' fake API server) KUBECONFIG still counts */
+	CHECK_INT(unsetenv("KUBERNETES_SERVICE_HOST"), 0);
+	CHECK_INT(sb_pod_kube_config(&cfg, dir, &err), 0);
+	CHECK_STR(cfg.server, "http://203.0.113.7:8080");
+	kube_config_release(&cfg);
+	unsetenv("KUBECONFIG");
+	unsetenv("KUBERNETES_SERVICE_PORT");
+	unlink(kc);
+	rmdir(dir);
+	return T_PASS;
+}
+
+static const struct test_case cases[] = {
+	{"pod/ignores-kubeconfig-in-a-pod", test_pod_ignores_kubeconfig},
+};
+TEST_MAIN(cases)
