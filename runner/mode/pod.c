@@ -34,6 +34,7 @@
 #include "result/owner.h"
 #include "result/resultdoc.h"
 #include "runner/mode/cmdline.h"
+#include "fiojob/patfile.h"
 #include "runner/out/iolog.h"
 #include "runner/out/json.h"
 #include "runner/out/text.h"
@@ -481,8 +482,13 @@ static int stop(struct pod *p, int status)
 /* The file-system target's options and jobs; each member's directory, the log directory. */
 static int pod_jobs(struct pod *p, int argc, char **argv)
 {
+	/* the controller's arguments name no pattern file; the job's only its volume's */
+	(void)sb_patfile_set_mode(SB_PATFILE_REFUSE, NULL);
 	if (sb_cli_parse(argc, argv, &p->cli, &p->diag))
 		return stop(p, finish(2, "%s", p->diag.msg));
+	const char *vol = p->cli.global.o.directory;
+	if (vol && vol[0] == '/')
+		(void)sb_patfile_set_mode(SB_PATFILE_BENEATH, vol);
 	if (p->cli.log_level) {
 		enum sb_log_level lvl;
 		if (sb_log_parse_level(p->cli.log_level, &lvl))
