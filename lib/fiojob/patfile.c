@@ -90,9 +90,9 @@ static int open_beneath(const char *dir, const char *name)
 		int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (dfd < 0)
 			return -errno;
-		struct open_how how = {
-			.flags = OPEN_FLAGS,
-			.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+		struct open_how how = {.flags = OPEN_FLAGS,
+				       .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+						  RESOLVE_NO_MAGICLINKS};
 		long fd = syscall(SYS_openat2, dfd, name, &how, sizeof(how));
 		int e = errno;
 		close(dfd);
@@ -127,8 +127,8 @@ static int read_regular(int fd, unsigned char *out, size_t cap, size_t *got)
 	return 0;
 }
 
-int sb_patfile_read(const char *key, const char *name, unsigned char *out, size_t cap,
-		    size_t *got, char *err, size_t errlen)
+int sb_patfile_read(const char *key, const char *name, unsigned char *out, size_t cap, size_t *got,
+		    char *err, size_t errlen)
 {
 	int fd;
 	*got = 0;
@@ -146,8 +146,7 @@ int sb_patfile_read(const char *key, const char *name, unsigned char *out, size_
 			 key, name, beneath);
 		return -EINVAL;
 	}
-	fd = mode_now == SB_PATFILE_BENEATH ? open_beneath(beneath, name)
-					    : open(name, OPEN_FLAGS);
+	fd = mode_now == SB_PATFILE_BENEATH ? open_beneath(beneath, name) : open(name, OPEN_FLAGS);
 	if (fd < 0 && mode_now == SB_PATFILE_ANY)
 		fd = -errno;
 	if (fd < 0) {

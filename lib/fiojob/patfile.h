@@ -43,8 +43,8 @@ enum sb_patfile_mode sb_patfile_mode(void);
  * -EACCES (refused by the mode), -EINVAL (not a regular file, a name that
  * leaves the directory), -errno of opening or reading.
  */
-int sb_patfile_read(const char *key, const char *name, unsigned char *out, size_t cap,
-		    size_t *got, char *err, size_t errlen);
+int sb_patfile_read(const char *key, const char *name, unsigned char *out, size_t cap, size_t *got,
+		    char *err, size_t errlen);
 
 /* Tests only: true makes SB_PATFILE_BENEATH use its fallback (no openat2). */
 void sb_patfile_force_fallback(bool on);

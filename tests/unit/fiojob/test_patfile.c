@@ -47,9 +47,9 @@ static int make_volume(void)
 
 static void remove_volume(void)
 {
-	static const char *const names[] = {"vol/pat", "vol/sub/pat", "vol/fifo", "vol/out",
-					    "vol/up",	"vol/sub",     "vol",	   "secret",
-					    ""};
+	static const char *const names[] = {"vol/pat", "vol/sub/pat", "vol/fifo",
+					    "vol/out", "vol/up",      "vol/sub",
+					    "vol",     "secret",      ""};
 	char p[160];
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		snprintf(p, sizeof(p), "%s/%s", top, names[i]);
@@ -59,8 +59,7 @@ static void remove_volume(void)
 }
 
 /* sb_job_opts_set(buffer_pattern=value): its status, the message in err. */
-static enum sb_opt_status set_pattern(const char *value, char *err, size_t len,
-				      unsigned *patlen)
+static enum sb_opt_status set_pattern(const char *value, char *err, size_t len, unsigned *patlen)
 {
 	struct sb_job_opts o;
 	sb_job_opts_init(&o);
