@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include "controller/run/policy.h"
+#include "controller/core/ops.h"
+#include "controller/run/objstore.h"
 #include "core/errfmt.h"
+#include "core/labels.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -449,4 +452,51 @@ json_t *br_policy_provenance(const struct br_policy *p, const json_t *pod)
 	json_decref(runner);
 	json_decref(pol);
 	return out;
+}
+
+bool br_policy_secret_consents(const json_t *secret)
+{
+	const json_t *labels = json_object_get(json_object_get(secret, "metadata"), "labels");
+	const char *v = json_string_value(json_object_get(labels, SB_LABEL_CREDENTIALS));
+	return v && !strcmp(v, SB_CREDENTIALS_CONSENT);
+}
+
+int br_policy_check_credentials(const struct br_ops *ops, const char *ns, const struct br_spec *s,
+				char *err, size_t errlen)
+{
+	for (size_t i = 0; s->obj && i < s->obj->nstores; i++) {
+		const char *name = s->obj->stores[i].secret;
+		struct kube_error kerr = KUBE_ERROR_INIT;
+		json_t *sec = NULL;
+		int r = ops->get(ops->arg, &kube_res_secrets, ns, name, &sec, &kerr);
+		bool yes = !r && br_policy_secret_consents(sec);
+		json_decref(sec);
+		if (r == -ENOENT) {
+			snprintf(
+				err, errlen,
+				"spec.objectStores[%zu].secretRef.name: Secret '%s' does not exist "
+				"in namespace '%s'",
+				i, name, ns);
+			return 1;
+		}
+		if (r) {
+			char eb[512];
+			snprintf(
+				err, errlen,
+				"spec.objectStores[%zu].secretRef.name: cannot read Secret '%s' to "
+				"check its consent label: %s",
+				i, name, kube_error_str(&kerr, eb, sizeof(eb)));
+			return r;
+		}
+		if (!yes) {
+			snprintf(err, errlen,
+				 "spec.objectStores[%zu].secretRef.name: Secret '%s' does not lend "
+				 "its keys to benchmark runs: it lacks the label %s=%s (its owner "
+				 "consents with: kubectl label secret %s %s=%s)",
+				 i, name, SB_LABEL_CREDENTIALS, SB_CREDENTIALS_CONSENT, name,
+				 SB_LABEL_CREDENTIALS, SB_CREDENTIALS_CONSENT);
+			return 1;
+		}
+	}
+	return 0;
 }
