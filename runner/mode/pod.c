@@ -224,11 +224,15 @@ static json_t *pod_cm(const struct pod_env *e, const char *name, const char *com
 		e->cls, "ownerReferences", "apiVersion", SB_API_VERSION, "kind", SB_KIND, "name",
 		e->run, "uid", e->uid, "controller", 1, "blockOwnerDeletion", 1, "data");
 	json_t *labels = json_object_get(json_object_get(cm, "metadata"), "labels");
+	/* the attempt (and a distributed pod's member): what a result's MAC binds */
+	if (cm && json_object_set_new(labels, SB_LABEL_ATTEMPT, json_string(at))) {
+		json_decref(cm);
+		return NULL;
+	}
 	if (cm && e->members > 1) {
 		char mb[16];
 		snprintf(mb, sizeof(mb), "%u", e->member);
-		if (json_object_set_new(labels, SB_LABEL_ATTEMPT, json_string(at)) ||
-		    json_object_set_new(labels, SB_LABEL_MEMBER, json_string(mb))) {
+		if (json_object_set_new(labels, SB_LABEL_MEMBER, json_string(mb))) {
 			json_decref(cm);
 			return NULL;
 		}
@@ -350,7 +354,10 @@ static int barrier_wait(void *ctx, unsigned group)
 static json_t *result_cm(const struct pod_env *e, unsigned it, const char *name, const char *text)
 {
 	char mac[SB_SIGN_HEX_LEN + 1];
-	if (sb_sign_result(e->key, sizeof(e->key), e->uid, e->cls, it, text, strlen(text), mac))
+	/* bound to this pod's member (0: not distributed) and attempt, as its labels say */
+	struct sb_sign_subject subj = {e->uid, e->cls, it, e->members > 1 ? e->member : 0,
+				       e->attempt};
+	if (sb_sign_result(e->key, sizeof(e->key), &subj, text, strlen(text), mac))
 		return NULL;
 	json_t *cm = pod_cm(e, name, SB_COMPONENT_RESULT, it);
 	json_t *data = json_object_get(cm, "data");

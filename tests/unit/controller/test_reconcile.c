@@ -146,7 +146,8 @@ static int add_result(const char *cls, unsigned it, double iops)
 		"\"sync\":{\"total_ios\":0},\"engine\":{\"ran\":\"io_uring\"}}],"
 		"\"context\":{\"run\":\"%s\",\"class\":\"%s\",\"iteration\":%u}}",
 		iops, iops * 4096, RUN, cls, it);
-	if (sb_sign_result(key, sizeof(key), UID, cls, it, text, strlen(text), mac))
+	if (sb_sign_result(key, sizeof(key), &(struct sb_sign_subject){UID, cls, it, 0, 0}, text,
+			   strlen(text), mac))
 		return -1;
 	snprintf(itb, sizeof(itb), "%u", it);
 	json_t *cm = json_pack(
