@@ -240,6 +240,40 @@ static json_t *pod_cm(const struct pod_env *e, const char *name, const char *com
 	return cm;
 }
 
+int sb_pod_start_time(const char *cm, unsigned it, const char *value, int64_t now, long barrier_s,
+		      int64_t *when, char *err, size_t errlen)
+{
+	char *end = NULL;
+	errno = 0;
+	long long w = value ? strtoll(value, &end, 10) : 0;
+	*when = 0;
+	if (!value || !*value || *end || errno || w <= 0) {
+		snprintf(err, errlen, "configmap %s: data.%s: '%s' is not a time in ns", cm,
+			 SB_START_KEY, value ? value : "");
+		return -EINVAL;
+	}
+	*when = w;
+	/* no further ahead than the barrier's timeout: the controller starts members
+	 * BR_DIST_START_DELAY_MS ahead, so a later time is not its own */
+	if (barrier_s > 0 && w - now > (int64_t)barrier_s * 1000000000) {
+		snprintf(err, errlen,
+			 "configmap %s: data.%s: iteration %u would start in %lld s, beyond the "
+			 "barrier timeout (%ld s): not a start time the controller sets",
+			 cm, SB_START_KEY, it, (long long)((w - now) / 1000000000), barrier_s);
+		return -ERANGE;
+	}
+	/* a start long past: the others measured without this pod (it was restarted
+	 * after the barrier); its iteration would not overlap theirs */
+	if (now - w > (int64_t)BARRIER_LATE_MS * 1000000) {
+		snprintf(err, errlen,
+			 "iteration %u started %lld ms ago without this pod (restarted after the "
+			 "start barrier?)",
+			 it, (long long)((now - w) / 1000000));
+		return -ETIME;
+	}
+	return 0;
+}
+
 /*
  * The start hook: this member is ready (its files laid out); wait for the
  * start ConfigMap of the iteration, then for the time it says.
@@ -300,32 +334,21 @@ static int barrier_wait(void *ctx, unsigned group)
 		nanosleep(&ts, NULL);
 	}
 	const json_t *v = json_object_get(json_object_get(cm, "data"), SB_START_KEY);
-	const char *sv = json_is_string(v) ? json_string_value(v) : NULL;
-	char *end = NULL;
-	long long when = sv ? strtoll(sv, &end, 10) : 0;
-	if (!sv || *end || when <= 0) {
-		snprintf(b->err, sizeof(b->err), "configmap %s: data.%s: '%s' is not a time in ns",
-			 start, SB_START_KEY, sv ? sv : "");
-		json_decref(cm);
-		return -EINVAL;
-	}
+	int64_t when = 0;
+	int sr = sb_pod_start_time(start, b->it, json_is_string(v) ? json_string_value(v) : NULL,
+				   now_ns(CLOCK_REALTIME), e->barrier_s, &when, b->err,
+				   sizeof(b->err));
 	json_decref(cm);
+	if (sr == -EINVAL || sr == -ERANGE)
+		return sr;
 	if (group == 0) /* the iteration's start: its skew is reported */
 		b->planned_ns = when;
 	if (group == 0)
 		b->ngroups = 0; /* a new iteration */
 	if (group < BARRIER_MAX_GROUPS)
 		b->groups[group].planned_ns = when;
-	/* a start long past: the others measured without this pod (it was restarted
-	 * after the barrier); its iteration would not overlap theirs */
-	int64_t late = now_ns(CLOCK_REALTIME) - when;
-	if (late > (int64_t)BARRIER_LATE_MS * 1000000) {
-		snprintf(b->err, sizeof(b->err),
-			 "iteration %u started %lld ms ago without this pod (restarted after the "
-			 "start barrier?)",
-			 b->it, (long long)(late / 1000000));
-		return -ETIME;
-	}
+	if (sr)
+		return sr;
 	/* to the start time, in steps of at most 20 ms so that a stop is seen */
 	for (int64_t t = now_ns(CLOCK_REALTIME); t < when; t = now_ns(CLOCK_REALTIME)) {
 		if (sb_stop_requested()) {
