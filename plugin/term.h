@@ -23,7 +23,10 @@ struct sbp_term {
 	unsigned char carry[4];
 	size_t ncarry;
 };
-#define SBP_TERM_INIT {{0}, 0}
+#define SBP_TERM_INIT  \
+	{              \
+		{0}, 0 \
+	}
 
 /* Whether f is a terminal. */
 bool sbp_term_is(FILE *f);

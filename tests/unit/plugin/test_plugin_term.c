@@ -27,8 +27,12 @@ static int test_escapes_controls(void)
 	CHECK(esc_is("x\ty\nz\x7f", 6, "x\ty\nz\\x7f"));
 	CHECK(esc_is("a\0b", 3, "a\\x00b"));
 	/* C1: U+009B (CSI) as UTF-8, and the raw byte 0x9b outside a character */
-	CHECK(esc_is("\xc2\x9b" "31m", 5, "\\u009b31m"));
-	CHECK(esc_is("\x9b" "31m", 4, "\\x9b31m"));
+	CHECK(esc_is("\xc2\x9b"
+		     "31m",
+		     5, "\\u009b31m"));
+	CHECK(esc_is("\x9b"
+		     "31m",
+		     4, "\\x9b31m"));
 	/* valid UTF-8 passes: é, 日本, an emoji, U+00A0 (not C1) */
 	CHECK(esc_is("caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80 \xc2\xa0", 20,
 		     "caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80 \xc2\xa0"));
