@@ -143,6 +143,17 @@ int br_policy_flag(struct br_policy *p, const char *name, const char *value, cha
 				       value);
 		return 0;
 	}
+	if (!strcmp(name, "runner-allow-control-plane")) {
+		if (!value || !strcmp(value, "true") || !strcmp(value, "1"))
+			p->allow_control_plane = true;
+		else if (!strcmp(value, "false") || !strcmp(value, "0"))
+			p->allow_control_plane = false;
+		else
+			return sb_errf(err, errlen, -EINVAL,
+				       "--runner-allow-control-plane: '%s' is not true or false",
+				       value);
+		return 0;
+	}
 	if (!strcmp(name, "runner-allowed-images") ||
 	    !strcmp(name, "runner-allowed-service-accounts")) {
 		if (!value)
@@ -228,6 +239,82 @@ static const json_t *get(const json_t *o, const char *key)
 	return json_is_object(o) ? json_object_get(o, key) : NULL;
 }
 
+/* The role label and taint keys of control-plane nodes (kubeadm's, before and since 1.20). */
+static bool control_plane_key(const char *k)
+{
+	return k && (!strcmp(k, "node-role.kubernetes.io/control-plane") ||
+		     !strcmp(k, "node-role.kubernetes.io/master"));
+}
+
+static int placement_fail(const char *field, const char *what, char *err, size_t errlen)
+{
+	return sb_errf(err, errlen, -EACCES,
+		       "%s: %s is not allowed by the runner policy (runner pods stay off "
+		       "control-plane nodes; an admin allows them there with "
+		       "runnerPolicy.allowControlPlane (--runner-allow-control-plane))",
+		       field, what);
+}
+
+/*
+ * Placement: a toleration of the control-plane taint (or of every taint: no
+ * key, operator Exists), or a nodeSelector or required node affinity term
+ * on the control-plane role label, would put I/O-heavy pods on the nodes
+ * that run the cluster. 0 or -EACCES with err.
+ */
+static int check_placement(const struct br_policy *p, const struct br_spec *s, char *err,
+			   size_t errlen)
+{
+	char field[160];
+	size_t i, j, k;
+	const json_t *t, *term, *ex;
+	if (p->allow_control_plane)
+		return 0;
+	json_array_foreach(s->tolerations, i, t)
+	{
+		const char *key = json_string_value(get(t, "key"));
+		const char *op = json_string_value(get(t, "operator"));
+		snprintf(field, sizeof(field), "spec.runner.tolerations[%zu]", i);
+		if (control_plane_key(key))
+			return placement_fail(field, "tolerating the control-plane taint", err,
+					      errlen);
+		if ((!key || !*key) && op && !strcmp(op, "Exists"))
+			return placement_fail(field, "tolerating every taint (no key, Exists)", err,
+					      errlen);
+	}
+	const char *sel;
+	const json_t *v;
+	json_object_foreach((json_t *)s->node_selector, sel, v)
+	{
+		if (control_plane_key(sel)) {
+			snprintf(field, sizeof(field), "spec.runner.nodeSelector.%s", sel);
+			return placement_fail(field, "selecting control-plane nodes", err, errlen);
+		}
+	}
+	const json_t *req = get(get(get(s->affinity, "nodeAffinity"),
+				    "requiredDuringSchedulingIgnoredDuringExecution"),
+				"nodeSelectorTerms");
+	json_array_foreach(req, i, term)
+	{
+		static const char *const lists[] = {"matchExpressions", "matchFields"};
+		for (j = 0; j < 2; j++)
+			json_array_foreach(get(term, lists[j]), k, ex)
+			{
+				const char *op = json_string_value(get(ex, "operator"));
+				if (!control_plane_key(json_string_value(get(ex, "key"))) || !op ||
+				    !strcmp(op, "NotIn") || !strcmp(op, "DoesNotExist"))
+					continue;
+				snprintf(field, sizeof(field),
+					 "spec.runner.affinity.nodeAffinity."
+					 "requiredDuringSchedulingIgnoredDuringExecution."
+					 "nodeSelectorTerms[%zu].%s[%zu]",
+					 i, lists[j], k);
+				return placement_fail(field, "selecting control-plane nodes", err,
+						      errlen);
+			}
+	}
+	return 0;
+}
+
 int br_policy_check(const struct br_policy *p, const struct br_spec *s, char *err, size_t errlen)
 {
 	const char *P = "spec.runner";
@@ -290,7 +377,7 @@ int br_policy_check(const struct br_policy *p, const struct br_spec *s, char *er
 	if (!strcmp(s->seccomp_type, "Unconfined") && p->pod_security < BR_PSS_PRIVILEGED)
 		return level_fail(p, BR_PSS_PRIVILEGED, "spec.runner.seccompProfile.type",
 				  "Unconfined", err, errlen);
-	return 0;
+	return check_placement(p, s, err, errlen);
 }
 
 /* ---- the Pod Security Standards, evaluated on a pod manifest ---- */

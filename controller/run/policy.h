@@ -42,6 +42,9 @@ struct br_policy {
 	size_t nservice_accounts;
 	char *owned[8]; /* the flag values the lists point into */
 	size_t nowned;
+	/* runner pods may be placed on control-plane nodes (tolerate their taint,
+	 * select their role label); refused by default */
+	bool allow_control_plane;
 };
 
 /* The default (narrowest) policy; strings borrowed. */

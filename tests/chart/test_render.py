@@ -476,19 +476,21 @@ def test_runner_policy_defaults_are_the_narrowest():
     a = args_of(render())
     assert "--runner-pod-security=restricted" in a
     assert "--runner-service-account=storagebench-runner" in a
-    assert not [x for x in a if x.startswith(("--runner-allow-host-network", "--runner-allowed-"))]
+    assert not [x for x in a if x.startswith(("--runner-allow-host-network", "--runner-allowed-",
+                                              "--runner-allow-control-plane"))]
     assert not by_kind(render(), "ValidatingAdmissionPolicy")
 
 
 def test_runner_policy_values_become_the_controllers_flags():
     a = args_of(render({"runnerPolicy.podSecurity": "baseline", "runnerPolicy.allowHostNetwork": True,
+                        "runnerPolicy.allowControlPlane": True,
                         "runnerPolicy.allowedImages": ["reg.example.com/storage/", "reg.example.com/fio",
                                                        "reg.example.com/fio"],
                         "runnerPolicy.allowedServiceAccounts": ["bench", "*"],
                         "runner.serviceAccount.name": "sb-runner"}))
     got = [x for x in a if x.startswith("--runner-") and not x.startswith("--runner-image")]
     assert got == ["--runner-service-account=sb-runner", "--runner-pod-security=baseline",
-                   "--runner-allow-host-network",
+                   "--runner-allow-host-network", "--runner-allow-control-plane",
                    "--runner-allowed-images=reg.example.com/storage/,reg.example.com/fio",
                    "--runner-allowed-service-accounts=bench,*"]
 

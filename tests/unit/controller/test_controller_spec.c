@@ -453,6 +453,32 @@ static int test_policy_refuses_and_names_the_field(void)
 		{"{\"seccompProfile\":{\"type\":\"Unconfined\"}}",
 		 "spec.runner.seccompProfile.type: Unconfined is not allowed",
 		 "runner-pod-security", "privileged"},
+		/* issue 34: placement on the control-plane nodes */
+		{"{\"tolerations\":[{\"key\":\"disk\",\"operator\":\"Exists\"},{\"key\":"
+		 "\"node-role.kubernetes.io/control-plane\",\"operator\":\"Exists\",\"effect\":"
+		 "\"NoSchedule\"}]}",
+		 "spec.runner.tolerations[1]: tolerating the control-plane taint is not allowed by "
+		 "the runner policy",
+		 "runner-allow-control-plane", NULL},
+		{"{\"tolerations\":[{\"key\":\"node-role.kubernetes.io/master\",\"operator\":"
+		 "\"Equal\",\"value\":\"\"}]}",
+		 "spec.runner.tolerations[0]: tolerating the control-plane taint",
+		 "runner-allow-control-plane", NULL},
+		{"{\"tolerations\":[{\"operator\":\"Exists\"}]}",
+		 "spec.runner.tolerations[0]: tolerating every taint (no key, Exists) is not "
+		 "allowed",
+		 "runner-allow-control-plane", "true"},
+		{"{\"nodeSelector\":{\"node-role.kubernetes.io/control-plane\":\"\"}}",
+		 "spec.runner.nodeSelector.node-role.kubernetes.io/control-plane: selecting "
+		 "control-plane nodes is not allowed",
+		 "runner-allow-control-plane", NULL},
+		{"{\"affinity\":{\"nodeAffinity\":{"
+		 "\"requiredDuringSchedulingIgnoredDuringExecution\":"
+		 "{\"nodeSelectorTerms\":[{\"matchExpressions\":[{\"key\":\"disk\",\"operator\":"
+		 "\"Exists\"},{\"key\":\"node-role.kubernetes.io/control-plane\",\"operator\":"
+		 "\"Exists\"}]}]}}}}",
+		 "nodeSelectorTerms[0].matchExpressions[1]: selecting control-plane nodes",
+		 "runner-allow-control-plane", NULL},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char spec[1024], err[1024] = "";
@@ -481,6 +507,37 @@ static int test_policy_refuses_and_names_the_field(void)
 		}
 		br_policy_release(&p);
 	}
+	return T_PASS;
+}
+
+/* Issue 34: ordinary placement stays allowed under the default policy. */
+static int test_policy_placement_allowed(void)
+{
+	static const char *const ok[] = {
+		"{\"tolerations\":[{\"key\":\"disk\",\"operator\":\"Exists\",\"effect\":"
+		"\"NoSchedule\"}]}",
+		"{\"nodeSelector\":{\"disk\":\"ssd\"}}",
+		"{\"affinity\":{\"nodeAffinity\":{"
+		"\"requiredDuringSchedulingIgnoredDuringExecution\":{"
+		"\"nodeSelectorTerms\":[{\"matchExpressions\":[{\"key\":\"node-role.kubernetes.io/"
+		"control-plane\",\"operator\":\"DoesNotExist\"}]}]}}}}",
+	};
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		char spec[1024], err[1024] = "";
+		snprintf(spec, sizeof(spec), "{\"storageClasses\":[\"fast\"],\"runner\":%s}",
+			 ok[i]);
+		struct br_policy p = BR_POLICY_INIT;
+		p.runner_image = "localhost/storagebench:test";
+		int r = check(&p, spec, err, sizeof(err));
+		if (r)
+			fprintf(stderr, "    %s\n    gave %d '%s'\n", spec, r, err);
+		CHECK_INT(r, 0);
+	}
+	struct br_policy p = BR_POLICY_INIT;
+	char err[256];
+	CHECK_INT(br_policy_flag(&p, "runner-allow-control-plane", "maybe", err, sizeof(err)),
+		  -EINVAL);
+	CHECK(strstr(err, "'maybe' is not true or false"));
 	return T_PASS;
 }
 
@@ -883,6 +940,7 @@ static const struct test_case cases[] = {
 	{"policy/default-runner-pod-is-restricted", test_default_pod_is_restricted},
 	{"policy/refuses-names-the-field-and-widens", test_policy_refuses_and_names_the_field},
 	{"policy/levels-of-widened-pods", test_policy_levels_of_widened_pods},
+	{"policy/placement-allowed", test_policy_placement_allowed},
 	{"policy/pss-evaluator-on-foreign-pods", test_pss_evaluator_on_foreign_pods},
 	{"policy/image-allowlist-and-flags", test_image_allowlist},
 	{"policy/service-account-allowlist", test_service_account_allowlist},
