@@ -121,6 +121,19 @@ static int add_list(struct br_policy *p, const char *flag, const char *value, bo
 	return 0;
 }
 
+/* A switch: --NAME alone, or =true/1, =false/0. 0 or -EINVAL with err. */
+static int bool_flag(const char *name, const char *value, bool *out, char *err, size_t errlen)
+{
+	if (!value || !strcmp(value, "true") || !strcmp(value, "1"))
+		*out = true;
+	else if (!strcmp(value, "false") || !strcmp(value, "0"))
+		*out = false;
+	else
+		return sb_errf(err, errlen, -EINVAL, "--%s: '%s' is not true or false", name,
+			       value);
+	return 0;
+}
+
 int br_policy_flag(struct br_policy *p, const char *name, const char *value, char *err,
 		   size_t errlen)
 {
@@ -132,28 +145,10 @@ int br_policy_flag(struct br_policy *p, const char *name, const char *value, cha
 				       value ? value : "");
 		return 0;
 	}
-	if (!strcmp(name, "runner-allow-host-network")) {
-		if (!value || !strcmp(value, "true") || !strcmp(value, "1"))
-			p->allow_host_network = true;
-		else if (!strcmp(value, "false") || !strcmp(value, "0"))
-			p->allow_host_network = false;
-		else
-			return sb_errf(err, errlen, -EINVAL,
-				       "--runner-allow-host-network: '%s' is not true or false",
-				       value);
-		return 0;
-	}
-	if (!strcmp(name, "runner-allow-control-plane")) {
-		if (!value || !strcmp(value, "true") || !strcmp(value, "1"))
-			p->allow_control_plane = true;
-		else if (!strcmp(value, "false") || !strcmp(value, "0"))
-			p->allow_control_plane = false;
-		else
-			return sb_errf(err, errlen, -EINVAL,
-				       "--runner-allow-control-plane: '%s' is not true or false",
-				       value);
-		return 0;
-	}
+	if (!strcmp(name, "runner-allow-host-network"))
+		return bool_flag(name, value, &p->allow_host_network, err, errlen);
+	if (!strcmp(name, "runner-allow-control-plane"))
+		return bool_flag(name, value, &p->allow_control_plane, err, errlen);
 	if (!strcmp(name, "runner-allowed-images") ||
 	    !strcmp(name, "runner-allowed-service-accounts")) {
 		if (!value)
