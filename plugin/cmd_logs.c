@@ -6,6 +6,7 @@
  * not ended: logfollow.c.
  */
 #include "plugin/cmd.h"
+#include "plugin/term.h"
 #include "plugin/podlog.h"
 #include "plugin/runpods.h"
 #include "plugin/table.h"
@@ -65,7 +66,7 @@ static int print_pod_logs(struct sbp_ctx *x, const char *ns, const char *name, c
 		if (!iteration || *text) {
 			printf("%s==> pod/%s (class %s, attempt %s, %s) <==\n", printed ? "\n" : "",
 			       pn, c ? c : "?", att ? att : "?", phase ? phase : "?");
-			fputs(text, stdout);
+			(void)sbp_term_out(stdout, text, strlen(text)); /* escaped on a terminal */
 			if (*text && text[strlen(text) - 1] != '\n')
 				putchar('\n');
 			printed++;

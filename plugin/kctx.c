@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The connection to the API server, messages, and reading runs (see cmd.h). */
 #include "plugin/cmd.h"
+#include "plugin/term.h"
 #include "core/labels.h"
 
 #include <errno.h>
@@ -17,7 +18,10 @@ static void vmsg(const char *prefix, const char *fmt, va_list ap)
 	char line[2048];
 	// NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized)
 	vsnprintf(line, sizeof(line), fmt, ap);
-	fprintf(stderr, "%s%s\n", prefix, line);
+	/* a message may quote a status, a ConfigMap or a log (term.h) */
+	fputs(prefix, stderr);
+	(void)sbp_term_out(stderr, line, strlen(line));
+	fputc('\n', stderr);
 }
 
 void sbp_err(const char *fmt, ...)
@@ -165,8 +169,10 @@ void sbp_print_failure(const json_t *run, const char *name)
 		const char *cn = json_string_value(json_object_get(c, "name"));
 		const char *re = json_string_value(json_object_get(c, "reason"));
 		const char *m = json_string_value(json_object_get(c, "message"));
-		fprintf(stderr, "  class %s: %s%s%s\n", cn ? cn : "?", re ? re : "Failed",
-			m ? ": " : "", m ? m : "");
+		char line[2048];
+		snprintf(line, sizeof(line), "  class %s: %s%s%s\n", cn ? cn : "?",
+			 re ? re : "Failed", m ? ": " : "", m ? m : "");
+		(void)sbp_term_out(stderr, line, strlen(line));
 	}
 }
 
@@ -174,7 +180,8 @@ int sbp_write_output(const char *path, const char *text)
 {
 	size_t n = strlen(text);
 	if (!path || !strcmp(path, "-")) {
-		if (fwrite(text, 1, n, stdout) != n || fflush(stdout)) {
+		/* a terminal gets the text with its control characters escaped (term.h) */
+		if (sbp_term_out(stdout, text, n) || fflush(stdout)) {
 			int e = errno ? errno : EIO;
 			if (e != EPIPE) /* a reader that stopped (| head) is no news */
 				sbp_err("cannot write to stdout: %s", strerror(e));

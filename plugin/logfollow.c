@@ -4,6 +4,7 @@
  * they are written, pod after pod in the run's order, until the run ends.
  */
 #include "plugin/cmd.h"
+#include "plugin/term.h"
 #include "plugin/podlog.h"
 #include "plugin/runpods.h"
 
@@ -24,6 +25,8 @@ struct follow {
 	bool gone;	 /* the kubelet answered that the container is gone */
 	size_t *printed; /* pods printed so far (a blank line between them) */
 	bool ends_nl;	 /* the last byte written was a newline */
+	bool tty;	 /* stdout is a terminal: the log goes out escaped (term.h) */
+	struct sbp_term term;
 };
 
 static void sleep_ms(long ms)
@@ -71,7 +74,10 @@ static int to_stdout(void *arg, const char *data, size_t len)
 		f->header_done = true;
 		(*f->printed)++;
 	}
-	if (fwrite(data, 1, len, stdout) != len || fflush(stdout))
+	int wr = f->tty				       ? sbp_term_write(&f->term, stdout, data, len)
+		 : fwrite(data, 1, len, stdout) == len ? 0
+						       : -EIO;
+	if (wr || fflush(stdout))
 		return -EPIPE;
 	f->ends_nl = data[len - 1] == '\n';
 	return 0;
@@ -90,6 +96,8 @@ static int stream_pod(struct sbp_ctx *x, const char *ns, struct follow *f, const
 		{"container", SB_CONTAINER_RUNNER}, {"follow", "true"}, {"sinceTime", since}};
 	int ret = kube_stream_raw(x->kc, &kube_res_pods, ns, sbp_obj_name(f->pod), "log", q, 3,
 				  to_stdout, f, &err);
+	if (f->tty)
+		(void)sbp_term_flush(&f->term, stdout); /* a character the stream cut */
 	if (f->header_done && !f->ends_nl && !ret) {
 		putchar('\n');
 		f->ends_nl = true;
@@ -152,7 +160,11 @@ static bool still_running(struct sbp_ctx *x, const char *ns, const char *name)
  */
 static int follow_pod(struct sbp_ctx *x, const char *ns, const json_t *pod, size_t *printed)
 {
-	struct follow f = {.pod = pod, .printed = printed, .ends_nl = true};
+	struct follow f = {.pod = pod,
+			   .printed = printed,
+			   .ends_nl = true,
+			   .tty = sbp_term_is(stdout),
+			   .term = SBP_TERM_INIT};
 	char since[32] = "";
 	for (;;) {
 		int ret = stream_pod(x, ns, &f, since[0] ? since : NULL);

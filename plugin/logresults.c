@@ -6,6 +6,7 @@
  * logfollow.c both end here.
  */
 #include "plugin/cmd.h"
+#include "plugin/term.h"
 #include "plugin/runpods.h"
 #include "plugin/table.h"
 
@@ -88,6 +89,8 @@ int sbp_logs_ending(const json_t *run, const char *name)
 	}
 	const char *msg =
 		json_string_value(json_object_get(json_object_get(run, "status"), "message"));
-	fprintf(stderr, "benchmarkrun '%s' %s: %s\n", name, phase, msg ? msg : "");
+	char line[2048];
+	snprintf(line, sizeof(line), "benchmarkrun '%s' %s: %s\n", name, phase, msg ? msg : "");
+	(void)sbp_term_out(stderr, line, strlen(line)); /* the message may quote others' text */
 	return 0;
 }

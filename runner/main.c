@@ -15,6 +15,7 @@
 #include "runner/out/json.h"
 #include "runner/out/text.h"
 #include "runner/mode/pod.h"
+#include "fiojob/patfile.h"
 #include "fiojob/profiles.h"
 #include "runner/io/run.h"
 #include "runner/s3/s3.h"
@@ -149,6 +150,8 @@ int main(int argc, char **argv)
 		char *s3argv[] = {argv[0], "--parse-only", "run", argv[2], NULL};
 		return sb_s3_main(4, s3argv);
 	}
+	/* the command line's user names their own pattern files, as with fio (patfile.h) */
+	(void)sb_patfile_set_mode(SB_PATFILE_ANY, NULL);
 	if (sb_cli_parse(argc, argv, &cli, &diag)) {
 		fprintf(stderr, "storagebench-runner: %s\n",
 			diag.msg[0] ? diag.msg : "out of memory");

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include "controller/run/policy.h"
+#include "controller/core/ops.h"
+#include "controller/run/objstore.h"
 #include "core/errfmt.h"
+#include "core/labels.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -118,6 +121,19 @@ static int add_list(struct br_policy *p, const char *flag, const char *value, bo
 	return 0;
 }
 
+/* A switch: --NAME alone, or =true/1, =false/0. 0 or -EINVAL with err. */
+static int bool_flag(const char *name, const char *value, bool *out, char *err, size_t errlen)
+{
+	if (!value || !strcmp(value, "true") || !strcmp(value, "1"))
+		*out = true;
+	else if (!strcmp(value, "false") || !strcmp(value, "0"))
+		*out = false;
+	else
+		return sb_errf(err, errlen, -EINVAL, "--%s: '%s' is not true or false", name,
+			       value);
+	return 0;
+}
+
 int br_policy_flag(struct br_policy *p, const char *name, const char *value, char *err,
 		   size_t errlen)
 {
@@ -129,17 +145,10 @@ int br_policy_flag(struct br_policy *p, const char *name, const char *value, cha
 				       value ? value : "");
 		return 0;
 	}
-	if (!strcmp(name, "runner-allow-host-network")) {
-		if (!value || !strcmp(value, "true") || !strcmp(value, "1"))
-			p->allow_host_network = true;
-		else if (!strcmp(value, "false") || !strcmp(value, "0"))
-			p->allow_host_network = false;
-		else
-			return sb_errf(err, errlen, -EINVAL,
-				       "--runner-allow-host-network: '%s' is not true or false",
-				       value);
-		return 0;
-	}
+	if (!strcmp(name, "runner-allow-host-network"))
+		return bool_flag(name, value, &p->allow_host_network, err, errlen);
+	if (!strcmp(name, "runner-allow-control-plane"))
+		return bool_flag(name, value, &p->allow_control_plane, err, errlen);
 	if (!strcmp(name, "runner-allowed-images") ||
 	    !strcmp(name, "runner-allowed-service-accounts")) {
 		if (!value)
@@ -225,6 +234,82 @@ static const json_t *get(const json_t *o, const char *key)
 	return json_is_object(o) ? json_object_get(o, key) : NULL;
 }
 
+/* The role label and taint keys of control-plane nodes (kubeadm's, before and since 1.20). */
+static bool control_plane_key(const char *k)
+{
+	return k && (!strcmp(k, "node-role.kubernetes.io/control-plane") ||
+		     !strcmp(k, "node-role.kubernetes.io/master"));
+}
+
+static int placement_fail(const char *field, const char *what, char *err, size_t errlen)
+{
+	return sb_errf(err, errlen, -EACCES,
+		       "%s: %s is not allowed by the runner policy (runner pods stay off "
+		       "control-plane nodes; an admin allows them there with "
+		       "runnerPolicy.allowControlPlane (--runner-allow-control-plane))",
+		       field, what);
+}
+
+/*
+ * Placement: a toleration of the control-plane taint (or of every taint: no
+ * key, operator Exists), or a nodeSelector or required node affinity term
+ * on the control-plane role label, would put I/O-heavy pods on the nodes
+ * that run the cluster. 0 or -EACCES with err.
+ */
+static int check_placement(const struct br_policy *p, const struct br_spec *s, char *err,
+			   size_t errlen)
+{
+	char field[160];
+	size_t i, j, k;
+	const json_t *t, *term, *ex;
+	if (p->allow_control_plane)
+		return 0;
+	json_array_foreach(s->tolerations, i, t)
+	{
+		const char *key = json_string_value(get(t, "key"));
+		const char *op = json_string_value(get(t, "operator"));
+		snprintf(field, sizeof(field), "spec.runner.tolerations[%zu]", i);
+		if (control_plane_key(key))
+			return placement_fail(field, "tolerating the control-plane taint", err,
+					      errlen);
+		if ((!key || !*key) && op && !strcmp(op, "Exists"))
+			return placement_fail(field, "tolerating every taint (no key, Exists)", err,
+					      errlen);
+	}
+	const char *sel;
+	const json_t *v;
+	json_object_foreach((json_t *)s->node_selector, sel, v)
+	{
+		if (control_plane_key(sel)) {
+			snprintf(field, sizeof(field), "spec.runner.nodeSelector.%s", sel);
+			return placement_fail(field, "selecting control-plane nodes", err, errlen);
+		}
+	}
+	const json_t *req = get(get(get(s->affinity, "nodeAffinity"),
+				    "requiredDuringSchedulingIgnoredDuringExecution"),
+				"nodeSelectorTerms");
+	json_array_foreach(req, i, term)
+	{
+		static const char *const lists[] = {"matchExpressions", "matchFields"};
+		for (j = 0; j < 2; j++)
+			json_array_foreach(get(term, lists[j]), k, ex)
+			{
+				const char *op = json_string_value(get(ex, "operator"));
+				if (!control_plane_key(json_string_value(get(ex, "key"))) || !op ||
+				    !strcmp(op, "NotIn") || !strcmp(op, "DoesNotExist"))
+					continue;
+				snprintf(field, sizeof(field),
+					 "spec.runner.affinity.nodeAffinity."
+					 "requiredDuringSchedulingIgnoredDuringExecution."
+					 "nodeSelectorTerms[%zu].%s[%zu]",
+					 i, lists[j], k);
+				return placement_fail(field, "selecting control-plane nodes", err,
+						      errlen);
+			}
+	}
+	return 0;
+}
+
 int br_policy_check(const struct br_policy *p, const struct br_spec *s, char *err, size_t errlen)
 {
 	const char *P = "spec.runner";
@@ -287,7 +372,7 @@ int br_policy_check(const struct br_policy *p, const struct br_spec *s, char *er
 	if (!strcmp(s->seccomp_type, "Unconfined") && p->pod_security < BR_PSS_PRIVILEGED)
 		return level_fail(p, BR_PSS_PRIVILEGED, "spec.runner.seccompProfile.type",
 				  "Unconfined", err, errlen);
-	return 0;
+	return check_placement(p, s, err, errlen);
 }
 
 /* ---- the Pod Security Standards, evaluated on a pod manifest ---- */
@@ -449,4 +534,51 @@ json_t *br_policy_provenance(const struct br_policy *p, const json_t *pod)
 	json_decref(runner);
 	json_decref(pol);
 	return out;
+}
+
+bool br_policy_secret_consents(const json_t *secret)
+{
+	const json_t *labels = json_object_get(json_object_get(secret, "metadata"), "labels");
+	const char *v = json_string_value(json_object_get(labels, SB_LABEL_CREDENTIALS));
+	return v && !strcmp(v, SB_CREDENTIALS_CONSENT);
+}
+
+int br_policy_check_credentials(const struct br_ops *ops, const char *ns, const struct br_spec *s,
+				char *err, size_t errlen)
+{
+	for (size_t i = 0; s->obj && i < s->obj->nstores; i++) {
+		const char *name = s->obj->stores[i].secret;
+		struct kube_error kerr = KUBE_ERROR_INIT;
+		json_t *sec = NULL;
+		int r = ops->get(ops->arg, &kube_res_secrets, ns, name, &sec, &kerr);
+		bool yes = !r && br_policy_secret_consents(sec);
+		json_decref(sec);
+		if (r == -ENOENT) {
+			snprintf(
+				err, errlen,
+				"spec.objectStores[%zu].secretRef.name: Secret '%s' does not exist "
+				"in namespace '%s'",
+				i, name, ns);
+			return 1;
+		}
+		if (r) {
+			char eb[512];
+			snprintf(
+				err, errlen,
+				"spec.objectStores[%zu].secretRef.name: cannot read Secret '%s' to "
+				"check its consent label: %s",
+				i, name, kube_error_str(&kerr, eb, sizeof(eb)));
+			return r;
+		}
+		if (!yes) {
+			snprintf(err, errlen,
+				 "spec.objectStores[%zu].secretRef.name: Secret '%s' does not lend "
+				 "its keys to benchmark runs: it lacks the label %s=%s (its owner "
+				 "consents with: kubectl label secret %s %s=%s)",
+				 i, name, SB_LABEL_CREDENTIALS, SB_CREDENTIALS_CONSENT, name,
+				 SB_LABEL_CREDENTIALS, SB_CREDENTIALS_CONSENT);
+			return 1;
+		}
+	}
+	return 0;
 }

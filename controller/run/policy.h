@@ -42,6 +42,9 @@ struct br_policy {
 	size_t nservice_accounts;
 	char *owned[8]; /* the flag values the lists point into */
 	size_t nowned;
+	/* runner pods may be placed on control-plane nodes (tolerate their taint,
+	 * select their role label); refused by default */
+	bool allow_control_plane;
 };
 
 /* The default (narrowest) policy; strings borrowed. */
@@ -77,6 +80,23 @@ bool br_policy_image_allowed(const struct br_policy *p, const char *image);
  * ..."). Borrowed arguments.
  */
 int br_policy_check(const struct br_policy *p, const struct br_spec *s, char *err, size_t errlen);
+
+struct br_ops;
+/*
+ * Credentials by consent: each Secret spec.objectStores[].secretRef names
+ * must carry the label SB_LABEL_CREDENTIALS=SB_CREDENTIALS_CONSENT
+ * (lib/core/labels.h), its owner's word that runs may use its keys; a Secret
+ * made for something else is never handed to a runner pod. Reads each
+ * Secret with ops->get (only its labels are looked at; the answer is freed at
+ * once). Returns 0 (every Secret consents, or no object store), 1 (refused:
+ * err names the field, the Secret and how to consent), -errno when a Secret
+ * could not be read (err says why: retry). Borrowed arguments.
+ */
+int br_policy_check_credentials(const struct br_ops *ops, const char *ns, const struct br_spec *s,
+				char *err, size_t errlen);
+
+/* Whether secret (a Secret object, borrowed; may be NULL) carries the consent label. */
+bool br_policy_secret_consents(const json_t *secret);
 
 /*
  * The Pod Security Standard level a pod (a manifest, borrowed) meets: the

@@ -1104,6 +1104,17 @@ static int check_spec(struct pass *p)
 	 * evaluated as Pod Security admission would, in case a rule slipped */
 	if (br_policy_check(&c->policy, &p->s, err, sizeof(err)))
 		goto refuse;
+	/* the object stores' Secrets consent, before the run starts (no classes yet) */
+	if (!json_array_size(json_object_get(p->prev, "classes"))) {
+		int cr = br_policy_check_credentials(&c->ops, p->ref.ns, &p->s, err, sizeof(err));
+		if (cr < 0)
+			sb_warn("Could not check the credentials' consent",
+				"run=%s/%s error=\"%s\"", p->ref.ns, p->ref.name, err);
+		if (cr < 0)
+			return cr;
+		if (cr)
+			goto refuse;
+	}
 	json_t *pod0 = br_pod_manifest(&p->ref, &p->s, p->s.classes[0], 1, p->s.iterations);
 	if (!pod0)
 		return -ENOMEM;

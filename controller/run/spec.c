@@ -7,6 +7,7 @@
 #include "fiojob/jobfile.h"
 #include "fiojob/profiles.h"
 #include "core/units.h"
+#include "core/envdeny.h"
 #include "core/errfmt.h"
 #include "core/labels.h"
 
@@ -563,10 +564,15 @@ static int check_env(const json_t *a, char *err, size_t errlen)
 		const json_t *v;
 		if (!json_is_object(e) || !json_is_string(n) || !json_string_value(n)[0])
 			return fail(err, errlen, RUN ".env[%zu].name: required", i);
-		if (!strncmp(json_string_value(n), "SB_", 3))
+		const struct sb_env_rule *deny = sb_env_denied(json_string_value(n));
+		if (deny) {
+			char pat[32];
 			return fail(err, errlen,
-				    RUN ".env[%zu].name: '%s': SB_ variables are the controller's",
-				    i, json_string_value(n));
+				    RUN ".env[%zu].name: '%s' is not allowed (%s %s; "
+					"docs/security.md lists the names a run may not set)",
+				    i, json_string_value(n),
+				    sb_env_rule_str(deny, pat, sizeof(pat)), deny->why);
+		}
 		json_object_foreach((json_t *)e, k, v)
 		{
 			if (!strcmp(k, "name"))

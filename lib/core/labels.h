@@ -44,6 +44,11 @@
 #define SB_ANNOT_REGRESSED_SINCE     "storagebench.io/regressed-since"
 #define SB_ANNOT_REGRESSED_SINCE_RUN "storagebench.io/regressed-since-run"
 
+/* A Secret lends its keys to runs (spec.objectStores[].secretRef) only with this
+ * label set to SB_CREDENTIALS_CONSENT: its owner's consent (docs/security.md) */
+#define SB_LABEL_CREDENTIALS   "storagebench.io/credentials"
+#define SB_CREDENTIALS_CONSENT "true"
+
 #define SB_ANNOT_RUN   "storagebench.io/run-name"
 #define SB_ANNOT_CLASS "storagebench.io/class-name"
 

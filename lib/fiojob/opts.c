@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "fiojob/opts.h"
+#include "fiojob/patfile.h"
 
 #include "core/units.h"
 #include "core/errfmt.h"
@@ -789,12 +790,11 @@ static enum sb_opt_status parse_pattern(const char *key, const char *v, unsigned
 				return bad(err, errlen, "%s: unterminated file name in '%s'", key,
 					   v);
 			snprintf(path, sizeof(path), "%.*s", (int)(e - p - 1), p + 1);
-			FILE *f = fopen(path, "rb");
-			if (!f)
-				return bad(err, errlen, "%s: cannot read pattern file '%s': %s",
-					   key, path, strerror(errno));
-			size_t got = fread(out + n, 1, SB_MAX_PATTERN - n, f);
-			fclose(f);
+			size_t got = 0;
+			/* where a file may be read is the process's (patfile.h) */
+			if (sb_patfile_read(key, path, out + n, SB_MAX_PATTERN - n, &got, err,
+					    errlen))
+				return SB_OPT_BADVAL;
 			n += (unsigned)got;
 			p = e + 1;
 		} else if (*p == '-' || isdigit((unsigned char)*p)) {

@@ -5,11 +5,13 @@
 
 #include "core/labels.h"
 #include "core/names.h"
+#include "core/units.h"
 #include "resultdoc.h"
 #include "sign.h"
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -78,6 +80,48 @@ static int label_is(const json_t *cm, const char *key, const char *want, char *w
 	return 0;
 }
 
+/* Label key of cm as a number 1..max into *out; absent: 0. 0, or -EINVAL with why. */
+static int label_number(const json_t *cm, const char *key, uint64_t max, unsigned *out, char *why,
+			size_t len)
+{
+	const char *v = jstr(json_object_get(json_object_get(cm, "metadata"), "labels"), key);
+	uint64_t n = 0;
+	*out = 0;
+	if (!v)
+		return 0;
+	if (sb_parse_uint(v, max, &n) || n < 1) {
+		sb_errf(why, len, 0, "label %s: '%s' is not a number from 1 to %llu", key, v,
+			(unsigned long long)max);
+		return -EINVAL;
+	}
+	*out = (unsigned)n;
+	return 0;
+}
+
+/* The result's MAC under the key, for the member and attempt its labels name; 0 or -EINVAL. */
+static int check_mac(const json_t *cm, const struct sb_result_want *w, const json_t *tv, char *why,
+		     size_t whylen)
+{
+	struct sb_sign_subject subj = {w->uid, w->cls, w->iteration, 0, 0};
+	if (label_number(cm, SB_LABEL_MEMBER, 64, &subj.member, why, whylen) ||
+	    label_number(cm, SB_LABEL_ATTEMPT, UINT32_MAX, &subj.attempt, why, whylen))
+		return -EINVAL;
+	const json_t *mv = json_object_get(json_object_get(cm, "data"), SB_RESULT_MAC_KEY);
+	int vr = json_is_string(mv)
+			 ? sb_sign_verify(w->key, SB_SIGN_KEY_BYTES, &subj, json_string_value(tv),
+					  json_string_length(tv), json_string_value(mv))
+			 : -ENOENT;
+	if (!vr)
+		return 0;
+	sb_errf(why, whylen, 0, "data.%s: %s", SB_RESULT_MAC_KEY,
+		vr == -ENOENT	 ? "missing (not signed by the run's runner)"
+		: vr == -EBADMSG ? "does not match the result, its member and attempt (forged, "
+				   "changed or relabelled)"
+		: vr == -EINVAL	 ? "not 64 hex digits"
+				 : "cannot be checked");
+	return -EINVAL;
+}
+
 int sb_result_check(const json_t *cm, const struct sb_result_want *w, json_t **doc, char *why,
 		    size_t whylen)
 {
@@ -119,22 +163,8 @@ int sb_result_check(const json_t *cm, const struct sb_result_want *w, json_t **d
 			SB_RESULT_KEY, json_string_length(tv), SB_RESULT_MAX_BYTES);
 		return -EINVAL;
 	}
-	if (w->key) {
-		const json_t *mv = json_object_get(json_object_get(cm, "data"), SB_RESULT_MAC_KEY);
-		int vr = json_is_string(mv)
-				 ? sb_sign_verify(w->key, SB_SIGN_KEY_BYTES, w->uid, w->cls,
-						  w->iteration, json_string_value(tv),
-						  json_string_length(tv), json_string_value(mv))
-				 : -ENOENT;
-		if (vr) {
-			sb_errf(why, whylen, 0, "data.%s: %s", SB_RESULT_MAC_KEY,
-				vr == -ENOENT	 ? "missing (not signed by the run's runner)"
-				: vr == -EBADMSG ? "does not match the result (forged or changed)"
-				: vr == -EINVAL	 ? "not 64 hex digits"
-						 : "cannot be checked");
-			return -EINVAL;
-		}
-	}
+	if (w->key && check_mac(cm, w, tv, why, whylen))
+		return -EINVAL;
 	json_error_t je;
 	json_t *d = json_loadb(json_string_value(tv), json_string_length(tv), 0, &je);
 	if (!d) {

@@ -13,21 +13,25 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Domain of the MAC: a version, so a later format never verifies as this one. */
-static const char sign_domain[] = "storagebench result v1";
+/* Domains of the MAC: a version, so one format never verifies as another (sign.h). */
+static const char sign_domain_v1[] = "storagebench result v1";
+static const char sign_domain_v2[] = "storagebench result v2";
 
 int sb_sign_keygen(unsigned char key[SB_SIGN_KEY_BYTES])
 {
 	return RAND_bytes(key, SB_SIGN_KEY_BYTES) == 1 ? 0 : -EIO;
 }
 
-static int mac_raw(const unsigned char *key, size_t keylen, const char *uid, const char *cls,
-		   unsigned it, const char *text, size_t len, unsigned char out[32])
+static int mac_raw(const unsigned char *key, size_t keylen, const struct sb_sign_subject *s,
+		   const char *text, size_t len, unsigned char out[32])
 {
-	char itb[16];
-	if (!key || keylen != SB_SIGN_KEY_BYTES || !uid || !cls || (!text && len))
+	char itb[16], mb[16], atb[16];
+	if (!key || keylen != SB_SIGN_KEY_BYTES || !s || !s->uid || !s->cls || (!text && len))
 		return -EINVAL;
-	snprintf(itb, sizeof(itb), "%u", it);
+	snprintf(itb, sizeof(itb), "%u", s->iteration);
+	snprintf(mb, sizeof(mb), "%u", s->member);
+	snprintf(atb, sizeof(atb), "%u", s->attempt);
+	bool v2 = s->member || s->attempt;
 	EVP_MAC *mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
 	EVP_MAC_CTX *ctx = mac ? EVP_MAC_CTX_new(mac) : NULL;
 	char digest[] = "SHA256";
@@ -36,9 +40,10 @@ static int mac_raw(const unsigned char *key, size_t keylen, const char *uid, con
 		OSSL_PARAM_construct_end(),
 	};
 	/* each part with its NUL: "a" "bc" and "ab" "c" differ */
-	const char *parts[] = {sign_domain, uid, cls, itb};
+	const char *parts[] = {v2 ? sign_domain_v2 : sign_domain_v1, s->uid, s->cls, itb, mb, atb};
+	size_t nparts = v2 ? 6 : 4;
 	bool ok = ctx && EVP_MAC_init(ctx, key, keylen, params) == 1;
-	for (size_t i = 0; ok && i < 4; i++)
+	for (size_t i = 0; ok && i < nparts; i++)
 		ok = EVP_MAC_update(ctx, (const unsigned char *)parts[i], strlen(parts[i]) + 1) ==
 		     1;
 	ok = ok && (!len || EVP_MAC_update(ctx, (const unsigned char *)text, len) == 1);
@@ -49,11 +54,11 @@ static int mac_raw(const unsigned char *key, size_t keylen, const char *uid, con
 	return ok ? 0 : -EIO;
 }
 
-int sb_sign_result(const unsigned char *key, size_t keylen, const char *uid, const char *cls,
-		   unsigned it, const char *text, size_t len, char out[SB_SIGN_HEX_LEN + 1])
+int sb_sign_result(const unsigned char *key, size_t keylen, const struct sb_sign_subject *s,
+		   const char *text, size_t len, char out[SB_SIGN_HEX_LEN + 1])
 {
 	unsigned char m[32];
-	int r = mac_raw(key, keylen, uid, cls, it, text, len, m);
+	int r = mac_raw(key, keylen, s, text, len, m);
 	if (r)
 		return r;
 	for (size_t i = 0; i < 32; i++)
@@ -73,8 +78,8 @@ static int hexval(char c)
 	return -1;
 }
 
-int sb_sign_verify(const unsigned char *key, size_t keylen, const char *uid, const char *cls,
-		   unsigned it, const char *text, size_t len, const char *mac)
+int sb_sign_verify(const unsigned char *key, size_t keylen, const struct sb_sign_subject *s,
+		   const char *text, size_t len, const char *mac)
 {
 	unsigned char want[32], got[32];
 	if (!mac || strlen(mac) != SB_SIGN_HEX_LEN)
@@ -85,7 +90,7 @@ int sb_sign_verify(const unsigned char *key, size_t keylen, const char *uid, con
 			return -EINVAL;
 		got[i] = (unsigned char)(hi << 4 | lo);
 	}
-	int r = mac_raw(key, keylen, uid, cls, it, text, len, want);
+	int r = mac_raw(key, keylen, s, text, len, want);
 	if (r)
 		return r;
 	r = CRYPTO_memcmp(want, got, sizeof(want)) ? -EBADMSG : 0;

@@ -4,9 +4,10 @@
  * key. The key is 32 random bytes (OpenSSL RAND) the controller keeps in a
  * Secret owned by the run (<run>-key) and mounts only into the run's runner
  * pods; the runner signs each result, the controller verifies it before it
- * aggregates. The MAC covers the run's UID, the class and the iteration
- * with the text, so a signed result cannot be moved to another iteration,
- * class or run. docs/security.md has the threat model.
+ * aggregates. The MAC covers the run's UID, the class, the iteration, the
+ * member (a distributed run's pod index) and the attempt with the text, so
+ * a signed result cannot be moved to another iteration, class, run, member
+ * or attempt. docs/security.md has the threat model.
  */
 #ifndef SB_LIB_RESULT_SIGN_H
 #define SB_LIB_RESULT_SIGN_H
@@ -20,20 +21,35 @@
 int sb_sign_keygen(unsigned char key[SB_SIGN_KEY_BYTES]);
 
 /*
- * The MAC of result text (len bytes) of iteration it of class cls of the run
- * with uid, as 64 lowercase hex digits and a NUL in out. Returns 0, -EINVAL
- * (keylen is not SB_SIGN_KEY_BYTES, a NULL part), -EIO (OpenSSL failed).
+ * What a result is of: the run (UID), the class, the iteration, and who
+ * wrote it: the member (1..N in a distributed run, 0 otherwise) and the
+ * attempt (1...). member 0 with attempt 0 is the format of runners older
+ * than the member and attempt binding ("storagebench result v1": UID, class
+ * and iteration only), kept so that results recorded before an upgrade
+ * still verify; a result with either set is "v2" and binds both, so a v2
+ * result never verifies as v1 nor under another member or attempt.
  */
-int sb_sign_result(const unsigned char *key, size_t keylen, const char *uid, const char *cls,
-		   unsigned it, const char *text, size_t len, char out[SB_SIGN_HEX_LEN + 1]);
+struct sb_sign_subject {
+	const char *uid, *cls;
+	unsigned iteration, member, attempt;
+};
+
+/*
+ * The MAC of result text (len bytes) of subject s, as 64 lowercase hex
+ * digits and a NUL in out. Returns 0, -EINVAL (keylen is not
+ * SB_SIGN_KEY_BYTES, a NULL part), -EIO (OpenSSL failed).
+ */
+int sb_sign_result(const unsigned char *key, size_t keylen, const struct sb_sign_subject *s,
+		   const char *text, size_t len, char out[SB_SIGN_HEX_LEN + 1]);
 
 /*
  * Checks mac (hex) against the MAC of the same inputs, in constant time.
- * Returns 0 when it matches, -EBADMSG when it does not (forged or corrupt),
- * -EINVAL when mac is not 64 hex digits or an argument is wrong, -EIO.
+ * Returns 0 when it matches, -EBADMSG when it does not (forged or corrupt,
+ * or signed for another subject), -EINVAL when mac is not 64 hex digits or
+ * an argument is wrong, -EIO.
  */
-int sb_sign_verify(const unsigned char *key, size_t keylen, const char *uid, const char *cls,
-		   unsigned it, const char *text, size_t len, const char *mac);
+int sb_sign_verify(const unsigned char *key, size_t keylen, const struct sb_sign_subject *s,
+		   const char *text, size_t len, const char *mac);
 
 /*
  * Reads a key file (the run's Secret as mounted: exactly 32 raw bytes).

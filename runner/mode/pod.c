@@ -34,6 +34,7 @@
 #include "result/owner.h"
 #include "result/resultdoc.h"
 #include "runner/mode/cmdline.h"
+#include "fiojob/patfile.h"
 #include "runner/out/iolog.h"
 #include "runner/out/json.h"
 #include "runner/out/text.h"
@@ -223,16 +224,54 @@ static json_t *pod_cm(const struct pod_env *e, const char *name, const char *com
 		e->cls, "ownerReferences", "apiVersion", SB_API_VERSION, "kind", SB_KIND, "name",
 		e->run, "uid", e->uid, "controller", 1, "blockOwnerDeletion", 1, "data");
 	json_t *labels = json_object_get(json_object_get(cm, "metadata"), "labels");
+	/* the attempt (and a distributed pod's member): what a result's MAC binds */
+	if (cm && json_object_set_new(labels, SB_LABEL_ATTEMPT, json_string(at))) {
+		json_decref(cm);
+		return NULL;
+	}
 	if (cm && e->members > 1) {
 		char mb[16];
 		snprintf(mb, sizeof(mb), "%u", e->member);
-		if (json_object_set_new(labels, SB_LABEL_ATTEMPT, json_string(at)) ||
-		    json_object_set_new(labels, SB_LABEL_MEMBER, json_string(mb))) {
+		if (json_object_set_new(labels, SB_LABEL_MEMBER, json_string(mb))) {
 			json_decref(cm);
 			return NULL;
 		}
 	}
 	return cm;
+}
+
+int sb_pod_start_time(const char *cm, unsigned it, const char *value, int64_t now, long barrier_s,
+		      int64_t *when, char *err, size_t errlen)
+{
+	char *end = NULL;
+	errno = 0;
+	long long w = value ? strtoll(value, &end, 10) : 0;
+	*when = 0;
+	if (!value || !*value || *end || errno || w <= 0) {
+		snprintf(err, errlen, "configmap %s: data.%s: '%s' is not a time in ns", cm,
+			 SB_START_KEY, value ? value : "");
+		return -EINVAL;
+	}
+	*when = w;
+	/* no further ahead than the barrier's timeout: the controller starts members
+	 * BR_DIST_START_DELAY_MS ahead, so a later time is not its own */
+	if (barrier_s > 0 && w - now > (int64_t)barrier_s * 1000000000) {
+		snprintf(err, errlen,
+			 "configmap %s: data.%s: iteration %u would start in %lld s, beyond the "
+			 "barrier timeout (%ld s): not a start time the controller sets",
+			 cm, SB_START_KEY, it, (long long)((w - now) / 1000000000), barrier_s);
+		return -ERANGE;
+	}
+	/* a start long past: the others measured without this pod (it was restarted
+	 * after the barrier); its iteration would not overlap theirs */
+	if (now - w > (int64_t)BARRIER_LATE_MS * 1000000) {
+		snprintf(err, errlen,
+			 "iteration %u started %lld ms ago without this pod (restarted after the "
+			 "start barrier?)",
+			 it, (long long)((now - w) / 1000000));
+		return -ETIME;
+	}
+	return 0;
 }
 
 /*
@@ -295,32 +334,21 @@ static int barrier_wait(void *ctx, unsigned group)
 		nanosleep(&ts, NULL);
 	}
 	const json_t *v = json_object_get(json_object_get(cm, "data"), SB_START_KEY);
-	const char *sv = json_is_string(v) ? json_string_value(v) : NULL;
-	char *end = NULL;
-	long long when = sv ? strtoll(sv, &end, 10) : 0;
-	if (!sv || *end || when <= 0) {
-		snprintf(b->err, sizeof(b->err), "configmap %s: data.%s: '%s' is not a time in ns",
-			 start, SB_START_KEY, sv ? sv : "");
-		json_decref(cm);
-		return -EINVAL;
-	}
+	int64_t when = 0;
+	int sr = sb_pod_start_time(start, b->it, json_is_string(v) ? json_string_value(v) : NULL,
+				   now_ns(CLOCK_REALTIME), e->barrier_s, &when, b->err,
+				   sizeof(b->err));
 	json_decref(cm);
+	if (sr == -EINVAL || sr == -ERANGE)
+		return sr;
 	if (group == 0) /* the iteration's start: its skew is reported */
 		b->planned_ns = when;
 	if (group == 0)
 		b->ngroups = 0; /* a new iteration */
 	if (group < BARRIER_MAX_GROUPS)
 		b->groups[group].planned_ns = when;
-	/* a start long past: the others measured without this pod (it was restarted
-	 * after the barrier); its iteration would not overlap theirs */
-	int64_t late = now_ns(CLOCK_REALTIME) - when;
-	if (late > (int64_t)BARRIER_LATE_MS * 1000000) {
-		snprintf(b->err, sizeof(b->err),
-			 "iteration %u started %lld ms ago without this pod (restarted after the "
-			 "start barrier?)",
-			 b->it, (long long)(late / 1000000));
-		return -ETIME;
-	}
+	if (sr)
+		return sr;
 	/* to the start time, in steps of at most 20 ms so that a stop is seen */
 	for (int64_t t = now_ns(CLOCK_REALTIME); t < when; t = now_ns(CLOCK_REALTIME)) {
 		if (sb_stop_requested()) {
@@ -349,7 +377,10 @@ static int barrier_wait(void *ctx, unsigned group)
 static json_t *result_cm(const struct pod_env *e, unsigned it, const char *name, const char *text)
 {
 	char mac[SB_SIGN_HEX_LEN + 1];
-	if (sb_sign_result(e->key, sizeof(e->key), e->uid, e->cls, it, text, strlen(text), mac))
+	/* bound to this pod's member (0: not distributed) and attempt, as its labels say */
+	struct sb_sign_subject subj = {e->uid, e->cls, it, e->members > 1 ? e->member : 0,
+				       e->attempt};
+	if (sb_sign_result(e->key, sizeof(e->key), &subj, text, strlen(text), mac))
 		return NULL;
 	json_t *cm = pod_cm(e, name, SB_COMPONENT_RESULT, it);
 	json_t *data = json_object_get(cm, "data");
@@ -481,8 +512,13 @@ static int stop(struct pod *p, int status)
 /* The file-system target's options and jobs; each member's directory, the log directory. */
 static int pod_jobs(struct pod *p, int argc, char **argv)
 {
+	/* the controller's arguments name no pattern file; the job's only its volume's */
+	(void)sb_patfile_set_mode(SB_PATFILE_REFUSE, NULL);
 	if (sb_cli_parse(argc, argv, &p->cli, &p->diag))
 		return stop(p, finish(2, "%s", p->diag.msg));
+	const char *vol = p->cli.global.o.directory;
+	if (vol && vol[0] == '/')
+		(void)sb_patfile_set_mode(SB_PATFILE_BENEATH, vol);
 	if (p->cli.log_level) {
 		enum sb_log_level lvl;
 		if (sb_log_parse_level(p->cli.log_level, &lvl))
@@ -745,13 +781,25 @@ static int pod_iteration(struct pod *p, unsigned it)
 	return pod_record(p, it, name, doc);
 }
 
+int sb_pod_kube_config(struct kube_config *cfg, const char *root, struct kube_error *err)
+{
+	const char *host = getenv("KUBERNETES_SERVICE_HOST");
+	if (!host || !*host)
+		return kube_config_load(cfg, NULL, root, err);
+	if (getenv("KUBECONFIG"))
+		sb_warn("Ignored KUBECONFIG in a pod",
+			"reason=\"a runner pod talks to its own cluster's API server with its "
+			"ServiceAccount\"");
+	return kube_config_load_in_cluster(cfg, root, err);
+}
+
 /* The pod's main loop; 0 when every iteration is recorded, or -1. */
 static int pod_run(struct pod *p)
 {
 	struct pod_env *e = &p->e;
 	struct kube_config cfg = KUBE_CONFIG_INIT;
 	int ret = 0;
-	if (kube_config_load(&cfg, NULL, NULL, &p->kerr) ||
+	if (sb_pod_kube_config(&cfg, NULL, &p->kerr) ||
 	    !(p->kc = kube_client_new(&cfg, NULL, &p->kerr))) {
 		kube_config_release(&cfg);
 		return stop(p, finish(1, "cannot reach the Kubernetes API: %s",

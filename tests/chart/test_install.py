@@ -228,7 +228,8 @@ def test_rbac_is_what_the_chart_grants(rel):
         (ctl, "watch", "benchmarkruns.storagebench.io", rel.run_ns, None),
         (ctl, "patch", "benchmarkruns.storagebench.io", rel.run_ns, "status"),
         (ctl, "create", "configmaps", rel.run_ns, None), (ctl, "create", "events", rel.run_ns, None),
-        (ctl, "create", "secrets", rel.run_ns, None),  # a run's signing key, never read
+        (ctl, "create", "secrets", rel.run_ns, None),  # a run's signing key
+        (ctl, "get", "secrets", rel.run_ns, None),  # an object store's: its consent label
         (ctl, "get", f"secrets/{rel.full}-signing-key", rel.ns, None),
         (ctl, "list", "storageclasses.storage.k8s.io", None, None),
         (ctl, "update", f"leases.coordination.k8s.io/{rel.controller}", rel.ns, None),
@@ -239,7 +240,7 @@ def test_rbac_is_what_the_chart_grants(rel):
         (ctl, "create", "pods", rel.ns, None), (ctl, "create", "pods", "default", None),
         (ctl, "patch", "benchmarkruns.storagebench.io", rel.run_ns, None),  # spec: never
         (ctl, "delete", "configmaps", rel.run_ns, None), (ctl, "update", "pods", rel.run_ns, None),
-        (ctl, "get", "secrets", rel.run_ns, None), (ctl, "list", "secrets", rel.run_ns, None),
+        (ctl, "list", "secrets", rel.run_ns, None), (ctl, "watch", "secrets", rel.run_ns, None),
         (ctl, "get", "secrets/someone-elses", rel.ns, None), (ctl, "list", "secrets", rel.ns, None),
         (ctl, "update", "leases.coordination.k8s.io/someone-elses", rel.ns, None),
         (run, "list", "configmaps", rel.run_ns, None), (run, "delete", "configmaps", rel.run_ns, None),
@@ -596,7 +597,7 @@ def test_watching_all_namespaces_grants_cluster_wide():
             assert can_i(sa, "list", "benchmarkruns.storagebench.io", all_ns=True)
             assert can_i(sa, "create", "pods", "default")
             assert can_i(sa, "patch", "benchmarkruns.storagebench.io", "kube-system", sub="status")
-            assert not can_i(sa, "get", "secrets", "default")
+            assert not can_i(sa, "list", "secrets", "default")
             assert not can_i(sa, "create", "pods", all_ns=False, ns="default", sub="exec")
             cr = kj("get", "clusterrole", r.controller)
             assert {x for rule in cr["rules"] for x in rule["resources"]} == {

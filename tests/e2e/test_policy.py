@@ -182,3 +182,44 @@ def test_bad_policy_flags_stop_the_controller(ns, controller):
     c = controller.start(extra=["--runner-pod-security=open"])
     assert c.proc.wait(timeout=20) == 2
     assert "--runner-pod-security: 'open' is not restricted, baseline or privileged" in c.log
+
+
+@pytest.mark.parametrize("var", ["KUBECONFIG", "LD_PRELOAD", "OPENSSL_CONF", "https_proxy"])
+def test_runner_env_that_changes_trust_is_refused(ns, controller, var):
+    """spec.runner.env cannot choose what the runner loads, trusts or where it
+    connects (issue 34): refused naming the field and the variable, nothing made."""
+    name = "pol-env-" + var.lower().replace("_", "-")
+    sb.apply(run_manifest(name, {"env": [{"name": "BS", "value": "4k"},
+                                         {"name": var, "value": "/tmp/x"}]}), namespace=ns)
+    st = wait_phase(ns, name, phases=("Failed",), timeout=60)
+    assert st["conditions"][0]["reason"] == "InvalidSpec", st
+    assert st["message"].startswith(f"spec.runner.env[1].name: '{var}' is not allowed"), st
+    assert owned_objects(ns, name) == []
+
+
+def test_pattern_file_in_fiojob_is_refused_without_opening_it(ns, controller):
+    """The controller never opens a path a spec names (issue 34): a pattern file
+    is refused by name, the same answer whether it exists in the controller's
+    container or not (no oracle), and a device would not block it."""
+    msgs = []
+    for i, path in enumerate(["/etc/hostname", "/no/such/file", "/dev/ptmx"]):
+        name = f"pol-pattern-{i}"
+        doc = run_manifest(name)
+        doc["spec"].pop("workloads", None)
+        doc["spec"]["fioJob"] = ("[w]\nrw=write\nbs=4k\nsize=1m\n"
+                                 f"buffer_pattern='{path}'\n")
+        sb.apply(doc, namespace=ns)
+        st = wait_phase(ns, name, phases=("Failed",), timeout=60)
+        assert st["conditions"][0]["reason"] == "InvalidSpec", st
+        assert (f"spec.fioJob:5: buffer_pattern: pattern file '{path}': not allowed here"
+                in st["message"]), st
+        msgs.append(st["message"].replace(path, "PATH"))
+        assert owned_objects(ns, name) == []
+    assert len(set(msgs)) == 1, msgs
+    # an inline pattern still runs
+    doc = run_manifest("pol-pattern-inline")
+    doc["spec"].pop("workloads", None)
+    doc["spec"]["fioJob"] = "[w]\nrw=write\nbs=4k\nsize=1m\nbuffer_pattern=0xdeadbeef\n"
+    sb.apply(doc, namespace=ns)
+    st = wait_phase(ns, "pol-pattern-inline", timeout=180)
+    assert st["phase"] == "Succeeded", st

@@ -44,11 +44,13 @@ def s3keys(ns):
     sec = sb.get("/api/v1/namespaces/default/secrets/ceph-s3")
     d = {k: base64.b64decode(v).decode() for k, v in sec["data"].items()}
 
-    def make(secret=None):
+    def make(secret=None, consent=True):
         sb.kubectl("-n", ns, "delete", "secret", "s3keys", "--ignore-not-found")
         sb.kubectl("-n", ns, "create", "secret", "generic", "s3keys",
                    f"--from-literal=AWS_ACCESS_KEY_ID={d['AWS_ACCESS_KEY_ID']}",
                    f"--from-literal=AWS_SECRET_ACCESS_KEY={secret or d['AWS_SECRET_ACCESS_KEY']}")
+        if consent:  # its owner lends it to benchmark runs (docs/security.md)
+            sb.kubectl("-n", ns, "label", "secret", "s3keys", "storagebench.io/credentials=true")
     make()
     make.endpoint = d["endpoint"]
     make.env = sb.read_env(CEPH_ENV, missing_ok=False)
@@ -108,3 +110,20 @@ def test_wrong_keys_condition_names_the_target(ns, controller, s3keys):
     assert "not-the-secret" not in json.dumps(st)
     # the storage class ran all the same
     assert [c["phase"] for c in st["classes"]] == ["Succeeded", "Failed"]
+
+
+def test_secret_without_consent_is_refused_by_name(ns, controller, s3keys):
+    """A Secret that never said it is for benchmarks lends no keys: the run is
+    refused before anything is created, naming the field and the Secret."""
+    s3keys(consent=False)
+    sb.apply(RUN % {"name": "noconsent", "iterations": 1, "endpoint": s3keys.endpoint},
+             namespace=ns)
+    st = wait_phase(ns, "noconsent", timeout=120)
+    assert st["phase"] == "Failed", st
+    assert st["conditions"][0]["reason"] == "InvalidSpec", st
+    assert ("spec.objectStores[0].secretRef.name: Secret 's3keys' does not lend its keys"
+            in st["message"]), st
+    assert "storagebench.io/credentials=true" in st["message"], st
+    pods = sb.kubectl("-n", ns, "get", "pods", "-l", "storagebench.io/run=noconsent",
+                      "-o", "name")
+    assert pods.strip() == "", pods

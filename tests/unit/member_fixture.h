@@ -65,8 +65,10 @@ static inline json_t *fx_member_result(const struct fx_member *m, const char *te
 		unsigned char key[SB_SIGN_KEY_BYTES];
 		char mac[SB_SIGN_HEX_LEN + 1];
 		if (br_runkey_derive(m->uid, key) ||
-		    sb_sign_result(key, sizeof(key), m->uid, m->cls, m->iteration, text,
-				   strlen(text), mac) ||
+		    sb_sign_result(key, sizeof(key),
+				   &(struct sb_sign_subject){m->uid, m->cls, m->iteration,
+							     m->member, m->attempt},
+				   text, strlen(text), mac) ||
 		    json_object_set_new(data, SB_RESULT_MAC_KEY, json_string(mac))) {
 			json_decref(cm);
 			return NULL;

@@ -146,10 +146,16 @@ namespace. docs/getting-started.md and tests/chart list the same set.
 - apiGroups: [""]
   resources: [configmaps]
   verbs: [get, list, watch, create]
-# each run's result signing key: create only, never read (docs/security.md)
+# each run's result signing key: create only (docs/security.md)
 - apiGroups: [""]
   resources: [secrets]
   verbs: [create]
+# the Secret an object store names: get, to see its consent label
+# (storagebench.io/credentials=true) before a runner pod may use its keys;
+# never list or watch (docs/security.md)
+- apiGroups: [""]
+  resources: [secrets]
+  verbs: [get]
 # spec.lifecycle: a volume's resize (a patch of the claim's requested size)
 - apiGroups: [""]
   resources: [persistentvolumeclaims]

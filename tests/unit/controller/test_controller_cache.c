@@ -125,7 +125,8 @@ static json_t *result_cm(const char *uid, bool forged)
 				   "\"psync\",\"reason\":\"no io_uring\"}}],\"context\":{"
 				   "\"run\":\"r\",\"class\":\"fast\",\"iteration\":2}}";
 	if (br_runkey_derive(uid, key) ||
-	    sb_sign_result(key, sizeof(key), uid, "fast", 2, text, strlen(text), mac))
+	    sb_sign_result(key, sizeof(key), &(struct sb_sign_subject){uid, "fast", 2, 0, 0}, text,
+			   strlen(text), mac))
 		memset(mac, 'a', SB_SIGN_HEX_LEN), mac[SB_SIGN_HEX_LEN] = '\0';
 	if (forged)
 		mac[0] = mac[0] == '0' ? '1' : '0';

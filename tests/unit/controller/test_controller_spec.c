@@ -453,6 +453,32 @@ static int test_policy_refuses_and_names_the_field(void)
 		{"{\"seccompProfile\":{\"type\":\"Unconfined\"}}",
 		 "spec.runner.seccompProfile.type: Unconfined is not allowed",
 		 "runner-pod-security", "privileged"},
+		/* issue 34: placement on the control-plane nodes */
+		{"{\"tolerations\":[{\"key\":\"disk\",\"operator\":\"Exists\"},{\"key\":"
+		 "\"node-role.kubernetes.io/control-plane\",\"operator\":\"Exists\",\"effect\":"
+		 "\"NoSchedule\"}]}",
+		 "spec.runner.tolerations[1]: tolerating the control-plane taint is not allowed by "
+		 "the runner policy",
+		 "runner-allow-control-plane", NULL},
+		{"{\"tolerations\":[{\"key\":\"node-role.kubernetes.io/master\",\"operator\":"
+		 "\"Equal\",\"value\":\"\"}]}",
+		 "spec.runner.tolerations[0]: tolerating the control-plane taint",
+		 "runner-allow-control-plane", NULL},
+		{"{\"tolerations\":[{\"operator\":\"Exists\"}]}",
+		 "spec.runner.tolerations[0]: tolerating every taint (no key, Exists) is not "
+		 "allowed",
+		 "runner-allow-control-plane", "true"},
+		{"{\"nodeSelector\":{\"node-role.kubernetes.io/control-plane\":\"\"}}",
+		 "spec.runner.nodeSelector.node-role.kubernetes.io/control-plane: selecting "
+		 "control-plane nodes is not allowed",
+		 "runner-allow-control-plane", NULL},
+		{"{\"affinity\":{\"nodeAffinity\":{"
+		 "\"requiredDuringSchedulingIgnoredDuringExecution\":"
+		 "{\"nodeSelectorTerms\":[{\"matchExpressions\":[{\"key\":\"disk\",\"operator\":"
+		 "\"Exists\"},{\"key\":\"node-role.kubernetes.io/control-plane\",\"operator\":"
+		 "\"Exists\"}]}]}}}}",
+		 "nodeSelectorTerms[0].matchExpressions[1]: selecting control-plane nodes",
+		 "runner-allow-control-plane", NULL},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char spec[1024], err[1024] = "";
@@ -481,6 +507,37 @@ static int test_policy_refuses_and_names_the_field(void)
 		}
 		br_policy_release(&p);
 	}
+	return T_PASS;
+}
+
+/* Issue 34: ordinary placement stays allowed under the default policy. */
+static int test_policy_placement_allowed(void)
+{
+	static const char *const ok[] = {
+		"{\"tolerations\":[{\"key\":\"disk\",\"operator\":\"Exists\",\"effect\":"
+		"\"NoSchedule\"}]}",
+		"{\"nodeSelector\":{\"disk\":\"ssd\"}}",
+		"{\"affinity\":{\"nodeAffinity\":{"
+		"\"requiredDuringSchedulingIgnoredDuringExecution\":{"
+		"\"nodeSelectorTerms\":[{\"matchExpressions\":[{\"key\":\"node-role.kubernetes.io/"
+		"control-plane\",\"operator\":\"DoesNotExist\"}]}]}}}}",
+	};
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		char spec[1024], err[1024] = "";
+		snprintf(spec, sizeof(spec), "{\"storageClasses\":[\"fast\"],\"runner\":%s}",
+			 ok[i]);
+		struct br_policy p = BR_POLICY_INIT;
+		p.runner_image = "localhost/storagebench:test";
+		int r = check(&p, spec, err, sizeof(err));
+		if (r)
+			fprintf(stderr, "    %s\n    gave %d '%s'\n", spec, r, err);
+		CHECK_INT(r, 0);
+	}
+	struct br_policy p = BR_POLICY_INIT;
+	char err[256];
+	CHECK_INT(br_policy_flag(&p, "runner-allow-control-plane", "maybe", err, sizeof(err)),
+		  -EINVAL);
+	CHECK(strstr(err, "'maybe' is not true or false"));
 	return T_PASS;
 }
 
@@ -809,6 +866,65 @@ static int test_fiojob_vars_are_the_runs(void)
 	return T_PASS;
 }
 
+/*
+ * Issue 34: spec.runner.env refuses every name that changes what the runner
+ * loads, trusts or where it connects (lib/core/envdeny.h), naming the field
+ * and the variable; ordinary names stay.
+ */
+static int test_env_denylist(void)
+{
+	static const char *const denied[] = {
+		"LD_PRELOAD",
+		"LD_LIBRARY_PATH",
+		"KUBECONFIG",
+		"https_proxy",
+		"HTTPS_PROXY",
+		"http_proxy",
+		"ALL_PROXY",
+		"no_proxy",
+		"SSL_CERT_FILE",
+		"OPENSSL_CONF",
+		"CURL_CA_BUNDLE",
+		"GCONV_PATH",
+		"MALLOC_CHECK_",
+		"GLIBC_TUNABLES",
+		"LOCPATH",
+		"NLSPATH",
+		"HOSTALIASES",
+		"RES_OPTIONS",
+		"TZDIR",
+		"SB_RUN",
+		"SB_TERMINATION_LOG",
+		"KUBERNETES_SERVICE_HOST",
+		"LOCALDOMAIN",
+	};
+	char spec[512], needle[160];
+	for (size_t i = 0; i < sizeof(denied) / sizeof(denied[0]); i++) {
+		snprintf(spec, sizeof(spec),
+			 "{\"storageClasses\":[\"a\"],\"runner\":{\"env\":[{\"name\":\"OK\","
+			 "\"value\":\"1\"},{\"name\":\"%s\",\"value\":\"/tmp/x\"}]}}",
+			 denied[i]);
+		snprintf(needle, sizeof(needle), "spec.runner.env[1].name: '%s' is not allowed",
+			 denied[i]);
+		CHECK_INT(expect_invalid(spec, needle), T_PASS);
+	}
+	static const char *const allowed[] = {"BS", "TZ", "LANG", "MY_SSL", "PROXY", "HOME"};
+	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++) {
+		struct br_spec s;
+		char err[512] = "";
+		snprintf(spec, sizeof(spec),
+			 "{\"storageClasses\":[\"a\"],\"runner\":{\"env\":[{\"name\":\"%s\","
+			 "\"value\":\"1\"}]}}",
+			 allowed[i]);
+		int r = parse(spec, &s, err, sizeof(err));
+		br_spec_release(&s);
+		if (r)
+			fprintf(stderr, "    %s: %s\n", allowed[i], err);
+		CHECK_INT(r, 0);
+	}
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
 	{"manifests/report-configmap-with-charts", test_report_cm},
 	{"spec/defaults", test_defaults},
@@ -817,12 +933,14 @@ static const struct test_case cases[] = {
 	{"spec/hostile-workloads-refused", test_hostile_workloads},
 	{"spec/workload-count-limit", test_workload_count_limit},
 	{"spec/fiojob-vars-are-the-runs", test_fiojob_vars_are_the_runs},
+	{"spec/env-denylist", test_env_denylist},
 	{"spec/profile-args-and-block", test_profile_args_and_block},
 	{"manifests/pod-pvc-spec-cm", test_pod_manifest},
 	{"manifests/times-and-durations", test_times},
 	{"policy/default-runner-pod-is-restricted", test_default_pod_is_restricted},
 	{"policy/refuses-names-the-field-and-widens", test_policy_refuses_and_names_the_field},
 	{"policy/levels-of-widened-pods", test_policy_levels_of_widened_pods},
+	{"policy/placement-allowed", test_policy_placement_allowed},
 	{"policy/pss-evaluator-on-foreign-pods", test_pss_evaluator_on_foreign_pods},
 	{"policy/image-allowlist-and-flags", test_image_allowlist},
 	{"policy/service-account-allowlist", test_service_account_allowlist},

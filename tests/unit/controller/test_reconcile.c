@@ -146,7 +146,8 @@ static int add_result(const char *cls, unsigned it, double iops)
 		"\"sync\":{\"total_ios\":0},\"engine\":{\"ran\":\"io_uring\"}}],"
 		"\"context\":{\"run\":\"%s\",\"class\":\"%s\",\"iteration\":%u}}",
 		iops, iops * 4096, RUN, cls, it);
-	if (sb_sign_result(key, sizeof(key), UID, cls, it, text, strlen(text), mac))
+	if (sb_sign_result(key, sizeof(key), &(struct sb_sign_subject){UID, cls, it, 0, 0}, text,
+			   strlen(text), mac))
 		return -1;
 	snprintf(itb, sizeof(itb), "%u", it);
 	json_t *cm = json_pack(
@@ -1137,7 +1138,60 @@ static int test_results_list_failure_retried(void)
 	return T_PASS;
 }
 
+/*
+ * Issue 34: a Secret lends its keys to an object store's runner pod only
+ * when it carries the consent label; refused before anything is created,
+ * naming the field and the Secret; labelled, the run starts, and the Secret
+ * is not read again once it has.
+ */
+static int test_object_store_secret_needs_consent(void)
+{
+	CHECK_INT(setup("{\"storageClasses\":[\"fast\"],\"iterations\":1,\"parallelism\":2,"
+			"\"objectStores\":[{"
+			"\"name\":\"rgw\",\"endpoint\":\"http://s3.example:7480\",\"secretRef\":{"
+			"\"name\":\"keys\"}}],\"objectWorkloads\":[{\"name\":\"put-4k\","
+			"\"benchmark\":\"put\"}]}"),
+		  0);
+	/* no such Secret */
+	CHECK_INT(pass(), 0);
+	CHECK_STR(json_string_value(json_object_get(status(), "phase")), "Failed");
+	CHECK(strstr(json_string_value(json_object_get(status(), "message")),
+		     "spec.objectStores[0].secretRef.name: Secret 'keys' does not exist"));
+	/* a Secret made for something else: refused, nothing created */
+	put_both("secrets",
+		 json_pack("{s:{s:s,s:s,s:{s:s}},s:{s:s}}", "metadata", "name", "keys", "namespace",
+			   NS, "labels", "app", "billing", "data", "AWS_ACCESS_KEY_ID", "eA=="));
+	CHECK_INT(pass(), 0);
+	const char *msg = json_string_value(json_object_get(status(), "message"));
+	CHECK(msg && strstr(msg, "spec.objectStores[0].secretRef.name: Secret 'keys' does not "
+				 "lend its keys to benchmark runs: it lacks the label "
+				 "storagebench.io/credentials=true"));
+	CHECK(fo_events(&E.fo, "InvalidSpec") >= 1);
+	CHECK_INT(fo_calls(&E.fo, "create", "pods", NULL), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "persistentvolumeclaims", NULL), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "secrets", NULL), 0);
+	/* "false" is no consent either */
+	put_both("secrets", json_pack("{s:{s:s,s:s,s:{s:s}}}", "metadata", "name", "keys",
+				      "namespace", NS, "labels", SB_LABEL_CREDENTIALS, "false"));
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "pods", NULL), 0);
+	/* its owner consents: the run starts, the store's runner pod is made */
+	put_both("secrets",
+		 json_pack("{s:{s:s,s:s,s:{s:s}}}", "metadata", "name", "keys", "namespace", NS,
+			   "labels", SB_LABEL_CREDENTIALS, SB_CREDENTIALS_CONSENT));
+	CHECK_INT(pass(), 0);
+	char pod[64];
+	CHECK_INT(sb_name_pod(pod, sizeof(pod), RUN, "rgw", 1), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "pods", pod), 1);
+	size_t reads = fo_calls(&E.fo, "get", "secrets", "keys");
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "get", "secrets", "keys"), reads);
+	teardown();
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
+	{"reconcile/object-store-secret-needs-consent", test_object_store_secret_needs_consent},
 	{"reconcile/a fail-fast run: one status write, one Warning event",
 	 test_fail_fast_run_requests},
 	{"reconcile/a stale cache after its own status write: no second write, no repeated events",

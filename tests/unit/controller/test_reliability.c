@@ -292,42 +292,60 @@ static int test_sign_and_verify(void)
 {
 	const char *text = "{\"jobs\":[]}";
 	char mac[SB_SIGN_HEX_LEN + 1], mac2[SB_SIGN_HEX_LEN + 1];
-	CHECK_INT(sb_sign_result(KEY, sizeof(KEY), UID, "fast", 2, text, strlen(text), mac), 0);
+	CHECK_INT(sb_sign_result(KEY, sizeof(KEY), &(struct sb_sign_subject){UID, "fast", 2, 0, 0},
+				 text, strlen(text), mac),
+		  0);
 	CHECK_INT(strlen(mac), 64);
-	CHECK_INT(sb_sign_verify(KEY, sizeof(KEY), UID, "fast", 2, text, strlen(text), mac), 0);
+	CHECK_INT(sb_sign_verify(KEY, sizeof(KEY), &(struct sb_sign_subject){UID, "fast", 2, 0, 0},
+				 text, strlen(text), mac),
+		  0);
 	/* the same inputs, the same MAC (a known answer would tie us to the format; the
 	 * format is ours: determinism and every input counting are what matter) */
-	CHECK_INT(sb_sign_result(KEY, sizeof(KEY), UID, "fast", 2, text, strlen(text), mac2), 0);
+	CHECK_INT(sb_sign_result(KEY, sizeof(KEY), &(struct sb_sign_subject){UID, "fast", 2, 0, 0},
+				 text, strlen(text), mac2),
+		  0);
 	CHECK_STR(mac, mac2);
 	/* one byte of the text changed: refused */
 	char t2[32];
 	snprintf(t2, sizeof(t2), "%s", text);
 	t2[3] ^= 1;
-	CHECK_INT(sb_sign_verify(KEY, sizeof(KEY), UID, "fast", 2, t2, strlen(t2), mac), -EBADMSG);
+	CHECK_INT(sb_sign_verify(KEY, sizeof(KEY), &(struct sb_sign_subject){UID, "fast", 2, 0, 0},
+				 t2, strlen(t2), mac),
+		  -EBADMSG);
 	/* moved to another iteration, class or run: refused */
-	CHECK_INT(sb_sign_verify(KEY, sizeof(KEY), UID, "fast", 3, text, strlen(text), mac),
+	CHECK_INT(sb_sign_verify(KEY, sizeof(KEY), &(struct sb_sign_subject){UID, "fast", 3, 0, 0},
+				 text, strlen(text), mac),
 		  -EBADMSG);
-	CHECK_INT(sb_sign_verify(KEY, sizeof(KEY), UID, "fas", 2, text, strlen(text), mac),
+	CHECK_INT(sb_sign_verify(KEY, sizeof(KEY), &(struct sb_sign_subject){UID, "fas", 2, 0, 0},
+				 text, strlen(text), mac),
 		  -EBADMSG);
-	CHECK_INT(sb_sign_verify(KEY, sizeof(KEY), "other", "fast", 2, text, strlen(text), mac),
+	CHECK_INT(sb_sign_verify(KEY, sizeof(KEY),
+				 &(struct sb_sign_subject){"other", "fast", 2, 0, 0}, text,
+				 strlen(text), mac),
 		  -EBADMSG);
 	/* another key */
 	unsigned char k2[SB_SIGN_KEY_BYTES];
 	memcpy(k2, KEY, sizeof(k2));
 	k2[31] ^= 0x80;
-	CHECK_INT(sb_sign_verify(k2, sizeof(k2), UID, "fast", 2, text, strlen(text), mac),
+	CHECK_INT(sb_sign_verify(k2, sizeof(k2), &(struct sb_sign_subject){UID, "fast", 2, 0, 0},
+				 text, strlen(text), mac),
 		  -EBADMSG);
 	/* one hex digit of the MAC changed; malformed MACs */
 	snprintf(mac2, sizeof(mac2), "%s", mac);
 	mac2[10] = mac2[10] == '0' ? '1' : '0';
-	CHECK_INT(sb_sign_verify(KEY, sizeof(KEY), UID, "fast", 2, text, strlen(text), mac2),
+	CHECK_INT(sb_sign_verify(KEY, sizeof(KEY), &(struct sb_sign_subject){UID, "fast", 2, 0, 0},
+				 text, strlen(text), mac2),
 		  -EBADMSG);
-	CHECK_INT(sb_sign_verify(KEY, sizeof(KEY), UID, "fast", 2, text, strlen(text), "abc"),
+	CHECK_INT(sb_sign_verify(KEY, sizeof(KEY), &(struct sb_sign_subject){UID, "fast", 2, 0, 0},
+				 text, strlen(text), "abc"),
 		  -EINVAL);
 	mac2[5] = 'g';
-	CHECK_INT(sb_sign_verify(KEY, sizeof(KEY), UID, "fast", 2, text, strlen(text), mac2),
+	CHECK_INT(sb_sign_verify(KEY, sizeof(KEY), &(struct sb_sign_subject){UID, "fast", 2, 0, 0},
+				 text, strlen(text), mac2),
 		  -EINVAL);
-	CHECK_INT(sb_sign_result(KEY, 16, UID, "fast", 2, text, strlen(text), mac), -EINVAL);
+	CHECK_INT(sb_sign_result(KEY, 16, &(struct sb_sign_subject){UID, "fast", 2, 0, 0}, text,
+				 strlen(text), mac),
+		  -EINVAL);
 	/* random keys differ */
 	unsigned char a[SB_SIGN_KEY_BYTES], b[SB_SIGN_KEY_BYTES];
 	CHECK_INT(sb_sign_keygen(a), 0);
@@ -365,7 +383,9 @@ static int test_result_rule_signed(void)
 	json_t *cm = result(UID, NULL);
 	const char *text =
 		json_string_value(json_object_get(json_object_get(cm, "data"), SB_RESULT_KEY));
-	CHECK_INT(sb_sign_result(KEY, sizeof(KEY), UID, "fast", 2, text, strlen(text), mac), 0);
+	CHECK_INT(sb_sign_result(KEY, sizeof(KEY), &(struct sb_sign_subject){UID, "fast", 2, 0, 0},
+				 text, strlen(text), mac),
+		  0);
 	json_object_set_new(json_object_get(cm, "data"), SB_RESULT_MAC_KEY, json_string(mac));
 	json_t *forged = json_deep_copy(cm);
 	json_t *unsigned_cm = json_deep_copy(cm);
@@ -443,9 +463,65 @@ static int test_run_key(void)
 	return T_PASS;
 }
 
+/*
+ * Issue 34: the MAC binds the member (a distributed run's pod index) and the
+ * attempt: a result signed for member 1 does not verify as member 2, nor as
+ * another attempt, nor in the format without them; relabelled, its
+ * ConfigMap is refused by the result rule.
+ */
+static int test_sign_binds_member_and_attempt(void)
+{
+	const char *text = "{\"jobs\":[]}";
+	size_t n = strlen(text);
+	char mac[SB_SIGN_HEX_LEN + 1];
+	struct sb_sign_subject m1 = {UID, "fast", 2, 1, 1};
+	CHECK_INT(sb_sign_result(KEY, sizeof(KEY), &m1, text, n, mac), 0);
+	CHECK_INT(sb_sign_verify(KEY, sizeof(KEY), &m1, text, n, mac), 0);
+	struct sb_sign_subject m2 = {UID, "fast", 2, 2, 1}, a2 = {UID, "fast", 2, 1, 2},
+			       none = {UID, "fast", 2, 0, 0};
+	CHECK_INT(sb_sign_verify(KEY, sizeof(KEY), &m2, text, n, mac), -EBADMSG);
+	CHECK_INT(sb_sign_verify(KEY, sizeof(KEY), &a2, text, n, mac), -EBADMSG);
+	CHECK_INT(sb_sign_verify(KEY, sizeof(KEY), &none, text, n, mac), -EBADMSG);
+	/* member 12 attempt 1 and member 1 attempt 21 differ (each part ends with its NUL) */
+	struct sb_sign_subject x = {UID, "fast", 2, 12, 1}, y = {UID, "fast", 2, 1, 21};
+	char mx[SB_SIGN_HEX_LEN + 1], my[SB_SIGN_HEX_LEN + 1];
+	CHECK_INT(sb_sign_result(KEY, sizeof(KEY), &x, text, n, mx), 0);
+	CHECK_INT(sb_sign_result(KEY, sizeof(KEY), &y, text, n, my), 0);
+	CHECK(strcmp(mx, my) != 0);
+
+	/* the result rule reads the member and attempt from the labels the MAC binds */
+	json_t *cm = result(UID, NULL);
+	const char *doc =
+		json_string_value(json_object_get(json_object_get(cm, "data"), SB_RESULT_KEY));
+	CHECK_INT(sb_sign_result(KEY, sizeof(KEY), &m1, doc, strlen(doc), mac), 0);
+	json_t *labels = json_object_get(json_object_get(cm, "metadata"), "labels");
+	json_object_set_new(json_object_get(cm, "data"), SB_RESULT_MAC_KEY, json_string(mac));
+	json_object_set_new(labels, SB_LABEL_MEMBER, json_string("1"));
+	json_object_set_new(labels, SB_LABEL_ATTEMPT, json_string("1"));
+	struct sb_result_want w = {"ns", "r", UID, "fast", 2, KEY};
+	char why[512] = "", why2[512] = "", why3[512] = "";
+	int as_m1 = sb_result_check(cm, &w, NULL, why, sizeof(why));
+	json_object_set_new(labels, SB_LABEL_MEMBER, json_string("2"));
+	int as_m2 = sb_result_check(cm, &w, NULL, why2, sizeof(why2));
+	json_object_set_new(labels, SB_LABEL_MEMBER, json_string("1"));
+	json_object_set_new(labels, SB_LABEL_ATTEMPT, json_string("2"));
+	int as_a2 = sb_result_check(cm, &w, NULL, why, sizeof(why));
+	json_object_set_new(labels, SB_LABEL_ATTEMPT, json_string("x"));
+	int bad_label = sb_result_check(cm, &w, NULL, why3, sizeof(why3));
+	json_decref(cm);
+	CHECK_INT(as_m1, 0);
+	CHECK_INT(as_m2, -EINVAL);
+	CHECK(strstr(why2, "does not match the result, its member and attempt"));
+	CHECK_INT(as_a2, -EINVAL);
+	CHECK_INT(bad_label, -EINVAL);
+	CHECK(strstr(why3, "label storagebench.io/attempt: 'x' is not a number"));
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
 	{"runkey/derive-secret-mount", test_run_key},
 	{"sign/sign-and-verify", test_sign_and_verify},
+	{"sign/binds-member-and-attempt", test_sign_binds_member_and_attempt},
 	{"sign/key-file", test_key_file},
 	{"owner/result-rule-signed", test_result_rule_signed},
 	{"spec/workload-larger-than-volume", test_workload_larger_than_volume},

@@ -363,7 +363,8 @@ static json_t *member_cm(unsigned member, double iops, const char *node)
 	char mac[SB_SIGN_HEX_LEN + 1];
 	json_t *cm = NULL;
 	if (text && !br_runkey_derive(DUID, key) &&
-	    !sb_sign_result(key, sizeof(key), DUID, "fast", 1, text, strlen(text), mac))
+	    !sb_sign_result(key, sizeof(key), &(struct sb_sign_subject){DUID, "fast", 1, member, 1},
+			    text, strlen(text), mac))
 		cm = json_pack("{s:{s:s,s:s,s:s,s:{s:s,s:s,s:s,s:s,s:s,s:s},s:[{s:s,s:s,s:s,s:s}]},"
 			       "s:{s:s,s:s}}",
 			       "metadata", "name", name, "namespace", "ns", "creationTimestamp",
