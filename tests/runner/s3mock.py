@@ -23,7 +23,9 @@ delete refuses (AccessDenied, in a 200 answer); `stop()` closes the
 listening socket and every open connection (a server that went away).
 Counters: `connections`, `requests`, `multipart_completed`,
 `multi_deletes` (the key count of each multi-object delete), `deletes`
-(single-object DELETEs).
+(single-object DELETEs), `payload_hashes` (per x-amz-content-sha256 kind
+of object PUTs: "sha256" or "UNSIGNED-PAYLOAD"), `parts` (every multipart
+part's body, by upload id and part number, kept after completion).
 """
 import base64
 import hashlib
@@ -72,6 +74,8 @@ class S3Mock:
         self.deny_delete = set()
         self.multi_deletes = []
         self.deletes = 0
+        self.payload_hashes = {}
+        self.parts = {}
         self._object_requests = 0
         self.seen_methods = set()
         self._socks = set()
@@ -261,6 +265,7 @@ class S3Mock:
             if parts is None:
                 return self._error(h, 404, "NoSuchUpload")
             parts[int(q["partNumber"])] = body
+            self.parts[(q.get("uploadId"), int(q["partNumber"]))] = body
             return self._reply(h, 200, headers={"ETag": '"' + hashlib.md5(body).hexdigest() + '"'})
         if m == "POST" and "uploadId" in q:
             parts = self.uploads.pop(q["uploadId"], None)
@@ -277,6 +282,9 @@ class S3Mock:
             self.uploads.pop(q["uploadId"], None)
             return self._reply(h, 204)
         if m == "PUT":
+            kind = h.headers.get("x-amz-content-sha256")
+            kind = "UNSIGNED-PAYLOAD" if kind == "UNSIGNED-PAYLOAD" else "sha256"
+            self.payload_hashes[kind] = self.payload_hashes.get(kind, 0) + 1
             b[key] = body
             return self._reply(h, 200, headers={"ETag": '"' + hashlib.md5(body).hexdigest() + '"'})
         if key not in b:
