@@ -285,6 +285,18 @@ static int set_bucket(struct sb_s3_opts *o, const struct s3_opt *d, const struct
 	return 0;
 }
 
+/* a region (and radosgw's zonegroup api name): letters, digits, '-', '_', '.', ':' */
+static int set_region(struct sb_s3_opts *o, const struct s3_opt *d, const struct s3_set *s)
+{
+	if (set_text(o, d, s))
+		return -EINVAL;
+	for (const char *p = s->val; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("-_.:", *p))
+			return s3_bad(s,
+				      "is not a region name (letters, digits, '-', '_', '.', ':')");
+	return 0;
+}
+
 static int set_prefix(struct sb_s3_opts *o, const struct s3_opt *d, const struct s3_set *s)
 {
 	(void)d;
@@ -435,7 +447,7 @@ static const struct s3_opt s3_opts[] = {
 	{"host", set_host, AT(host)},
 	{"access-key", set_key, AT(access_key)},
 	{"secret-key", set_key, AT(secret_key)},
-	{"region", set_text, AT(region)},
+	{"region", set_region, AT(region)},
 	{"bucket", set_bucket, AT(bucket)},
 	{"prefix", set_prefix, AT(prefix)},
 	{"label", set_text, AT(label)},

@@ -925,7 +925,18 @@ static int make_bucket(struct sb_s3_client *c, const struct sb_s3_opts *o, struc
 		if (c->status != 404)
 			return describe_failure(o, c, "checking the bucket", err, errlen);
 	}
-	if (sb_s3_request(c, "PUT", r->bucket, NULL, NULL, NULL, 0, NULL, NULL) == -ENOMEM)
+	/* another region than S3's first names itself (CreateBucketConfiguration) */
+	char conf[256] = "";
+	size_t clen = 0;
+	if (o->region[0] && strcmp(o->region, "us-east-1"))
+		clen = (size_t)snprintf(
+			conf, sizeof(conf),
+			"<CreateBucketConfiguration xmlns=\"http://s3.amazonaws.com/doc/"
+			"2006-03-01/\"><LocationConstraint>%s</LocationConstraint>"
+			"</CreateBucketConfiguration>",
+			o->region);
+	if (sb_s3_request(c, "PUT", r->bucket, NULL, NULL, clen ? conf : NULL, clen, NULL, NULL) ==
+	    -ENOMEM)
 		return -ENOMEM;
 	if (!status_ok(c->status))
 		return describe_failure(o, c, "creating the bucket", err, errlen);

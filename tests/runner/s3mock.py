@@ -23,7 +23,8 @@ delete refuses (AccessDenied, in a 200 answer); `stop()` closes the
 listening socket and every open connection (a server that went away).
 Counters: `connections`, `requests`, `multipart_completed`,
 `multi_deletes` (the key count of each multi-object delete), `deletes`
-(single-object DELETEs), `payload_hashes` (per x-amz-content-sha256 kind
+(single-object DELETEs), `locations` (the LocationConstraint of each
+bucket created, None for us-east-1's none), `payload_hashes` (per x-amz-content-sha256 kind
 of object PUTs: "sha256" or "UNSIGNED-PAYLOAD"), `parts` (every multipart
 part's body, by upload id and part number, kept after completion).
 """
@@ -75,6 +76,7 @@ class S3Mock:
         self.multi_deletes = []
         self.deletes = 0
         self.payload_hashes = {}
+        self.locations = []
         self.parts = {}
         self._object_requests = 0
         self.seen_methods = set()
@@ -223,6 +225,9 @@ class S3Mock:
             if m == "PUT":
                 if b is not None:
                     return self._error(h, 409, "BucketAlreadyOwnedByYou")
+                code = self._location_error(body)
+                if code:
+                    return self._error(h, 400, code)
                 self.buckets[bucket] = {}
                 return self._reply(h, 200)
             if b is None:
@@ -301,6 +306,25 @@ class S3Mock:
             self.deletes += 1
             return self._reply(h, 204)
         return self._error(h, 400, "NotImplemented")
+
+    def _location_error(self, body):
+        """As S3: us-east-1 creates a bucket without a CreateBucketConfiguration;
+        another region wants its name as the LocationConstraint."""
+        want = None if self.region == "us-east-1" else self.region
+        got = None
+        if body:
+            try:
+                root = ET.fromstring(body)
+            except ET.ParseError:
+                return "MalformedXML"
+            e = [x for x in root if x.tag.rsplit("}", 1)[-1] == "LocationConstraint"]
+            got = e[0].text if e else None
+            if got is None or self.region == "us-east-1":
+                return "InvalidLocationConstraint"
+        if got != want:
+            return "IllegalLocationConstraintException"
+        self.locations.append(got)
+        return None
 
     # ---- DeleteObjects ----
     @staticmethod

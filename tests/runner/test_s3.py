@@ -230,6 +230,31 @@ def test_keys_with_xml_references_listed_and_removed(s3):
     assert s3.buckets == {}
 
 
+def test_region_names_the_bucket_location():
+    """Another region than us-east-1 signs with it and creates the bucket with
+    it as the LocationConstraint (S3 refuses the bucket otherwise)."""
+    m = S3Mock(region="eu-west-1")
+    try:
+        r = s3run(m, "--region", "eu-west-1", "--obj.size", "1KiB", "--objects", "10",
+                  "--concurrent", "1", "--duration", "1s", "--output-format=json", "get")
+        assert r.rc == 0, r
+        assert m.locations == ["eu-west-1"]
+        assert r.json["s3"]["bucket_removed"] and m.buckets == {}
+        # us-east-1 credentials against it: the signature's scope is wrong
+        r = s3run(m, "--obj.size", "1KiB", "--duration", "1s", "put")
+        assert r.rc == 1 and "access denied" in r.err, r
+    finally:
+        m.stop()
+
+
+def test_us_east_1_sends_no_location(s3):
+    r = s3run(s3, "--obj.size", "1KiB", "--concurrent", "1", "--duration", "1s", "put")
+    assert r.rc == 0, r
+    assert s3.locations == [None]
+    r = s3run(s3, "--region", "eu<1>", "put")
+    assert r.rc == 2 and "--region: 'eu<1>' is not a region name" in r.err, r
+
+
 def test_virtual_host_style(s3):
     r = s3run(s3, "--lookup", "dns", "--obj.size", "1KiB", "--objects", "10",
               "--concurrent", "1", "--duration", "1s", "--output-format=json", "get",

@@ -110,6 +110,10 @@ static int test_flags(void)
 	CHECK_INT(o.duration_us, 10000000);
 	CHECK_INT(sb_s3_opt_set(&o, "", "tls", NULL, err, sizeof(err)), 0);
 	CHECK(o.tls);
+	CHECK_INT(sb_s3_opt_set(&o, "", "region", "default:placement-1", err, sizeof(err)), 0);
+	CHECK_INT(sb_s3_opt_set(&o, "", "region", "eu west", err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "--region: 'eu west' is not a region name (letters, digits, '-', '_', '.', "
+		       "':')");
 	CHECK_INT(sb_s3_opt_set(&o, "", "concurrent", "0", err, sizeof(err)), -EINVAL);
 	CHECK_STR(err, "--concurrent: '0' is not a number in 1..4096");
 	CHECK_INT(sb_s3_opt_set(&o, "", "range", NULL, err, sizeof(err)), -ENOENT);
