@@ -68,6 +68,8 @@ void sb_s3_opts_init(struct sb_s3_opts *o)
 	o->batch = 100; /* warp's delete --batch */
 	o->timeout_s = 60;
 	o->interval_ms = 1000;
+	o->autoterm_dur_us = 15ull * 1000000; /* warp's --autoterm.dur */
+	o->autoterm_pct = 7.5;		      /* and --autoterm.pct */
 }
 
 static int bad(char *err, size_t errlen, const char *where, const char *name, const char *val,
@@ -283,6 +285,18 @@ static int set_bucket(struct sb_s3_opts *o, const struct s3_opt *d, const struct
 	return 0;
 }
 
+/* a region (and radosgw's zonegroup api name): letters, digits, '-', '_', '.', ':' */
+static int set_region(struct sb_s3_opts *o, const struct s3_opt *d, const struct s3_set *s)
+{
+	if (set_text(o, d, s))
+		return -EINVAL;
+	for (const char *p = s->val; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("-_.:", *p))
+			return s3_bad(s,
+				      "is not a region name (letters, digits, '-', '_', '.', ':')");
+	return 0;
+}
+
 static int set_prefix(struct sb_s3_opts *o, const struct s3_opt *d, const struct s3_set *s)
 {
 	(void)d;
@@ -311,8 +325,11 @@ static int set_obj_size(struct sb_s3_opts *o, const struct s3_opt *d, const stru
 	const char *dash = val ? strchr(val, '-') : NULL;
 	if (!val)
 		return s3_bad(s, "needs a value");
-	if (!dash)
+	if (!dash) {
+		o->size_range = false; /* a fixed size replaces a range given before */
+		o->obj_size_min = 0;
 		return set_bytes(o, d, s);
+	}
 	char lo[64];
 	size_t ln = (size_t)(dash - val);
 	uint64_t a, z;
@@ -324,7 +341,7 @@ static int set_obj_size(struct sb_s3_opts *o, const struct s3_opt *d, const stru
 		return s3_bad(s, "is not a size range MIN-MAX with 0 < MIN <= MAX");
 	o->obj_size_min = a;
 	o->obj_size = z;
-	o->randsize = true;
+	o->size_range = true;
 	return 0;
 }
 
@@ -362,17 +379,16 @@ static uint64_t go_duration_us(const char *p)
 	return total;
 }
 
-/* warp's durations: 5m, 30s, 1m30s (Go's), or ours */
+/* warp's durations: 5m, 30s, 1m30s (Go's), or ours (--duration, --autoterm.dur) */
 static int set_duration(struct sb_s3_opts *o, const struct s3_opt *d, const struct s3_set *s)
 {
 	uint64_t u;
-	(void)d;
 	if (!s->val || sb_parse_duration_us(s->val, 1000000, &u) || u == 0) {
 		u = go_duration_us(s->val);
 		if (!u)
 			return s3_bad(s, "is not a duration (e.g. 30s, 5m, 1m30s)");
 	}
-	o->duration_us = u;
+	*FIELD(o, d, uint64_t) = u;
 	return 0;
 }
 
@@ -384,6 +400,32 @@ static int set_timeout(struct sb_s3_opts *o, const struct s3_opt *d, const struc
 	    u > 3600ull * 1000000)
 		return s3_bad(s, "is not a duration between 1s and 1h");
 	o->timeout_s = (unsigned)(u / 1000000);
+	return 0;
+}
+
+static int set_payload_hash(struct sb_s3_opts *o, const struct s3_opt *d, const struct s3_set *s)
+{
+	static const char *const names[] = {"auto", "sha256", "unsigned"};
+	(void)d;
+	for (size_t i = 0; s->val && i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(s->val, names[i])) {
+			o->payload_hash = (enum sb_s3_payload_hash)i;
+			return 0;
+		}
+	}
+	return s3_bad(s, "is not one of auto, sha256, unsigned");
+}
+
+/* warp's --autoterm.pct: a percentage above 0 and at most 100 */
+static int set_autoterm_pct(struct sb_s3_opts *o, const struct s3_opt *d, const struct s3_set *s)
+{
+	char *end;
+	(void)d;
+	errno = 0;
+	double v = s->val ? strtod(s->val, &end) : 0;
+	if (!s->val || errno || end == s->val || *end || !(v > 0 && v <= 100))
+		return s3_bad(s, "is not a percentage above 0 and at most 100");
+	o->autoterm_pct = v;
 	return 0;
 }
 
@@ -405,7 +447,7 @@ static const struct s3_opt s3_opts[] = {
 	{"host", set_host, AT(host)},
 	{"access-key", set_key, AT(access_key)},
 	{"secret-key", set_key, AT(secret_key)},
-	{"region", set_text, AT(region)},
+	{"region", set_region, AT(region)},
 	{"bucket", set_bucket, AT(bucket)},
 	{"prefix", set_prefix, AT(prefix)},
 	{"label", set_text, AT(label)},
@@ -431,6 +473,10 @@ static const struct s3_opt s3_opts[] = {
 	{"delete-distrib", set_count, PERCENT(SB_S3_DELETE)},
 	{"stat-distrib", set_count, PERCENT(SB_S3_STAT)},
 	{"benchmark", set_bench, AT(bench)},
+	{"payload-hash", set_payload_hash, AT(payload_hash)},
+	{"autoterm", set_flag, AT(autoterm)},
+	{"autoterm.dur", set_duration, AT(autoterm_dur_us)},
+	{"autoterm.pct", set_autoterm_pct, AT(autoterm_pct)},
 };
 
 int sb_s3_opt_set(struct sb_s3_opts *o, const char *where, const char *name, const char *val,
@@ -456,8 +502,15 @@ int sb_s3_opts_check(const struct sb_s3_opts *o, char *err, size_t errlen)
 		snprintf(err, errlen, "--host: missing (host[:port] of the S3 endpoint)");
 		return -EINVAL;
 	}
-	if (o->randsize && o->obj_size_min > o->obj_size) {
+	if (o->size_range && o->obj_size_min > o->obj_size) {
 		snprintf(err, errlen, "--obj.size: the range's minimum is above its maximum");
+		return -EINVAL;
+	}
+	if (o->randsize && o->obj_size < 256) {
+		snprintf(err, errlen,
+			 "--obj.randsize: random sizes need --obj.size of at least 256 bytes (%llu "
+			 "given; warp's rule)",
+			 (unsigned long long)o->obj_size);
 		return -EINVAL;
 	}
 	if (o->part_size < (5ull << 20) && o->multipart_threshold < o->obj_size) {
@@ -508,6 +561,10 @@ static const struct {
 	const char *flag;
 } yaml_alias[] = {
 	{"obj.rand-size", "obj.randsize"},
+	{"autoterm.enabled", "autoterm"},
+	{"params.autoterm.enabled", "autoterm"},
+	{"params.autoterm.dur", "autoterm.dur"},
+	{"params.autoterm.pct", "autoterm.pct"},
 	{"remote.host", "host"},
 	{"remote.access-key", "access-key"},
 	{"remote.secret-key", "secret-key"},

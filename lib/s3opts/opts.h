@@ -33,6 +33,14 @@ const char *sb_s3_bench_name(enum sb_s3_bench b);
 /* Parses a benchmark name (any case). 0 or -EINVAL. */
 int sb_s3_bench_parse(const char *s, enum sb_s3_bench *out);
 
+/*
+ * What x-amz-content-sha256 carries for a PUT: auto (the default) is
+ * UNSIGNED-PAYLOAD over https, where TLS protects the body (as the AWS
+ * SDKs sign), and the body's SHA-256 over http; sha256 and unsigned force
+ * one. Either way no hash is computed inside a request's timer.
+ */
+enum sb_s3_payload_hash { SB_S3_HASH_AUTO, SB_S3_HASH_SHA256, SB_S3_HASH_UNSIGNED };
+
 #define SB_S3_MAX_STR	512
 #define SB_S3_MAX_HOSTS 16 /* endpoints in one --host list */
 
@@ -51,8 +59,13 @@ struct sb_s3_opts {
 	char cacert[SB_S3_MAX_STR];	  /* CA bundle for TLS (empty: the system's) */
 	bool path_style;		  /* --lookup path (default) or dns */
 	uint64_t obj_size;		  /* bytes; the upper bound when random */
-	uint64_t obj_size_min;		  /* lower bound of a random size (obj.randsize) */
-	bool randsize;
+	uint64_t obj_size_min;		  /* --obj.size MIN-MAX: MIN (size_range) */
+	bool size_range;		  /* --obj.size MIN-MAX given (ours: uniform in it) */
+	bool randsize;			  /* --obj.randsize: warp's log2-scale sizes */
+	enum sb_s3_payload_hash payload_hash; /* --payload-hash */
+	bool autoterm;			      /* warp's --autoterm */
+	uint64_t autoterm_dur_us;	      /* --autoterm.dur (warp's 15s) */
+	double autoterm_pct;		      /* --autoterm.pct (warp's 7.5) */
 	unsigned concurrent;
 	uint64_t duration_us;
 	unsigned objects;	      /* prepared for get/stat/delete/list/mixed */

@@ -25,29 +25,15 @@
 
 /* ---- statistics ---- */
 
-int sb_s3_opstat_init(struct sb_s3_opstat *s, size_t nsec)
+void sb_s3_opstat_init(struct sb_s3_opstat *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->nsec = nsec;
-	if (!nsec)
-		return 0;
-	s->sec_ops = calloc(nsec, sizeof(uint64_t));
-	s->sec_bytes = calloc(nsec, sizeof(uint64_t));
-	s->sec_objects = calloc(nsec, sizeof(uint64_t));
-	if (!s->sec_ops || !s->sec_bytes || !s->sec_objects) {
-		sb_s3_opstat_release(s);
-		return -ENOMEM;
-	}
-	return 0;
 }
 
 void sb_s3_opstat_release(struct sb_s3_opstat *s)
 {
-	free(s->sec_ops);
-	free(s->sec_bytes);
-	free(s->sec_objects);
-	s->sec_ops = s->sec_bytes = s->sec_objects = NULL;
-	s->nsec = 0;
+	sb_s3_oplog_release(&s->log);
+	sb_s3_analysis_release(&s->an);
 }
 
 void sb_s3_opstat_error(struct sb_s3_opstat *s, int status, const char *msg)
@@ -69,7 +55,7 @@ void sb_s3_opstat_error(struct sb_s3_opstat *s, int status, const char *msg)
 	s->status_n[i]++;
 }
 
-void sb_s3_opstat_merge(struct sb_s3_opstat *dst, const struct sb_s3_opstat *src)
+int sb_s3_opstat_merge(struct sb_s3_opstat *dst, const struct sb_s3_opstat *src)
 {
 	dst->requests += src->requests;
 	dst->errors += src->errors;
@@ -95,12 +81,18 @@ void sb_s3_opstat_merge(struct sb_s3_opstat *dst, const struct sb_s3_opstat *src
 		}
 		dst->status_n[i] += src->status_n[j];
 	}
-	size_t n = dst->nsec < src->nsec ? dst->nsec : src->nsec;
-	for (size_t i = 0; i < n; i++) {
-		dst->sec_ops[i] += src->sec_ops[i];
-		dst->sec_bytes[i] += src->sec_bytes[i];
-		dst->sec_objects[i] += src->sec_objects[i];
+	return sb_s3_oplog_append(&dst->log, &src->log);
+}
+
+int sb_s3_result_analyse(struct sb_s3_result *r)
+{
+	for (int i = 0; i < SB_S3_NOPS; i++) {
+		struct sb_s3_opstat *s = &r->op[i];
+		sb_s3_analysis_release(&s->an);
+		if (sb_s3_analyse(s->log.v, s->log.n, r->interval_us * 1000, &s->an))
+			return -ENOMEM;
 	}
+	return 0;
 }
 
 void sb_s3_result_release(struct sb_s3_result *r)
@@ -118,9 +110,9 @@ struct obj {
 
 struct run {
 	const struct sb_s3_opts *o;
+	const struct sb_s3_hooks *hooks; /* may be NULL */
 	const char *bucket;
-	uint64_t t0_ns, deadline_ns, interval_ns;
-	size_t nsec;
+	uint64_t t0_ns, deadline_ns;
 	/* objects that exist (prepared, and in mixed runs those put since) */
 	pthread_mutex_t mu;
 	struct obj *pool;
@@ -131,39 +123,33 @@ struct run {
 	_Atomic uint64_t prepared;
 	_Atomic int prepare_failed;
 	char prepare_err[256];
-	unsigned char *data; /* random payload, max(obj_size) or a part's size */
-	size_t data_len;
-	char data_sha[65]; /* SHA-256 of data[0..obj_size) when the size is fixed */
-	char part_sha[65]; /* SHA-256 of data[0..part_size) */
-	bool fixed_sha;
+	_Atomic int stop;		      /* autoterm: the workers end their loop */
+	_Atomic unsigned running;	      /* workers whose thread has not ended */
+	uint64_t autoterm_next;		      /* when autoterm checks next */
+	struct sb_s3_oplog autoterm_ops;      /* its copy of the requests */
+	unsigned char key[SB_S3_CONTENT_KEY]; /* the objects' content key, per run */
+	bool sign_payload; /* x-amz-content-sha256: the body's SHA-256 (else UNSIGNED-PAYLOAD) */
 };
 
 struct worker {
 	struct run *run;
 	unsigned idx;
 	struct sb_s3_client c;
+	/* st[op] and their logs: the autoterm check reads them while the worker runs */
+	pthread_mutex_t st_mu;
 	struct sb_s3_opstat *st[SB_S3_NOPS];
 	uint64_t rng;
 	uint64_t end_ns;
 	int fatal; /* -ENOMEM */
+	void *(*fn)(void *);
+	EVP_CIPHER_CTX *cipher; /* the content generator */
+	unsigned char *body;	/* the body of the PUT (or part) being sent */
+	size_t body_cap;
 };
 
-static uint64_t now_ns(void)
+static uint64_t now_ns(const struct run *rn)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t rnd(uint64_t *s)
-{
-	/* xorshift64* */
-	uint64_t x = *s;
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * 0x2545F4914F6CDD1Dull;
+	return sb_s3_now(rn->hooks);
 }
 
 static void key_of(const struct run *rn, uint64_t id, char *out, size_t outlen)
@@ -172,21 +158,12 @@ static void key_of(const struct run *rn, uint64_t id, char *out, size_t outlen)
 		 (unsigned long long)(id % rn->o->concurrent), (unsigned long long)id);
 }
 
-static uint64_t pick_size(const struct sb_s3_opts *o, uint64_t *rng)
-{
-	if (!o->randsize)
-		return o->obj_size;
-	uint64_t lo = o->obj_size_min ? o->obj_size_min : 1;
-	return lo + rnd(rng) % (o->obj_size - lo + 1);
-}
-
+/* Called with st_mu held. */
 static struct sb_s3_opstat *stat_of(struct worker *w, enum sb_s3_op op)
 {
 	if (!w->st[op]) {
 		w->st[op] = calloc(1, sizeof(struct sb_s3_opstat));
-		if (!w->st[op] || sb_s3_opstat_init(w->st[op], w->run->nsec)) {
-			free(w->st[op]);
-			w->st[op] = NULL;
+		if (!w->st[op]) {
 			w->fatal = -ENOMEM;
 			return NULL;
 		}
@@ -194,34 +171,86 @@ static struct sb_s3_opstat *stat_of(struct worker *w, enum sb_s3_op op)
 	return w->st[op];
 }
 
-/* Records one finished request that moved `bytes` and touched `objects`. */
-static void record(struct worker *w, enum sb_s3_op op, bool ok, uint64_t req_ns, uint64_t ttfb_ns,
-		   uint64_t bytes, uint64_t objects, int status, const char *msg)
+/*
+ * When a request (or a multipart upload) ran: req_ns the time inside its
+ * requests only, [start_ns, end_ns] its first start and last end.
+ */
+struct span {
+	uint64_t req_ns, ttfb_ns, start_ns, end_ns;
+};
+
+/* The span of the client's last request. */
+static struct span client_span(const struct worker *w)
 {
+	struct span sp = {w->c.total_ns, w->c.ttfb_ns, w->c.start_ns, w->c.end_ns};
+	if (!sp.end_ns) /* it never started (a name too long, no memory): now, empty */
+		sp.start_ns = sp.end_ns = now_ns(w->run);
+	return sp;
+}
+
+/* Records one finished request that moved `bytes` and touched `objects`. */
+static void record_span(struct worker *w, enum sb_s3_op op, bool ok, const struct span *sp,
+			uint64_t bytes, uint64_t objects)
+{
+	pthread_mutex_lock(&w->st_mu);
 	struct sb_s3_opstat *s = stat_of(w, op);
-	if (!s)
-		return;
-	if (!ok) {
-		sb_s3_opstat_error(s, status, msg);
-		return;
+	struct sb_s3_oprec rec = {.start_ns = sp->start_ns,
+				  .end_ns = sp->end_ns,
+				  .bytes = ok ? bytes : 0,
+				  .objects = (uint32_t)objects,
+				  .worker = (uint16_t)w->idx,
+				  .ok = ok};
+	if (s && sb_s3_oplog_add(&s->log, &rec))
+		w->fatal = -ENOMEM;
+	if (s && !ok)
+		sb_s3_opstat_error(s, (int)w->c.status, w->c.msg);
+	if (s && ok) {
+		s->requests++;
+		s->ok++;
+		s->bytes += bytes;
+		s->objects += objects;
+		sb_stat_add(&s->req, (double)sp->req_ns);
+		sb_hist_add(&s->req_hist, sp->req_ns);
+		sb_stat_add(&s->ttfb, (double)sp->ttfb_ns);
+		sb_hist_add(&s->ttfb_hist, sp->ttfb_ns);
 	}
-	s->requests++;
-	s->ok++;
-	s->bytes += bytes;
-	s->objects += objects;
-	sb_stat_add(&s->req, (double)req_ns);
-	sb_hist_add(&s->req_hist, req_ns);
-	sb_stat_add(&s->ttfb, (double)ttfb_ns);
-	sb_hist_add(&s->ttfb_hist, ttfb_ns);
-	uint64_t t = now_ns();
-	if (t >= w->run->t0_ns) {
-		uint64_t sec = (t - w->run->t0_ns) / w->run->interval_ns;
-		if (sec < s->nsec) {
-			s->sec_ops[sec]++;
-			s->sec_bytes[sec] += bytes;
-			s->sec_objects[sec] += objects;
-		}
+	pthread_mutex_unlock(&w->st_mu);
+}
+
+/* Records the client's last request. */
+static void record(struct worker *w, enum sb_s3_op op, bool ok, uint64_t bytes, uint64_t objects)
+{
+	struct span sp = client_span(w);
+	record_span(w, op, ok, &sp, bytes, objects);
+}
+
+/*
+ * The body of object id's part `part` (0: a single PUT) of len bytes in
+ * w->body, and its x-amz-content-sha256 value in sha: both made before
+ * the request's timer starts. 0, -ENOMEM, -EIO.
+ */
+static int make_body(struct worker *w, uint64_t id, uint32_t part, size_t len, char sha[65])
+{
+	struct run *rn = w->run;
+	if (len > w->body_cap) {
+		unsigned char *b = realloc(w->body, len);
+		if (!b)
+			return -ENOMEM;
+		w->body = b;
+		w->body_cap = len;
 	}
+	if (sb_s3_content_fill(w->cipher, rn->key, id, part, w->body, len)) {
+		snprintf(w->c.msg, sizeof(w->c.msg), "OpenSSL refused to generate the content");
+		return -EIO;
+	}
+	if (!rn->sign_payload) {
+		snprintf(sha, 65, "UNSIGNED-PAYLOAD");
+		return 0;
+	}
+	sb_s3_sha256_hex(w->body, len, sha);
+	if (rn->hooks && rn->hooks->after_hash)
+		rn->hooks->after_hash(rn->hooks->ctx);
+	return 0;
 }
 
 /* ---- operations ---- */
@@ -231,8 +260,54 @@ static bool status_ok(long st)
 	return st >= 200 && st < 300;
 }
 
-/* A multipart upload of size bytes: create, parts, complete (abort on failure). */
-static int put_multipart(struct worker *w, const char *key, uint64_t size)
+/* Adds the client's last request to *sp (the first one starts it). */
+static void span_add(struct span *sp, const struct sb_s3_client *c)
+{
+	if (!c->end_ns)
+		return;
+	if (!sp->start_ns)
+		sp->start_ns = c->start_ns;
+	sp->end_ns = c->end_ns;
+	sp->req_ns += c->total_ns;
+	sp->ttfb_ns = c->ttfb_ns;
+}
+
+/* Each part of object id's upload; the parts' list for the completion appended to xml. */
+static int put_parts(struct worker *w, uint64_t id, const char *key, const char *eup, uint64_t size,
+		     char *xml, size_t xcap, size_t *xlen, struct span *sp)
+{
+	struct run *rn = w->run;
+	const struct sb_s3_opts *o = rn->o;
+	struct sb_s3_client *c = &w->c;
+	uint64_t nparts = (size + o->part_size - 1) / o->part_size;
+	char q[1024], sha[65];
+	for (uint64_t p = 0; p < nparts; p++) {
+		uint64_t len = size - p * o->part_size;
+		if (len > o->part_size)
+			len = o->part_size;
+		int r = make_body(w, id, (uint32_t)(p + 1), (size_t)len, sha);
+		if (r)
+			return r;
+		snprintf(q, sizeof(q), "partNumber=%llu&uploadId=%s", (unsigned long long)p + 1,
+			 eup);
+		r = sb_s3_request(c, "PUT", rn->bucket, key, q, w->body, (size_t)len, sha, NULL);
+		span_add(sp, c);
+		if (r || !status_ok(c->status) || !c->etag[0])
+			return r ? r : -EIO;
+		*xlen += (size_t)snprintf(
+			xml + *xlen, xcap - *xlen,
+			"<Part><PartNumber>%llu</PartNumber><ETag>%s</ETag></Part>",
+			(unsigned long long)p + 1, c->etag);
+	}
+	return 0;
+}
+
+/*
+ * A multipart upload of object id, size bytes: create, parts, complete
+ * (abort on failure). *sp: its requests' time and span.
+ */
+static int put_multipart(struct worker *w, uint64_t id, const char *key, uint64_t size,
+			 struct span *sp)
 {
 	struct run *rn = w->run;
 	const struct sb_s3_opts *o = rn->o;
@@ -245,9 +320,11 @@ static int put_multipart(struct worker *w, const char *key, uint64_t size)
 
 	if (sb_s3_request(c, "POST", rn->bucket, key, "uploads=", "", 0, NULL, NULL))
 		return -EIO;
+	span_add(sp, c);
 	c->keep_body = false;
 	if (!status_ok(c->status) || !c->body ||
-	    !sb_s3_xml_next(c->body, "UploadId", &pos, upload, sizeof(upload)))
+	    sb_s3_xml_text(c->body, "UploadId", &pos, upload, sizeof(upload), c->msg,
+			   sizeof(c->msg)) != 1)
 		return -EIO;
 	char *eup = curl_easy_escape(c->curl, upload, 0);
 	if (!eup)
@@ -259,23 +336,7 @@ static int put_multipart(struct worker *w, const char *key, uint64_t size)
 		return -ENOMEM;
 	}
 	xlen = (size_t)snprintf(xml, xcap, "<CompleteMultipartUpload>");
-	for (uint64_t p = 0; p < nparts; p++) {
-		uint64_t len = size - p * o->part_size;
-		if (len > o->part_size)
-			len = o->part_size;
-		snprintf(q, sizeof(q), "partNumber=%llu&uploadId=%s", (unsigned long long)p + 1,
-			 eup);
-		const char *sha = len == o->part_size ? rn->part_sha : NULL;
-		if (sb_s3_request(c, "PUT", rn->bucket, key, q, rn->data, (size_t)len, sha, NULL) ||
-		    !status_ok(c->status) || !c->etag[0]) {
-			ret = -EIO;
-			break;
-		}
-		xlen += (size_t)snprintf(
-			xml + xlen, xcap - xlen,
-			"<Part><PartNumber>%llu</PartNumber><ETag>%s</ETag></Part>",
-			(unsigned long long)p + 1, c->etag);
-	}
+	ret = put_parts(w, id, key, eup, size, xml, xcap, &xlen, sp);
 	if (!ret) {
 		xlen += (size_t)snprintf(xml + xlen, xcap - xlen, "</CompleteMultipartUpload>");
 		snprintf(q, sizeof(q), "uploadId=%s", eup);
@@ -283,9 +344,10 @@ static int put_multipart(struct worker *w, const char *key, uint64_t size)
 		if (sb_s3_request(c, "POST", rn->bucket, key, q, xml, xlen, NULL, NULL) ||
 		    !status_ok(c->status) || (c->body && strstr(c->body, "<Error>")))
 			ret = -EIO;
+		span_add(sp, c);
 		c->keep_body = false;
 	}
-	if (ret) {
+	if (ret && ret != -ENOMEM) {
 		/* keep the message of the failure, abort the upload (best effort) */
 		char msg[256];
 		long st = c->status;
@@ -300,34 +362,42 @@ static int put_multipart(struct worker *w, const char *key, uint64_t size)
 	return ret;
 }
 
-/* PUT of object id with size bytes. 0 when the server said 2xx. */
+/*
+ * PUT of object id with size bytes; 0 when the server said 2xx. Its
+ * content is made and hashed first: the time recorded is the request's
+ * own (a multipart upload's: its requests', not the parts' making).
+ */
 static int do_put(struct worker *w, uint64_t id, uint64_t size, bool rec)
 {
 	struct run *rn = w->run;
 	const struct sb_s3_opts *o = rn->o;
-	char key[512];
+	char key[512], sha[65];
 	key_of(rn, id, key, sizeof(key));
-	uint64_t t0 = now_ns();
 	int r;
-	uint64_t ttfb;
+	struct span sp = {0};
 	if (size >= o->multipart_threshold) {
 		w->c.keep_body = true;
-		r = put_multipart(w, key, size);
+		r = put_multipart(w, id, key, size, &sp);
 		w->c.keep_body = false;
-		ttfb = w->c.ttfb_ns;
+		if (!sp.end_ns)
+			sp.start_ns = sp.end_ns = now_ns(rn);
 	} else {
-		const char *sha = rn->fixed_sha && size == o->obj_size ? rn->data_sha : NULL;
-		r = sb_s3_request(&w->c, "PUT", rn->bucket, key, NULL, rn->data, (size_t)size, sha,
-				  NULL);
-		ttfb = w->c.ttfb_ns;
-		if (!r && !status_ok(w->c.status))
-			r = -EIO;
+		r = make_body(w, id, 0, (size_t)size, sha);
+		if (r) {
+			w->c.status = 0;
+			sp.start_ns = sp.end_ns = now_ns(rn);
+		} else {
+			r = sb_s3_request(&w->c, "PUT", rn->bucket, key, NULL, w->body,
+					  (size_t)size, sha, NULL);
+			sp = client_span(w);
+			if (!r && !status_ok(w->c.status))
+				r = -EIO;
+		}
 	}
 	if (r == -ENOMEM)
 		w->fatal = r;
 	if (rec)
-		record(w, SB_S3_PUT, r == 0, now_ns() - t0, ttfb, size, 1, (int)w->c.status,
-		       w->c.msg);
+		record_span(w, SB_S3_PUT, r == 0, &sp, size, 1);
 	return r;
 }
 
@@ -351,8 +421,7 @@ static int do_get_stat(struct worker *w, const struct obj *ob, bool stat)
 		snprintf(w->c.msg, sizeof(w->c.msg), "GET %s: %llu bytes, expected %llu", key,
 			 (unsigned long long)w->c.rx_bytes, (unsigned long long)ob->size);
 	}
-	record(w, stat ? SB_S3_STAT : SB_S3_GET, ok, w->c.total_ns, w->c.ttfb_ns,
-	       stat ? 0 : w->c.rx_bytes, 1, (int)w->c.status, w->c.msg);
+	record(w, stat ? SB_S3_STAT : SB_S3_GET, ok, stat ? 0 : w->c.rx_bytes, 1);
 	return ok ? 0 : -EIO;
 }
 
@@ -364,8 +433,7 @@ static int do_delete(struct worker *w, uint64_t id, bool rec)
 	int r = sb_s3_request(&w->c, "DELETE", rn->bucket, key, NULL, NULL, 0, NULL, NULL);
 	bool ok = r == 0 && status_ok(w->c.status);
 	if (rec)
-		record(w, SB_S3_DELETE, ok, w->c.total_ns, w->c.ttfb_ns, 0, 1, (int)w->c.status,
-		       w->c.msg);
+		record(w, SB_S3_DELETE, ok, 0, 1);
 	return ok ? 0 : -EIO;
 }
 
@@ -398,8 +466,7 @@ static int do_delete_batch(struct worker *w, const struct obj *objs, size_t n)
 		w->fatal = r;
 		return r;
 	}
-	record(w, SB_S3_DELETE, r == 0, w->c.total_ns, w->c.ttfb_ns, 0, n, (int)w->c.status,
-	       w->c.msg);
+	record(w, SB_S3_DELETE, r == 0, 0, n);
 	return r;
 }
 
@@ -435,7 +502,8 @@ static int list_page(struct sb_s3_client *c, const char *bucket, const char *pre
 	const char *body = c->body ? c->body : "";
 	size_t pos = 0;
 	char k[1024];
-	while (sb_s3_xml_next(body, "Key", &pos, k, sizeof(k))) {
+	int x;
+	while ((x = sb_s3_xml_text(body, "Key", &pos, k, sizeof(k), c->msg, sizeof(c->msg))) == 1) {
 		(*nkeys)++;
 		if (keys) {
 			if (*nk == *ck) {
@@ -452,13 +520,21 @@ static int list_page(struct sb_s3_client *c, const char *bucket, const char *pre
 			(*nk)++;
 		}
 	}
+	if (x < 0)
+		return -EIO; /* a listing we cannot read: c->msg names the element */
 	char trunc[16] = "";
 	pos = 0;
-	sb_s3_xml_next(body, "IsTruncated", &pos, trunc, sizeof(trunc));
+	if (sb_s3_xml_text(body, "IsTruncated", &pos, trunc, sizeof(trunc), NULL, 0) != 1)
+		trunc[0] = '\0';
 	pos = 0;
-	if (!strcmp(trunc, "true") &&
-	    sb_s3_xml_next(body, "NextContinuationToken", &pos, token, toklen) && token[0])
-		return 0;
+	if (!strcmp(trunc, "true")) {
+		x = sb_s3_xml_text(body, "NextContinuationToken", &pos, token, toklen, c->msg,
+				   sizeof(c->msg));
+		if (x < 0)
+			return -EIO;
+		if (x == 1 && token[0])
+			return 0;
+	}
 	token[0] = '\0';
 	return 0;
 }
@@ -474,8 +550,7 @@ static void do_list(struct worker *w, char *token, size_t toklen)
 			  NULL);
 	if (r == -ENOMEM)
 		w->fatal = r;
-	record(w, SB_S3_LIST, r == 0, w->c.total_ns, w->c.ttfb_ns, w->c.rx_bytes, n,
-	       (int)w->c.status, w->c.msg);
+	record(w, SB_S3_LIST, r == 0, w->c.rx_bytes, n);
 	if (r)
 		token[0] = '\0';
 }
@@ -519,7 +594,7 @@ static bool pool_pick(struct run *rn, uint64_t *rng, bool take, struct obj *out)
 		pthread_mutex_unlock(&rn->mu);
 		return false;
 	}
-	size_t i = (size_t)(rnd(rng) % rn->npool);
+	size_t i = (size_t)(sb_s3_rand(rng) % rn->npool);
 	*out = rn->pool[i];
 	if (take)
 		rn->pool[i] = rn->pool[--rn->npool];
@@ -539,7 +614,7 @@ static void *prepare_main(void *arg)
 		uint64_t i = atomic_fetch_add(&rn->prepare_next, 1);
 		if (i >= rn->o->objects)
 			break;
-		uint64_t size = pick_size(rn->o, &w->rng);
+		uint64_t size = sb_s3_pick_size(rn->o, &w->rng);
 		if (do_put(w, i, size, false)) {
 			if (!atomic_exchange(&rn->prepare_failed, 1))
 				snprintf(rn->prepare_err, sizeof(rn->prepare_err), "%s",
@@ -558,7 +633,7 @@ static void *prepare_main(void *arg)
 
 static enum sb_s3_op mixed_op(const struct sb_s3_opts *o, uint64_t *rng)
 {
-	unsigned x = (unsigned)(rnd(rng) % 100), acc = 0;
+	unsigned x = (unsigned)(sb_s3_rand(rng) % 100), acc = 0;
 	static const enum sb_s3_op order[] = {SB_S3_GET, SB_S3_STAT, SB_S3_PUT, SB_S3_DELETE};
 	for (size_t i = 0; i < 4; i++) {
 		acc += o->distrib[order[i]];
@@ -576,14 +651,16 @@ static void *bench_main(void *arg)
 	char token[1024] = "";
 
 	/* SIGTERM/SIGINT: no new request; the one under way ends (runner/mode/stop.h) */
-	while (!w->fatal && now_ns() < rn->deadline_ns && !sb_stop_requested()) {
+	while (!w->fatal && now_ns(rn) < rn->deadline_ns && !sb_stop_requested() &&
+	       !atomic_load(&rn->stop)) {
 		struct obj ob;
 		uint64_t errs_before = 0;
 		for (int i = 0; i < SB_S3_NOPS; i++)
 			errs_before += w->st[i] ? w->st[i]->errors : 0;
 		switch (o->bench) {
 		case SB_S3_B_PUT:
-			do_put(w, atomic_fetch_add(&rn->next_id, 1), pick_size(o, &w->rng), true);
+			do_put(w, atomic_fetch_add(&rn->next_id, 1), sb_s3_pick_size(o, &w->rng),
+			       true);
 			break;
 		case SB_S3_B_GET:
 		case SB_S3_B_STAT:
@@ -614,7 +691,7 @@ static void *bench_main(void *arg)
 				op = SB_S3_PUT; /* nothing left to read or delete */
 			if (op == SB_S3_PUT) {
 				uint64_t id = atomic_fetch_add(&rn->next_id, 1);
-				uint64_t size = pick_size(o, &w->rng);
+				uint64_t size = sb_s3_pick_size(o, &w->rng);
 				if (do_put(w, id, size, true) == 0 && pool_add(rn, id, size))
 					w->fatal = -ENOMEM;
 			} else if (op == SB_S3_DELETE) {
@@ -638,12 +715,25 @@ static void *bench_main(void *arg)
 		}
 	}
 done:
-	w->end_ns = now_ns();
+	w->end_ns = now_ns(rn);
 	return NULL;
 }
 
-/* Runs fn on n workers; false when a thread could not start (then fewer ran). */
-static int run_workers(struct worker *ws, unsigned n, void *(*fn)(void *))
+static void *worker_entry(void *arg)
+{
+	struct worker *w = arg;
+	w->fn(w);
+	atomic_fetch_sub(&w->run->running, 1);
+	return NULL;
+}
+
+/*
+ * Runs fn on n workers and waits for them; tick (may be NULL) is called
+ * about every 100 ms while they run. 0, or -errno when a thread could not
+ * start (then fewer ran).
+ */
+static int run_workers(struct run *rn, struct worker *ws, unsigned n, void *(*fn)(void *),
+		       void (*tick)(struct run *rn, struct worker *ws, unsigned n))
 {
 	pthread_t *t = calloc(n, sizeof(*t));
 	unsigned started = 0;
@@ -651,11 +741,19 @@ static int run_workers(struct worker *ws, unsigned n, void *(*fn)(void *))
 	if (!t)
 		return -ENOMEM;
 	for (; started < n; started++) {
-		int e = pthread_create(&t[started], NULL, fn, &ws[started]);
+		ws[started].fn = fn;
+		atomic_fetch_add(&rn->running, 1);
+		int e = pthread_create(&t[started], NULL, worker_entry, &ws[started]);
 		if (e) {
+			atomic_fetch_sub(&rn->running, 1);
 			ret = -e;
 			break;
 		}
+	}
+	while (tick && atomic_load(&rn->running) > 0) {
+		struct timespec ts = {0, 100 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+		tick(rn, ws, started);
 	}
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(t[i], NULL);
@@ -740,13 +838,13 @@ static int delete_batch(struct sb_s3_client *c, const char *bucket, const char *
 	/* a 200 whose body has <Error> entries: those keys were not deleted */
 	const char *body = c->body ? c->body : "";
 	if (strstr(body, "<Error>")) {
-		size_t pos = 0, nerr = 0;
-		char key[256] = "", code[64] = "", tmp[8];
+		size_t nerr = sb_s3_xml_count(body, "Error");
+		char key[256] = "", code[64] = "";
 		size_t kp = 0, cp = 0;
-		(void)sb_s3_xml_next(body, "Key", &kp, key, sizeof(key));
-		(void)sb_s3_xml_next(body, "Code", &cp, code, sizeof(code));
-		while (sb_s3_xml_next(body, "Error", &pos, tmp, sizeof(tmp)))
-			nerr++;
+		if (sb_s3_xml_text(body, "Key", &kp, key, sizeof(key), NULL, 0) != 1)
+			key[0] = '\0';
+		if (sb_s3_xml_text(body, "Code", &cp, code, sizeof(code), NULL, 0) != 1)
+			code[0] = '\0';
 		snprintf(c->msg, sizeof(c->msg),
 			 "POST /%s?delete: %zu of %zu keys not deleted (first: %.128s: %.48s)",
 			 bucket, nerr, n, key, code);
@@ -827,7 +925,18 @@ static int make_bucket(struct sb_s3_client *c, const struct sb_s3_opts *o, struc
 		if (c->status != 404)
 			return describe_failure(o, c, "checking the bucket", err, errlen);
 	}
-	if (sb_s3_request(c, "PUT", r->bucket, NULL, NULL, NULL, 0, NULL, NULL) == -ENOMEM)
+	/* another region than S3's first names itself (CreateBucketConfiguration) */
+	char conf[256] = "";
+	size_t clen = 0;
+	if (o->region[0] && strcmp(o->region, "us-east-1"))
+		clen = (size_t)snprintf(
+			conf, sizeof(conf),
+			"<CreateBucketConfiguration xmlns=\"http://s3.amazonaws.com/doc/"
+			"2006-03-01/\"><LocationConstraint>%s</LocationConstraint>"
+			"</CreateBucketConfiguration>",
+			o->region);
+	if (sb_s3_request(c, "PUT", r->bucket, NULL, NULL, clen ? conf : NULL, clen, NULL, NULL) ==
+	    -ENOMEM)
 		return -ENOMEM;
 	if (!status_ok(c->status))
 		return describe_failure(o, c, "creating the bucket", err, errlen);
@@ -874,29 +983,17 @@ static int cleanup(struct sb_s3_client *c, const struct sb_s3_opts *o, struct sb
 
 /* ---- the run ---- */
 
-/* The payload: random bytes as long as the longest single request, and their hashes. */
-static int make_payload(struct run *rn, const struct sb_s3_opts *o)
+/* The content key and how PUTs sign their body. 0 or -EIO (err written). */
+static int init_content(struct run *rn, const struct sb_s3_opts *o, char *err, size_t errlen)
 {
-	uint64_t need = o->obj_size;
-	if (o->obj_size >= o->multipart_threshold) {
-		need = o->multipart_threshold - 1; /* random sizes below the threshold */
-		if (need < o->part_size)
-			need = o->part_size;
+	if (rn->hooks && rn->hooks->key) {
+		memcpy(rn->key, rn->hooks->key, sizeof(rn->key));
+	} else if (getrandom(rn->key, sizeof(rn->key), 0) != (ssize_t)sizeof(rn->key)) {
+		snprintf(err, errlen, "getrandom failed: no key for the objects' content");
+		return -EIO;
 	}
-	rn->data_len = (size_t)need;
-	rn->data = malloc(rn->data_len ? rn->data_len : 1);
-	if (!rn->data)
-		return -ENOMEM;
-	uint64_t s = 0x9E3779B97F4A7C15ull ^ (uint64_t)now_ns();
-	for (size_t i = 0; i < rn->data_len; i += 8) {
-		uint64_t v = rnd(&s);
-		memcpy(rn->data + i, &v, rn->data_len - i < 8 ? rn->data_len - i : 8);
-	}
-	rn->fixed_sha = !o->randsize && o->obj_size < o->multipart_threshold;
-	if (rn->fixed_sha)
-		sb_s3_sha256_hex(rn->data, (size_t)o->obj_size, rn->data_sha);
-	if (o->part_size <= rn->data_len)
-		sb_s3_sha256_hex(rn->data, (size_t)o->part_size, rn->part_sha);
+	rn->sign_payload = o->payload_hash == SB_S3_HASH_SHA256 ||
+			   (o->payload_hash == SB_S3_HASH_AUTO && !o->tls);
 	return 0;
 }
 
@@ -907,25 +1004,42 @@ static int new_workers(struct run *rn, const struct sb_s3_opts *o, struct worker
 	*out = ws;
 	if (!ws)
 		return -ENOMEM;
+	for (unsigned i = 0; i < o->concurrent; i++)
+		pthread_mutex_init(&ws[i].st_mu, NULL);
 	for (unsigned i = 0; i < o->concurrent; i++) {
 		ws[i].run = rn;
 		ws[i].idx = i;
-		ws[i].rng = 0x853c49e6748fea9bull * (i + 1) ^ (uint64_t)now_ns();
+		ws[i].rng = 0x853c49e6748fea9bull * (i + 1) ^ sb_s3_now(NULL);
 		if (!ws[i].rng)
 			ws[i].rng = 1;
-		if (sb_s3_client_init(&ws[i].c, o))
+		ws[i].cipher = EVP_CIPHER_CTX_new();
+		if (!ws[i].cipher || sb_s3_client_init(&ws[i].c, o))
 			return -ENOMEM;
+		ws[i].c.hooks = rn->hooks;
 		ws[i].c.next_host = i; /* several hosts: the workers start on different ones */
 	}
 	return 0;
+}
+
+/* The bodies of the PUTs (not needed once the objects are prepared for a get, ...). */
+static void free_bodies(struct worker *ws, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		free(ws[i].body);
+		ws[i].body = NULL;
+		ws[i].body_cap = 0;
+	}
 }
 
 static void free_workers(struct worker *ws, unsigned n)
 {
 	if (!ws)
 		return;
+	free_bodies(ws, n);
 	for (unsigned i = 0; i < n; i++) {
 		sb_s3_client_release(&ws[i].c);
+		EVP_CIPHER_CTX_free(ws[i].cipher);
+		pthread_mutex_destroy(&ws[i].st_mu);
 		for (int k = 0; k < SB_S3_NOPS; k++) {
 			if (ws[i].st[k]) {
 				sb_s3_opstat_release(ws[i].st[k]);
@@ -941,10 +1055,10 @@ static int prepare_objects(struct run *rn, struct worker *ws, struct sb_s3_resul
 			   size_t errlen)
 {
 	const struct sb_s3_opts *o = rn->o;
-	uint64_t t = now_ns();
+	uint64_t t = now_ns(rn);
 	sb_info("Preparing objects", "bucket=%s objects=%u size=%llu", r->bucket, o->objects,
 		(unsigned long long)o->obj_size);
-	int ret = run_workers(ws, o->concurrent, prepare_main);
+	int ret = run_workers(rn, ws, o->concurrent, prepare_main, NULL);
 	r->prepared = atomic_load(&rn->prepared);
 	for (unsigned i = 0; !ret && i < o->concurrent; i++)
 		if (ws[i].fatal)
@@ -957,8 +1071,49 @@ static int prepare_objects(struct run *rn, struct worker *ws, struct sb_s3_resul
 	if (ret)
 		return ret;
 	sb_info("Prepared objects", "objects=%llu seconds=%.1f", (unsigned long long)r->prepared,
-		(double)(now_ns() - t) / 1e9);
+		(double)(now_ns(rn) - t) / 1e9);
 	return 0;
+}
+
+/* The requests autoterm watches (warp's: the benchmark's operation; mixed: all) copied into l. */
+static int autoterm_ops(const struct run *rn, struct worker *ws, unsigned n, struct sb_s3_oplog *l)
+{
+	static const enum sb_s3_op watched[SB_S3_B_NONE] = {
+		[SB_S3_B_GET] = SB_S3_GET,	 [SB_S3_B_PUT] = SB_S3_PUT,
+		[SB_S3_B_DELETE] = SB_S3_DELETE, [SB_S3_B_STAT] = SB_S3_STAT,
+		[SB_S3_B_LIST] = SB_S3_LIST,	 [SB_S3_B_MIXED] = SB_S3_NOPS};
+	enum sb_s3_op want = rn->o->bench < SB_S3_B_NONE ? watched[rn->o->bench] : SB_S3_NOPS;
+	int ret = 0;
+	l->n = 0;
+	for (unsigned i = 0; i < n && !ret; i++) {
+		pthread_mutex_lock(&ws[i].st_mu);
+		for (int k = 0; k < SB_S3_NOPS && !ret; k++)
+			if (ws[i].st[k] && (want == SB_S3_NOPS || (int)want == k))
+				ret = sb_s3_oplog_append(l, &ws[i].st[k]->log);
+		pthread_mutex_unlock(&ws[i].st_mu);
+	}
+	return ret;
+}
+
+/* Once a second of the run: warp's autoterm rule on what ran so far. */
+static void autoterm_tick(struct run *rn, struct worker *ws, unsigned n)
+{
+	const struct sb_s3_opts *o = rn->o;
+	struct sb_s3_oplog *l = &rn->autoterm_ops;
+	uint64_t t = now_ns(rn);
+	if (atomic_load(&rn->stop) || t < rn->autoterm_next)
+		return;
+	rn->autoterm_next = t + 1000000000ull;
+	double rate;
+	bool by_bytes;
+	if (autoterm_ops(rn, ws, n, l) ||
+	    !sb_s3_autoterm_stable(l->v, l->n, o->autoterm_dur_us * 1000, o->autoterm_pct, &rate,
+				   &by_bytes))
+		return;
+	atomic_store(&rn->stop, 1);
+	sb_info("Throughput stable: ending the benchmark (autoterm)",
+		"rate=%.2f%s within_pct=%g after_s=%.1f", by_bytes ? rate / 1048576.0 : rate,
+		by_bytes ? "MiB/s" : "obj/s", o->autoterm_pct, (double)(t - rn->t0_ns) / 1e9);
 }
 
 /* The benchmark for its duration; the workers' statistics merged into r. 0 or -errno. */
@@ -966,25 +1121,26 @@ static int bench_phase(struct run *rn, struct worker *ws, struct sb_s3_result *r
 		       size_t errlen)
 {
 	const struct sb_s3_opts *o = rn->o;
-	rn->t0_ns = now_ns();
+	if (o->bench != SB_S3_B_PUT && o->bench != SB_S3_B_MIXED)
+		free_bodies(ws, o->concurrent);
+	rn->t0_ns = now_ns(rn);
 	rn->deadline_ns = rn->t0_ns + o->duration_us * 1000;
-	int ret = run_workers(ws, o->concurrent, bench_main);
+	int ret =
+		run_workers(rn, ws, o->concurrent, bench_main, o->autoterm ? autoterm_tick : NULL);
+	r->autoterm = atomic_load(&rn->stop) != 0;
 	uint64_t end = rn->t0_ns;
 	for (unsigned i = 0; i < o->concurrent; i++) {
 		if (ws[i].end_ns > end)
 			end = ws[i].end_ns;
 		if (ws[i].fatal)
 			ret = ws[i].fatal;
-		for (int k = 0; k < SB_S3_NOPS; k++)
-			if (ws[i].st[k])
-				sb_s3_opstat_merge(&r->op[k], ws[i].st[k]);
+		for (int k = 0; k < SB_S3_NOPS && !ret; k++)
+			if (ws[i].st[k] && sb_s3_opstat_merge(&r->op[k], ws[i].st[k]))
+				ret = -ENOMEM;
 	}
 	r->runtime_us = (end - rn->t0_ns) / 1000;
-	/* a run that ended early (delete ran out of objects) has fewer whole intervals */
-	size_t whole = (size_t)(r->runtime_us / r->interval_us);
-	for (int k = 0; k < SB_S3_NOPS; k++)
-		if (r->op[k].nsec > whole)
-			r->op[k].nsec = whole;
+	if (!ret && sb_s3_result_analyse(r))
+		ret = -ENOMEM;
 	if (ret)
 		snprintf(err, errlen, "%s", strerror(-ret));
 	return ret;
@@ -992,7 +1148,13 @@ static int bench_phase(struct run *rn, struct worker *ws, struct sb_s3_result *r
 
 int sb_s3_run(const struct sb_s3_opts *o, struct sb_s3_result *r, char *err, size_t errlen)
 {
-	struct run rn = {.o = o};
+	return sb_s3_run_hooked(o, NULL, r, err, errlen);
+}
+
+int sb_s3_run_hooked(const struct sb_s3_opts *o, const struct sb_s3_hooks *h,
+		     struct sb_s3_result *r, char *err, size_t errlen)
+{
+	struct run rn = {.o = o, .hooks = h};
 	struct worker *ws = NULL;
 	struct sb_s3_client admin;
 	int ret = 0;
@@ -1002,17 +1164,15 @@ int sb_s3_run(const struct sb_s3_opts *o, struct sb_s3_result *r, char *err, siz
 	r->bench = o->bench;
 	r->concurrent = o->concurrent;
 	r->interval_us = (uint64_t)o->interval_ms * 1000;
-	rn.interval_ns = r->interval_us * 1000;
-	rn.nsec = (size_t)(o->duration_us / r->interval_us);
 	pthread_mutex_init(&rn.mu, NULL);
 	for (int i = 0; i < SB_S3_NOPS; i++)
-		if (sb_s3_opstat_init(&r->op[i], rn.nsec))
-			return -ENOMEM;
+		sb_s3_opstat_init(&r->op[i]);
 	if (sb_s3_client_init(&admin, o))
 		return -ENOMEM;
+	admin.hooks = h;
 	admin.sticky = true; /* the bucket's own requests: one host while it answers */
 
-	ret = make_payload(&rn, o);
+	ret = init_content(&rn, o, err, errlen);
 	if (ret)
 		goto out;
 	for (unsigned k = 0;; k++) {
@@ -1047,7 +1207,8 @@ out:
 	free_workers(ws, o->concurrent);
 	sb_s3_client_release(&admin);
 	free(rn.pool);
-	free(rn.data);
+	sb_s3_oplog_release(&rn.autoterm_ops);
 	pthread_mutex_destroy(&rn.mu);
+	explicit_bzero(rn.key, sizeof(rn.key));
 	return ret;
 }

@@ -42,7 +42,12 @@ static void usage(FILE *f)
 		"  --bucket NAME          an existing empty bucket, or a new one to create\n"
 		"                         (default: a new bucket per run)\n"
 		"  --obj.size SIZE        object size (10MiB; KB=1000, KiB=1024), or MIN-MAX\n"
-		"  --obj.randsize         random sizes up to --obj.size\n"
+		"                         (ours: uniform in it)\n"
+		"  --obj.randsize         warp's random sizes: log2 scale up to --obj.size\n"
+		"                         (from MIN with MIN-MAX), mean about 0.18 x it\n"
+		"  --autoterm             end when the throughput is stable (warp's rule)\n"
+		"  --autoterm.dur D       ... for this long (15s)\n"
+		"  --autoterm.pct P       ... within this percentage (7.5)\n"
 		"  --objects N            objects prepared for get/stat/delete/list/mixed (2500)\n"
 		"  --concurrent N         parallel requests (20)\n"
 		"  --duration D           how long (5m; 30s, 1m30s)\n"
@@ -55,7 +60,9 @@ static void usage(FILE *f)
 		"                         1: one DELETE per object)\n"
 		"  --prefix P             object name prefix\n"
 		"  --keep-data (--noclear) keep the objects and the bucket\n"
-		"Ours: --output-format=normal|json, --output=FILE, --label=NAME (the job name\n"
+		"Ours: --payload-hash=auto|sha256|unsigned (x-amz-content-sha256 of a PUT;\n"
+		"auto: UNSIGNED-PAYLOAD over https, the SHA-256 over http),\n"
+		"--output-format=normal|json, --output=FILE, --label=NAME (the job name\n"
 		"in JSON), --timeout=D (per request, 60s), --log-level=LEVEL, --parse-only,\n"
 		"--iterations=N (then mean, stddev... per operation: "
 		"--report-format=txt|md|csv|json,\n"
@@ -66,8 +73,8 @@ static void usage(FILE *f)
 /* The flags that take no value. */
 static bool is_bool_flag(const char *n)
 {
-	static const char *const b[] = {"tls",		"insecure",   "keep-data", "noclear",
-					"obj.randsize", "parse-only", "help"};
+	static const char *const b[] = {"tls",		"insecure", "keep-data",  "noclear",
+					"obj.randsize", "autoterm", "parse-only", "help"};
 	for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++)
 		if (!strcmp(n, b[i]))
 			return true;

@@ -143,8 +143,10 @@ void sb_s3_client_release(struct sb_s3_client *c)
 	memset(c, 0, sizeof(*c));
 }
 
-static uint64_t now_ns(void)
+uint64_t sb_s3_now(const struct sb_s3_hooks *h)
 {
+	if (h && h->now_ns)
+		return h->now_ns(h->ctx);
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
@@ -169,7 +171,7 @@ int sb_s3_request(struct sb_s3_client *c, const char *method, const char *bucket
 		c->body[0] = '\0';
 	c->msg[0] = '\0';
 	c->errbuf[0] = '\0';
-	c->ttfb_ns = c->total_ns = 0;
+	c->ttfb_ns = c->total_ns = c->start_ns = c->end_ns = 0;
 	c->etag[0] = '\0';
 	c->host = sb_s3_host(o, c->sticky ? c->next_host : c->next_host++);
 	if (sb_s3_url_at(o, c->host, bucket, key, query, url, sizeof(url))) {
@@ -239,9 +241,11 @@ int sb_s3_request(struct sb_s3_client *c, const char *method, const char *bucket
 		ret = -EINVAL;
 		goto out;
 	}
-	uint64_t t0 = now_ns();
+	/* the timer holds the request only: the URL, headers and the body's hash are ready */
+	c->start_ns = sb_s3_now(c->hooks);
 	CURLcode rc = curl_easy_perform(cu);
-	c->total_ns = now_ns() - t0;
+	c->end_ns = sb_s3_now(c->hooks);
+	c->total_ns = c->end_ns - c->start_ns;
 	curl_off_t st = 0;
 	if (curl_easy_getinfo(cu, CURLINFO_STARTTRANSFER_TIME_T, &st) == CURLE_OK && st > 0)
 		c->ttfb_ns = (uint64_t)st * 1000u;
@@ -260,8 +264,9 @@ int sb_s3_request(struct sb_s3_client *c, const char *method, const char *bucket
 	if (c->status >= 300) {
 		char code[64] = "";
 		size_t pos = 0;
-		if (c->body)
-			sb_s3_xml_next(c->body, "Code", &pos, code, sizeof(code));
+		if (c->body &&
+		    sb_s3_xml_text(c->body, "Code", &pos, code, sizeof(code), NULL, 0) != 1)
+			code[0] = '\0';
 		snprintf(c->msg, sizeof(c->msg), "%s %s: HTTP %ld%s%s", method, key ? key : bucket,
 			 c->status, code[0] ? " " : "", code);
 	}
@@ -274,24 +279,138 @@ out:
 	return ret;
 }
 
-bool sb_s3_xml_next(const char *body, const char *tag, size_t *pos, char *out, size_t outlen)
+/* The code point of reference ref[0..n) (what is between '&' and ';'); -1 if none. */
+static long xml_ref(const char *ref, size_t n)
+{
+	static const struct {
+		const char *name;
+		char c;
+	} named[] = {{"amp", '&'}, {"lt", '<'}, {"gt", '>'}, {"quot", '"'}, {"apos", '\''}};
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+		if (strlen(named[i].name) == n && !memcmp(ref, named[i].name, n))
+			return named[i].c;
+	if (n < 2 || ref[0] != '#')
+		return -1;
+	bool hex = ref[1] == 'x';
+	size_t i = hex ? 2 : 1;
+	long v = 0;
+	if (i == n)
+		return -1;
+	for (; i < n; i++) {
+		int d = ref[i] >= '0' && ref[i] <= '9'		? ref[i] - '0'
+			: hex && ref[i] >= 'a' && ref[i] <= 'f' ? ref[i] - 'a' + 10
+			: hex && ref[i] >= 'A' && ref[i] <= 'F' ? ref[i] - 'A' + 10
+								: -1;
+		if (d < 0 || v > 0x10FFFF)
+			return -1;
+		v = v * (hex ? 16 : 10) + d;
+	}
+	/* XML's Char: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF] */
+	bool ok = v == 0x9 || v == 0xA || v == 0xD || (v >= 0x20 && v <= 0xD7FF) ||
+		  (v >= 0xE000 && v <= 0xFFFD) || (v >= 0x10000 && v <= 0x10FFFF);
+	return ok ? v : -1;
+}
+
+/* v as UTF-8 into out (4 bytes at most); the length. */
+static size_t utf8_put(long v, char *out)
+{
+	if (v < 0x80) {
+		out[0] = (char)v;
+		return 1;
+	}
+	if (v < 0x800) {
+		out[0] = (char)(0xC0 | (v >> 6));
+		out[1] = (char)(0x80 | (v & 0x3F));
+		return 2;
+	}
+	if (v < 0x10000) {
+		out[0] = (char)(0xE0 | (v >> 12));
+		out[1] = (char)(0x80 | ((v >> 6) & 0x3F));
+		out[2] = (char)(0x80 | (v & 0x3F));
+		return 3;
+	}
+	out[0] = (char)(0xF0 | (v >> 18));
+	out[1] = (char)(0x80 | ((v >> 12) & 0x3F));
+	out[2] = (char)(0x80 | ((v >> 6) & 0x3F));
+	out[3] = (char)(0x80 | (v & 0x3F));
+	return 4;
+}
+
+/* Decodes s[0..n) (an element's text) into out. 1, -EINVAL, -ENOSPC (err written). */
+static int xml_decode(const char *tag, const char *s, size_t n, char *out, size_t outlen, char *err,
+		      size_t errlen)
+{
+	size_t o = 0;
+	char buf[4];
+	for (size_t i = 0; i < n;) {
+		size_t k = 1;
+		const char *put = s + i;
+		if (s[i] == '&') {
+			const char *semi = memchr(s + i + 1, ';', n - i - 1 < 12 ? n - i - 1 : 12);
+			long v = semi ? xml_ref(s + i + 1, (size_t)(semi - s - i - 1)) : -1;
+			if (v < 0) {
+				/* show the reference, or what follows the '&' */
+				size_t shown = semi ? (size_t)(semi - s - i) + 1 : n - i;
+				if (err)
+					snprintf(err, errlen,
+						 "<%s>: '%.*s' is not an XML reference (&amp; &lt; "
+						 "&gt; &quot; &apos; &#N; &#xN;)",
+						 tag, (int)(shown < 12 ? shown : 12), s + i);
+				return -EINVAL;
+			}
+			k = utf8_put(v, buf);
+			put = buf;
+			i = (size_t)(semi - s) + 1;
+		} else {
+			if ((unsigned char)s[i] < 0x20 && s[i] != '\t' && s[i] != '\n' &&
+			    s[i] != '\r') {
+				if (err)
+					snprintf(err, errlen,
+						 "<%s>: control character 0x%02x in the text", tag,
+						 (unsigned char)s[i]);
+				return -EINVAL;
+			}
+			i++;
+		}
+		if (o + k >= outlen) {
+			if (err)
+				snprintf(err, errlen, "<%s>: the text is longer than %zu bytes",
+					 tag, outlen ? outlen - 1 : 0);
+			return -ENOSPC;
+		}
+		memcpy(out + o, put, k);
+		o += k;
+	}
+	if (outlen)
+		out[o] = '\0';
+	return 1;
+}
+
+int sb_s3_xml_text(const char *body, const char *tag, size_t *pos, char *out, size_t outlen,
+		   char *err, size_t errlen)
 {
 	char open[64], close[64];
 	snprintf(open, sizeof(open), "<%s>", tag);
 	snprintf(close, sizeof(close), "</%s>", tag);
 	const char *s = strstr(body + *pos, open);
 	if (!s)
-		return false;
+		return 0;
 	s += strlen(open);
 	const char *e = strstr(s, close);
 	if (!e)
-		return false;
-	size_t n = (size_t)(e - s);
-	if (outlen) {
-		size_t k = n < outlen - 1 ? n : outlen - 1;
-		memcpy(out, s, k);
-		out[k] = '\0';
-	}
-	*pos = (size_t)(e - body) + strlen(close);
-	return true;
+		return 0;
+	int r = xml_decode(tag, s, (size_t)(e - s), out, outlen, err, errlen);
+	if (r == 1)
+		*pos = (size_t)(e - body) + strlen(close);
+	return r;
+}
+
+size_t sb_s3_xml_count(const char *body, const char *tag)
+{
+	char open[64];
+	size_t n = 0;
+	int len = snprintf(open, sizeof(open), "<%s>", tag);
+	for (const char *p = strstr(body, open); p; p = strstr(p + len, open))
+		n++;
+	return n;
 }

@@ -39,12 +39,6 @@ static void fmt_bytes_rate(char *out, size_t n, double bps)
 	snprintf(out, n, "%.2f %s", bps, u[i]);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 static void print_times(FILE *f, const char *what, const struct sb_stat *st,
 			const struct sb_hist *h)
 {
@@ -67,81 +61,89 @@ static void print_times(FILE *f, const char *what, const struct sb_stat *st,
 		what, a, b, c, d, e, g, i, j, k);
 }
 
+/* The analysed span in seconds (0 when there is none). */
+static double span_s(const struct sb_s3_analysis *a)
+{
+	return (double)(a->to_ns - a->from_ns) / 1e9;
+}
+
+/* "Throughput, split into N x 1s:" and the fastest, median and slowest segments. */
+static void print_segments(FILE *f, const struct sb_s3_analysis *a)
+{
+	const char *lab[3] = {"Fastest", "50% Median", "Slowest"};
+	const size_t pick[3] = {a->fastest, a->median, a->slowest};
+	double seg = (double)a->seg_ns / 1e9;
+	char bw[32];
+	fprintf(f, "\nThroughput, split into %zu x %gs:\n", a->nseg, seg);
+	for (int k = 0; k < 3; k++) {
+		const struct sb_s3_segment *s = &a->seg[pick[k]];
+		if (a->by_bytes) {
+			fmt_bytes_rate(bw, sizeof(bw), (double)s->bytes / seg);
+			fprintf(f, " * %s: %s, %.2f obj/s\n", lab[k], bw, s->objects / seg);
+		} else {
+			fprintf(f, " * %s: %.2f obj/s\n", lab[k], s->objects / seg);
+		}
+	}
+}
+
+static void print_errors(FILE *f, const struct sb_s3_opstat *s)
+{
+	fprintf(f, " * Errors by status:");
+	for (unsigned i = 0; i < s->nstatus; i++) {
+		if (s->status[i])
+			fprintf(f, "%s HTTP %d: %llu", i ? "," : "", s->status[i],
+				(unsigned long long)s->status_n[i]);
+		else
+			fprintf(f, "%s no response: %llu", i ? "," : "",
+				(unsigned long long)s->status_n[i]);
+	}
+	fprintf(f, "\n * First error: %s\n", s->first_error);
+}
+
+/* One operation's report, warp's layout. */
+static void print_op(FILE *f, const struct sb_s3_result *r, enum sb_s3_op op)
+{
+	const struct sb_s3_opstat *s = &r->op[op];
+	const struct sb_s3_analysis *a = &s->an;
+	double secs = span_s(a);
+	char ran[32], bw[32];
+	fmt_dur(ran, sizeof(ran), secs * 1e9);
+	fprintf(f, "\nReport: %s. Concurrency: %u. Ran: %s\n", sb_s3_op_name(op), r->concurrent,
+		ran);
+	double ops = secs > 0 ? a->objects / secs : 0;
+	fmt_bytes_rate(bw, sizeof(bw), secs > 0 ? (double)a->bytes / secs : 0);
+	if (s->bytes)
+		fprintf(f, " * Average: %s, %.2f obj/s\n", bw, ops);
+	else
+		fprintf(f, " * Average: %.2f obj/s\n", ops);
+	if (!a->active)
+		fprintf(f, " * Too few requests for a span when every worker was active: the "
+			   "whole run is analysed\n");
+	fprintf(f, " * Requests: %llu, Errors: %llu\n", (unsigned long long)s->requests,
+		(unsigned long long)s->errors);
+	if (s->errors)
+		print_errors(f, s);
+	print_times(f, "Reqs", &s->req, &s->req_hist);
+	if (op == SB_S3_GET || op == SB_S3_LIST)
+		print_times(f, "TTFB", &s->ttfb, &s->ttfb_hist);
+	if (a->nseg)
+		print_segments(f, a);
+}
+
 void sb_s3_print_text(FILE *f, const struct sb_s3_opts *o, const struct sb_s3_result *r)
 {
-	double secs = (double)r->runtime_us / 1e6;
-	char ran[32];
-	fmt_dur(ran, sizeof(ran), (double)r->runtime_us * 1000.0);
 	fprintf(f, "Bucket: %s (%s). Prepared: %llu objects.\n", r->bucket,
 		o->keep_data ? "kept" : (r->bucket_removed ? "removed" : "emptied"),
 		(unsigned long long)r->prepared);
-	for (int op = 0; op < SB_S3_NOPS; op++) {
-		const struct sb_s3_opstat *s = &r->op[op];
-		char bw[32];
-		if (!s->requests)
-			continue;
-		fprintf(f, "\nReport: %s. Concurrency: %u. Ran: %s\n",
-			sb_s3_op_name((enum sb_s3_op)op), r->concurrent, ran);
-		double ops = secs > 0 ? (double)s->objects / secs : 0;
-		fmt_bytes_rate(bw, sizeof(bw), secs > 0 ? (double)s->bytes / secs : 0);
-		if (s->bytes)
-			fprintf(f, " * Average: %s, %.2f obj/s\n", bw, ops);
-		else
-			fprintf(f, " * Average: %.2f obj/s\n", ops);
-		fprintf(f, " * Requests: %llu, Errors: %llu\n", (unsigned long long)s->requests,
-			(unsigned long long)s->errors);
-		if (s->errors) {
-			fprintf(f, " * Errors by status:");
-			for (unsigned i = 0; i < s->nstatus; i++) {
-				if (s->status[i])
-					fprintf(f, "%s HTTP %d: %llu", i ? "," : "", s->status[i],
-						(unsigned long long)s->status_n[i]);
-				else
-					fprintf(f, "%s no response: %llu", i ? "," : "",
-						(unsigned long long)s->status_n[i]);
-			}
-			fprintf(f, "\n * First error: %s\n", s->first_error);
-		}
-		print_times(f, "Reqs", &s->req, &s->req_hist);
-		if (op == SB_S3_GET || op == SB_S3_LIST)
-			print_times(f, "TTFB", &s->ttfb, &s->ttfb_hist);
-		if (s->nsec) {
-			uint64_t *v = malloc(s->nsec * sizeof(*v));
-			uint64_t *by = malloc(s->nsec * sizeof(*by));
-			if (v && by) {
-				/* seconds ranked by bytes (by objects when nothing moved) */
-				bool use_bytes = s->bytes > 0;
-				for (size_t i = 0; i < s->nsec; i++)
-					v[i] = use_bytes ? s->sec_bytes[i] : s->sec_objects[i];
-				memcpy(by, v, s->nsec * sizeof(*v));
-				qsort(v, s->nsec, sizeof(*v), cmp_u64);
-				double isec = (double)r->interval_us / 1e6;
-				const char *lab[3] = {"Fastest", "50% Median", "Slowest"};
-				uint64_t pick[3] = {v[s->nsec - 1], v[s->nsec / 2], v[0]};
-				fprintf(f, "\nThroughput, split into %zu x %gs:\n", s->nsec, isec);
-				for (int k = 0; k < 3; k++) {
-					/* the objects of the same second */
-					uint64_t objs = 0;
-					for (size_t i = 0; i < s->nsec; i++)
-						if (by[i] == pick[k]) {
-							objs = s->sec_objects[i];
-							break;
-						}
-					if (use_bytes) {
-						fmt_bytes_rate(bw, sizeof(bw),
-							       (double)pick[k] / isec);
-						fprintf(f, " * %s: %s, %.2f obj/s\n", lab[k], bw,
-							(double)objs / isec);
-					} else {
-						fprintf(f, " * %s: %.2f obj/s\n", lab[k],
-							(double)pick[k] / isec);
-					}
-				}
-			}
-			free(v);
-			free(by);
-		}
-	}
+	if (r->autoterm)
+		fprintf(f,
+			"Autoterm: throughput stable within %g%% for %gs: ended after %.1fs of "
+			"the run's %gs.\n",
+			o->autoterm_pct, (double)o->autoterm_dur_us / 1e6,
+			(double)r->runtime_us / 1e6, (double)o->duration_us / 1e6);
+	for (int op = 0; op < SB_S3_NOPS; op++)
+		if (r->op[op].requests)
+			print_op(f, r, (enum sb_s3_op)op);
 }
 
 /* ---- JSON ---- */
@@ -151,16 +153,19 @@ static bool put(json_t *o, const char *key, json_t *v)
 	return v && json_object_set_new(o, key, v) == 0;
 }
 
-static json_t *u64_array(const uint64_t *v, size_t n)
+/* The segments' bytes, or their objects rounded to whole ones (the series are counts). */
+static json_t *seg_array(const struct sb_s3_analysis *a, bool bytes)
 {
-	json_t *a = json_array();
-	for (size_t i = 0; a && i < n; i++) {
-		if (json_array_append_new(a, json_integer((json_int_t)v[i]))) {
-			json_decref(a);
+	json_t *v = json_array();
+	for (size_t i = 0; v && i < a->nseg; i++) {
+		json_int_t x = bytes ? (json_int_t)a->seg[i].bytes
+				     : (json_int_t)llround(a->seg[i].objects);
+		if (json_array_append_new(v, json_integer(x))) {
+			json_decref(v);
 			return NULL;
 		}
 	}
-	return a;
+	return v;
 }
 
 static json_t *hist_compact(const struct sb_hist *h)
@@ -203,12 +208,13 @@ static json_t *times_json(const struct sb_stat *st, const struct sb_hist *h)
 	return o;
 }
 
-/* fio's direction block; the S3 figures go to the direction they move data in */
-static json_t *dir_json(const struct sb_s3_opstat *s, uint64_t runtime_us, bool used)
+/* fio's direction block: rates over the analysed span (warp's analysis) */
+static json_t *dir_json(const struct sb_s3_opstat *s, bool used)
 {
-	uint64_t ms = sb_fio_runtime_ms(runtime_us, used ? s->ok : 0);
-	double iops = used ? sb_fio_rate((double)s->objects, ms) : 0;
-	uint64_t bw = used ? (uint64_t)sb_fio_rate((double)s->bytes, ms) : 0;
+	const struct sb_s3_analysis *a = &s->an;
+	uint64_t ms = sb_fio_runtime_ms((a->to_ns - a->from_ns) / 1000, used ? s->ok : 0);
+	double iops = used ? sb_fio_rate(a->objects, ms) : 0;
+	uint64_t bw = used ? (uint64_t)sb_fio_rate((double)a->bytes, ms) : 0;
 	struct sb_stat none = SB_STAT_INIT;
 	struct sb_hist *empty = calloc(1, sizeof(*empty));
 	if (!empty)
@@ -248,6 +254,53 @@ static json_t *errors_json(const struct sb_s3_opstat *s)
 	return o;
 }
 
+/* The object size as the report's bs column shows it: N, or MIN-MAX when random. */
+static void size_label(const struct sb_s3_opts *o, char *out, size_t n)
+{
+	if (o->randsize || o->size_range)
+		snprintf(out, n, "%llu-%llu",
+			 (unsigned long long)(o->size_range && o->obj_size_min ? o->obj_size_min
+									       : 1),
+			 (unsigned long long)o->obj_size);
+	else
+		snprintf(out, n, "%llu", (unsigned long long)o->obj_size);
+}
+
+/* storagebench.s3 of one operation's job (docs/s3.md "Output"). */
+static json_t *s3_op_json(const struct sb_s3_result *r, enum sb_s3_op op, const char *size)
+{
+	const struct sb_s3_opstat *s = &r->op[op];
+	const struct sb_s3_analysis *a = &s->an;
+	double secs = span_s(a);
+	json_t *s3 = json_object();
+	bool ok = s3 && put(s3, "op", json_string(sb_s3_op_name(op))) &&
+		  put(s3, "benchmark", json_string(sb_s3_bench_name(r->bench))) &&
+		  put(s3, "obj_size", json_string(size)) &&
+		  put(s3, "concurrent", json_integer(r->concurrent)) &&
+		  put(s3, "requests", json_integer((json_int_t)s->requests)) &&
+		  put(s3, SB_RK_S3_ERRORS, json_integer((json_int_t)s->errors)) &&
+		  put(s3, SB_RK_S3_ERRORS_BY_STATUS, errors_json(s)) &&
+		  put(s3, "objects", json_integer((json_int_t)s->objects)) &&
+		  put(s3, "bytes", json_integer((json_int_t)s->bytes)) &&
+		  put(s3, "analysed_us",
+		      json_integer((json_int_t)((a->to_ns - a->from_ns) / 1000))) &&
+		  put(s3, "analysis", json_string(a->active ? "active" : "whole run")) &&
+		  put(s3, "ops", json_real(secs > 0 ? a->objects / secs : 0)) &&
+		  put(s3, "bytes_per_sec", json_real(secs > 0 ? (double)a->bytes / secs : 0)) &&
+		  put(s3, "req_ns", times_json(&s->req, &s->req_hist)) &&
+		  put(s3, "ttfb_ns", times_json(&s->ttfb, &s->ttfb_hist)) &&
+		  put(s3, "req_hist", hist_compact(&s->req_hist)) &&
+		  put(s3, SB_RK_S3_TTFB_HIST, hist_compact(&s->ttfb_hist)) &&
+		  put(s3, "ops_series", seg_array(a, false)) &&
+		  put(s3, SB_RK_SB_BYTES_SERIES, seg_array(a, true)) &&
+		  (!s->first_error[0] || put(s3, "first_error", json_string(s->first_error)));
+	if (!ok) {
+		json_decref(s3);
+		return NULL;
+	}
+	return s3;
+}
+
 static json_t *job_json(const struct sb_s3_opts *o, const struct sb_s3_result *r, enum sb_s3_op op)
 {
 	const struct sb_s3_opstat *s = &r->op[op];
@@ -262,39 +315,12 @@ static json_t *job_json(const struct sb_s3_opts *o, const struct sb_s3_result *r
 	for (char *p = name; *p; p++)
 		if (*p >= 'A' && *p <= 'Z')
 			*p = (char)(*p - 'A' + 'a');
-	double secs = (double)r->runtime_us / 1e6;
 	bool rd = op != SB_S3_PUT; /* data moves towards the client (or nowhere) */
 	char size[64];
-	if (o->randsize)
-		snprintf(size, sizeof(size), "%llu-%llu",
-			 (unsigned long long)(o->obj_size_min ? o->obj_size_min : 1),
-			 (unsigned long long)o->obj_size);
-	else
-		snprintf(size, sizeof(size), "%llu", (unsigned long long)o->obj_size);
-
-	json_t *s3 = json_object();
-	bool ok = s3 && put(s3, "op", json_string(opn)) &&
-		  put(s3, "benchmark", json_string(sb_s3_bench_name(r->bench))) &&
-		  put(s3, "obj_size", json_string(size)) &&
-		  put(s3, "concurrent", json_integer(r->concurrent)) &&
-		  put(s3, "requests", json_integer((json_int_t)s->requests)) &&
-		  put(s3, SB_RK_S3_ERRORS, json_integer((json_int_t)s->errors)) &&
-		  put(s3, SB_RK_S3_ERRORS_BY_STATUS, errors_json(s)) &&
-		  put(s3, "objects", json_integer((json_int_t)s->objects)) &&
-		  put(s3, "bytes", json_integer((json_int_t)s->bytes)) &&
-		  put(s3, "ops", json_real(secs > 0 ? (double)s->objects / secs : 0)) &&
-		  put(s3, "bytes_per_sec", json_real(secs > 0 ? (double)s->bytes / secs : 0)) &&
-		  put(s3, "req_ns", times_json(&s->req, &s->req_hist)) &&
-		  put(s3, "ttfb_ns", times_json(&s->ttfb, &s->ttfb_hist)) &&
-		  put(s3, "req_hist", hist_compact(&s->req_hist)) &&
-		  put(s3, SB_RK_S3_TTFB_HIST, hist_compact(&s->ttfb_hist)) &&
-		  put(s3, "ops_series", u64_array(s->sec_objects, s->nsec)) &&
-		  put(s3, SB_RK_SB_BYTES_SERIES, u64_array(s->sec_bytes, s->nsec)) &&
-		  (!s->first_error[0] || put(s3, "first_error", json_string(s->first_error)));
-	if (!ok) {
-		json_decref(s3);
+	size_label(o, size, sizeof(size));
+	json_t *s3 = s3_op_json(r, op, size);
+	if (!s3)
 		return NULL;
-	}
 	/* fio's option names where they say the same: the report's rw, bs and
 	 * iodepth columns show the operation, object size and concurrency */
 	char rw[16], conc[16];
@@ -309,16 +335,15 @@ static json_t *job_json(const struct sb_s3_opts *o, const struct sb_s3_result *r
 			      (json_int_t)(r->interval_us / 1000), SB_RK_SB_S3, s3);
 	json_t *dirx = json_object();
 	json_t *j = json_object();
-	ok = x && dirx && j && put(j, SB_RK_JOBNAME, json_string(name)) &&
-	     put(j, SB_RK_JOB_OPTIONS, jopts) && put(j, "groupid", json_integer(0)) &&
-	     put(j, SB_RK_ERROR, json_integer(s->errors ? 5 /* EIO */ : 0)) &&
-	     put(j, "job_runtime", json_integer((json_int_t)(r->runtime_us / 1000))) &&
-	     put(j, SB_RK_READ, dir_json(s, r->runtime_us, rd)) &&
-	     put(j, SB_RK_WRITE, dir_json(s, r->runtime_us, !rd)) &&
-	     put(dirx, SB_RK_SB_CLAT_HIST, hist_compact(&s->req_hist)) &&
-	     put(dirx, SB_RK_SB_IOS_SERIES, u64_array(s->sec_objects, s->nsec)) &&
-	     put(dirx, SB_RK_SB_BYTES_SERIES, u64_array(s->sec_bytes, s->nsec)) &&
-	     put(x, rd ? SB_RK_READ : SB_RK_WRITE, dirx) && put(j, SB_RK_SB, x);
+	bool ok = x && dirx && j && put(j, SB_RK_JOBNAME, json_string(name)) &&
+		  put(j, SB_RK_JOB_OPTIONS, jopts) && put(j, "groupid", json_integer(0)) &&
+		  put(j, SB_RK_ERROR, json_integer(s->errors ? 5 /* EIO */ : 0)) &&
+		  put(j, "job_runtime", json_integer((json_int_t)(r->runtime_us / 1000))) &&
+		  put(j, SB_RK_READ, dir_json(s, rd)) && put(j, SB_RK_WRITE, dir_json(s, !rd)) &&
+		  put(dirx, SB_RK_SB_CLAT_HIST, hist_compact(&s->req_hist)) &&
+		  put(dirx, SB_RK_SB_IOS_SERIES, seg_array(&s->an, false)) &&
+		  put(dirx, SB_RK_SB_BYTES_SERIES, seg_array(&s->an, true)) &&
+		  put(x, rd ? SB_RK_READ : SB_RK_WRITE, dirx) && put(j, SB_RK_SB, x);
 	if (!ok) {
 		if (!json_object_get(j, SB_RK_JOB_OPTIONS))
 			json_decref(jopts);
@@ -337,12 +362,12 @@ json_t *sb_s3_json(const struct sb_s3_opts *o, const struct sb_s3_result *r)
 	gettimeofday(&tv, NULL);
 	json_t *jobs = json_array();
 	json_t *doc = json_object();
-	json_t *s3 = json_pack("{s:s,s:s,s:s,s:b,s:b,s:I,s:I,s:b,s:b,s:I}", "endpoint", o->host,
-			       "benchmark", sb_s3_bench_name(r->bench), "bucket", r->bucket, "tls",
-			       o->tls, "path_style", o->path_style, "prepared",
-			       (json_int_t)r->prepared, "runtime_us", (json_int_t)r->runtime_us,
-			       "bucket_created", r->bucket_created, "bucket_removed",
-			       r->bucket_removed, "cleaned", (json_int_t)r->cleaned);
+	json_t *s3 = json_pack(
+		"{s:s,s:s,s:s,s:b,s:b,s:I,s:I,s:b,s:b,s:I,s:b}", "endpoint", o->host, "benchmark",
+		sb_s3_bench_name(r->bench), "bucket", r->bucket, "tls", o->tls, "path_style",
+		o->path_style, "prepared", (json_int_t)r->prepared, "runtime_us",
+		(json_int_t)r->runtime_us, "bucket_created", r->bucket_created, "bucket_removed",
+		r->bucket_removed, "cleaned", (json_int_t)r->cleaned, "autoterm", r->autoterm);
 	bool ok = jobs && doc && s3;
 	for (int op = 0; ok && op < SB_S3_NOPS; op++) {
 		if (!r->op[op].requests)

@@ -23,7 +23,10 @@ delete refuses (AccessDenied, in a 200 answer); `stop()` closes the
 listening socket and every open connection (a server that went away).
 Counters: `connections`, `requests`, `multipart_completed`,
 `multi_deletes` (the key count of each multi-object delete), `deletes`
-(single-object DELETEs).
+(single-object DELETEs), `locations` (the LocationConstraint of each
+bucket created, None for us-east-1's none), `payload_hashes` (per x-amz-content-sha256 kind
+of object PUTs: "sha256" or "UNSIGNED-PAYLOAD"), `parts` (every multipart
+part's body, by upload id and part number, kept after completion).
 """
 import base64
 import hashlib
@@ -72,6 +75,9 @@ class S3Mock:
         self.deny_delete = set()
         self.multi_deletes = []
         self.deletes = 0
+        self.payload_hashes = {}
+        self.locations = []
+        self.parts = {}
         self._object_requests = 0
         self.seen_methods = set()
         self._socks = set()
@@ -219,6 +225,9 @@ class S3Mock:
             if m == "PUT":
                 if b is not None:
                     return self._error(h, 409, "BucketAlreadyOwnedByYou")
+                code = self._location_error(body)
+                if code:
+                    return self._error(h, 400, code)
                 self.buckets[bucket] = {}
                 return self._reply(h, 200)
             if b is None:
@@ -261,6 +270,7 @@ class S3Mock:
             if parts is None:
                 return self._error(h, 404, "NoSuchUpload")
             parts[int(q["partNumber"])] = body
+            self.parts[(q.get("uploadId"), int(q["partNumber"]))] = body
             return self._reply(h, 200, headers={"ETag": '"' + hashlib.md5(body).hexdigest() + '"'})
         if m == "POST" and "uploadId" in q:
             parts = self.uploads.pop(q["uploadId"], None)
@@ -277,6 +287,9 @@ class S3Mock:
             self.uploads.pop(q["uploadId"], None)
             return self._reply(h, 204)
         if m == "PUT":
+            kind = h.headers.get("x-amz-content-sha256")
+            kind = "UNSIGNED-PAYLOAD" if kind == "UNSIGNED-PAYLOAD" else "sha256"
+            self.payload_hashes[kind] = self.payload_hashes.get(kind, 0) + 1
             b[key] = body
             return self._reply(h, 200, headers={"ETag": '"' + hashlib.md5(body).hexdigest() + '"'})
         if key not in b:
@@ -293,6 +306,25 @@ class S3Mock:
             self.deletes += 1
             return self._reply(h, 204)
         return self._error(h, 400, "NotImplemented")
+
+    def _location_error(self, body):
+        """As S3: us-east-1 creates a bucket without a CreateBucketConfiguration;
+        another region wants its name as the LocationConstraint."""
+        want = None if self.region == "us-east-1" else self.region
+        got = None
+        if body:
+            try:
+                root = ET.fromstring(body)
+            except ET.ParseError:
+                return "MalformedXML"
+            e = [x for x in root if x.tag.rsplit("}", 1)[-1] == "LocationConstraint"]
+            got = e[0].text if e else None
+            if got is None or self.region == "us-east-1":
+                return "InvalidLocationConstraint"
+        if got != want:
+            return "IllegalLocationConstraintException"
+        self.locations.append(got)
+        return None
 
     # ---- DeleteObjects ----
     @staticmethod

@@ -2,16 +2,21 @@
 /*
  * The S3 side's offline parts: the payload hash that goes into
  * x-amz-content-sha256, request URLs (path and virtual-host style), the XML
- * field reader, warp's flags and YAML run file, per-status error counting,
- * and an S3 result read by the aggregation (ttfb-p50, object size as bs).
+ * field reader and its references, warp's flags and YAML run file,
+ * per-status error counting, an S3 result read by the aggregation
+ * (ttfb-p50, object size as bs), each object's content (unique,
+ * incompressible), warp's size distribution, warp's analysis on a fixed
+ * trace worked out by hand, and warp's autoterm rule.
  */
 #include "stats/aggregate.h"
 #include "runner/s3/s3.h"
 #include "tests/unit/harness.h"
 
 #include <errno.h>
+#include <openssl/evp.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <zlib.h>
 
 static int test_sha256(void)
 {
@@ -52,14 +57,16 @@ static int test_xml(void)
 	const char *b = "<R><Key>a</Key><Key>b/c</Key><IsTruncated>true</IsTruncated></R>";
 	char out[16];
 	size_t pos = 0;
-	CHECK(sb_s3_xml_next(b, "Key", &pos, out, sizeof(out)));
+	CHECK_INT(sb_s3_xml_text(b, "Key", &pos, out, sizeof(out), NULL, 0), 1);
 	CHECK_STR(out, "a");
-	CHECK(sb_s3_xml_next(b, "Key", &pos, out, sizeof(out)));
+	CHECK_INT(sb_s3_xml_text(b, "Key", &pos, out, sizeof(out), NULL, 0), 1);
 	CHECK_STR(out, "b/c");
-	CHECK(!sb_s3_xml_next(b, "Key", &pos, out, sizeof(out)));
+	CHECK_INT(sb_s3_xml_text(b, "Key", &pos, out, sizeof(out), NULL, 0), 0);
 	pos = 0;
-	CHECK(sb_s3_xml_next(b, "IsTruncated", &pos, out, sizeof(out)));
+	CHECK_INT(sb_s3_xml_text(b, "IsTruncated", &pos, out, sizeof(out), NULL, 0), 1);
 	CHECK_STR(out, "true");
+	CHECK_INT(sb_s3_xml_count(b, "Key"), 2);
+	CHECK_INT(sb_s3_xml_count(b, "Error"), 0);
 	return T_PASS;
 }
 
@@ -75,19 +82,42 @@ static int test_flags(void)
 	CHECK_INT(sb_s3_opt_set(&o, "", "obj.size", "1KiB", err, sizeof(err)), 0);
 	CHECK_INT(o.obj_size, 1024);
 	CHECK_INT(sb_s3_opt_set(&o, "", "obj.size", "4KiB-1MiB", err, sizeof(err)), 0);
-	CHECK(o.randsize);
+	CHECK(o.size_range && !o.randsize); /* ours: uniform in the range */
 	CHECK_INT(o.obj_size_min, 4096);
 	CHECK_INT(o.obj_size, 1 << 20);
+	CHECK_INT(sb_s3_opt_set(&o, "", "obj.size", "64KiB", err, sizeof(err)), 0);
+	CHECK(!o.size_range); /* a fixed size replaces the range */
+	CHECK_INT(sb_s3_opt_set(&o, "", "payload-hash", "unsigned", err, sizeof(err)), 0);
+	CHECK_INT(o.payload_hash, SB_S3_HASH_UNSIGNED);
+	CHECK_INT(sb_s3_opt_set(&o, "", "payload-hash", "md5", err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "--payload-hash: 'md5' is not one of auto, sha256, unsigned");
+	/* warp's autoterm and its defaults */
+	CHECK(!o.autoterm);
+	CHECK_INT(o.autoterm_dur_us, 15000000);
+	CHECK_NEAR(o.autoterm_pct, 7.5, 0);
+	CHECK_INT(sb_s3_opt_set(&o, "", "autoterm", NULL, err, sizeof(err)), 0);
+	CHECK_INT(sb_s3_opt_set(&o, "", "autoterm.dur", "5s", err, sizeof(err)), 0);
+	CHECK_INT(sb_s3_opt_set(&o, "", "autoterm.pct", "2.5", err, sizeof(err)), 0);
+	CHECK(o.autoterm);
+	CHECK_INT(o.autoterm_dur_us, 5000000);
+	CHECK_NEAR(o.autoterm_pct, 2.5, 0);
+	CHECK_INT(o.duration_us, 300000000); /* --duration is its own (5m) */
+	CHECK_INT(sb_s3_opt_set(&o, "", "autoterm.pct", "0", err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "--autoterm.pct: '0' is not a percentage above 0 and at most 100");
 	CHECK_INT(sb_s3_opt_set(&o, "", "duration", "1m30s", err, sizeof(err)), 0);
 	CHECK_INT(o.duration_us, 90000000);
 	CHECK_INT(sb_s3_opt_set(&o, "", "duration", "10s", err, sizeof(err)), 0);
 	CHECK_INT(o.duration_us, 10000000);
 	CHECK_INT(sb_s3_opt_set(&o, "", "tls", NULL, err, sizeof(err)), 0);
 	CHECK(o.tls);
+	CHECK_INT(sb_s3_opt_set(&o, "", "region", "default:placement-1", err, sizeof(err)), 0);
+	CHECK_INT(sb_s3_opt_set(&o, "", "region", "eu west", err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "--region: 'eu west' is not a region name (letters, digits, '-', '_', '.', "
+		       "':')");
 	CHECK_INT(sb_s3_opt_set(&o, "", "concurrent", "0", err, sizeof(err)), -EINVAL);
 	CHECK_STR(err, "--concurrent: '0' is not a number in 1..4096");
-	CHECK_INT(sb_s3_opt_set(&o, "", "autoterm", NULL, err, sizeof(err)), -ENOENT);
-	CHECK_STR(err, "--autoterm: unknown or unsupported option");
+	CHECK_INT(sb_s3_opt_set(&o, "", "range", NULL, err, sizeof(err)), -ENOENT);
+	CHECK_STR(err, "--range: unknown or unsupported option");
 	/* a secret is never echoed, even when refused */
 	char big[300];
 	memset(big, 'S', sizeof(big) - 1);
@@ -242,13 +272,13 @@ static int test_yaml(void)
 static int test_error_counts(void)
 {
 	static struct sb_s3_opstat a, b;
-	CHECK_INT(sb_s3_opstat_init(&a, 2), 0);
-	CHECK_INT(sb_s3_opstat_init(&b, 2), 0);
+	sb_s3_opstat_init(&a);
+	sb_s3_opstat_init(&b);
 	sb_s3_opstat_error(&a, 503, "PUT x: HTTP 503");
 	sb_s3_opstat_error(&a, 0, "PUT y: connection refused");
 	sb_s3_opstat_error(&a, 503, NULL);
 	sb_s3_opstat_error(&b, 403, "PUT z: HTTP 403");
-	sb_s3_opstat_merge(&a, &b);
+	CHECK_INT(sb_s3_opstat_merge(&a, &b), 0);
 	sb_s3_opstat_release(&b);
 	CHECK_INT(a.errors, 4);
 	CHECK_INT(a.requests, 4);
@@ -286,9 +316,16 @@ static int test_aggregates(void)
 	r.runtime_us = 2000000;
 	r.interval_us = 1000000;
 	for (int i = 0; i < SB_S3_NOPS; i++)
-		CHECK_INT(sb_s3_opstat_init(&r.op[i], 2), 0);
+		sb_s3_opstat_init(&r.op[i]);
 	struct sb_s3_opstat *g = &r.op[SB_S3_GET];
+	/* two workers, 50 GETs of 1 MiB each, 40 ms apiece back to back: the
+	 * analysed span is [40 ms, 1960 ms), 48 objects of each worker in it:
+	 * 96 MiB in 1.92 s, 50 obj/s */
 	for (int i = 0; i < 100; i++) {
+		uint64_t k = (uint64_t)i / 2, t0 = 1000000000ull + k * 40000000ull;
+		struct sb_s3_oprec rec = {t0, t0 + 40000000ull,	 1 << 20,
+					  1,  (uint16_t)(i % 2), true};
+		CHECK_INT(sb_s3_oplog_add(&g->log, &rec), 0);
 		g->requests++;
 		g->ok++;
 		g->objects++;
@@ -297,10 +334,10 @@ static int test_aggregates(void)
 		sb_hist_add(&g->req_hist, 2000000);
 		sb_stat_add(&g->ttfb, 5e5);
 		sb_hist_add(&g->ttfb_hist, 500000);
-		g->sec_ops[i % 2]++;
-		g->sec_objects[i % 2]++;
-		g->sec_bytes[i % 2] += 1 << 20;
 	}
+	CHECK_INT(sb_s3_result_analyse(&r), 0);
+	CHECK(g->an.active);
+	CHECK_INT(g->an.nseg, 1);
 	json_t *doc = sb_s3_json(&o, &r);
 	sb_s3_result_release(&r);
 	CHECK(doc);
@@ -333,6 +370,367 @@ static int test_aggregates(void)
 	return T_PASS;
 }
 
+/* ---- each object's content (s3/data.c) ---- */
+
+static const unsigned char test_key[SB_S3_CONTENT_KEY] = {1, 2,	 3,  4,	 5,  6,	 7,  8,
+							  9, 10, 11, 12, 13, 14, 15, 16};
+
+/* 64 objects of 64 KiB: no two share an MD5 (an ETag), none compresses, bytes even. */
+static int test_content_unique(void)
+{
+	enum { N = 64, LEN = 64 << 10 };
+	static unsigned char buf[N][LEN], z[LEN + 1024];
+	static unsigned char md[N][16];
+	static uint64_t count[256];
+	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+	CHECK(ctx);
+	int ok = 1;
+	for (int i = 0; i < N && ok; i++) {
+		unsigned int mdlen = 0;
+		ok = sb_s3_content_fill(ctx, test_key, (uint64_t)i, 0, buf[i], LEN) == 0 &&
+		     EVP_Digest(buf[i], LEN, md[i], &mdlen, EVP_md5(), NULL) && mdlen == 16;
+	}
+	CHECK(ok);
+	for (int i = 0; i < N; i++)
+		for (int j = i + 1; j < N; j++)
+			CHECK(memcmp(md[i], md[j], 16) != 0);
+	/* zlib at its best level gains nothing on any of them */
+	for (int i = 0; i < N; i++) {
+		uLongf zl = sizeof(z);
+		CHECK_INT(compress2(z, &zl, buf[i], LEN, 9), Z_OK);
+		CHECK(zl >= LEN);
+	}
+	/* a simple entropy bound: every byte value within 10% of its share of 4 MiB */
+	memset(count, 0, sizeof(count));
+	for (int i = 0; i < N; i++)
+		for (int k = 0; k < LEN; k++)
+			count[buf[i][k]]++;
+	for (int v = 0; v < 256; v++)
+		CHECK_NEAR(count[v], N * LEN / 256.0, N * LEN / 256.0 * 0.1);
+	EVP_CIPHER_CTX_free(ctx);
+	return T_PASS;
+}
+
+/* Parts differ from each other and from the object; the same (id, part) is the same bytes. */
+static int test_content_parts(void)
+{
+	enum { LEN = 5000 };
+	static unsigned char a[LEN], b[LEN], c[LEN];
+	static const unsigned char other_key[SB_S3_CONTENT_KEY] = {99};
+	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+	CHECK(ctx);
+	CHECK_INT(sb_s3_content_fill(ctx, test_key, 7, 0, a, LEN), 0);
+	CHECK_INT(sb_s3_content_fill(ctx, test_key, 7, 1, b, LEN), 0);
+	CHECK(memcmp(a, b, LEN) != 0);
+	CHECK_INT(sb_s3_content_fill(ctx, test_key, 7, 2, c, LEN), 0);
+	CHECK(memcmp(b, c, LEN) != 0);
+	/* deterministic, and a shorter body is the longer one's start (odd lengths too) */
+	CHECK_INT(sb_s3_content_fill(ctx, test_key, 7, 1, c, 333), 0);
+	CHECK(memcmp(b, c, 333) == 0);
+	/* another run (key) gives other content for the same object */
+	CHECK_INT(sb_s3_content_fill(ctx, other_key, 7, 0, c, LEN), 0);
+	CHECK(memcmp(a, c, LEN) != 0);
+	EVP_CIPHER_CTX_free(ctx);
+	return T_PASS;
+}
+
+/* ---- sizes ---- */
+
+/* --obj.randsize --obj.size 1MiB: warp's distribution, mean 0.179 MiB (10,000 draws). */
+static int test_randsize_warp(void)
+{
+	struct sb_s3_opts o;
+	char err[256];
+	sb_s3_opts_init(&o);
+	CHECK_INT(sb_s3_opt_set(&o, "", "obj.size", "1MiB", err, sizeof(err)), 0);
+	CHECK_INT(sb_s3_opt_set(&o, "", "obj.randsize", NULL, err, sizeof(err)), 0);
+	uint64_t rng = 0x5eed, lo = UINT64_MAX, hi = 0;
+	double sum = 0;
+	unsigned small = 0;
+	for (int i = 0; i < 10000; i++) {
+		uint64_t v = sb_s3_pick_size(&o, &rng);
+		sum += (double)v;
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
+		small += v < (1u << 20) / 8;
+	}
+	double mean = sum / 10000 / (1 << 20);
+	CHECK_NEAR(mean, 0.179151, 0.179151 * 0.05);
+	CHECK(lo >= 1 && hi <= 1 << 20);
+	CHECK(lo < 8192);    /* down to 1/256 of the maximum and below */
+	CHECK(small > 5000); /* a log scale: most objects are small */
+	/* warp's rule: random sizes need at least 256 bytes */
+	snprintf(o.host, sizeof(o.host), "h:1");
+	o.bench = SB_S3_B_PUT;
+	CHECK_INT(sb_s3_opts_check(&o, err, sizeof(err)), 0);
+	CHECK_INT(sb_s3_opt_set(&o, "", "obj.size", "255", err, sizeof(err)), 0);
+	CHECK_INT(sb_s3_opts_check(&o, err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "--obj.randsize: random sizes need --obj.size of at least 256 bytes (255 "
+		       "given; warp's rule)");
+	return T_PASS;
+}
+
+/* MIN-MAX alone: uniform (ours); with --obj.randsize: warp's scale from MIN. */
+static int test_randsize_range(void)
+{
+	struct sb_s3_opts o;
+	char err[256];
+	sb_s3_opts_init(&o);
+	CHECK_INT(sb_s3_opt_set(&o, "", "obj.size", "4KiB-64KiB", err, sizeof(err)), 0);
+	uint64_t rng = 42;
+	double sum = 0;
+	for (int i = 0; i < 10000; i++) {
+		uint64_t v = sb_s3_pick_size(&o, &rng);
+		CHECK(v >= 4096 && v <= 65536);
+		sum += (double)v;
+	}
+	CHECK_NEAR(sum / 10000, (4096 + 65536) / 2.0, (4096 + 65536) / 2.0 * 0.02);
+	CHECK_INT(sb_s3_opt_set(&o, "", "obj.randsize", NULL, err, sizeof(err)), 0);
+	sum = 0;
+	for (int i = 0; i < 10000; i++) {
+		uint64_t v = sb_s3_pick_size(&o, &rng);
+		CHECK(v >= 4096 && v <= 65536);
+		sum += (double)v;
+	}
+	/* log2 uniform over 12..16: mean (64Ki - 4Ki) / (4 ln 2) = 22,161 bytes */
+	CHECK_NEAR(sum / 10000, 61440 / (4 * 0.6931471805599453), 22161 * 0.05);
+	return T_PASS;
+}
+
+/* ---- warp's analysis (s3/analyse.c) ---- */
+
+#define U 100000000ull /* the trace's time unit: 100 ms */
+
+/* A request of worker w from a to b (units of U), bytes, ok. */
+static struct sb_s3_oprec req(unsigned w, uint64_t a, uint64_t b, uint64_t bytes, bool ok)
+{
+	struct sb_s3_oprec r = {a * U, b * U, ok ? bytes : 0, 1, (uint16_t)w, ok};
+	return r;
+}
+
+/*
+ * A fixed trace of two workers, and what warp's rule gives for it, worked
+ * out by hand here.
+ *
+ *   worker 0: a [0,5) 5000 B, b [5,15) 10000, c [15,27) 6000, d [27,32) 5000,
+ *             e [32,40) 8000, k [40,46) 6000, n [46,52) 6000
+ *   worker 1: f [0,8) 8000, g [8,18) failed, h [18,22) 4000, i [22,36) 14000,
+ *             j [36,41) 5000, m [41,50) 9000
+ *
+ * Active span: first requests end at 5 and 8, last ones start at 46 and
+ * 41: [8, 41), 3.3 s. Segments of 1 s from 8, each ending before 41:
+ * [8,18), [18,28), [28,38) ([38,48) does not end before 41).
+ *   [8,18):  b 7/10 of 10000 = 7000, c 3/12 of 6000 = 1500, f 0/8: 8500 B,
+ *            objects 0.7 + 0.25 = 0.95 (g failed: nothing)
+ *   [18,28): c 9/12 = 4500, d 1/5 = 1000, h whole 4000, i 6/14 = 6000: 15500 B,
+ *            objects 0.75 + 0.2 + 1 + 3/7
+ *   [28,38): d 4/5 = 4000, e 6/8 = 6000, i 8/14 = 8000, j 2/5 = 2000: 20000 B,
+ *            objects 0.8 + 0.75 + 4/7 + 0.4
+ * Ranked slowest first: [8,18), [18,28), [28,38); warp's median is element
+ * round(3 / 2) = 2. The span: b 7000 (0.7), c, d, e, h, i whole (41000, 5),
+ * k 1/6 = 1000, j whole 5000 (its end, 41, is the span's end): 50000 B,
+ * 6.7 + 1/6 objects.
+ */
+static int test_analysis_trace(void)
+{
+	const struct sb_s3_oprec ops[] = {
+		req(0, 0, 5, 5000, true),   req(0, 5, 15, 10000, true),	 req(0, 15, 27, 6000, true),
+		req(0, 27, 32, 5000, true), req(0, 32, 40, 8000, true),	 req(0, 40, 46, 6000, true),
+		req(0, 46, 52, 6000, true), req(1, 0, 8, 8000, true),	 req(1, 8, 18, 7777, false),
+		req(1, 18, 22, 4000, true), req(1, 22, 36, 14000, true), req(1, 36, 41, 5000, true),
+		req(1, 41, 50, 9000, true),
+	};
+	static struct sb_s3_analysis a;
+	CHECK_INT(sb_s3_analyse(ops, sizeof(ops) / sizeof(ops[0]), 10 * U, &a), 0);
+	CHECK(a.active);
+	CHECK_INT(a.from_ns, 8 * U);
+	CHECK_INT(a.to_ns, 41 * U);
+	CHECK_INT(a.bytes, 50000);
+	CHECK_NEAR(a.objects, 6.7 + 1.0 / 6, 1e-9);
+	CHECK_INT(a.nseg, 3);
+	CHECK_INT(a.seg[0].bytes, 8500);
+	CHECK_INT(a.seg[1].bytes, 15500);
+	CHECK_INT(a.seg[2].bytes, 20000);
+	CHECK_NEAR(a.seg[0].objects, 0.95, 1e-9);
+	CHECK_NEAR(a.seg[1].objects, 1.95 + 3.0 / 7, 1e-9);
+	CHECK_NEAR(a.seg[2].objects, 1.95 + 4.0 / 7, 1e-9);
+	CHECK(a.by_bytes);
+	CHECK_INT(a.slowest, 0);
+	CHECK_INT(a.median, 2);
+	CHECK_INT(a.fastest, 2);
+	sb_s3_analysis_release(&a);
+
+	/* the text layout of it: warp's "Throughput, split into N x 1s" */
+	static struct sb_s3_result r;
+	struct sb_s3_opts o;
+	sb_s3_opts_init(&o);
+	memset(&r, 0, sizeof(r));
+	r.bench = SB_S3_B_GET;
+	r.concurrent = 2;
+	r.interval_us = 10 * U / 1000;
+	for (int i = 0; i < SB_S3_NOPS; i++)
+		sb_s3_opstat_init(&r.op[i]);
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		CHECK_INT(sb_s3_oplog_add(&r.op[SB_S3_GET].log, &ops[i]), 0);
+		r.op[SB_S3_GET].requests++;
+	}
+	CHECK_INT(sb_s3_result_analyse(&r), 0);
+	r.op[SB_S3_GET].bytes = 1;
+	char *txt = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&txt, &len);
+	CHECK(f);
+	sb_s3_print_text(f, &o, &r);
+	fclose(f);
+	sb_s3_result_release(&r);
+	/* 50000 B / 3.3 s = 14.80 KiB/s, 6.87 objects / 3.3 s = 2.08 obj/s */
+	int ok = strstr(txt, "Report: GET. Concurrency: 2. Ran: 3.300s\n"
+			     " * Average: 14.80 KiB/s, 2.08 obj/s\n") &&
+		 strstr(txt, "Throughput, split into 3 x 1s:\n"
+			     " * Fastest: 19.53 KiB/s, 2.52 obj/s\n"
+			     " * 50% Median: 19.53 KiB/s, 2.52 obj/s\n"
+			     " * Slowest: 8.30 KiB/s, 0.95 obj/s\n");
+	if (!ok)
+		fprintf(stderr, "%s", txt);
+	free(txt);
+	CHECK(ok);
+	return T_PASS;
+}
+
+/* Without bytes (STAT): ranked by objects; too few requests: the whole range, said so. */
+static int test_analysis_objects_and_few(void)
+{
+	const struct sb_s3_oprec stat[] = {
+		req(0, 0, 2, 0, true),	 req(0, 2, 4, 0, true),	  req(0, 4, 6, 0, true),
+		req(0, 6, 8, 0, true),	 req(0, 8, 30, 0, true),  req(0, 30, 32, 0, true),
+		req(0, 32, 34, 0, true), req(0, 34, 36, 0, true), req(0, 36, 38, 0, true),
+	};
+	static struct sb_s3_analysis a;
+	/* one worker: span [2, 36); segments [2,12), [12,22), [22,32) */
+	CHECK_INT(sb_s3_analyse(stat, sizeof(stat) / sizeof(stat[0]), 10 * U, &a), 0);
+	CHECK(a.active && !a.by_bytes);
+	CHECK_INT(a.nseg, 3);
+	/* [2,12): 3 whole + 4/22 of the long one; [12,22): 10/22; [22,32): 8/22 + 1 */
+	CHECK_NEAR(a.seg[0].objects, 3 + 4.0 / 22, 1e-9);
+	CHECK_NEAR(a.seg[1].objects, 10.0 / 22, 1e-9);
+	CHECK_NEAR(a.seg[2].objects, 8.0 / 22 + 1, 1e-9);
+	/* ranked [12,22), [22,32), [2,12): the median, element 2, is the fastest */
+	CHECK_INT(a.slowest, 1);
+	CHECK_INT(a.median, 0);
+	CHECK_INT(a.fastest, 0);
+	sb_s3_analysis_release(&a);
+	/* one request per worker: no span has both active */
+	const struct sb_s3_oprec few[] = {req(0, 0, 30, 3000, true), req(1, 5, 25, 1000, true)};
+	CHECK_INT(sb_s3_analyse(few, 2, 10 * U, &a), 0);
+	CHECK(!a.active);
+	CHECK_INT(a.from_ns, 0);
+	CHECK_INT(a.to_ns, 30 * U);
+	CHECK_INT(a.bytes, 4000);
+	CHECK_INT(a.nseg, 2);
+	sb_s3_analysis_release(&a);
+	CHECK_INT(sb_s3_analyse(NULL, 0, 10 * U, &a), 0);
+	CHECK(!a.active && a.nseg == 0 && a.to_ns == a.from_ns);
+	return T_PASS;
+}
+
+/* Steady requests of two workers from 0 to secs, 100 ms each; bytes grow by grow per second. */
+static struct sb_s3_oprec *steady(unsigned secs, double grow, size_t *n)
+{
+	size_t per = secs * 10;
+	struct sb_s3_oprec *v = calloc(2 * per, sizeof(*v));
+	for (size_t i = 0; v && i < 2 * per; i++) {
+		uint64_t k = i / 2;
+		double b = 1000.0 * (1.0 + grow * (double)k / 10.0);
+		v[i] = req((unsigned)(i % 2), k, k + 1, (uint64_t)b, true);
+	}
+	*n = 2 * per;
+	return v;
+}
+
+/* warp's autoterm: stable throughput ends the run; a drift or too short a run does not. */
+static int test_autoterm_rule(void)
+{
+	size_t n;
+	double rate = 0;
+	bool by_bytes = false;
+	struct sb_s3_oprec *v = steady(30, 0, &n);
+	CHECK(v);
+	/* 2 x 1000 B per 100 ms: 20000 B/s, stable for far longer than 5 s x 25 / 7 */
+	bool stable = sb_s3_autoterm_stable(v, n, 5000000000ull, 7.5, &rate, &by_bytes);
+	free(v);
+	CHECK(stable && by_bytes);
+	CHECK_NEAR(rate, 20000, 20000 * 0.02);
+	/* the span (about 3 s) is not above 1 s x 25 / 7 = 3.57 s */
+	v = steady(3, 0, &n);
+	CHECK(v);
+	stable = sb_s3_autoterm_stable(v, n, 1000000000ull, 7.5, &rate, &by_bytes);
+	free(v);
+	CHECK(!stable);
+	/* a drift of 5 % a second: the 7th segment back is about 30 % off */
+	v = steady(30, 0.05, &n);
+	CHECK(v);
+	stable = sb_s3_autoterm_stable(v, n, 5000000000ull, 7.5, &rate, &by_bytes);
+	free(v);
+	CHECK(!stable);
+	/* the same drift within a wider band */
+	v = steady(30, 0.05, &n);
+	CHECK(v);
+	stable = sb_s3_autoterm_stable(v, n, 5000000000ull, 50, &rate, &by_bytes);
+	free(v);
+	CHECK(stable);
+	return T_PASS;
+}
+
+/* ---- XML text with references ---- */
+
+static int test_xml_entities(void)
+{
+	char out[64], err[256];
+	size_t pos = 0;
+	const char *b = "<R><Key>a&amp;b</Key><Key>&lt;x&gt; &quot;q&quot; &apos;s&apos;</Key>"
+			"<Key>&#65;&#x42;&#xe9;&#8364;&#x1F600;</Key></R>";
+	CHECK_INT(sb_s3_xml_text(b, "Key", &pos, out, sizeof(out), err, sizeof(err)), 1);
+	CHECK_STR(out, "a&b");
+	CHECK_INT(sb_s3_xml_text(b, "Key", &pos, out, sizeof(out), err, sizeof(err)), 1);
+	CHECK_STR(out, "<x> \"q\" 's'");
+	CHECK_INT(sb_s3_xml_text(b, "Key", &pos, out, sizeof(out), err, sizeof(err)), 1);
+	CHECK_STR(out, "AB\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
+	static const struct {
+		const char *body, *want;
+	} bad[] = {
+		{"<Key>a&b</Key>", "<Key>: '&b' is not an XML reference"},
+		{"<Key>a&amp</Key>", "<Key>: '&amp' is not an XML reference"},
+		{"<Key>&nbsp;</Key>", "<Key>: '&nbsp;' is not an XML reference"},
+		{"<Key>&#;</Key>", "'&#;' is not an XML reference"},
+		{"<Key>&#x;</Key>", "'&#x;' is not an XML reference"},
+		{"<Key>&#12a;</Key>", "'&#12a;' is not an XML reference"},
+		{"<Key>&#0;</Key>", "'&#0;' is not an XML reference"},
+		{"<Key>&#xD800;</Key>", "'&#xD800;' is not an XML reference"},
+		{"<Key>&#x110000;</Key>", "'&#x110000;' is not an XML reference"},
+		{"<Key>&#99999999999999999999;</Key>", "is not an XML reference"},
+		{"<Key>a\x01</Key>", "<Key>: control character 0x01 in the text"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		pos = 0;
+		err[0] = '\0';
+		CHECK_INT(sb_s3_xml_text(bad[i].body, "Key", &pos, out, sizeof(out), err,
+					 sizeof(err)),
+			  -EINVAL);
+		if (!strstr(err, bad[i].want))
+			fprintf(stderr, "    %s: %s\n", bad[i].body, err);
+		CHECK(strstr(err, bad[i].want) != NULL);
+		CHECK_INT(pos, 0);
+	}
+	/* too long for the buffer: refused, not cut */
+	pos = 0;
+	CHECK_INT(sb_s3_xml_text("<Key>abcdef</Key>", "Key", &pos, out, 6, err, sizeof(err)),
+		  -ENOSPC);
+	CHECK_STR(err, "<Key>: the text is longer than 5 bytes");
+	CHECK_INT(sb_s3_xml_text("<Key>abcde</Key>", "Key", &pos, out, 6, err, sizeof(err)), 1);
+	CHECK_STR(out, "abcde");
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
 	{"s3/sha256", test_sha256},
 	{"s3/urls", test_urls},
@@ -343,5 +741,13 @@ static const struct test_case cases[] = {
 	{"s3/yaml", test_yaml},
 	{"s3/error_counts", test_error_counts},
 	{"s3/aggregates", test_aggregates},
+	{"s3/content_unique", test_content_unique},
+	{"s3/content_parts", test_content_parts},
+	{"s3/randsize_warp", test_randsize_warp},
+	{"s3/randsize_range", test_randsize_range},
+	{"s3/analysis_trace", test_analysis_trace},
+	{"s3/analysis_objects_and_few", test_analysis_objects_and_few},
+	{"s3/autoterm_rule", test_autoterm_rule},
+	{"s3/xml_entities", test_xml_entities},
 };
 TEST_MAIN(cases)
