@@ -20,6 +20,8 @@ from conftest import (CHART, ROOT, VALUES_FILES, VERSION, args_of, by_kind, cont
 # rule: (apiGroups, resources, verbs, resourceNames).
 STORAGECLASS_RULES = [
     (("storage.k8s.io",), ("storageclasses",), ("get", "list", "watch"), ()),
+    # spec.lifecycle's snapshots: which VolumeSnapshotClass fits a class
+    (("snapshot.storage.k8s.io",), ("volumesnapshotclasses",), ("get", "list", "watch"), ()),
 ]
 RUN_RULES = [
     (("storagebench.io",), ("benchmarkruns",), ("get", "list", "watch"), ()),
@@ -28,6 +30,7 @@ RUN_RULES = [
     (("",), ("configmaps",), ("get", "list", "watch", "create"), ()),
     (("",), ("secrets",), ("create",), ()),  # each run's signing key, never read
     (("",), ("persistentvolumeclaims",), ("patch",), ()),
+    (("snapshot.storage.k8s.io",), ("volumesnapshots",), ("get", "list", "watch", "create", "delete"), ()),
     (("",), ("events",), ("create", "patch"), ()),
     # schedules (docs/schedules.md)
     (("storagebench.io",), ("benchmarkschedules",), ("get", "list", "watch"), ()),
