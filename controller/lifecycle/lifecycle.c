@@ -27,8 +27,8 @@
 #include <time.h>
 
 static const char *const phase_names[BR_LC_NPHASES] = {
-	"provision", "attach", "resize", "delete", "snapshot", "restore", "snapshot_delete",
-	"restore_delete"};
+	"provision", "attach",	"resize",	   "delete",
+	"snapshot",  "restore", "snapshot_delete", "restore_delete"};
 
 const char *br_lc_phase_name(enum br_lc_phase p)
 {
@@ -54,7 +54,8 @@ static int flag(const json_t *o, const char *key, bool *out, char *err, size_t e
 	if (!v)
 		return 0;
 	if (!json_is_boolean(v))
-		return sb_errf(err, errlen, -EINVAL, "spec.lifecycle.%s: must be true or false", key);
+		return sb_errf(err, errlen, -EINVAL, "spec.lifecycle.%s: must be true or false",
+			       key);
 	*out = json_is_true(v);
 	return 0;
 }
@@ -92,9 +93,10 @@ static int parse_steps(const json_t *lc, struct br_lifecycle_spec *out, char *er
 			       "spec.lifecycle.volumeSnapshotClass: must be a VolumeSnapshotClass "
 			       "name (lowercase letters, digits, '-' and '.', at most 253)");
 	if (!out->snapshot)
-		return sb_errf(err, errlen, -EINVAL,
-			       "spec.lifecycle.volumeSnapshotClass: set, but spec.lifecycle.snapshot "
-			       "is false");
+		return sb_errf(
+			err, errlen, -EINVAL,
+			"spec.lifecycle.volumeSnapshotClass: set, but spec.lifecycle.snapshot "
+			"is false");
 	snprintf(out->snapshot_class, sizeof(out->snapshot_class), "%s", json_string_value(v));
 	return 0;
 }
@@ -103,9 +105,8 @@ int br_lifecycle_spec_parse(const json_t *lc, unsigned default_iterations, const
 			    const char *access_mode, long timeout_s, struct br_lifecycle_spec *out,
 			    char *err, size_t errlen)
 {
-	static const char *const known[] = {"iterations", "volumes",  "concurrent",
-					    "size",	  "resize",   "snapshot",
-					    "volumeSnapshotClass"};
+	static const char *const known[] = {"iterations", "volumes",  "concurrent",	    "size",
+					    "resize",	  "snapshot", "volumeSnapshotClass"};
 	int r;
 	memset(out, 0, sizeof(*out));
 	if (!lc || json_is_null(lc))
@@ -258,7 +259,7 @@ double br_lc_duration(const struct br_lc_volume *v, enum br_lc_phase p)
 	double from = 0, to = 0;
 	/* a restored claim's provision and delete are restore and restore_delete */
 	if (v->source[0])
-		p = p == BR_LC_RESTORE	      ? BR_LC_PROVISION
+		p = p == BR_LC_RESTORE		? BR_LC_PROVISION
 		    : p == BR_LC_RESTORE_DELETE ? BR_LC_DELETE
 						: BR_LC_NPHASES;
 	else if (p == BR_LC_RESTORE || p == BR_LC_RESTORE_DELETE)
@@ -463,16 +464,15 @@ static json_t *pvc_manifest(const struct br_ref *ref, const struct br_lc_volume 
 		snprintf(size, sizeof(size), "%llu", v->request_bytes);
 	else
 		snprintf(size, sizeof(size), "%s", ls->size);
-	json_t *pvc = json_pack("{s:s,s:s,s:o,s:{s:[s],s:s,s:s,s:{s:{s:s}}}}", "apiVersion", "v1",
-				"kind", "PersistentVolumeClaim", "metadata", md, "spec",
-				"accessModes", ls->access_mode, "storageClassName", cls,
-				"volumeMode", "Filesystem", "resources", "requests", "storage",
-				size);
+	json_t *pvc =
+		json_pack("{s:s,s:s,s:o,s:{s:[s],s:s,s:s,s:{s:{s:s}}}}", "apiVersion", "v1", "kind",
+			  "PersistentVolumeClaim", "metadata", md, "spec", "accessModes",
+			  ls->access_mode, "storageClassName", cls, "volumeMode", "Filesystem",
+			  "resources", "requests", "storage", size);
 	if (pvc && v->source[0] &&
 	    json_object_set_new(json_object_get(pvc, "spec"), "dataSource",
-				json_pack("{s:s,s:s,s:s}", "apiGroup",
-					  br_lc_res_snapshots.group, "kind", "VolumeSnapshot",
-					  "name", v->source))) {
+				json_pack("{s:s,s:s,s:s}", "apiGroup", br_lc_res_snapshots.group,
+					  "kind", "VolumeSnapshot", "name", v->source))) {
 		json_decref(pvc);
 		return NULL;
 	}
@@ -610,8 +610,8 @@ static int step_claims(const struct lc_batch *b, size_t from, size_t to, const c
 		}
 		json_decref(pod);
 	}
-	if (!ret && (ret = wait_all(run, is_running, b->ls->timeout_s, b->err, b->errlen)) ==
-			    -ETIMEDOUT)
+	if (!ret &&
+	    (ret = wait_all(run, is_running, b->ls->timeout_s, b->err, b->errlen)) == -ETIMEDOUT)
 		snprintf(b->err, b->errlen,
 			 "the volumes were not bound and mounted within %lds (step %s)",
 			 b->ls->timeout_s, step);
@@ -630,8 +630,8 @@ static int step_resize(const struct lc_batch *b)
 	snprintf(q, sizeof(q), "%llu", (unsigned long long)size * 2);
 	for (size_t i = 0; i < run->nb && !ret; i++) {
 		struct br_lc_volume *v = &run->v[i];
-		json_t *patch =
-			json_pack("{s:{s:{s:{s:s}}}}", "spec", "resources", "requests", "storage", q);
+		json_t *patch = json_pack("{s:{s:{s:{s:s}}}}", "spec", "resources", "requests",
+					  "storage", q);
 		pthread_mutex_lock(&run->mu);
 		v->resize_bytes = size * 2;
 		v->resize_asked = now_s();
@@ -707,8 +707,8 @@ static int step_restore(const struct lc_batch *b)
 		r->wffc = s->wffc;
 		r->no_pv = s->no_pv;
 		snprintf(r->source, sizeof(r->source), "%s", s->snap);
-		r->request_bytes = br_lc_restore_bytes(s->snap_bytes,
-						       s->resized > 0 ? s->resize_bytes : size);
+		r->request_bytes =
+			br_lc_restore_bytes(s->snap_bytes, s->resized > 0 ? s->resize_bytes : size);
 		if (vol_name(r->pvc, sizeof(r->pvc), b->ref->name, b->cls, b->it,
 			     b->k0 + (unsigned)i + 1, true))
 			ret = -ENAMETOOLONG;
@@ -882,8 +882,8 @@ static int start_watches(struct kube_client *kc, const struct br_ref *ref, struc
 			       rv[1])) ||
 	    (!*no_pv &&
 	     (ret = start_watch(kc, &w[2], run, BR_LC_PV, &kube_res_pvs, NULL, NULL, rv[2]))) ||
-	    (snaps_rv && (ret = start_watch(kc, &w[3], run, BR_LC_VS, &br_lc_res_snapshots,
-					    ref->ns, selector, snaps_rv))))
+	    (snaps_rv && (ret = start_watch(kc, &w[3], run, BR_LC_VS, &br_lc_res_snapshots, ref->ns,
+					    selector, snaps_rv))))
 		return sb_errf(err, errlen, ret, "starting the watches: %s", strerror(-ret));
 	return 0;
 }
@@ -973,10 +973,10 @@ int br_lifecycle_measure(struct kube_client *kc, const struct br_ref *ref,
 	if (!plan_snapshots(kc, ref, ls, cls, sc, vsc, sizeof(vsc), snaps_rv, sizeof(snaps_rv),
 			    snap_skip, sizeof(snap_skip)))
 		vsc[0] = '\0';
-	struct lc_batch b = {kc,	 ref,	 ls,	       cls,  pod_template, iteration, 0,
-			     !resize_skip[0], vsc, run, err, errlen};
-	if (!(ret = start_watches(kc, ref, run, iteration, vsc[0] ? snaps_rv : NULL, w, &no_pv,
-				  err, errlen)))
+	struct lc_batch b = {kc,  ref, ls,  cls,   pod_template, iteration, 0, !resize_skip[0],
+			     vsc, run, err, errlen};
+	if (!(ret = start_watches(kc, ref, run, iteration, vsc[0] ? snaps_rv : NULL, w, &no_pv, err,
+				  errlen)))
 		ret = measure_batches(&b, wffc, no_pv, reclaim, vols);
 	for (int i = 0; i < 4; i++)
 		stop_watch(&w[i]);

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define SNAPSHOT_GROUP	   "snapshot.storage.k8s.io"
+#define SNAPSHOT_GROUP	  "snapshot.storage.k8s.io"
 #define ANNOT_DEFAULT_VSC "snapshot.storage.kubernetes.io/is-default-class"
 
 const struct kube_resource br_lc_res_snapshots = {SNAPSHOT_GROUP, "v1", "volumesnapshots", true};
@@ -18,7 +18,8 @@ const struct kube_resource br_lc_res_snapshot_classes = {SNAPSHOT_GROUP, "v1",
 static bool api_reason(int rc, const char *resource, const char *kind, char *why, size_t len)
 {
 	if (rc == -ENOENT)
-		snprintf(why, len, "the cluster has no " SNAPSHOT_GROUP " API (no %s resource)", kind);
+		snprintf(why, len, "the cluster has no " SNAPSHOT_GROUP " API (no %s resource)",
+			 kind);
 	else if (rc == -EACCES)
 		snprintf(why, len,
 			 "the controller may not list %s (" SNAPSHOT_GROUP
@@ -55,8 +56,9 @@ static bool default_class(const json_t *classes, const char *cls, const char *pr
 		}
 	}
 	if (!n)
-		snprintf(why, whylen, "no VolumeSnapshotClass for driver %s (class %s's provisioner)",
-			 prov, cls);
+		snprintf(why, whylen,
+			 "no VolumeSnapshotClass for driver %s (class %s's provisioner)", prov,
+			 cls);
 	else if (ndef != 1)
 		snprintf(why, whylen,
 			 "%zu VolumeSnapshotClasses of driver %s, %zu of them marked default ("
@@ -82,7 +84,8 @@ static bool named_class(const json_t *classes, const char *name, const char *cls
 		const char *driver = jstr(c, "driver");
 		if (!driver || strcmp(driver, prov)) {
 			snprintf(why, whylen,
-				 "VolumeSnapshotClass %s (spec.lifecycle.volumeSnapshotClass) is for "
+				 "VolumeSnapshotClass %s (spec.lifecycle.volumeSnapshotClass) is "
+				 "for "
 				 "driver %s, not %s (class %s's provisioner)",
 				 name, driver ? driver : "(none)", prov, cls);
 			return false;
@@ -91,7 +94,8 @@ static bool named_class(const json_t *classes, const char *name, const char *cls
 		return true;
 	}
 	snprintf(why, whylen,
-		 "VolumeSnapshotClass %s (spec.lifecycle.volumeSnapshotClass) does not exist", name);
+		 "VolumeSnapshotClass %s (spec.lifecycle.volumeSnapshotClass) does not exist",
+		 name);
 	return false;
 }
 
@@ -131,8 +135,7 @@ json_t *br_lc_snapshot_manifest(json_t *md, const char *pvc, const char *vsc)
 			 pvc);
 }
 
-unsigned long long br_lc_restore_bytes(unsigned long long restore_size,
-				       unsigned long long src_size)
+unsigned long long br_lc_restore_bytes(unsigned long long restore_size, unsigned long long src_size)
 {
 	return restore_size > src_size ? restore_size : src_size;
 }

@@ -27,9 +27,9 @@ struct br_lifecycle_spec {
 	char size[32];
 	char access_mode[32]; /* spec.volume.accessMode */
 	bool resize;
-	bool snapshot;		    /* snapshot, restore and delete each volume */
+	bool snapshot;		  /* snapshot, restore and delete each volume */
 	char snapshot_class[254]; /* spec.lifecycle.volumeSnapshotClass ("": the default) */
-	long timeout_s; /* per step; the run's pvcBind timeout */
+	long timeout_s;		  /* per step; the run's pvcBind timeout */
 };
 int br_lifecycle_spec_parse(const json_t *lc, unsigned default_iterations, const char *default_size,
 			    const char *access_mode, long timeout_s, struct br_lifecycle_spec *out,
