@@ -149,3 +149,6 @@ def test_lifecycle_example_measures_every_phase_as_our_watch_sees_it(ns, control
     # nothing of the measurement is left behind
     left = sb.kubectl_json("-n", ns, "get", "pvc,pods,volumesnapshots", "-l", "app.kubernetes.io/component=lifecycle")
     assert left["items"] == []
+    # the figures (docs/reports.md quotes them: pytest -s shows this)
+    txt = sb.kubectl_json("-n", ns, "get", "configmap", "lifecycle-report")["data"]["report.txt"]
+    print(txt[txt.index("=== volume lifecycle"):txt.index("\n\n", txt.index("=== volume lifecycle"))])
