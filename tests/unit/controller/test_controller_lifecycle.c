@@ -66,38 +66,33 @@ static int test_spec_defaults_and_values(void)
 
 static int test_spec_refusals_name_the_field(void)
 {
-	int r;
-	if ((r = expect_invalid(BASE "\"lifecycle\":{\"volumes\":0,\"concurrent\":0}}",
-				"spec.lifecycle: volumes and concurrent are both 0")) ||
-	    (r = expect_invalid(BASE "\"lifecycle\":{\"volumes\":21}}",
-				"spec.lifecycle.volumes: must be an integer from 0 to 20")) ||
-	    (r = expect_invalid(BASE "\"lifecycle\":{\"iterations\":0}}",
-				"spec.lifecycle.iterations")) ||
-	    (r = expect_invalid(BASE "\"lifecycle\":{\"size\":\"big\"}}",
-				"spec.lifecycle.size: must be a quantity")) ||
-	    (r = expect_invalid(BASE "\"lifecycle\":{\"resize\":\"yes\"}}",
-				"spec.lifecycle.resize: must be true or false")) ||
-	    (r = expect_invalid(BASE "\"lifecycle\":{\"snapshots\":true}}",
-				"spec.lifecycle.snapshots: unknown field (iterations, volumes, "
-				"concurrent, size, resize, snapshot, volumeSnapshotClass)")) ||
-	    (r = expect_invalid(BASE "\"lifecycle\":{\"snapshot\":1}}",
-				"spec.lifecycle.snapshot: must be true or false")) ||
-	    (r = expect_invalid(BASE "\"lifecycle\":{\"volumeSnapshotClass\":\"Ceph_RBD\"}}",
-				"spec.lifecycle.volumeSnapshotClass: must be a VolumeSnapshotClass "
-				"name")) ||
-	    (r = expect_invalid(BASE "\"lifecycle\":{\"volumeSnapshotClass\":\"-x\"}}",
-				"spec.lifecycle.volumeSnapshotClass: must be")) ||
-	    (r = expect_invalid(BASE "\"lifecycle\":{\"volumeSnapshotClass\":\"\"}}",
-				"spec.lifecycle.volumeSnapshotClass: must be")) ||
-	    (r = expect_invalid(BASE "\"lifecycle\":{\"volumeSnapshotClass\":7}}",
-				"spec.lifecycle.volumeSnapshotClass: must be")) ||
-	    (r = expect_invalid(
-		     BASE "\"lifecycle\":{\"snapshot\":false,"
-			  "\"volumeSnapshotClass\":\"ceph-rbd\"}}",
-		     "spec.lifecycle.volumeSnapshotClass: set, but spec.lifecycle.snapshot "
-		     "is false")) ||
-	    (r = expect_invalid(BASE "\"lifecycle\":[]}", "spec.lifecycle: must be an object")))
-		return r;
+	static const char *const cases[][2] = {
+		{"{\"volumes\":0,\"concurrent\":0}",
+		 "spec.lifecycle: volumes and concurrent are both 0"},
+		{"{\"volumes\":21}", "spec.lifecycle.volumes: must be an integer from 0 to 20"},
+		{"{\"iterations\":0}", "spec.lifecycle.iterations"},
+		{"{\"size\":\"big\"}", "spec.lifecycle.size: must be a quantity"},
+		{"{\"resize\":\"yes\"}", "spec.lifecycle.resize: must be true or false"},
+		{"{\"snapshots\":true}",
+		 "spec.lifecycle.snapshots: unknown field (iterations, volumes, "
+		 "concurrent, size, resize, snapshot, volumeSnapshotClass)"},
+		{"{\"snapshot\":1}", "spec.lifecycle.snapshot: must be true or false"},
+		{"{\"volumeSnapshotClass\":\"Ceph_RBD\"}",
+		 "spec.lifecycle.volumeSnapshotClass: must be a VolumeSnapshotClass name"},
+		{"{\"volumeSnapshotClass\":\"-x\"}", "spec.lifecycle.volumeSnapshotClass: must be"},
+		{"{\"volumeSnapshotClass\":\"\"}", "spec.lifecycle.volumeSnapshotClass: must be"},
+		{"{\"volumeSnapshotClass\":7}", "spec.lifecycle.volumeSnapshotClass: must be"},
+		{"{\"snapshot\":false,\"volumeSnapshotClass\":\"ceph-rbd\"}",
+		 "spec.lifecycle.volumeSnapshotClass: set, but spec.lifecycle.snapshot is false"},
+		{"[]", "spec.lifecycle: must be an object"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[512];
+		snprintf(text, sizeof(text), BASE "\"lifecycle\":%s}", cases[i][0]);
+		int r = expect_invalid(text, cases[i][1]);
+		if (r)
+			return r;
+	}
 	return T_PASS;
 }
 
