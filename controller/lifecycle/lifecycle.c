@@ -741,10 +741,12 @@ static int step_delete(const struct lc_batch *b, bool report)
 	int rp = wait_all(run, is_pod_gone, t, NULL, 0);
 	for (size_t i = 0; i < run->nb; i++) {
 		struct br_lc_volume *v = &run->v[i];
-		if (!v->snap_created)
+		if (!v->snap[0])
 			continue;
+		/* timed when this measurement made it; deleted in any case */
 		pthread_mutex_lock(&run->mu);
-		v->snap_deleted = now_s();
+		if (v->snap_created > 0)
+			v->snap_deleted = now_s();
 		pthread_mutex_unlock(&run->mu);
 		delete_quiet(b->kc, &br_lc_res_snapshots, ns, v->snap, -1);
 	}
