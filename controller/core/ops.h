@@ -60,7 +60,7 @@ struct br_ops {
 	time_t (*now)(void *arg);
 	/*
 	 * One lifecycle measurement (controller/lifecycle/lifecycle.h, br_lifecycle_measure's
-	 * contract): it times volumes through three watches from a resourceVersion,
+	 * contract): it times volumes through watches from a resourceVersion,
 	 * stamping each event as it arrives, which no request/response table can
 	 * carry; so the whole measurement is one operation, and the fake answers it
 	 * with a document of its own. *result a new reference; 0 or -errno.

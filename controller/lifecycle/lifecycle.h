@@ -15,8 +15,16 @@
  *   delete     PVC deleted (its pod gone) -> PV gone (reclaim Delete only;
  *              without the right to read PVs, which the chart does not
  *              grant, -> the claim gone, and the result says so)
- *   snapshot   skipped with the reason: without snapshot.storage.k8s.io
- *              the cluster has no snapshots; with it, not measured yet
+ *   snapshot   VolumeSnapshot of the claim created -> readyToUse (after the
+ *              resize; only with snapshot.storage.k8s.io and a
+ *              VolumeSnapshotClass for the class's provisioner, see
+ *              snapshot.h; else skipped with the reason, and so are the
+ *              three phases below)
+ *   restore    a claim whose dataSource is that snapshot: timed as provision
+ *              (created, or the scheduler's pick, -> Bound), its consumer pod
+ *              then running
+ *   snapshot_delete  VolumeSnapshot deleted -> gone (its finalizer released)
+ *   restore_delete   the restored claim deleted -> its PV gone, as delete
  *
  * Each iteration of each class is one measurement (br_lifecycle_measure):
  * spec.lifecycle.volumes volumes one after the other, then, with
@@ -42,28 +50,51 @@
 #define BR_LC_MAX_VOLUMES 20
 
 /* The phases measured, in report order. */
-enum br_lc_phase { BR_LC_PROVISION, BR_LC_ATTACH, BR_LC_RESIZE, BR_LC_DELETE, BR_LC_NPHASES };
+enum br_lc_phase {
+	BR_LC_PROVISION,
+	BR_LC_ATTACH,
+	BR_LC_RESIZE,
+	BR_LC_DELETE,
+	BR_LC_SNAPSHOT,
+	BR_LC_RESTORE,
+	BR_LC_SNAPSHOT_DELETE,
+	BR_LC_RESTORE_DELETE,
+	BR_LC_NPHASES
+};
 
-/* "provision", "attach", "resize", "delete". */
+/* "provision", "attach", "resize", "delete", "snapshot", "restore", "snapshot_delete",
+ * "restore_delete". */
 const char *br_lc_phase_name(enum br_lc_phase p);
 
 /* ------------------------------------------------ event bookkeeping (pure) */
 
-/* One volume's moments (seconds on the caller's clock; 0: not yet). */
+/*
+ * One claim's moments (seconds on the caller's clock; 0: not yet). A
+ * restored claim (source set) is measured as any other: its provision
+ * and delete are the phases restore and restore_delete.
+ */
 struct br_lc_volume {
 	char pvc[64], pod[64], pv[256];
-	bool wffc;	/* the class waits for the first consumer */
-	double created; /* PVC create call returned */
-	double seen;	/* the first event of the claim: its watch is live */
+	char source[64]; /* the VolumeSnapshot it is restored from ("": a new volume) */
+	unsigned long long request_bytes; /* the size it asks for (0: spec.lifecycle.size) */
+	bool wffc;			  /* the class waits for the first consumer */
+	double created;			  /* PVC create call returned */
+	double seen;			  /* the first event of the claim: its watch is live */
 	double selected, bound, on_node, running;
+	double pod_created; /* its consumer pod's create call returned */
 	double resize_asked, resized;
 	unsigned long long resize_bytes; /* the capacity asked for */
 	double deleted, pod_gone, pv_gone, pvc_gone;
 	bool no_pv;	  /* PVs cannot be read (RBAC): delete ends when the claim is gone */
 	char failed[256]; /* why the consumer pod cannot run ("" when fine) */
+	/* its VolumeSnapshot (named snap; "" none) */
+	char snap[64];
+	double snap_created, snap_ready, snap_deleted, snap_gone;
+	unsigned long long snap_bytes; /* its status.restoreSize (0: not told) */
+	char snap_error[256];	       /* its status.error.message, the latest */
 };
 
-enum br_lc_kind { BR_LC_PVC, BR_LC_POD, BR_LC_PV };
+enum br_lc_kind { BR_LC_PVC, BR_LC_POD, BR_LC_PV, BR_LC_VS };
 
 /*
  * Records what a watch event of kind says about the volumes v[0..n) at
@@ -73,7 +104,11 @@ enum br_lc_kind { BR_LC_PVC, BR_LC_POD, BR_LC_PV };
 bool br_lc_observe(struct br_lc_volume *v, size_t n, enum br_lc_kind kind, int type,
 		   const json_t *obj, double now);
 
-/* The phase's duration in seconds for a volume, or -1 when not measured. */
+/*
+ * The phase's duration in seconds for a volume, or -1 when not measured
+ * (restore and restore_delete only for a restored claim, which has no
+ * other phase).
+ */
 double br_lc_duration(const struct br_lc_volume *v, enum br_lc_phase p);
 
 /* --------------------------------------------------------- measurement */

@@ -11,9 +11,13 @@
  * Parses spec.lifecycle (borrowed; NULL: not asked, *out disabled):
  *   {iterations: 1..100 (default spec.iterations), volumes: 0..20
  *    (default 3), concurrent: 0..20 (default 0), size (default
- *    spec.volume.size), resize: bool (default true)}
+ *    spec.volume.size), resize: bool (default true), snapshot: bool
+ *    (default true), volumeSnapshotClass: a VolumeSnapshotClass name
+ *    (default: the one marked default for the class's provisioner; only
+ *    with snapshot true)}
  * At least one of volumes and concurrent must be > 0. default_* are the
- * run's; the access mode is always the run's (spec.volume.accessMode). Returns 0 or -EINVAL with err naming the field.
+ * run's; the access mode is always the run's (spec.volume.accessMode).
+ * Returns 0 or -EINVAL with err naming the field.
  */
 struct br_lifecycle_spec {
 	bool enabled;
@@ -23,7 +27,9 @@ struct br_lifecycle_spec {
 	char size[32];
 	char access_mode[32]; /* spec.volume.accessMode */
 	bool resize;
-	long timeout_s; /* per step; the run's pvcBind timeout */
+	bool snapshot;		  /* snapshot, restore and delete each volume */
+	char snapshot_class[254]; /* spec.lifecycle.volumeSnapshotClass ("": the default) */
+	long timeout_s;		  /* per step; the run's pvcBind timeout */
 };
 int br_lifecycle_spec_parse(const json_t *lc, unsigned default_iterations, const char *default_size,
 			    const char *access_mode, long timeout_s, struct br_lifecycle_spec *out,

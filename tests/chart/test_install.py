@@ -232,6 +232,9 @@ def test_rbac_is_what_the_chart_grants(rel):
         (ctl, "get", "secrets", rel.run_ns, None),  # an object store's: its consent label
         (ctl, "get", f"secrets/{rel.full}-signing-key", rel.ns, None),
         (ctl, "list", "storageclasses.storage.k8s.io", None, None),
+        (ctl, "list", "volumesnapshotclasses.snapshot.storage.k8s.io", None, None),
+        (ctl, "create", "volumesnapshots.snapshot.storage.k8s.io", rel.run_ns, None),
+        (ctl, "delete", "volumesnapshots.snapshot.storage.k8s.io", rel.run_ns, None),
         (ctl, "update", f"leases.coordination.k8s.io/{rel.controller}", rel.ns, None),
         (ctl, "create", "leases.coordination.k8s.io", rel.ns, None),
         (run, "create", "configmaps", rel.run_ns, None), (run, "get", "configmaps", rel.run_ns, None),
@@ -241,6 +244,10 @@ def test_rbac_is_what_the_chart_grants(rel):
         (ctl, "patch", "benchmarkruns.storagebench.io", rel.run_ns, None),  # spec: never
         (ctl, "delete", "configmaps", rel.run_ns, None), (ctl, "update", "pods", rel.run_ns, None),
         (ctl, "list", "secrets", rel.run_ns, None), (ctl, "watch", "secrets", rel.run_ns, None),
+        (ctl, "create", "volumesnapshots.snapshot.storage.k8s.io", rel.ns, None),
+        (ctl, "patch", "volumesnapshots.snapshot.storage.k8s.io", rel.run_ns, None),
+        (ctl, "list", "volumesnapshotcontents.snapshot.storage.k8s.io", None, None),
+        (ctl, "create", "volumesnapshotclasses.snapshot.storage.k8s.io", None, None),
         (ctl, "get", "secrets/someone-elses", rel.ns, None), (ctl, "list", "secrets", rel.ns, None),
         (ctl, "update", "leases.coordination.k8s.io/someone-elses", rel.ns, None),
         (run, "list", "configmaps", rel.run_ns, None), (run, "delete", "configmaps", rel.run_ns, None),
@@ -603,7 +610,7 @@ def test_watching_all_namespaces_grants_cluster_wide():
             assert {x for rule in cr["rules"] for x in rule["resources"]} == {
                 "storageclasses", "benchmarkruns", "benchmarkruns/status", "persistentvolumeclaims", "pods",
                 "configmaps", "secrets", "events", "benchmarkschedules",
-                "benchmarkschedules/status"}
+                "benchmarkschedules/status", "volumesnapshotclasses", "volumesnapshots"}
             # schedules create and prune their runs (docs/schedules.md)
             assert can_i(sa, "create", "benchmarkruns.storagebench.io", "default")
             assert can_i(sa, "delete", "benchmarkruns.storagebench.io", "default")

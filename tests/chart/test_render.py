@@ -20,6 +20,8 @@ from conftest import (CHART, ROOT, VALUES_FILES, VERSION, args_of, by_kind, cont
 # rule: (apiGroups, resources, verbs, resourceNames).
 STORAGECLASS_RULES = [
     (("storage.k8s.io",), ("storageclasses",), ("get", "list", "watch"), ()),
+    # spec.lifecycle's snapshots: which VolumeSnapshotClass fits a class
+    (("snapshot.storage.k8s.io",), ("volumesnapshotclasses",), ("get", "list", "watch"), ()),
 ]
 RUN_RULES = [
     (("storagebench.io",), ("benchmarkruns",), ("get", "list", "watch"), ()),
@@ -29,6 +31,7 @@ RUN_RULES = [
     (("",), ("secrets",), ("create",), ()),  # each run's signing key
     (("",), ("secrets",), ("get",), ()),  # an object store's Secret: its consent label
     (("",), ("persistentvolumeclaims",), ("patch",), ()),
+    (("snapshot.storage.k8s.io",), ("volumesnapshots",), ("get", "list", "watch", "create", "delete"), ()),
     (("",), ("events",), ("create", "patch"), ()),
     # schedules (docs/schedules.md)
     (("storagebench.io",), ("benchmarkschedules",), ("get", "list", "watch"), ()),

@@ -20,24 +20,37 @@ SIZE = 320 * 2**20
 LIFECYCLE = "  lifecycle: {iterations: 1, volumes: 1, concurrent: 0, size: 320Mi}\n"
 
 
-def watch_claims(ns, seen, stop):
-    """Appends (receipt time, claim object) for every claim event in ns."""
-    req = urllib.request.Request(f"{sb.API_URL}/api/v1/namespaces/{ns}/persistentvolumeclaims?watch=1"
-                                 "&timeoutSeconds=600")
+def watch_events(path, seen, stop, kind=None, ready=None):
+    """Appends (receipt time, event type, object[, kind]) for every event of
+    the API path's watch (e.g. /api/v1/namespaces/NS/persistentvolumeclaims)
+    until stop is set: an independent observer of what the controller times.
+    ready (a threading.Event), when given, is set once the watch is open."""
+    req = urllib.request.Request(f"{sb.API_URL}{path}?watch=1&timeoutSeconds=1800")
     req.add_header("Authorization", "Bearer " + sb.admin_token())
-    with urllib.request.urlopen(req, context=ssl.create_default_context(cafile=sb.CA_CERT), timeout=700) as r:
+    with urllib.request.urlopen(req, context=ssl.create_default_context(cafile=sb.CA_CERT), timeout=1900) as r:
+        if ready:
+            ready.set()
         while not stop.is_set():
             line = r.readline()
             if not line:
                 return
-            seen.append((time.monotonic(), json.loads(line)["object"]))
+            ev = json.loads(line)
+            seen.append((time.monotonic(), ev["type"], ev["object"]) + ((kind,) if kind else ()))
+
+
+def field(obj, *path):
+    """obj[path[0]][path[1]]..., None where a key is missing."""
+    for p in path:
+        obj = (obj or {}).get(p)
+    return obj
 
 
 def test_lifecycle_resize_is_measured_on_an_expandable_class(ns, controller):
     if not os.path.exists(os.path.join(sb.OUT, "ceph.env")):
         pytest.skip("the cluster runs without Ceph (SB_CEPH=1 make cluster-up)")
     seen, stop = [], threading.Event()
-    t = threading.Thread(target=watch_claims, args=(ns, seen, stop), daemon=True)
+    t = threading.Thread(target=watch_events, args=(f"/api/v1/namespaces/{ns}/persistentvolumeclaims", seen, stop),
+                         daemon=True)
     t.start()
     sb.apply(small("lcx", classes=("ssd-xfs",), iterations=1, extra=LIFECYCLE), namespace=ns)
     st = wait_phase(ns, "lcx", timeout=600)
@@ -49,13 +62,12 @@ def test_lifecycle_resize_is_measured_on_an_expandable_class(ns, controller):
     sample = rows["resize"]["samples"][0] / 1e9
 
     # the same resize as our own watch saw it
-    def q(obj, *path):
-        for p in path:
-            obj = (obj or {}).get(p)
-        return obj
-    asked = next(t for t, o in seen if q(o, "spec", "resources", "requests", "storage") in (str(2 * SIZE), "640Mi"))
-    done = next(t for t, o in seen if t >= asked and q(o, "status", "capacity", "storage") in (str(2 * SIZE), "640Mi"))
-    conds = [c["type"] for t, o in seen if asked <= t <= done for c in (q(o, "status", "conditions") or [])]
+    q = field
+    asked = next(t for t, _, o in seen
+                 if q(o, "spec", "resources", "requests", "storage") in (str(2 * SIZE), "640Mi"))
+    done = next(t for t, _, o in seen
+                if t >= asked and q(o, "status", "capacity", "storage") in (str(2 * SIZE), "640Mi"))
+    conds = [c["type"] for t, _, o in seen if asked <= t <= done for c in (q(o, "status", "conditions") or [])]
     assert "Resizing" in conds and "FileSystemResizePending" in conds, conds
     assert conds.index("Resizing") < conds.index("FileSystemResizePending")
     ours = done - asked

@@ -160,6 +160,10 @@ namespace. docs/getting-started.md and tests/chart list the same set.
 - apiGroups: [""]
   resources: [persistentvolumeclaims]
   verbs: [patch]
+# spec.lifecycle: a volume's snapshot, watched until ready, then deleted
+- apiGroups: [snapshot.storage.k8s.io]
+  resources: [volumesnapshots]
+  verbs: [get, list, watch, create, delete]
 # events on the runs
 - apiGroups: [""]
   resources: [events]

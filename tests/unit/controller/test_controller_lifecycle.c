@@ -3,12 +3,15 @@
  * Lifecycle timings (controller/lifecycle/lifecycle.c), the parts without a cluster:
  * spec.lifecycle and spec.validity parsing, the watch-event bookkeeping
  * on a fake clock (which moment each event records, WaitForFirstConsumer
- * from the scheduler's pick), percentiles, and the report section
- * (statistics, skipped phases with their reason, failed iterations).
+ * from the scheduler's pick, a snapshot and the claim restored from it),
+ * the choice of VolumeSnapshotClass (controller/lifecycle/snapshot.c),
+ * percentiles, and the report section (statistics, skipped phases with
+ * their reason, failed iterations, the snapshot phases).
  */
 #include "tests/unit/harness.h"
 #include "tests/unit/spec_helpers.h"
 #include "controller/lifecycle/lifecycle.h"
+#include "controller/lifecycle/snapshot.h"
 #include "kube/kube.h"
 
 #include <errno.h>
@@ -30,6 +33,8 @@ static int test_spec_defaults_and_values(void)
 	CHECK_STR(s.lifecycle.size, "2Gi");
 	CHECK_STR(s.lifecycle.access_mode, "ReadWriteOnce");
 	CHECK(s.lifecycle.resize);
+	CHECK(s.lifecycle.snapshot);		   /* measured where the cluster can */
+	CHECK_STR(s.lifecycle.snapshot_class, ""); /* the provisioner's default class */
 	br_spec_release(&s);
 	CHECK_INT(parse(BASE "\"lifecycle\":{\"iterations\":2,\"volumes\":0,\"concurrent\":5,"
 			     "\"size\":\"16Mi\",\"resize\":false}}",
@@ -40,6 +45,17 @@ static int test_spec_defaults_and_values(void)
 	CHECK_INT(s.lifecycle.concurrent, 5);
 	CHECK_STR(s.lifecycle.size, "16Mi");
 	CHECK(!s.lifecycle.resize);
+	CHECK(s.lifecycle.snapshot);
+	br_spec_release(&s);
+	CHECK_INT(parse(BASE "\"lifecycle\":{\"snapshot\":true,\"volumeSnapshotClass\":"
+			     "\"ceph-rbd.v2\"}}",
+			&s, err, sizeof(err)),
+		  0);
+	CHECK(s.lifecycle.snapshot);
+	CHECK_STR(s.lifecycle.snapshot_class, "ceph-rbd.v2");
+	br_spec_release(&s);
+	CHECK_INT(parse(BASE "\"lifecycle\":{\"snapshot\":false}}", &s, err, sizeof(err)), 0);
+	CHECK(!s.lifecycle.snapshot);
 	br_spec_release(&s);
 	/* not asked: disabled */
 	CHECK_INT(parse(BASE "\"iterations\":4}", &s, err, sizeof(err)), 0);
@@ -50,21 +66,33 @@ static int test_spec_defaults_and_values(void)
 
 static int test_spec_refusals_name_the_field(void)
 {
-	int r;
-	if ((r = expect_invalid(BASE "\"lifecycle\":{\"volumes\":0,\"concurrent\":0}}",
-				"spec.lifecycle: volumes and concurrent are both 0")) ||
-	    (r = expect_invalid(BASE "\"lifecycle\":{\"volumes\":21}}",
-				"spec.lifecycle.volumes: must be an integer from 0 to 20")) ||
-	    (r = expect_invalid(BASE "\"lifecycle\":{\"iterations\":0}}",
-				"spec.lifecycle.iterations")) ||
-	    (r = expect_invalid(BASE "\"lifecycle\":{\"size\":\"big\"}}",
-				"spec.lifecycle.size: must be a quantity")) ||
-	    (r = expect_invalid(BASE "\"lifecycle\":{\"resize\":\"yes\"}}",
-				"spec.lifecycle.resize: must be true or false")) ||
-	    (r = expect_invalid(BASE "\"lifecycle\":{\"snapshots\":true}}",
-				"spec.lifecycle.snapshots: unknown field")) ||
-	    (r = expect_invalid(BASE "\"lifecycle\":[]}", "spec.lifecycle: must be an object")))
-		return r;
+	static const char *const cases[][2] = {
+		{"{\"volumes\":0,\"concurrent\":0}",
+		 "spec.lifecycle: volumes and concurrent are both 0"},
+		{"{\"volumes\":21}", "spec.lifecycle.volumes: must be an integer from 0 to 20"},
+		{"{\"iterations\":0}", "spec.lifecycle.iterations"},
+		{"{\"size\":\"big\"}", "spec.lifecycle.size: must be a quantity"},
+		{"{\"resize\":\"yes\"}", "spec.lifecycle.resize: must be true or false"},
+		{"{\"snapshots\":true}",
+		 "spec.lifecycle.snapshots: unknown field (iterations, volumes, "
+		 "concurrent, size, resize, snapshot, volumeSnapshotClass)"},
+		{"{\"snapshot\":1}", "spec.lifecycle.snapshot: must be true or false"},
+		{"{\"volumeSnapshotClass\":\"Ceph_RBD\"}",
+		 "spec.lifecycle.volumeSnapshotClass: must be a VolumeSnapshotClass name"},
+		{"{\"volumeSnapshotClass\":\"-x\"}", "spec.lifecycle.volumeSnapshotClass: must be"},
+		{"{\"volumeSnapshotClass\":\"\"}", "spec.lifecycle.volumeSnapshotClass: must be"},
+		{"{\"volumeSnapshotClass\":7}", "spec.lifecycle.volumeSnapshotClass: must be"},
+		{"{\"snapshot\":false,\"volumeSnapshotClass\":\"ceph-rbd\"}",
+		 "spec.lifecycle.volumeSnapshotClass: set, but spec.lifecycle.snapshot is false"},
+		{"[]", "spec.lifecycle: must be an object"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[512];
+		snprintf(text, sizeof(text), BASE "\"lifecycle\":%s}", cases[i][0]);
+		int r = expect_invalid(text, cases[i][1]);
+		if (r)
+			return r;
+	}
 	return T_PASS;
 }
 
@@ -279,6 +307,245 @@ static int test_cm_name(void)
 	return T_PASS;
 }
 
+static int test_events_snapshot_and_restore(void)
+{
+	struct br_lc_volume v[2];
+	memset(v, 0, sizeof(v));
+	snprintf(v[0].pvc, sizeof(v[0].pvc), "a");
+	snprintf(v[0].snap, sizeof(v[0].snap), "a");
+	v[0].snap_created = 20.0;
+	/* a claim's event is not its snapshot's, nor the other way round */
+	CHECK(!feed(v, 1, BR_LC_VS, KUBE_EVENT_MODIFIED,
+		    "{\"metadata\":{\"name\":\"b\"},\"status\":{\"readyToUse\":true}}", 20.1));
+	CHECK(feed(v, 1, BR_LC_PVC, KUBE_EVENT_MODIFIED, "{\"metadata\":{\"name\":\"a\"}}", 20.1));
+	CHECK(v[0].snap_ready == 0);
+	/* an error (the latest kept), not ready; then ready with its size */
+	CHECK(feed(v, 1, BR_LC_VS, KUBE_EVENT_MODIFIED,
+		   "{\"metadata\":{\"name\":\"a\"},\"status\":{\"readyToUse\":false,\"error\":{"
+		   "\"message\":\"claim a is not bound\"}}}",
+		   20.2));
+	CHECK_STR(v[0].snap_error, "claim a is not bound");
+	CHECK(!feed(v, 1, BR_LC_VS, KUBE_EVENT_MODIFIED,
+		    "{\"metadata\":{\"name\":\"a\"},\"status\":{\"readyToUse\":false,\"error\":{"
+		    "\"message\":\"claim a is not bound\"}}}",
+		    20.3));
+	CHECK(br_lc_duration(&v[0], BR_LC_SNAPSHOT) < 0);
+	CHECK(feed(v, 1, BR_LC_VS, KUBE_EVENT_MODIFIED,
+		   "{\"metadata\":{\"name\":\"a\"},\"status\":{\"readyToUse\":true,"
+		   "\"restoreSize\":\"640Mi\"}}",
+		   21.5));
+	CHECK(fabs(br_lc_duration(&v[0], BR_LC_SNAPSHOT) - 1.5) < 1e-9);
+	CHECK(v[0].snap_bytes == 640ULL << 20);
+	/* the restored claim asks for the snapshot's size, at least its source's */
+	CHECK(br_lc_restore_bytes(v[0].snap_bytes, 320ULL << 20) == 640ULL << 20);
+	CHECK(br_lc_restore_bytes(0, 640ULL << 20) == 640ULL << 20);
+	/* the restored claim: timed as a provision, reported as restore */
+	snprintf(v[1].pvc, sizeof(v[1].pvc), "a-r");
+	snprintf(v[1].pod, sizeof(v[1].pod), "a-r");
+	snprintf(v[1].source, sizeof(v[1].source), "a");
+	v[1].wffc = true;
+	v[1].created = 22.0;
+	CHECK(feed(v, 2, BR_LC_PVC, KUBE_EVENT_MODIFIED,
+		   "{\"metadata\":{\"name\":\"a-r\",\"annotations\":{\"volume.kubernetes.io/"
+		   "selected-node\":\"n2\"}}}",
+		   22.5));
+	CHECK(feed(v, 2, BR_LC_PVC, KUBE_EVENT_MODIFIED,
+		   "{\"metadata\":{\"name\":\"a-r\"},\"spec\":{\"volumeName\":\"pv-ar\"},"
+		   "\"status\":{\"phase\":\"Bound\"}}",
+		   24.0));
+	CHECK(fabs(br_lc_duration(&v[1], BR_LC_RESTORE) - 1.5) < 1e-9);
+	CHECK(br_lc_duration(&v[1], BR_LC_PROVISION) < 0); /* not a new volume's */
+	CHECK(br_lc_duration(&v[0], BR_LC_RESTORE) < 0);   /* and the source has none */
+	/* deleted: the snapshot gone, the restored claim's PV gone */
+	v[0].snap_deleted = 30.0;
+	CHECK(feed(v, 2, BR_LC_VS, KUBE_EVENT_DELETED, "{\"metadata\":{\"name\":\"a\"}}", 30.75));
+	CHECK(fabs(br_lc_duration(&v[0], BR_LC_SNAPSHOT_DELETE) - 0.75) < 1e-9);
+	v[1].deleted = 31.0;
+	CHECK(feed(v, 2, BR_LC_PV, KUBE_EVENT_DELETED, "{\"metadata\":{\"name\":\"pv-ar\"}}",
+		   33.0));
+	CHECK(fabs(br_lc_duration(&v[1], BR_LC_RESTORE_DELETE) - 2.0) < 1e-9);
+	CHECK(br_lc_duration(&v[1], BR_LC_DELETE) < 0);
+	CHECK(br_lc_duration(&v[0], BR_LC_RESTORE_DELETE) < 0);
+	return T_PASS;
+}
+
+/* One planning case: the classes listed, the spec, and what comes out. */
+struct plan_case {
+	const char *what;
+	bool snapshot;
+	const char *named;     /* spec.lifecycle.volumeSnapshotClass */
+	const char *sc;	       /* the StorageClass (JSON) */
+	int classes_rc;	       /* listing volumesnapshotclasses */
+	int snaps_rc;	       /* listing volumesnapshots */
+	bool want;	       /* measured */
+	const char *want_text; /* the class, or a piece of the reason */
+};
+
+#define VSC(name, driver, def)                                              \
+	"{\"metadata\":{\"name\":\"" name "\"" def "},\"driver\":\"" driver \
+	"\",\"deletionPolicy\":\"Delete\"}"
+#define DEF	",\"annotations\":{\"snapshot.storage.kubernetes.io/is-default-class\":\"true\"}"
+#define CEPH_SC "{\"metadata\":{\"name\":\"ssd-xfs\"},\"provisioner\":\"storagebench.io/ceph\"}"
+
+static int test_snapshot_plan(void)
+{
+	static const char classes[] = "[" VSC("ceph-rbd", "storagebench.io/ceph", DEF) "," VSC(
+		"ceph-rbd-retain", "storagebench.io/ceph",
+		"") "," VSC("other", "example.com/csi",
+			    "") "," VSC("two-a", "two.io", DEF) "," VSC("two-b", "two.io", DEF) "]";
+	static const struct plan_case cases[] = {
+		{"default class of the driver", true, "", CEPH_SC, 0, 0, true, "ceph-rbd"},
+		{"named class", true, "ceph-rbd-retain", CEPH_SC, 0, 0, true, "ceph-rbd-retain"},
+		{"snapshot false", false, "", CEPH_SC, 0, 0, false,
+		 "spec.lifecycle.snapshot is false"},
+		{"no API", true, "", CEPH_SC, -ENOENT, 0, false,
+		 "the cluster has no snapshot.storage.k8s.io API (no VolumeSnapshotClass "
+		 "resource)"},
+		{"no right", true, "", CEPH_SC, -EACCES, 0, false,
+		 "the controller may not list volumesnapshotclasses"},
+		{"no VolumeSnapshot resource", true, "", CEPH_SC, 0, -ENOENT, false,
+		 "no VolumeSnapshot resource"},
+		{"listing failed", true, "", CEPH_SC, 0, -EIO, false, "listing volumesnapshots"},
+		{"no provisioner", true, "", "{\"metadata\":{\"name\":\"x\"}}", 0, 0, false,
+		 "class ssd-xfs has no provisioner"},
+		{"no class of the driver", true, "",
+		 "{\"provisioner\":\"storagebench.io/local-dir\"}", 0, 0, false,
+		 "no VolumeSnapshotClass for driver storagebench.io/local-dir (class ssd-xfs's "
+		 "provisioner)"},
+		{"none marked default", true, "", "{\"provisioner\":\"example.com/csi\"}", 0, 0,
+		 false,
+		 "1 VolumeSnapshotClasses of driver example.com/csi, 0 of them marked "
+		 "default"},
+		{"two marked default", true, "", "{\"provisioner\":\"two.io\"}", 0, 0, false,
+		 "2 of them marked default (annotation "
+		 "snapshot.storage.kubernetes.io/is-default-class): name one in "
+		 "spec.lifecycle.volumeSnapshotClass"},
+		{"named: another driver's", true, "other", CEPH_SC, 0, 0, false,
+		 "VolumeSnapshotClass other (spec.lifecycle.volumeSnapshotClass) is for driver "
+		 "example.com/csi, not storagebench.io/ceph (class ssd-xfs's provisioner)"},
+		{"named: missing", true, "nope", CEPH_SC, 0, 0, false,
+		 "VolumeSnapshotClass nope (spec.lifecycle.volumeSnapshotClass) does not exist"},
+	};
+	json_t *items = obj(classes);
+	CHECK(items);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct plan_case *c = &cases[i];
+		struct br_lifecycle_spec ls;
+		char vsc[254], why[512];
+		memset(&ls, 0, sizeof(ls));
+		ls.snapshot = c->snapshot;
+		snprintf(ls.snapshot_class, sizeof(ls.snapshot_class), "%s", c->named);
+		json_t *sc = obj(c->sc);
+		CHECK(sc);
+		bool got = br_lc_snapshot_plan(&ls, "ssd-xfs", sc, c->classes_rc, items,
+					       c->snaps_rc, vsc, sizeof(vsc), why, sizeof(why));
+		json_decref(sc);
+		if (got != c->want || (got ? strcmp(vsc, c->want_text) || why[0]
+					   : !strstr(why, c->want_text) || vsc[0])) {
+			fprintf(stderr, "    %s: got %d vsc '%s' why '%s', wanted %d '%s'\n",
+				c->what, got, vsc, why, c->want, c->want_text);
+			json_decref(items);
+			return T_FAIL;
+		}
+	}
+	json_decref(items);
+	return T_PASS;
+}
+
+static int test_snapshot_manifest(void)
+{
+	json_t *vs = br_lc_snapshot_manifest(
+		obj("{\"name\":\"run-ssd-lc1-1\",\"labels\":{\"a\":\"b\"}}"), "run-ssd-lc1-1",
+		"ceph-rbd");
+	CHECK(vs);
+	char *text = json_dumps(vs, JSON_SORT_KEYS | JSON_COMPACT);
+	json_decref(vs);
+	CHECK(text);
+	CHECK_STR(text,
+		  "{\"apiVersion\":\"snapshot.storage.k8s.io/v1\",\"kind\":\"VolumeSnapshot\","
+		  "\"metadata\":{\"labels\":{\"a\":\"b\"},\"name\":\"run-ssd-lc1-1\"},"
+		  "\"spec\":{\"source\":{\"persistentVolumeClaimName\":\"run-ssd-lc1-1\"},"
+		  "\"volumeSnapshotClassName\":\"ceph-rbd\"}}");
+	free(text);
+	CHECK(!br_lc_snapshot_manifest(NULL, "x", "y"));
+	CHECK_STR(br_lc_res_snapshots.group, "snapshot.storage.k8s.io");
+	CHECK(br_lc_res_snapshots.namespaced && !br_lc_res_snapshot_classes.namespaced);
+	return T_PASS;
+}
+
+/* The report entry of target t and phase p, or NULL. */
+static const json_t *row(const json_t *r, const char *t, const char *p)
+{
+	size_t i;
+	const json_t *e;
+	json_array_foreach(r, i, e)
+	{
+		if (!strcmp(json_string_value(json_object_get(e, "target")), t) &&
+		    !strcmp(json_string_value(json_object_get(e, "phase")), p))
+			return e;
+	}
+	return NULL;
+}
+
+static int test_report_snapshot_phases(void)
+{
+	json_t *d1 =
+		obj("{\"class\":\"ssd-xfs\",\"iteration\":1,\"volumeSnapshotClass\":\"ceph-rbd\","
+		    "\"volumes\":[{\"name\":\"v1\",\"provision_ns\":100,\"snapshot_ns\":1000,"
+		    "\"restore_ns\":4000,\"snapshot_delete_ns\":50,\"restore_delete_ns\":70,"
+		    "\"delete_ns\":60},{\"name\":\"v2\",\"provision_ns\":300,"
+		    "\"snapshot_ns\":3000,\"restore_ns\":6000,\"snapshot_delete_ns\":150,"
+		    "\"restore_delete_ns\":90,\"delete_ns\":80}],\"skipped\":{}}");
+	json_t *d2 = obj("{\"class\":\"fast\",\"iteration\":1,\"volumes\":[{\"name\":\"f1\","
+			 "\"provision_ns\":10}],\"skipped\":{\"snapshot\":\"no VolumeSnapshotClass "
+			 "for driver storagebench.io/local-dir\"}}");
+	json_t *d3 = obj("{\"class\":\"ssd-xfs\",\"iteration\":2,\"volumes\":[{\"name\":\"v1\","
+			 "\"provision_ns\":200,\"snapshot_ns\":2000}],\"skipped\":{},"
+			 "\"error\":\"the snapshots were not ready to use within 300s\"}");
+	CHECK(d1 && d2 && d3);
+	const json_t *docs[] = {d1, d2, d3};
+	json_t *r = br_lifecycle_report(docs, 3);
+	CHECK(r);
+	const json_t *snap = row(r, "ssd-xfs", "snapshot"), *rest = row(r, "ssd-xfs", "restore");
+	const json_t *sdel = row(r, "ssd-xfs", "snapshot_delete");
+	const json_t *rdel = row(r, "ssd-xfs", "restore_delete");
+	CHECK(snap && rest && sdel && rdel);
+	CHECK_INT(json_integer_value(json_object_get(snap, "n")), 3); /* both iterations */
+	CHECK(fabs(json_number_value(json_object_get(snap, "mean")) - 2000) < 1e-9);
+	CHECK_INT(json_integer_value(json_object_get(rest, "n")), 2);
+	CHECK(fabs(json_number_value(json_object_get(rest, "mean")) - 5000) < 1e-9);
+	CHECK(json_number_value(json_object_get(sdel, "max")) == 150);
+	CHECK(json_number_value(json_object_get(rdel, "min")) == 70);
+	/* one entry per target and phase, in phase order, then the failure */
+	size_t i, n = 0;
+	const json_t *e;
+	const char *order[16];
+	json_array_foreach(r, i, e)
+	{
+		if (!strcmp(json_string_value(json_object_get(e, "target")), "ssd-xfs") && n < 16)
+			order[n++] = json_string_value(json_object_get(e, "phase"));
+	}
+	CHECK_INT(n, 7); /* provision, delete, snapshot, restore, two deletes, error */
+	CHECK_STR(order[0], "provision");
+	CHECK_STR(order[1], "delete");
+	CHECK_STR(order[2], "snapshot");
+	CHECK_STR(order[3], "restore");
+	CHECK_STR(order[4], "snapshot_delete");
+	CHECK_STR(order[5], "restore_delete");
+	CHECK_STR(order[6], "error");
+	/* skipped: one snapshot row with the reason, no restore rows */
+	CHECK(strstr(json_string_value(json_object_get(row(r, "fast", "snapshot"), "skipped")),
+		     "no VolumeSnapshotClass"));
+	CHECK(!row(r, "fast", "restore") && !row(r, "fast", "snapshot_delete"));
+	CHECK_STR(br_lc_phase_name(BR_LC_RESTORE_DELETE), "restore_delete");
+	CHECK_STR(br_lc_phase_name(BR_LC_NPHASES), "?");
+	json_decref(r);
+	json_decref(d1);
+	json_decref(d2);
+	json_decref(d3);
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
 	{"lifecycle/spec-defaults-and-values", test_spec_defaults_and_values},
 	{"lifecycle/spec-refusals-name-the-field", test_spec_refusals_name_the_field},
@@ -288,6 +555,10 @@ static const struct test_case cases[] = {
 	{"lifecycle/percentile", test_percentile},
 	{"lifecycle/report-section", test_report_section},
 	{"lifecycle/cm-name", test_cm_name},
+	{"lifecycle/events-snapshot-and-restore", test_events_snapshot_and_restore},
+	{"lifecycle/snapshot-plan", test_snapshot_plan},
+	{"lifecycle/snapshot-manifest", test_snapshot_manifest},
+	{"lifecycle/report-snapshot-phases", test_report_snapshot_phases},
 };
 
 TEST_MAIN(cases)
