@@ -19,9 +19,10 @@
  *                       "lat_ns"|"clat_ns": {"min", "max", "mean",
  *                                 "stddev", "N", "percentile": {"99.000000": ..}}},
  *              "sync": {"total_ios", "lat_ns": {...}},
- *              "storagebench": {"interval_ms",
+ *              "storagebench": {"interval_ms", "series_start_ns",
  *                       "read"|"write"|"trim"|"sync": {"clat_hist", "ios_series",
- *                                                      "bytes_series"}, ...}}, ...],
+ *                                "bytes_series", "clat_hist_series",
+ *                                "clat_sum_series", "lat_sum_series"}, ...}}, ...],
  *    "context": {...}}
  */
 #ifndef SB_LIB_RESULT_RESULTDOC_H
@@ -85,10 +86,27 @@
 #define SB_RK_SB_CLAT_HIST    "clat_hist" /* [[bucket index, count], ...] (lib/stats/hist.h) */
 #define SB_RK_SB_IOS_SERIES   "ios_series"
 #define SB_RK_SB_BYTES_SERIES "bytes_series"
-#define SB_RK_SB_NJOBS	      "jobs"   /* the clones (numjobs) merged into the job */
-#define SB_RK_SB_MERGE	      "merge"  /* lib/stats/merge.c: how the pods' results were merged */
-#define SB_RK_SB_ERRORS	      "errors" /* {read, write, enospc, eio, message} */
-#define SB_RK_SB_ERRORS_MSG   "message"
+/*
+ * The series' place in time and per-interval latency (results of older
+ * runners lack them and are merged by position, lib/stats/merge.h):
+ * series_start_ns is CLOCK_REALTIME in ns since the epoch, on the runner's
+ * own clock, at the start of interval 0 of every direction's series (the
+ * measurement's start, after ramp_time); per interval i of a direction,
+ * clat_hist_series[i] is the completion-latency histogram of the I/Os
+ * counted in ios_series[i] as [gap, count, gap, count, ...] over its
+ * non-empty buckets (lib/stats/hist.h's layout; gap is the bucket index
+ * minus the previous non-empty bucket's, the first gap the index itself),
+ * clat_sum_series[i] and lat_sum_series[i] the sums of their clat_ns and
+ * lat_ns in ns.
+ */
+#define SB_RK_SB_SERIES_START_NS  "series_start_ns"
+#define SB_RK_SB_CLAT_HIST_SERIES "clat_hist_series"
+#define SB_RK_SB_CLAT_SUM_SERIES  "clat_sum_series"
+#define SB_RK_SB_LAT_SUM_SERIES	  "lat_sum_series"
+#define SB_RK_SB_NJOBS		  "jobs"  /* the clones (numjobs) merged into the job */
+#define SB_RK_SB_MERGE		  "merge" /* lib/stats/merge.c: how the pods' results were merged */
+#define SB_RK_SB_ERRORS		  "errors" /* {read, write, enospc, eio, message} */
+#define SB_RK_SB_ERRORS_MSG	  "message"
 /* fio's steadystate.attained, and the runner's storagebench.steadystate.attained_ms */
 #define SB_RK_SS_ATTAINED    "attained"
 #define SB_RK_SB_ATTAINED_MS "attained_ms"
