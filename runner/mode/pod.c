@@ -413,6 +413,39 @@ static int look(struct kube_client *kc, const struct pod_env *e, unsigned it, co
 	return 0;
 }
 
+/* Deletes keys[0..n) from each direction's storagebench extras of job j. */
+static void drop_series(json_t *j, const char *const *keys, size_t n)
+{
+	for (int d = 0; d < SB_RDIR_COUNT; d++)
+		for (size_t k = 0; k < n; k++)
+			json_object_del(json_object_get(json_object_get(j, SB_RK_SB),
+							sb_result_dir_keys[d]),
+					keys[k]);
+}
+
+/* The job of jobs whose per-interval histograms are the largest; NULL when none has any. */
+static json_t *largest_hist_series(const json_t *jobs)
+{
+	json_t *best = NULL, *j;
+	size_t most = 0, i;
+	json_array_foreach(jobs, i, j)
+	{
+		size_t sz = 0;
+		for (int d = 0; d < SB_RDIR_COUNT; d++) {
+			const json_t *hs = json_object_get(sb_result_job_extra(j, d),
+							   SB_RK_SB_CLAT_HIST_SERIES);
+			size_t k;
+			const json_t *iv;
+			json_array_foreach(hs, k, iv) sz += json_array_size(iv) + 1;
+		}
+		if (sz > most) {
+			most = sz;
+			best = j;
+		}
+	}
+	return best;
+}
+
 /* Drops the per-second series when a result would not fit in a ConfigMap. */
 static char *dump_fitting(json_t *doc)
 {
@@ -429,18 +462,26 @@ static char *dump_fitting(json_t *doc)
 			return text;
 		free(text);
 	}
+	/* then the per-interval latency, the largest job's first (its merge takes
+	 * latency from the whole runs, lib/stats/merge.h) */
+	static const char *const lat_keys[] = {SB_RK_SB_CLAT_HIST_SERIES, SB_RK_SB_CLAT_SUM_SERIES,
+					       SB_RK_SB_LAT_SUM_SERIES};
+	static const char *const all_keys[] = {SB_RK_SB_IOS_SERIES, SB_RK_SB_BYTES_SERIES,
+					       SB_RK_SB_CLAT_HIST_SERIES, SB_RK_SB_CLAT_SUM_SERIES,
+					       SB_RK_SB_LAT_SUM_SERIES};
+	const json_t *jobs = json_object_get(doc, SB_RK_JOBS);
+	for (json_t *j; (j = largest_hist_series(jobs));) {
+		drop_series(j, lat_keys, 3);
+		sb_warn("Dropped a job's per-interval latency to fit the result in a ConfigMap",
+			"job=%s", json_string_value(json_object_get(j, SB_RK_JOBNAME)));
+		text = json_dumps(doc, JSON_COMPACT);
+		if (text && strlen(text) <= MAX_RESULT_BYTES)
+			return text;
+		free(text);
+	}
 	size_t i;
 	json_t *j;
-	json_array_foreach(json_object_get(doc, SB_RK_JOBS), i, j)
-	{
-		for (int d = 0; d < 2; d++) {
-			json_t *dj = json_object_get(
-				json_object_get(j, SB_RK_SB),
-				sb_result_dir_keys[d ? SB_RDIR_WRITE : SB_RDIR_READ]);
-			json_object_del(dj, SB_RK_SB_IOS_SERIES);
-			json_object_del(dj, SB_RK_SB_BYTES_SERIES);
-		}
-	}
+	json_array_foreach(jobs, i, j) drop_series(j, all_keys, 5);
 	sb_warn("Dropped per-second series to fit the result in a ConfigMap", NULL);
 	text = json_dumps(doc, JSON_COMPACT);
 	if (text && strlen(text) > MAX_RESULT_BYTES) {
