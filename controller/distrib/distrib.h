@@ -97,14 +97,24 @@ int br_dist_start(const struct br_ops *ops, const struct br_ref *run, const char
 
 /*
  * The results of distributed classes for the report: for each complete
- * iteration the members' results merged (lib/stats/merge.h) and added to agg;
- * per-pod rows, nodes, stragglers and start skew into *extra (a new
- * object, {"pods": [...], "nodes": [...], "skew": [...]}) . Malformed
+ * iteration the members' results merged (lib/stats/merge.h: by time, each
+ * member's start corrected by its measured clock offset) and added to agg;
+ * per-pod rows (each member's figures over the merge's window, so they add
+ * up to the aggregate), nodes, stragglers and start skew into *extra (a
+ * new object, {"pods": [...], "nodes": [...], "skew": [...], "warnings":
+ * [...]}), the warnings in lib/report/validity.h's form (late-start,
+ * index-merge, run-latency, clock-offset) for br_dist_annotate. Malformed
  * results are reported in warn (called per problem). Returns 0 or -ENOMEM.
  */
 struct sb_agg;
 int br_dist_report(struct sb_agg *agg, const struct br_ref *run, const struct br_spec *s,
 		   const json_t *cmlist, json_t **extra, void (*warn)(void *ctx, const char *msg),
 		   void *warn_ctx);
+
+/*
+ * Moves report["distributed"]["warnings"] to the end of report["warnings"]
+ * (after sb_validity_annotate set it). 0 or -ENOMEM.
+ */
+int br_dist_annotate(json_t *report);
 
 #endif

@@ -1,42 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 #include "tests/unit/harness.h"
+#include "tests/unit/job_fixture.h"
 #include "stats/aggregate.h"
 #include "stats/hist.h"
 #include "stats/merge.h"
 
 #include <errno.h>
 #include <jansson.h>
-
-/*
- * A runner job object for one pod: read I/O with a per-second series
- * (ios and bytes per second) and a latency histogram of one bucket.
- */
-static json_t *job(const char *name, const json_int_t *ios, size_t n, json_int_t bs,
-		   unsigned lat_bucket, double reported_iops)
-{
-	json_t *is = json_array(), *bsr = json_array();
-	json_int_t total = 0;
-	for (size_t i = 0; i < n; i++) {
-		json_array_append_new(is, json_integer(ios[i]));
-		json_array_append_new(bsr, json_integer(ios[i] * bs));
-		total += ios[i];
-	}
-	json_t *pc = json_object();
-	json_object_set_new(pc, "50.000000", json_integer(1));
-	return json_pack(
-		"{s:s,s:{s:I,s:I,s:f,s:I,s:I,s:I,s:{s:f,s:I,s:I,s:I},s:{s:f,s:I,s:I,"
-		"s:I,s:o}},s:{s:I,s:I,s:I,s:I,s:I,s:I,s:{s:f,s:I,s:I,s:I}},"
-		"s:{s:I,s:{s:[[I,I]],s:o,s:o},s:{s:[]}}}",
-		"jobname", name, "read", "total_ios", total, "io_bytes", total * bs, "iops",
-		reported_iops, "bw_bytes", (json_int_t)(reported_iops * (double)bs), "bw",
-		(json_int_t)(reported_iops * (double)bs / 1024), "runtime", (json_int_t)(n * 1000),
-		"lat_ns", "mean", 1000.0, "N", total, "min", 10, "max", 5000, "clat_ns", "mean",
-		900.0, "N", total, "min", 9, "max", 4000, "percentile", pc, "write", "total_ios", 0,
-		"io_bytes", 0, "iops", 0, "bw_bytes", 0, "bw", 0, "runtime", 0, "lat_ns", "mean",
-		0.0, "N", 0, "min", 0, "max", 0, "storagebench", "interval_ms", 1000, "read",
-		"clat_hist", (json_int_t)lat_bucket, total, "ios_series", is, "bytes_series", bsr,
-		"write", "clat_hist");
-}
 
 static double num(const json_t *o, const char *a, const char *b)
 {
@@ -48,7 +18,7 @@ static int test_common_window(void)
 {
 	static const json_int_t a[] = {100, 100, 100, 100}; /* 4 s at 100/s */
 	static const json_int_t b[] = {50, 50, 300};	    /* 3 s, one fast second */
-	json_t *ja = job("w", a, 4, 4096, 100, 100.0), *jb = job("w", b, 3, 4096, 200, 133.3);
+	json_t *ja = fx_job("w", a, 4, 4096, 100, 100.0), *jb = fx_job("w", b, 3, 4096, 200, 133.3);
 	const json_t *jobs[] = {ja, jb};
 	json_t *m = NULL;
 	char err[256] = "";
@@ -94,7 +64,7 @@ static int test_histograms_merge(void)
 {
 	static const json_int_t a[] = {300}; /* 300 I/Os at bucket 100 */
 	static const json_int_t b[] = {100}; /* 100 I/Os at bucket 120 */
-	json_t *ja = job("w", a, 1, 512, 100, 300), *jb = job("w", b, 1, 512, 120, 100);
+	json_t *ja = fx_job("w", a, 1, 512, 100, 300), *jb = fx_job("w", b, 1, 512, 120, 100);
 	json_object_set_new(json_object_get(json_object_get(jb, "read"), "lat_ns"), "mean",
 			    json_real(3000.0));
 	const json_t *jobs[] = {ja, jb};
@@ -126,7 +96,7 @@ static int test_histograms_merge(void)
 static int test_no_series_falls_back(void)
 {
 	static const json_int_t a[] = {10};
-	json_t *ja = job("w", a, 1, 4096, 50, 250), *jb = job("w", a, 1, 4096, 50, 150);
+	json_t *ja = fx_job("w", a, 1, 4096, 50, 250), *jb = fx_job("w", a, 1, 4096, 50, 150);
 	json_object_del(json_object_get(json_object_get(jb, "storagebench"), "read"), "ios_series");
 	const json_t *jobs[] = {ja, jb};
 	json_t *m = NULL;
@@ -149,7 +119,7 @@ static int test_no_series_falls_back(void)
 static int test_refuses_mismatch(void)
 {
 	static const json_int_t a[] = {10};
-	json_t *ja = job("w", a, 1, 4096, 50, 10), *jb = job("other", a, 1, 4096, 50, 10);
+	json_t *ja = fx_job("w", a, 1, 4096, 50, 10), *jb = fx_job("other", a, 1, 4096, 50, 10);
 	const json_t *jobs[] = {ja, jb};
 	json_t *m = NULL;
 	char err[256] = "";
@@ -174,7 +144,7 @@ static int test_refuses_mismatch(void)
 static int test_merged_aggregates(void)
 {
 	static const json_int_t a[] = {100, 100}, b[] = {300, 300};
-	json_t *ja = job("w", a, 2, 4096, 50, 100), *jb = job("w", b, 2, 4096, 60, 300);
+	json_t *ja = fx_job("w", a, 2, 4096, 50, 100), *jb = fx_job("w", b, 2, 4096, 60, 300);
 	const json_t *jobs[] = {ja, jb};
 	json_t *m = NULL, *rep = NULL;
 	char err[256] = "";
@@ -200,34 +170,7 @@ static int test_merged_aggregates(void)
 	return T_PASS;
 }
 
-#define T0 INT64_C(1700000000000000000) /* a series start, ns since the epoch */
-
-/*
- * A member's job with its place in time: a read series starting at
- * start_ns, interval i with ios[i] I/Os all in latency bucket bucket[i],
- * each of clat ns (lat 100 ns more) as the per-interval series say.
- */
-static json_t *timed_job(int64_t start_ns, const json_int_t *ios, const unsigned *bucket,
-			 const double *clat, size_t n)
-{
-	json_t *j = job("w", ios, n, 4096, bucket[n - 1], 0);
-	json_t *sb = json_object_get(j, "storagebench");
-	json_t *rd = json_object_get(sb, "read");
-	json_t *hs = json_array(), *cs = json_array(), *ls = json_array(), *whole = json_array();
-	for (size_t i = 0; i < n; i++) {
-		json_array_append_new(hs, json_pack("[I,I]", (json_int_t)bucket[i], ios[i]));
-		json_array_append_new(cs, json_integer((json_int_t)((double)ios[i] * clat[i])));
-		json_array_append_new(ls,
-				      json_integer((json_int_t)((double)ios[i] * (clat[i] + 100))));
-		json_array_append_new(whole, json_pack("[I,I]", (json_int_t)bucket[i], ios[i]));
-	}
-	json_object_set_new(sb, "series_start_ns", json_integer(start_ns));
-	json_object_set_new(rd, "clat_hist_series", hs);
-	json_object_set_new(rd, "clat_sum_series", cs);
-	json_object_set_new(rd, "lat_sum_series", ls);
-	json_object_set_new(rd, "clat_hist", whole); /* the whole run's (buckets may repeat) */
-	return j;
-}
+#define T0 FX_T0
 
 static const json_t *merge_info(const json_t *m)
 {
@@ -247,9 +190,9 @@ static int test_aligned_by_time(void)
 	static const json_int_t a[] = {100, 100, 100, 100, 100}, c[] = {200, 200, 200, 200};
 	static const unsigned slow_first[] = {200, 100, 100, 100, 100}, cb[] = {110, 110, 110, 110};
 	static const double ac[] = {5000, 1000, 1000, 1000, 1000}, cc[] = {1100, 1100, 1100, 1100};
-	json_t *ja = timed_job(T0, a, slow_first, ac, 5);
-	json_t *jb = timed_job(T0 + 300000000, a, slow_first, ac, 5);
-	json_t *jc = timed_job(T0 + 800000000, c, cb, cc, 4);
+	json_t *ja = fx_timed_job(T0, a, slow_first, ac, 5);
+	json_t *jb = fx_timed_job(T0 + 300000000, a, slow_first, ac, 5);
+	json_t *jc = fx_timed_job(T0 + 800000000, c, cb, cc, 4);
 	const json_t *jobs[] = {ja, jb, jc};
 	struct sb_merge_pod pods[3] = {{0}};
 	json_t *m = NULL;
@@ -313,7 +256,7 @@ static int test_offset_corrects_start(void)
 	static const json_int_t a[] = {100, 100, 100, 100};
 	static const unsigned b[] = {100, 100, 100, 100};
 	static const double c[] = {1000, 1000, 1000, 1000};
-	json_t *ja = timed_job(T0, a, b, c, 4), *jb = timed_job(T0 + 2000000000, a, b, c, 4);
+	json_t *ja = fx_timed_job(T0, a, b, c, 4), *jb = fx_timed_job(T0 + 2000000000, a, b, c, 4);
 	const json_t *jobs[] = {ja, jb};
 	struct sb_merge_pod raw[2] = {{0}}, fixed[2] = {{0}, {.clock_offset_ns = 2000000000}};
 	json_t *m1 = NULL, *m2 = NULL;
@@ -343,7 +286,7 @@ static int test_mixed_results(void)
 	static const json_int_t a[] = {100, 100};
 	static const unsigned b[] = {100, 100};
 	static const double c[] = {1000, 1000};
-	json_t *ja = timed_job(T0, a, b, c, 2), *jb = timed_job(T0, a, b, c, 2);
+	json_t *ja = fx_timed_job(T0, a, b, c, 2), *jb = fx_timed_job(T0, a, b, c, 2);
 	json_object_del(json_object_get(json_object_get(jb, "storagebench"), "read"),
 			"clat_hist_series");
 	const json_t *jobs[] = {ja, jb};
@@ -392,7 +335,7 @@ static int test_refuses_bad_timing(void)
 		{NULL, "[\"x\", [1, 2]]", "clat_hist_series[0]: not a list"},
 	};
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-		json_t *ja = timed_job(T0, a, b, c, 2), *jb = timed_job(T0, a, b, c, 2);
+		json_t *ja = fx_timed_job(T0, a, b, c, 2), *jb = fx_timed_job(T0, a, b, c, 2);
 		json_t *v = json_loads(cases[k].value, JSON_DECODE_ANY, NULL);
 		json_t *sb = json_object_get(jb, "storagebench");
 		json_object_set_new(cases[k].key ? sb : json_object_get(sb, "read"),
@@ -410,7 +353,7 @@ static int test_refuses_bad_timing(void)
 		CHECK(strstr(err, cases[k].want) != NULL);
 	}
 	/* an offset beyond any clock's */
-	json_t *ja = timed_job(T0, a, b, c, 2);
+	json_t *ja = fx_timed_job(T0, a, b, c, 2);
 	const json_t *jobs[] = {ja, ja};
 	struct sb_merge_pod pods[2] = {{0}, {.clock_offset_ns = INT64_MAX}};
 	json_t *m = NULL;
@@ -428,7 +371,7 @@ static int test_no_overlap(void)
 	static const json_int_t a[] = {100, 100};
 	static const unsigned b[] = {100, 100};
 	static const double c[] = {1000, 1000};
-	json_t *ja = timed_job(T0, a, b, c, 2), *jb = timed_job(T0 + 5000000000, a, b, c, 2);
+	json_t *ja = fx_timed_job(T0, a, b, c, 2), *jb = fx_timed_job(T0 + 5000000000, a, b, c, 2);
 	const json_t *jobs[] = {ja, jb};
 	json_t *m = NULL;
 	char err[256] = "";
