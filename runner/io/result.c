@@ -153,10 +153,10 @@ static int series_merge(struct sb_series *a, const struct sb_series *b)
 		m.clat_sum[i] = b->clat_sum[i] + (fresh ? 0 : a->clat_sum[i]);
 		m.lat_sum[i] = b->lat_sum[i] + (fresh ? 0 : a->lat_sum[i]);
 		size_t k = i < nh ? b->hoff[i + 1] - b->hoff[i] : 0;
-		if (k && fresh) {
+		if (fresh && k) {
 			memcpy(m.hb + m.hn, b->hb + b->hoff[i], k * sizeof(uint64_t));
 			m.hn += k;
-		} else if (i < nh) {
+		} else if (!fresh && i < nh) {
 			pairs_add(a, b, i, &m);
 		}
 		m.hoff[i + 1] = m.hn;

@@ -75,6 +75,28 @@ static int test_clones_merge(void)
 	return T_PASS;
 }
 
+/* An interval without I/O (an empty histogram) merges into an empty result. */
+static int test_empty_interval_merges(void)
+{
+	struct sb_dir_result a = {0}, m = {0};
+	memset(&hist_buf, 0, sizeof(hist_buf));
+	struct sb_interval iv = {0, 0, 0, 0, &hist_buf};
+	int p1 = sb_series_push(&a.series, &iv);
+	int p2 = push(&a.series, 6, 100, 101, 1000);
+	int r = sb_dir_result_merge(&m, &a);
+	size_t n = m.series.n, nh = m.series.nhist, h0 = m.series.hoff[1], h1 = m.series.hoff[2];
+	sb_series_release(&a.series);
+	sb_series_release(&m.series);
+	CHECK_INT(p1, 0);
+	CHECK_INT(p2, 0);
+	CHECK_INT(r, 0);
+	CHECK_INT(n, 2);
+	CHECK_INT(nh, 2);
+	CHECK_INT(h0, 0);
+	CHECK_INT(h1, 2);
+	return T_PASS;
+}
+
 /* Past SB_SERIES_MAX_PAIRS the intervals keep their counts but no histogram. */
 static int test_pairs_capped(void)
 {
@@ -143,6 +165,7 @@ static int test_json_fields(void)
 static const struct test_case cases[] = {
 	{"series/clones merged interval by interval", test_clones_merge},
 	{"series/histograms capped, counts kept", test_pairs_capped},
+	{"series/an interval without I/O merges", test_empty_interval_merges},
 	{"series/json: start, sums, gap-coded histograms", test_json_fields},
 };
 
