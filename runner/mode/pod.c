@@ -41,6 +41,7 @@
 #include "result/sign.h"
 #include "core/units.h"
 #include "runner/s3/pod.h"
+#include "runner/mode/startwait.h"
 #include "runner/mode/stop.h"
 
 #include <errno.h>
@@ -270,29 +271,23 @@ static int barrier_wait(void *ctx, unsigned group)
 	}
 	sb_info("Reached the start barrier", "iteration=%u group=%u member=%u of=%u node=%s", b->it,
 		group, e->member, e->members, e->node);
-	/* the controller answers within its barrier timeout or fails the class */
+	/* the controller answers within its barrier timeout or fails the class;
+	 * one watch of the start ConfigMap, not polling (runner/mode/startwait.h) */
 	int64_t give_up = now_ns(CLOCK_MONOTONIC) + ((int64_t)e->barrier_s + 30) * 1000000000;
-	for (;;) {
-		kube_error_clear(&kerr);
-		r = kube_get(b->kc, &kube_res_configmaps, e->ns, start, &cm, &kerr);
-		if (r == 0)
-			break;
-		if (sb_stop_requested()) {
-			snprintf(b->err, sizeof(b->err),
-				 "stopped by %s at the start barrier of iteration %u",
-				 sb_stop_name(sb_stop_signal()), b->it);
-			return -EINTR;
-		}
-		if (now_ns(CLOCK_MONOTONIC) > give_up) {
-			snprintf(b->err, sizeof(b->err),
-				 "no start time for iteration %u within %lds (configmap %s: %s)",
-				 b->it, e->barrier_s + 30, start,
-				 r == -ENOENT ? "not found"
-					      : kube_error_str(&kerr, eb, sizeof(eb)));
-			return -ETIMEDOUT;
-		}
-		struct timespec ts = {0, 50 * 1000000};
-		nanosleep(&ts, NULL);
+	kube_error_clear(&kerr);
+	r = sb_start_wait(b->kc, e->ns, start, give_up, &cm, &kerr);
+	if (r == -EINTR) {
+		snprintf(b->err, sizeof(b->err),
+			 "stopped by %s at the start barrier of iteration %u",
+			 sb_stop_name(sb_stop_signal()), b->it);
+		return -EINTR;
+	}
+	if (r) {
+		snprintf(b->err, sizeof(b->err),
+			 "no start time for iteration %u within %lds (configmap %s: %s)", b->it,
+			 e->barrier_s + 30, start,
+			 r == -ETIMEDOUT ? "not found" : kube_error_str(&kerr, eb, sizeof(eb)));
+		return r;
 	}
 	const json_t *v = json_object_get(json_object_get(cm, "data"), SB_START_KEY);
 	const char *sv = json_is_string(v) ? json_string_value(v) : NULL;

@@ -35,7 +35,7 @@ RUN_RULES = [
     (("storagebench.io",), ("benchmarkruns",), ("create", "delete"), ()),
 ]
 RUNNER_RULES = [
-    (("",), ("configmaps",), ("create", "get"), ()),
+    (("",), ("configmaps",), ("create", "get", "watch"), ()),
 ]
 
 
