@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "controller/distrib/distrib.h"
+#include "controller/distrib/clock.h"
 #include "core/jsonobj.h"
 #include "controller/core/resultcache.h"
 #include "controller/run/runkey.h"
@@ -19,8 +20,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MAX_ITER 1000 /* spec.iterations' bound */
+
+/* The controller's CLOCK_REALTIME, ns since the epoch: the barrier's time base. */
+static int64_t realtime_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 /* A label's unsigned value in [1, max], else 0. */
 static unsigned label_uint(const json_t *obj, const char *k, unsigned max)
@@ -390,6 +400,7 @@ static int barriers(const struct br_ref *run, const struct br_spec *s, const cha
 		if (!sl)
 			goto out;
 		sl->mask |= (uint64_t)1 << (m - 1);
+		(void)br_clock_seen(run->uid, cls, it, attempt, g, m, realtime_ns());
 		time_t t = br_time_parse(meta(cm, "creationTimestamp"));
 		if (!sl->first || t < sl->first)
 			sl->first = t;
@@ -488,6 +499,7 @@ int br_dist_observe(const struct br_ops *ops, const struct br_ref *run, const st
 	int ret = 0;
 
 	memset(d, 0, sizeof(*d));
+	d->pods = s->pods;
 	if (sb_name_label(run_label, sizeof(run_label), run->name) ||
 	    sb_name_label(cls_label, sizeof(cls_label), cls))
 		return -EINVAL;
@@ -720,16 +732,19 @@ int br_dist_start(const struct br_ops *ops, const struct br_ref *run, const char
 				run->ns, run->name, cls, d->stop[i]);
 	}
 	for (size_t i = 0; i < d->nstarts; i++) {
-		struct timespec ts;
 		char why[640];
-		clock_gettime(CLOCK_REALTIME, &ts);
-		int64_t start = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec +
-				(int64_t)BR_DIST_START_DELAY_MS * 1000000;
-		int r = create_obj(ops, &kube_res_configmaps, run,
-				   br_start_cm_manifest(run, cls, d->starts[i].iteration,
-							d->starts[i].attempt, d->starts[i].group,
-							start),
-				   "start configmap", why, sizeof(why));
+		int64_t sent = realtime_ns();
+		int64_t start = sent + (int64_t)BR_DIST_START_DELAY_MS * 1000000;
+		json_t *cm = br_start_cm_manifest(run, cls, d->starts[i].iteration,
+						  d->starts[i].attempt, d->starts[i].group, start);
+		if (cm &&
+		    br_clock_stamp_start(cm, run->uid, cls, d->starts[i].iteration,
+					 d->starts[i].attempt, d->starts[i].group, d->pods, sent)) {
+			json_decref(cm);
+			cm = NULL;
+		}
+		int r = create_obj(ops, &kube_res_configmaps, run, cm, "start configmap", why,
+				   sizeof(why));
 		if (r < 0) {
 			sb_warn("Failed to start an iteration", "run=%s/%s class=%s error=\"%s\"",
 				run->ns, run->name, cls, why);
@@ -788,12 +803,30 @@ static json_t *member_doc(const json_t *cmlist, const struct br_ref *run, const 
 
 /*
  * A member's measured clock offset (its node's clock minus the
- * controller's, context.clock.offset_ns), 0 when it measured none.
+ * controller's, context.clock.offset_ns) and its uncertainty: true, or
+ * false (both 0) when it measured none or they are out of range.
  */
+static bool member_clock(const json_t *doc, int64_t *off, int64_t *unc)
+{
+	const json_t *c = json_object_get(json_object_get(doc, SB_RK_CONTEXT), SB_RK_CTX_CLOCK);
+	const json_t *o = json_object_get(c, SB_RK_CTX_OFFSET_NS);
+	const json_t *u = json_object_get(c, SB_RK_CTX_UNCERTAINTY_NS);
+	*off = *unc = 0;
+	if (!json_is_integer(o) || !json_is_integer(u) ||
+	    json_integer_value(o) <= -SB_MERGE_MAX_OFFSET_NS ||
+	    json_integer_value(o) >= SB_MERGE_MAX_OFFSET_NS || json_integer_value(u) < 0 ||
+	    json_integer_value(u) >= SB_MERGE_MAX_OFFSET_NS)
+		return false;
+	*off = (int64_t)json_integer_value(o);
+	*unc = (int64_t)json_integer_value(u);
+	return true;
+}
+
+/* A member's clock offset, 0 when it measured none: what its times are corrected by. */
 static int64_t member_offset(const json_t *doc)
 {
-	(void)doc;
-	return 0;
+	int64_t off, unc;
+	return member_clock(doc, &off, &unc) ? off : 0;
 }
 
 /* A member document's context[key] (its pod, its node), "?" when absent. */
@@ -806,20 +839,21 @@ static const char *ctx_str(const json_t *doc, const char *key)
 /* Start skew of one iteration from the members' contexts, in ms; -1 when unknown. */
 static double start_skew_ms(json_t *const *docs, unsigned n)
 {
-	double lo = 0, hi = 0;
+	int64_t lo = 0, hi = 0; /* ns: a double would keep 256 ns of a time since the epoch */
 	for (unsigned m = 0; m < n; m++) {
 		const json_t *a = json_object_get(
 			json_object_get(json_object_get(docs[m], SB_RK_CONTEXT), SB_RK_CTX_START),
 			SB_RK_CTX_ACTUAL_NS);
-		if (!json_is_integer(a))
+		if (!json_is_integer(a) || json_integer_value(a) <= 0 ||
+		    json_integer_value(a) >= SB_MERGE_MAX_START_NS)
 			return -1;
-		double v = (double)json_integer_value(a);
+		int64_t v = (int64_t)json_integer_value(a) - member_offset(docs[m]);
 		if (!m || v < lo)
 			lo = v;
 		if (!m || v > hi)
 			hi = v;
 	}
-	return (hi - lo) / 1e6;
+	return (double)(hi - lo) / 1e6;
 }
 
 /* The actual start (ns) of workload group g in a member's context.start.groups; -1: none. */
@@ -864,6 +898,7 @@ static json_t *group_skews(json_t *const *docs, unsigned n)
 			double v = group_start_ns(docs[m], g);
 			if (v < 0)
 				break;
+			v -= (double)member_offset(docs[m]);
 			if (!m || v < lo)
 				lo = v;
 			if (!m || v > hi)
@@ -909,6 +944,7 @@ struct class_report {
 	unsigned pods;
 	json_t *rows, *skews, *warnings;
 	json_t *seen; /* {"check\x1fworkload": [iteration, ...]}: warnings said once per workload */
+	json_t *clock_said; /* {"node": true}: its clock-offset warning is said */
 	void (*warn)(void *, const char *);
 	void *wctx;
 	json_t **docs;		 /* [pods]: the iteration's member documents */
@@ -1044,18 +1080,53 @@ static int report_job(struct class_report *cr, unsigned it, size_t j)
 	for (unsigned m = 0; m < cr->pods; m++) {
 		const char *name = jstr(cr->jobs[m], SB_RK_JOBNAME);
 		const struct sb_merge_pod *p = &cr->mp[m];
+		int64_t off, unc;
+		bool clk = member_clock(cr->docs[m], &off, &unc);
 		if (!append(cr->rows,
-			    json_pack("{s:s,s:s,s:I,s:I,s:s,s:s,s:f,s:f,s:f,s:f,s:b,s:f}", "target",
-				      cr->cls, "workload", name ? name : "?", "iteration",
+			    json_pack("{s:s,s:s,s:I,s:I,s:s,s:s,s:f,s:f,s:f,s:f,s:b,s:f,s:o,s:o}",
+				      "target", cr->cls, "workload", name ? name : "?", "iteration",
 				      (json_int_t)it, "member", (json_int_t)m + 1, "pod",
 				      ctx_str(cr->docs[m], SB_RK_CTX_POD), "node",
 				      ctx_str(cr->docs[m], SB_RK_CTX_NODE), "read-iops", p->iops[0],
 				      "write-iops", p->iops[1], "read-bw", p->bw_bytes[0],
 				      "write-bw", p->bw_bytes[1], "straggler",
-				      sb_merge_straggler(cr->iops[m], med), "late_ms", p->late_ms)))
+				      sb_merge_straggler(cr->iops[m], med), "late_ms", p->late_ms,
+				      "clock_offset_ms",
+				      clk ? json_real((double)off / 1e6) : json_null(),
+				      "clock_uncertainty_ms",
+				      clk ? json_real((double)unc / 1e6) : json_null())))
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+/* A clock-offset warning for each member's node off the controller's beyond the tolerance. */
+static bool clock_warnings(struct class_report *cr, unsigned it)
+{
+	for (unsigned m = 0; m < cr->pods; m++) {
+		int64_t off, unc;
+		const char *node = ctx_str(cr->docs[m], SB_RK_CTX_NODE);
+		if (!member_clock(cr->docs[m], &off, &unc) ||
+		    llabs(off) <= (long long)BR_CLOCK_TOLERANCE_MS * 1000000 ||
+		    json_object_get(cr->clock_said, node))
+			continue;
+		char msg[256], ev[512];
+		snprintf(msg, sizeof(msg),
+			 "node %s's clock is off the controller's by %+.1f ms: its members' times "
+			 "are corrected by the measured offset",
+			 node, (double)off / 1e6);
+		snprintf(ev, sizeof(ev),
+			 "iteration %u: member %u (pod %s) measured %+.1f ms +- %.1f ms at the "
+			 "start "
+			 "barrier (tolerance %d ms)",
+			 it, m + 1, ctx_str(cr->docs[m], SB_RK_CTX_POD), (double)off / 1e6,
+			 (double)unc / 1e6, BR_CLOCK_TOLERANCE_MS);
+		if (json_object_set_new(cr->clock_said, node, json_true()) ||
+		    !warning(cr->warnings, SB_VALIDITY_CLOCK_OFFSET, cr->cls, "(all)", msg, ev,
+			     "synchronise the node's clock (NTP, chrony)"))
+			return false;
+	}
+	return true;
 }
 
 /* Iteration it of attempt at: the members' documents read, each workload merged. 0 or -ENOMEM. */
@@ -1076,7 +1147,8 @@ static int report_iteration(struct class_report *cr, const struct br_ref *run, c
 		char msg[1024];
 		snprintf(msg, sizeof(msg), "%s, iteration %u was skipped: %s", cr->cls, it, why);
 		cr->warn(cr->wctx, msg);
-	} else if (!append(cr->skews, skew_entry(cr->cls, it, at, cr->docs, cr->pods))) {
+	} else if (!append(cr->skews, skew_entry(cr->cls, it, at, cr->docs, cr->pods)) ||
+		   !clock_warnings(cr, it)) {
 		ret = -ENOMEM;
 	}
 	size_t nj = m < cr->pods ? 0 : json_array_size(json_object_get(cr->docs[0], SB_RK_JOBS));
@@ -1101,6 +1173,7 @@ static int report_class(struct sb_agg *agg, const struct br_ref *run, const stru
 				  skews,
 				  warnings,
 				  json_object(),
+				  json_object(),
 				  warn,
 				  wctx,
 				  calloc(s->pods, sizeof(json_t *)),
@@ -1111,7 +1184,8 @@ static int report_class(struct sb_agg *agg, const struct br_ref *run, const stru
 	time_t newest;
 	int ret = -ENOMEM;
 
-	if (!complete || !cr.seen || !cr.docs || !cr.jobs || !cr.mp || !cr.iops || !cr.tmp)
+	if (!complete || !cr.seen || !cr.clock_said || !cr.docs || !cr.jobs || !cr.mp || !cr.iops ||
+	    !cr.tmp)
 		goto out;
 	ret = -EINVAL;
 	if (sb_name_label(run_label, sizeof(run_label), run->name) ||
@@ -1129,6 +1203,7 @@ static int report_class(struct sb_agg *agg, const struct br_ref *run, const stru
 out:
 	free(complete);
 	json_decref(cr.seen);
+	json_decref(cr.clock_said);
 	free(cr.docs);
 	free(cr.jobs);
 	free(cr.mp);

@@ -42,6 +42,7 @@ struct br_dist_obs {
 		unsigned iteration, attempt, group;
 	} starts[BR_DIST_MAX_STARTS];
 	size_t nstarts;
+	unsigned pods;	 /* members per attempt (the start's clock exchange names each) */
 	char done[4096]; /* "1,2,3": iterations with a complete attempt (SB_DONE_ITERATIONS) */
 	/* live members of a failed attempt: stopped before the next attempt starts */
 	char stop[BR_DIST_MAX_STOP][64];

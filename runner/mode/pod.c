@@ -81,6 +81,7 @@ struct barrier {
 		int64_t planned_ns, actual_ns;
 	} groups[BARRIER_MAX_GROUPS]; /* 0..ngroups-1 */
 	unsigned ngroups;
+	struct sb_clock_est clock; /* this node's clock against the controller's */
 	char err[512];
 };
 
@@ -105,6 +106,21 @@ static json_t *start_context(const struct barrier *b)
 		return NULL;
 	return json_pack("{s:I,s:I,s:o}", SB_RK_CTX_PLANNED_NS, (json_int_t)b->planned_ns,
 			 SB_RK_CTX_ACTUAL_NS, (json_int_t)b->actual_ns, SB_RK_CTX_GROUPS, groups);
+}
+
+/*
+ * context.clock of a member's result (new reference; NULL on ENOMEM):
+ * {"offset_ns", "uncertainty_ns", "round_trip_ns", "exchanges"}, the best
+ * exchange so far; {"exchanges": n} alone when none was usable.
+ */
+static json_t *clock_context(const struct sb_clock_est *c)
+{
+	if (!c->have)
+		return json_pack("{s:I}", SB_RK_CTX_EXCHANGES, (json_int_t)c->exchanges);
+	return json_pack("{s:I,s:I,s:I,s:I}", SB_RK_CTX_OFFSET_NS, (json_int_t)c->offset_ns,
+			 SB_RK_CTX_UNCERTAINTY_NS, (json_int_t)c->uncertainty_ns,
+			 SB_RK_CTX_ROUND_TRIP_NS, (json_int_t)c->round_trip_ns, SB_RK_CTX_EXCHANGES,
+			 (json_int_t)c->exchanges);
 }
 
 /* Writes the reason the pod ends to the termination message, then logs it. */
@@ -262,8 +278,19 @@ static int barrier_wait(void *ctx, unsigned group)
 		json_decref(rc);
 		rc = NULL;
 	}
+	/* t1 of the clock exchange (runner/mode/startwait.h) */
+	int64_t t1 = now_ns(CLOCK_REALTIME), t4 = 0;
+	char sent[32];
+	snprintf(sent, sizeof(sent), "%lld", (long long)t1);
+	if (rc && json_object_set_new(json_object_get(rc, "data"), SB_START_SENT_KEY,
+				      json_string(sent))) {
+		json_decref(rc);
+		rc = NULL;
+	}
 	int r = rc ? kube_create(b->kc, &kube_res_configmaps, e->ns, rc, NULL, &kerr) : -ENOMEM;
 	json_decref(rc);
+	if (r == -EEXIST)
+		t1 = 0; /* made earlier (a restart): not this exchange's */
 	if (r && r != -EEXIST) {
 		snprintf(b->err, sizeof(b->err), "cannot record configmap %s: %s", ready,
 			 kube_error_str(&kerr, eb, sizeof(eb)));
@@ -275,7 +302,7 @@ static int barrier_wait(void *ctx, unsigned group)
 	 * one watch of the start ConfigMap, not polling (runner/mode/startwait.h) */
 	int64_t give_up = now_ns(CLOCK_MONOTONIC) + ((int64_t)e->barrier_s + 30) * 1000000000;
 	kube_error_clear(&kerr);
-	r = sb_start_wait(b->kc, e->ns, start, give_up, &cm, &kerr);
+	r = sb_start_wait(b->kc, e->ns, start, give_up, &cm, &t4, &kerr);
 	if (r == -EINTR) {
 		snprintf(b->err, sizeof(b->err),
 			 "stopped by %s at the start barrier of iteration %u",
@@ -299,6 +326,7 @@ static int barrier_wait(void *ctx, unsigned group)
 		json_decref(cm);
 		return -EINVAL;
 	}
+	(void)sb_clock_exchange(cm, e->member, t1, t4, &b->clock);
 	json_decref(cm);
 	if (group == 0) /* the iteration's start: its skew is reported */
 		b->planned_ns = when;
@@ -306,6 +334,7 @@ static int barrier_wait(void *ctx, unsigned group)
 		b->ngroups = 0; /* a new iteration */
 	if (group < BARRIER_MAX_GROUPS)
 		b->groups[group].planned_ns = when;
+	when += b->clock.offset_ns; /* the controller's time on this node's clock */
 	/* a start long past: the others measured without this pod (it was restarted
 	 * after the barrier); its iteration would not overlap theirs */
 	int64_t late = now_ns(CLOCK_REALTIME) - when;
@@ -704,7 +733,8 @@ static char *pod_result_text(struct pod *p, unsigned it, json_t *doc)
 	    (json_object_set_new(ctx, SB_RK_CTX_MEMBER, json_integer(e->member)) ||
 	     json_object_set_new(ctx, SB_RK_CTX_MEMBERS, json_integer(e->members)) ||
 	     json_object_set_new(ctx, SB_RK_CTX_NODE, json_string(e->node)) ||
-	     json_object_set_new(ctx, SB_RK_CTX_START, start_context(&p->bar)))) {
+	     json_object_set_new(ctx, SB_RK_CTX_START, start_context(&p->bar)) ||
+	     json_object_set_new(ctx, SB_RK_CTX_CLOCK, clock_context(&p->bar.clock)))) {
 		json_decref(ctx);
 		ctx = NULL;
 	}

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "runner/mode/startwait.h"
 
+#include "core/labels.h"
 #include "runner/mode/stop.h"
 
 #include <errno.h>
@@ -8,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -16,7 +18,8 @@
 
 struct wait {
 	const char *name;
-	json_t *found; /* the ConfigMap, once seen */
+	json_t *found;	  /* the ConfigMap, once seen */
+	int64_t found_ns; /* CLOCK_REALTIME when it came */
 	struct kube_watch *w;
 	int64_t give_up_ns;
 	atomic_bool done;  /* the watch returned: the watchdog ends */
@@ -40,6 +43,9 @@ static int on_event(enum kube_event_type type, json_t *obj, void *arg)
 		json_string_value(json_object_get(json_object_get(obj, "metadata"), "name"));
 	if (!n || strcmp(n, wt->name))
 		return 0;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	wt->found_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 	wt->found = json_incref(obj);
 	return 1;
 }
@@ -94,7 +100,7 @@ static int watch_once(struct kube_client *kc, const char *ns, struct wait *wt,
 }
 
 int sb_start_wait(struct kube_client *kc, const char *ns, const char *name, int64_t give_up_ns,
-		  json_t **cm, struct kube_error *err)
+		  json_t **cm, int64_t *got_ns, struct kube_error *err)
 {
 	struct wait wt = {.name = name, .give_up_ns = give_up_ns};
 	int r = -ESTALE;
@@ -103,9 +109,49 @@ int sb_start_wait(struct kube_client *kc, const char *ns, const char *name, int6
 	atomic_init(&wt.reason, 0);
 	for (int i = 0; i < MAX_WATCH_STARTS && r == -ESTALE; i++)
 		r = watch_once(kc, ns, &wt, err);
-	if (r == 0)
+	if (r == 0) {
 		*cm = wt.found;
-	else
+		*got_ns = wt.found_ns;
+	} else
 		json_decref(wt.found);
 	return r;
+}
+
+/* A decimal time in ns (a ConfigMap's data value), 0 when it is not one. */
+static int64_t ns_value(const json_t *v)
+{
+	const char *s = json_string_value(v);
+	char *end = NULL;
+	long long t = s ? strtoll(s, &end, 10) : 0;
+	return s && *s && !*end && t > 0 && t < (INT64_C(1) << 62) ? (int64_t)t : 0;
+}
+
+int sb_clock_exchange(const json_t *cm, unsigned member, int64_t t1, int64_t t4,
+		      struct sb_clock_est *est)
+{
+	const json_t *data = json_object_get(cm, "data");
+	int64_t t3 = ns_value(json_object_get(data, SB_START_SENT_KEY));
+	const char *seen = json_string_value(json_object_get(data, SB_START_SEEN_KEY));
+	json_t *so = seen ? json_loads(seen, 0, NULL) : NULL;
+	char mk[16];
+	snprintf(mk, sizeof(mk), "%u", member);
+	const json_t *t2v = json_object_get(so, mk);
+	int64_t t2 = json_is_integer(t2v) && json_integer_value(t2v) > 0 &&
+				     json_integer_value(t2v) < (INT64_C(1) << 62)
+			     ? (int64_t)json_integer_value(t2v)
+			     : 0;
+	json_decref(so);
+	if (!t1 || !t2 || !t3 || t1 >= (INT64_C(1) << 62) || t4 <= 0 || t4 >= (INT64_C(1) << 62))
+		return -EINVAL;
+	int64_t rtt = (t4 - t1) - (t3 - t2);
+	if (rtt < 0 || t4 < t1 || t3 < t2)
+		return -EINVAL;
+	est->exchanges++;
+	if (est->have && rtt / 2 >= est->uncertainty_ns)
+		return 0;
+	est->have = true;
+	est->offset_ns = ((t1 - t2) + (t4 - t3)) / 2;
+	est->uncertainty_ns = rtt / 2 + rtt % 2;
+	est->round_trip_ns = rtt;
+	return 0;
 }

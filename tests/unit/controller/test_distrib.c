@@ -7,6 +7,7 @@
 
 #include "stats/aggregate.h"
 #include "controller/distrib/distrib.h"
+#include "controller/distrib/clock.h"
 #include "controller/run/plan.h"
 #include "controller/run/runkey.h"
 #include "core/labels.h"
@@ -617,6 +618,114 @@ static int test_report_by_time(void)
 	return T_PASS;
 }
 
+/* The controller's half of the exchange: the first sighting of each ready mark, on the start. */
+static int test_start_stamped_with_sightings(void)
+{
+	struct br_ref run = {"ns", "d", DUID};
+	br_clock_reset();
+	int64_t a = br_clock_seen(DUID, "fast", 1, 1, 0, 1, 5000);
+	int64_t again = br_clock_seen(DUID, "fast", 1, 1, 0, 1, 9000); /* seen before: kept */
+	(void)br_clock_seen(DUID, "fast", 1, 1, 0, 3, 7000);
+	(void)br_clock_seen(DUID, "fast", 1, 1, 1, 2, 8000); /* another group's */
+	json_t *cm = br_start_cm_manifest(&run, "fast", 1, 1, 0, 12000);
+	int r = cm ? br_clock_stamp_start(cm, DUID, "fast", 1, 1, 0, 3, 10000) : -ENOMEM;
+	const json_t *data = json_object_get(cm, "data");
+	char sent[32], seen[64];
+	snprintf(sent, sizeof(sent), "%s",
+		 json_string_value(json_object_get(data, "sentUnixNano")));
+	snprintf(seen, sizeof(seen), "%s",
+		 json_string_value(json_object_get(data, "readySeenUnixNano")));
+	json_decref(cm);
+	br_clock_reset();
+	CHECK_INT(a, 5000);
+	CHECK_INT(again, 5000);
+	CHECK_INT(r, 0);
+	CHECK_STR(sent, "10000");
+	CHECK_STR(seen, "{\"1\":5000,\"3\":7000}"); /* member 2 was not seen in group 0 */
+	return T_PASS;
+}
+
+/* Member m's result: its series starting at start_ns (its clock), its measured clock offset. */
+static json_t *clocked_member(unsigned m, long long start_ns, long long off_ns)
+{
+	static const json_int_t a[] = {100, 100, 100, 100};
+	static const unsigned b[] = {100, 100, 100, 100};
+	static const double c[] = {1000, 1000, 1000, 1000};
+	char pod[32], node[8];
+	snprintf(pod, sizeof(pod), "d-cephfs-1-m%u", m);
+	snprintf(node, sizeof(node), "n%u", m);
+	json_t *doc = json_pack(
+		"{s:[o],s:{s:s,s:s,s:i,s:s,s:i,s:i,s:i,s:s,s:{s:I,s:I,s:[]},s:{s:I,s:I,s:I,s:I}}}",
+		"jobs", fx_timed_job(FX_T0 + start_ns, a, b, c, 4), "context", "run", "d", "class",
+		"cephfs", "iteration", 1, "pod", pod, "attempt", 1, "member", (int)m, "members", 2,
+		"node", node, "start", "planned_ns", (json_int_t)FX_T0, "actual_ns",
+		(json_int_t)(FX_T0 + start_ns), "groups", "clock", "offset_ns", (json_int_t)off_ns,
+		"uncertainty_ns", (json_int_t)4000000, "round_trip_ns", (json_int_t)8000000,
+		"exchanges", (json_int_t)1);
+	char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+	json_decref(doc);
+	json_t *cm = text ? member_result(m, text, true) : NULL;
+	free(text);
+	return cm;
+}
+
+/*
+ * Member 2's node clock is 2 s ahead and it says so (context.clock): its
+ * start and series, corrected, are the others' (skew 1 ms, no late member,
+ * the whole window); the node is named in a clock-offset warning; each row
+ * carries its member's offset.
+ */
+static int test_report_corrects_clock_offset(void)
+{
+	struct br_spec s;
+	char err[512] = "";
+	int r = parse("{\"storageClasses\":[\"cephfs\"],\"profile\":\"quick\",\"iterations\":1,"
+		      "\"volume\":{\"accessMode\":\"ReadWriteMany\"},\"runner\":{\"pods\":2,"
+		      "\"volume\":\"shared\"}}",
+		      &s, err, sizeof(err));
+	CHECK_INT(r, 0);
+	br_runkey_set_master(MASTER);
+	struct br_ref run = {"ns", "d", DUID};
+	json_t *list = json_pack("[o,o]", clocked_member(1, 0, 0),
+				 clocked_member(2, 2001000000LL, 2000000000LL));
+	json_t *extra = NULL;
+	struct sb_agg *agg = sb_agg_new();
+	r = list && agg ? br_dist_report(agg, &run, &s, list, &extra, no_warn, NULL) : -ENOMEM;
+	json_t *rep = r ? NULL : sb_agg_report(agg, "d");
+	double iops = json_number_value(json_object_get(
+		json_object_get(json_object_get(json_array_get(json_object_get(rep, "results"), 0),
+						"metrics"),
+				"read-iops"),
+		"mean"));
+	json_decref(rep);
+	sb_agg_free(agg);
+	json_decref(list);
+	br_spec_release(&s);
+	double skew = json_number_value(
+		json_object_get(json_array_get(json_object_get(extra, "skew"), 0), "skew_ms"));
+	const json_t *w = json_object_get(extra, "warnings");
+	static char check[32], msg[256], ev[512];
+	snprintf(check, sizeof(check), "%s",
+		 json_string_value(json_object_get(json_array_get(w, 0), "check")));
+	snprintf(msg, sizeof(msg), "%s",
+		 json_string_value(json_object_get(json_array_get(w, 0), "message")));
+	snprintf(ev, sizeof(ev), "%s",
+		 json_string_value(json_object_get(json_array_get(w, 0), "evidence")));
+	size_t nw = json_array_size(w);
+	double off2 = json_number_value(json_object_get(
+		json_array_get(json_object_get(extra, "pods"), 1), "clock_offset_ms"));
+	json_decref(extra);
+	CHECK_INT(r, 0);
+	CHECK(fabs(skew - 1.0) < 1e-6);
+	CHECK(fabs(iops - 200) < 1e-9); /* 4 s of both: not 2 s of a 2-s-late member */
+	CHECK_INT(nw, 1);
+	CHECK_STR(check, "clock-offset");
+	CHECK(strstr(msg, "node n2's clock is off the controller's by +2000.0 ms"));
+	CHECK(strstr(ev, "member 2 (pod d-cephfs-1-m2) measured +2000.0 ms +- 4.0 ms"));
+	CHECK(fabs(off2 - 2000) < 1e-9);
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
 	{"distrib/defaults: one pod", test_defaults_single_pod},
 	{"distrib/pods, volume, spread, barrier parsed", test_fields_parsed},
@@ -633,6 +742,10 @@ static const struct test_case cases[] = {
 	 test_forged_member_result_not_counted},
 	{"distrib/start skew of every workload group", test_skew_of_later_groups},
 	{"distrib/report by time: late members named, rows add up", test_report_by_time},
+	{"distrib/start stamped with the ready marks' first sightings",
+	 test_start_stamped_with_sightings},
+	{"distrib/report corrects a member's clock offset, names its node",
+	 test_report_corrects_clock_offset},
 };
 
 TEST_MAIN(cases)

@@ -15,6 +15,7 @@
 #include "runner/mode/stop.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <microhttpd.h>
 #include <pthread.h>
 #include <signal.h>
@@ -157,7 +158,10 @@ static int wait_for(const char *name, int64_t give_up, json_t **cm, unsigned lon
 	struct kube_error err = KUBE_ERROR_INIT;
 	if (!c)
 		return -ENOMEM;
-	int r = sb_start_wait(c, "t", name, give_up, cm, &err);
+	int64_t got = 0;
+	int r = sb_start_wait(c, "t", name, give_up, cm, &got, &err);
+	if (r == 0 && got <= 0)
+		r = -EPROTO; /* the arrival time is the exchange's t4 */
 	struct kube_client_stats st;
 	kube_client_stats(c, &st);
 	*requests = st.requests;
@@ -250,11 +254,89 @@ static int test_deadline(void)
 	return T_PASS;
 }
 
+/* The start ConfigMap as the controller stamps it: sentUnixNano t3, readySeenUnixNano {member: t2}. */
+static json_t *start_cm(long long t2, long long t3)
+{
+	char sent[32], seen[64];
+	snprintf(sent, sizeof(sent), "%lld", t3);
+	snprintf(seen, sizeof(seen), "{\"1\":5,\"2\":%lld}", t2);
+	return json_pack("{s:{s:s,s:s,s:s}}", "data", "startUnixNano", "1", "sentUnixNano", sent,
+			 "readySeenUnixNano", seen);
+}
+
+/*
+ * Hand-computed: member 2's clock is 2 s ahead. It sends at true 10 s (t1
+ * = 12 s on its clock), the controller sees it at 10.010 s and starts at
+ * 11 s, the start arrives at true 11.006 s (t4 = 13.006 s). Offset
+ * ((12 - 10.010) + (13.006 - 11)) / 2 = 1.998 s, round trip 1.006 - 0.990
+ * = 16 ms, so 1.998 s +- 8 ms, which holds the true 2 s. A later exchange
+ * with a longer round trip is counted but not kept; a shorter one is.
+ */
+static int test_clock_exchange(void)
+{
+	struct sb_clock_est est = {0};
+	json_t *cm = start_cm(10010000000LL, 11000000000LL);
+	int r1 = sb_clock_exchange(cm, 2, 12000000000LL, 13006000000LL, &est);
+	struct sb_clock_est first = est;
+	json_t *slow = start_cm(20000000000LL, 21000000000LL); /* 100 ms round trip */
+	int r2 = sb_clock_exchange(slow, 2, 21950000000LL, 23050000000LL, &est);
+	struct sb_clock_est second = est;
+	json_t *fast = start_cm(30001000000LL, 31000000000LL); /* 2 ms round trip */
+	int r3 = sb_clock_exchange(fast, 2, 32000000000LL, 33001000000LL, &est);
+	json_decref(cm);
+	json_decref(slow);
+	json_decref(fast);
+	CHECK_INT(r1, 0);
+	CHECK(first.have);
+	CHECK_INT(first.offset_ns, 1998000000LL);
+	CHECK_INT(first.round_trip_ns, 16000000LL);
+	CHECK_INT(first.uncertainty_ns, 8000000LL);
+	CHECK(llabs(2000000000LL - first.offset_ns) <= first.uncertainty_ns);
+	CHECK_INT(r2, 0);
+	CHECK_INT(second.exchanges, 2);
+	CHECK_INT(second.offset_ns, 1998000000LL); /* the better exchange is kept */
+	CHECK_INT(r3, 0);
+	CHECK_INT(est.exchanges, 3);
+	CHECK_INT(est.uncertainty_ns, 1000000LL);
+	CHECK_INT(est.offset_ns,
+		  (((32000000000LL - 30001000000LL) + (33001000000LL - 31000000000LL)) / 2));
+	return T_PASS;
+}
+
+/* An older controller's start (no times), a member it did not see, a negative round trip. */
+static int test_clock_exchange_refused(void)
+{
+	struct sb_clock_est est = {0};
+	json_t *old = json_pack("{s:{s:s}}", "data", "startUnixNano", "1");
+	json_t *cm = start_cm(10010000000LL, 11000000000LL);
+	json_t *bad = json_pack("{s:{s:s,s:s,s:s}}", "data", "startUnixNano", "1", "sentUnixNano",
+				"soon", "readySeenUnixNano", "{\"2\":\"x\"}");
+	int r1 = sb_clock_exchange(old, 2, 12000000000LL, 13006000000LL, &est);
+	int r2 = sb_clock_exchange(cm, 3, 12000000000LL, 13006000000LL, &est);
+	int r3 = sb_clock_exchange(cm, 2, 0, 13006000000LL, &est);
+	int r4 =
+		sb_clock_exchange(cm, 2, 12000000000LL, 12500000000LL, &est); /* came before sent */
+	int r5 = sb_clock_exchange(bad, 2, 12000000000LL, 13006000000LL, &est);
+	json_decref(old);
+	json_decref(cm);
+	json_decref(bad);
+	CHECK_INT(r1, -EINVAL);
+	CHECK_INT(r2, -EINVAL);
+	CHECK_INT(r3, -EINVAL);
+	CHECK_INT(r4, -EINVAL);
+	CHECK_INT(r5, -EINVAL);
+	CHECK(!est.have);
+	CHECK_INT(est.exchanges, 0);
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
 	{"startwait/one watch: the start configmap's first event", test_one_watch},
 	{"startwait/a server-side timeout: resumed, two requests", test_resumed_once},
 	{"startwait/a stop ends the wait", test_stop_ends_wait},
 	{"startwait/a deadline past ends the wait", test_deadline},
+	{"startwait/clock offset from the exchange, the best kept", test_clock_exchange},
+	{"startwait/clock exchange without usable times refused", test_clock_exchange_refused},
 };
 
 TEST_MAIN(cases)
