@@ -66,6 +66,8 @@ struct pod_env {
 	unsigned member, members; /* members 1: not distributed */
 	const char *done, *node;
 	long barrier_s;
+	/* a test hook: this member starts group 0 so much later (docs/distributed.md) */
+	unsigned late_start_ms;
 };
 
 /* Start times kept per workload group of an iteration (more groups: not reported) */
@@ -194,6 +196,11 @@ static int read_env(struct pod_env *e, char *err, size_t len)
 	e->barrier_s = bt ? strtol(bt, NULL, 10) : 300;
 	if (e->barrier_s <= 0)
 		e->barrier_s = 300;
+	/* STORAGEBENCH_TEST_LATE_START=<member>:<ms>, 1..5000 ms: that member late */
+	const char *ls = getenv("STORAGEBENCH_TEST_LATE_START");
+	unsigned lm = 0, lms = 0;
+	if (ls && sscanf(ls, "%u:%u", &lm, &lms) == 2 && lm == e->member && lms <= 5000)
+		e->late_start_ms = lms;
 	return 0;
 }
 
@@ -356,6 +363,11 @@ static int barrier_wait(void *ctx, unsigned group)
 		int64_t until = when - t > 20000000 ? t + 20000000 : when;
 		struct timespec at = {(time_t)(until / 1000000000), (long)(until % 1000000000)};
 		(void)clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &at, NULL);
+	}
+	if (group == 0 && e->late_start_ms) {
+		sb_warn("Starting late (test hook STORAGEBENCH_TEST_LATE_START)", "ms=%u",
+			e->late_start_ms);
+		(void)sb_stop_sleep_ns((uint64_t)e->late_start_ms * 1000000);
 	}
 	int64_t actual = now_ns(CLOCK_REALTIME);
 	if (group == 0)

@@ -50,8 +50,7 @@ static int test_clones_merge(void)
 	size_t n = m.series.n, nh = m.series.nhist;
 	uint64_t ios1 = m.series.ios[1], clat0 = m.series.clat_sum[0], lat1 = m.series.lat_sum[1];
 	interval_hist(&m.series, 0, &h_check);
-	uint64_t b100 = h_check.bucket[100], b120 = h_check.bucket[120],
-		 b140 = h_check.bucket[140];
+	uint64_t b100 = h_check.bucket[100], b120 = h_check.bucket[120], b140 = h_check.bucket[140];
 	interval_hist(&m.series, 1, &h_check);
 	uint64_t c90 = h_check.bucket[90], c100 = h_check.bucket[100], c130 = h_check.bucket[130];
 	size_t pairs0 = m.series.hoff[1] - m.series.hoff[0];
