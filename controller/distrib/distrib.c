@@ -822,11 +822,15 @@ static bool member_clock(const json_t *doc, int64_t *off, int64_t *unc)
 	return true;
 }
 
-/* A member's clock offset, 0 when it measured none: what its times are corrected by. */
+/*
+ * What a member's times are corrected by: its clock offset when beyond its
+ * uncertainty (the node's clock is off for sure; the member applied it to
+ * its start too, runner/mode/startwait.h), else 0.
+ */
 static int64_t member_offset(const json_t *doc)
 {
 	int64_t off, unc;
-	return member_clock(doc, &off, &unc) ? off : 0;
+	return member_clock(doc, &off, &unc) && llabs(off) > unc ? off : 0;
 }
 
 /* A member document's context[key] (its pod, its node), "?" when absent. */
@@ -1106,7 +1110,7 @@ static bool clock_warnings(struct class_report *cr, unsigned it)
 	for (unsigned m = 0; m < cr->pods; m++) {
 		int64_t off, unc;
 		const char *node = ctx_str(cr->docs[m], SB_RK_CTX_NODE);
-		if (!member_clock(cr->docs[m], &off, &unc) ||
+		if (!member_clock(cr->docs[m], &off, &unc) || !member_offset(cr->docs[m]) ||
 		    llabs(off) <= (long long)BR_CLOCK_TOLERANCE_MS * 1000000 ||
 		    json_object_get(cr->clock_said, node))
 			continue;

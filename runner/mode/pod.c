@@ -341,7 +341,7 @@ static int barrier_wait(void *ctx, unsigned group)
 		b->ngroups = 0; /* a new iteration */
 	if (group < BARRIER_MAX_GROUPS)
 		b->groups[group].planned_ns = when;
-	when += b->clock.offset_ns; /* the controller's time on this node's clock */
+	when += sb_clock_applied(&b->clock); /* the controller's time on this node's clock */
 	/* a start long past: the others measured without this pod (it was restarted
 	 * after the barrier); its iteration would not overlap theirs */
 	int64_t late = now_ns(CLOCK_REALTIME) - when;

@@ -46,6 +46,18 @@ struct sb_clock_est {
 };
 
 /*
+ * The offset to apply: the estimate when it is beyond its uncertainty (the
+ * clock is off for sure), else 0. So clocks that agree (the estimate
+ * within its uncertainty of 0) get no correction, which would add only
+ * the estimate's noise.
+ */
+static inline int64_t sb_clock_applied(const struct sb_clock_est *e)
+{
+	int64_t a = e->offset_ns < 0 ? -e->offset_ns : e->offset_ns;
+	return e->have && a > e->uncertainty_ns ? e->offset_ns : 0;
+}
+
+/*
  * Folds one exchange into *est: t1 and t4 this member's CLOCK_REALTIME, cm
  * the start ConfigMap (its data.sentUnixNano, t3, and
  * data.readySeenUnixNano[member], t2). 0, or -EINVAL (est unchanged) when cm

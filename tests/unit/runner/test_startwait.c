@@ -292,6 +292,9 @@ static int test_clock_exchange(void)
 	CHECK_INT(first.round_trip_ns, 16000000LL);
 	CHECK_INT(first.uncertainty_ns, 8000000LL);
 	CHECK(llabs(2000000000LL - first.offset_ns) <= first.uncertainty_ns);
+	CHECK_INT(sb_clock_applied(&first), 1998000000LL); /* beyond its uncertainty: applied */
+	struct sb_clock_est agree = {true, -3000000, 8000000, 16000000, 1};
+	CHECK_INT(sb_clock_applied(&agree), 0); /* within it of 0: the clocks agree */
 	CHECK_INT(r2, 0);
 	CHECK_INT(second.exchanges, 2);
 	CHECK_INT(second.offset_ns, 1998000000LL); /* the better exchange is kept */
