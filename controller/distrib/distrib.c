@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "controller/distrib/distrib.h"
+#include "controller/distrib/clock.h"
 #include "core/jsonobj.h"
 #include "controller/core/resultcache.h"
 #include "controller/run/runkey.h"
@@ -12,14 +13,24 @@
 #include "result/owner.h"
 #include "result/resultdoc.h"
 #include "result/sign.h"
+#include "report/validity.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MAX_ITER 1000 /* spec.iterations' bound */
+
+/* The controller's CLOCK_REALTIME, ns since the epoch: the barrier's time base. */
+static int64_t realtime_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 /* A label's unsigned value in [1, max], else 0. */
 static unsigned label_uint(const json_t *obj, const char *k, unsigned max)
@@ -389,6 +400,7 @@ static int barriers(const struct br_ref *run, const struct br_spec *s, const cha
 		if (!sl)
 			goto out;
 		sl->mask |= (uint64_t)1 << (m - 1);
+		(void)br_clock_seen(run->uid, cls, it, attempt, g, m, realtime_ns());
 		time_t t = br_time_parse(meta(cm, "creationTimestamp"));
 		if (!sl->first || t < sl->first)
 			sl->first = t;
@@ -487,6 +499,7 @@ int br_dist_observe(const struct br_ops *ops, const struct br_ref *run, const st
 	int ret = 0;
 
 	memset(d, 0, sizeof(*d));
+	d->pods = s->pods;
 	if (sb_name_label(run_label, sizeof(run_label), run->name) ||
 	    sb_name_label(cls_label, sizeof(cls_label), cls))
 		return -EINVAL;
@@ -719,16 +732,19 @@ int br_dist_start(const struct br_ops *ops, const struct br_ref *run, const char
 				run->ns, run->name, cls, d->stop[i]);
 	}
 	for (size_t i = 0; i < d->nstarts; i++) {
-		struct timespec ts;
 		char why[640];
-		clock_gettime(CLOCK_REALTIME, &ts);
-		int64_t start = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec +
-				(int64_t)BR_DIST_START_DELAY_MS * 1000000;
-		int r = create_obj(ops, &kube_res_configmaps, run,
-				   br_start_cm_manifest(run, cls, d->starts[i].iteration,
-							d->starts[i].attempt, d->starts[i].group,
-							start),
-				   "start configmap", why, sizeof(why));
+		int64_t sent = realtime_ns();
+		int64_t start = sent + (int64_t)BR_DIST_START_DELAY_MS * 1000000;
+		json_t *cm = br_start_cm_manifest(run, cls, d->starts[i].iteration,
+						  d->starts[i].attempt, d->starts[i].group, start);
+		if (cm &&
+		    br_clock_stamp_start(cm, run->uid, cls, d->starts[i].iteration,
+					 d->starts[i].attempt, d->starts[i].group, d->pods, sent)) {
+			json_decref(cm);
+			cm = NULL;
+		}
+		int r = create_obj(ops, &kube_res_configmaps, run, cm, "start configmap", why,
+				   sizeof(why));
 		if (r < 0) {
 			sb_warn("Failed to start an iteration", "run=%s/%s class=%s error=\"%s\"",
 				run->ns, run->name, cls, why);
@@ -785,12 +801,36 @@ static json_t *member_doc(const json_t *cmlist, const struct br_ref *run, const 
 	return NULL;
 }
 
-/* A member's job read by lib/result/resultdoc.h into *out: all figures 0 when it does not read. */
-static void member_job(const json_t *job, struct sb_result_job *out)
+/*
+ * A member's measured clock offset (its node's clock minus the
+ * controller's, context.clock.offset_ns) and its uncertainty: true, or
+ * false (both 0) when it measured none or they are out of range.
+ */
+static bool member_clock(const json_t *doc, int64_t *off, int64_t *unc)
 {
-	char e[8];
-	if (sb_result_job_parse(job, "", out, e, sizeof(e)))
-		memset(out, 0, sizeof(*out));
+	const json_t *c = json_object_get(json_object_get(doc, SB_RK_CONTEXT), SB_RK_CTX_CLOCK);
+	const json_t *o = json_object_get(c, SB_RK_CTX_OFFSET_NS);
+	const json_t *u = json_object_get(c, SB_RK_CTX_UNCERTAINTY_NS);
+	*off = *unc = 0;
+	if (!json_is_integer(o) || !json_is_integer(u) ||
+	    json_integer_value(o) <= -SB_MERGE_MAX_OFFSET_NS ||
+	    json_integer_value(o) >= SB_MERGE_MAX_OFFSET_NS || json_integer_value(u) < 0 ||
+	    json_integer_value(u) >= SB_MERGE_MAX_OFFSET_NS)
+		return false;
+	*off = (int64_t)json_integer_value(o);
+	*unc = (int64_t)json_integer_value(u);
+	return true;
+}
+
+/*
+ * What a member's times are corrected by: its clock offset when beyond its
+ * uncertainty (the node's clock is off for sure; the member applied it to
+ * its start too, runner/mode/startwait.h), else 0.
+ */
+static int64_t member_offset(const json_t *doc)
+{
+	int64_t off, unc;
+	return member_clock(doc, &off, &unc) && llabs(off) > unc ? off : 0;
 }
 
 /* A member document's context[key] (its pod, its node), "?" when absent. */
@@ -803,20 +843,21 @@ static const char *ctx_str(const json_t *doc, const char *key)
 /* Start skew of one iteration from the members' contexts, in ms; -1 when unknown. */
 static double start_skew_ms(json_t *const *docs, unsigned n)
 {
-	double lo = 0, hi = 0;
+	int64_t lo = 0, hi = 0; /* ns: a double would keep 256 ns of a time since the epoch */
 	for (unsigned m = 0; m < n; m++) {
 		const json_t *a = json_object_get(
 			json_object_get(json_object_get(docs[m], SB_RK_CONTEXT), SB_RK_CTX_START),
 			SB_RK_CTX_ACTUAL_NS);
-		if (!json_is_integer(a))
+		if (!json_is_integer(a) || json_integer_value(a) <= 0 ||
+		    json_integer_value(a) >= SB_MERGE_MAX_START_NS)
 			return -1;
-		double v = (double)json_integer_value(a);
+		int64_t v = (int64_t)json_integer_value(a) - member_offset(docs[m]);
 		if (!m || v < lo)
 			lo = v;
 		if (!m || v > hi)
 			hi = v;
 	}
-	return (hi - lo) / 1e6;
+	return (double)(hi - lo) / 1e6;
 }
 
 /* The actual start (ns) of workload group g in a member's context.start.groups; -1: none. */
@@ -861,6 +902,7 @@ static json_t *group_skews(json_t *const *docs, unsigned n)
 			double v = group_start_ns(docs[m], g);
 			if (v < 0)
 				break;
+			v -= (double)member_offset(docs[m]);
 			if (!m || v < lo)
 				lo = v;
 			if (!m || v > hi)
@@ -899,21 +941,255 @@ static json_t *skew_entry(const char *cls, unsigned it, unsigned at, json_t *con
 	return e;
 }
 
-/* One class's complete iterations: merged into agg, rows into rows/skews. */
+/* What the report of one class gathers; the arrays borrowed from br_dist_report. */
+struct class_report {
+	struct sb_agg *agg;
+	const char *cls;
+	unsigned pods;
+	json_t *rows, *skews, *warnings;
+	json_t *seen; /* {"check\x1fworkload": [iteration, ...]}: warnings said once per workload */
+	json_t *clock_said; /* {"node": true}: its clock-offset warning is said */
+	void (*warn)(void *, const char *);
+	void *wctx;
+	json_t **docs;		 /* [pods]: the iteration's member documents */
+	const json_t **jobs;	 /* [pods] */
+	struct sb_merge_pod *mp; /* [pods] */
+	double *iops, *tmp;	 /* [pods] */
+};
+
+/* Appends one validity warning (lib/report/validity.h's form); false on ENOMEM. */
+static bool warning(json_t *out, const char *check, const char *target, const char *workload,
+		    const char *message, const char *evidence, const char *fix)
+{
+	return append(out, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "check", check, "target", target,
+				     "workload", workload, "message", message, "evidence", evidence,
+				     "fix", fix));
+}
+
+/* Notes that check applies to workload in iteration it (said once per workload, below). */
+static bool note(struct class_report *cr, const char *check, const char *workload, unsigned it)
+{
+	char key[512];
+	snprintf(key, sizeof(key), "%s\x1f%s", check, workload);
+	json_t *its = json_object_get(cr->seen, key);
+	if (!its && (!(its = json_array()) || json_object_set_new(cr->seen, key, its)))
+		return false;
+	return append(its, json_integer(it));
+}
+
+/* The merged job's notes: late members named, by position, latency of the whole runs. */
+static bool merge_warnings(struct class_report *cr, const json_t *merged, const char *wl,
+			   unsigned it)
+{
+	const json_t *mi = json_object_get(json_object_get(merged, SB_RK_SB), SB_RK_SB_MERGE);
+	const char *al = jstr(mi, "alignment");
+	bool ok = true;
+	if (al && !strcmp(al, "index"))
+		ok = note(cr, SB_VALIDITY_INDEX_MERGE, wl, it);
+	for (int d = 0; ok && d < 2; d++) {
+		const char *lat = jstr(json_object_get(mi, sb_result_dir_keys[d]), "latency");
+		const char *win = jstr(json_object_get(mi, sb_result_dir_keys[d]), "window");
+		if (lat && !strcmp(lat, "run") && win && !strcmp(win, "series"))
+			ok = note(cr, SB_VALIDITY_RUN_LATENCY, wl, it);
+	}
+	for (unsigned m = 0; ok && m < cr->pods; m++) {
+		if (!cr->mp[m].late)
+			continue;
+		char msg[256], ev[512];
+		snprintf(msg, sizeof(msg),
+			 "member %u started late: the aggregate's window leaves out the %.0f ms "
+			 "before it",
+			 m + 1, cr->mp[m].late_ms);
+		snprintf(ev, sizeof(ev),
+			 "iteration %u: pod %s on node %s started measuring %.0f ms after the "
+			 "first member (bound %d ms)",
+			 it, ctx_str(cr->docs[m], SB_RK_CTX_POD),
+			 ctx_str(cr->docs[m], SB_RK_CTX_NODE), cr->mp[m].late_ms, SB_MERGE_LATE_MS);
+		ok = warning(cr->warnings, SB_VALIDITY_LATE_START, cr->cls, wl, msg, ev,
+			     "check the node's load and clock (NTP); a slow image pull or file "
+			     "layout delays a member");
+	}
+	return ok;
+}
+
+/* The notes of the class said once per workload, with their iterations. */
+static bool flush_notes(struct class_report *cr)
+{
+	const char *key;
+	json_t *its;
+	bool ok = true;
+	json_object_foreach(cr->seen, key, its)
+	{
+		const char *wl = strchr(key, '\x1f') + 1;
+		bool index =
+			!strncmp(key, SB_VALIDITY_INDEX_MERGE, strlen(SB_VALIDITY_INDEX_MERGE));
+		char ev[512];
+		size_t n = 0, i;
+		json_t *v;
+		n += (size_t)snprintf(ev, sizeof(ev), "iteration%s",
+				      json_array_size(its) > 1 ? "s" : "");
+		json_array_foreach(its, i, v) if (n < sizeof(ev)) n +=
+			(size_t)snprintf(ev + n, sizeof(ev) - n, "%s %lld", i ? "," : "",
+					 (long long)json_integer_value(v));
+		if (n < sizeof(ev))
+			snprintf(ev + n, sizeof(ev) - n, "%s",
+				 index ? ": results without storagebench.series_start_ns"
+				       : ": results without per-interval latency "
+					 "(storagebench.<dir>.clat_hist_series)");
+		ok = ok &&
+		     (index ? warning(cr->warnings, SB_VALIDITY_INDEX_MERGE, cr->cls, wl,
+				      "the members' series were merged by position, not by time "
+				      "(results of an older runner): a member that started late "
+				      "is not seen",
+				      ev, "run the benchmark again with the current runner image")
+			    : warning(cr->warnings, SB_VALIDITY_RUN_LATENCY, cr->cls, wl,
+				      "latency is over each member's whole run, IOPS over the "
+				      "seconds every member measured",
+				      ev,
+				      "fewer or shorter workloads per iteration keep the "
+				      "per-interval latency within a result ConfigMap"));
+	}
+	return ok;
+}
+
+/* Workload j of iteration it: merged into agg, a row per member. 0 or -ENOMEM. */
+static int report_job(struct class_report *cr, unsigned it, size_t j)
+{
+	json_t *merged = NULL;
+	char e2[512];
+	for (unsigned m = 0; m < cr->pods; m++) {
+		cr->jobs[m] = json_array_get(json_object_get(cr->docs[m], SB_RK_JOBS), j);
+		memset(&cr->mp[m], 0, sizeof(cr->mp[m]));
+		cr->mp[m].clock_offset_ns = member_offset(cr->docs[m]);
+	}
+	int r = sb_merge_pods(cr->jobs, cr->mp, cr->pods, &merged, e2, sizeof(e2));
+	const char *wl = r ? NULL : jstr(merged, SB_RK_JOBNAME);
+	if (r == 0 && !merge_warnings(cr, merged, wl ? wl : "?", it))
+		r = -ENOMEM;
+	if (r == 0)
+		r = sb_agg_add(cr->agg, cr->cls, it, merged, e2, sizeof(e2));
+	json_decref(merged);
+	if (r == -ENOMEM)
+		return r;
+	if (r && r != -EEXIST) {
+		char msg[1024];
+		snprintf(msg, sizeof(msg), "%s, iteration %u, jobs[%zu] not merged: %s", cr->cls,
+			 it, j, e2);
+		cr->warn(cr->wctx, msg);
+		return 0;
+	}
+	for (unsigned m = 0; m < cr->pods; m++)
+		cr->tmp[m] = cr->iops[m] = cr->mp[m].iops[0] + cr->mp[m].iops[1];
+	double med = sb_merge_median(cr->tmp, cr->pods);
+	for (unsigned m = 0; m < cr->pods; m++) {
+		const char *name = jstr(cr->jobs[m], SB_RK_JOBNAME);
+		const struct sb_merge_pod *p = &cr->mp[m];
+		int64_t off, unc;
+		bool clk = member_clock(cr->docs[m], &off, &unc);
+		if (!append(cr->rows,
+			    json_pack("{s:s,s:s,s:I,s:I,s:s,s:s,s:f,s:f,s:f,s:f,s:b,s:f,s:o,s:o}",
+				      "target", cr->cls, "workload", name ? name : "?", "iteration",
+				      (json_int_t)it, "member", (json_int_t)m + 1, "pod",
+				      ctx_str(cr->docs[m], SB_RK_CTX_POD), "node",
+				      ctx_str(cr->docs[m], SB_RK_CTX_NODE), "read-iops", p->iops[0],
+				      "write-iops", p->iops[1], "read-bw", p->bw_bytes[0],
+				      "write-bw", p->bw_bytes[1], "straggler",
+				      sb_merge_straggler(cr->iops[m], med), "late_ms", p->late_ms,
+				      "clock_offset_ms",
+				      clk ? json_real((double)off / 1e6) : json_null(),
+				      "clock_uncertainty_ms",
+				      clk ? json_real((double)unc / 1e6) : json_null())))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* A clock-offset warning for each member's node off the controller's beyond the tolerance. */
+static bool clock_warnings(struct class_report *cr, unsigned it)
+{
+	for (unsigned m = 0; m < cr->pods; m++) {
+		int64_t off, unc;
+		const char *node = ctx_str(cr->docs[m], SB_RK_CTX_NODE);
+		if (!member_clock(cr->docs[m], &off, &unc) || !member_offset(cr->docs[m]) ||
+		    llabs(off) <= (long long)BR_CLOCK_TOLERANCE_MS * 1000000 ||
+		    json_object_get(cr->clock_said, node))
+			continue;
+		char msg[256], ev[512];
+		snprintf(msg, sizeof(msg),
+			 "node %s's clock is off the controller's by %+.1f ms: its members' times "
+			 "are corrected by the measured offset",
+			 node, (double)off / 1e6);
+		snprintf(ev, sizeof(ev),
+			 "iteration %u: member %u (pod %s) measured %+.1f ms +- %.1f ms at the "
+			 "start "
+			 "barrier (tolerance %d ms)",
+			 it, m + 1, ctx_str(cr->docs[m], SB_RK_CTX_POD), (double)off / 1e6,
+			 (double)unc / 1e6, BR_CLOCK_TOLERANCE_MS);
+		if (json_object_set_new(cr->clock_said, node, json_true()) ||
+		    !warning(cr->warnings, SB_VALIDITY_CLOCK_OFFSET, cr->cls, "(all)", msg, ev,
+			     "synchronise the node's clock (NTP, chrony)"))
+			return false;
+	}
+	return true;
+}
+
+/* Iteration it of attempt at: the members' documents read, each workload merged. 0 or -ENOMEM. */
+static int report_iteration(struct class_report *cr, const struct br_ref *run, const json_t *cmlist,
+			    const char *run_label, const char *cls_label, unsigned it, unsigned at)
+{
+	char why[768];
+	unsigned m;
+	int ret = 0;
+	for (m = 0; m < cr->pods; m++) {
+		why[0] = '\0';
+		cr->docs[m] = member_doc(cmlist, run, cr->cls, run_label, cls_label, it, at, m + 1,
+					 why, sizeof(why));
+		if (!cr->docs[m])
+			break;
+	}
+	if (m < cr->pods) {
+		char msg[1024];
+		snprintf(msg, sizeof(msg), "%s, iteration %u was skipped: %s", cr->cls, it, why);
+		cr->warn(cr->wctx, msg);
+	} else if (!append(cr->skews, skew_entry(cr->cls, it, at, cr->docs, cr->pods)) ||
+		   !clock_warnings(cr, it)) {
+		ret = -ENOMEM;
+	}
+	size_t nj = m < cr->pods ? 0 : json_array_size(json_object_get(cr->docs[0], SB_RK_JOBS));
+	for (size_t j = 0; j < nj && !ret; j++)
+		ret = report_job(cr, it, j);
+	for (unsigned k = 0; k < m; k++)
+		json_decref(cr->docs[k]);
+	return ret;
+}
+
+/* One class's complete iterations: merged into agg, rows into rows/skews, warnings. */
 static int report_class(struct sb_agg *agg, const struct br_ref *run, const struct br_spec *s,
 			const char *cls, const json_t *cmlist, json_t *rows, json_t *skews,
-			void (*warn)(void *, const char *), void *wctx)
+			json_t *warnings, void (*warn)(void *, const char *), void *wctx)
 {
-	char run_label[64], cls_label[64], why[768];
+	char run_label[64], cls_label[64];
 	unsigned *complete = calloc(MAX_ITER + 1, sizeof(*complete));
-	json_t **docs = calloc(s->pods, sizeof(*docs));
-	const json_t **jobs = calloc(s->pods, sizeof(*jobs));
-	double *iops = calloc(s->pods, sizeof(*iops)), *tmp = calloc(s->pods, sizeof(*tmp));
-	struct sb_result_job *rj = calloc(s->pods, sizeof(*rj)); /* jobs[m], read once */
+	struct class_report cr = {agg,
+				  cls,
+				  s->pods,
+				  rows,
+				  skews,
+				  warnings,
+				  json_object(),
+				  json_object(),
+				  warn,
+				  wctx,
+				  calloc(s->pods, sizeof(json_t *)),
+				  calloc(s->pods, sizeof(json_t *)),
+				  calloc(s->pods, sizeof(struct sb_merge_pod)),
+				  calloc(s->pods, sizeof(double)),
+				  calloc(s->pods, sizeof(double))};
 	time_t newest;
 	int ret = -ENOMEM;
 
-	if (!complete || !docs || !jobs || !iops || !tmp || !rj)
+	if (!complete || !cr.seen || !cr.clock_said || !cr.docs || !cr.jobs || !cr.mp || !cr.iops ||
+	    !cr.tmp)
 		goto out;
 	ret = -EINVAL;
 	if (sb_name_label(run_label, sizeof(run_label), run->name) ||
@@ -922,89 +1198,21 @@ static int report_class(struct sb_agg *agg, const struct br_ref *run, const stru
 	if ((ret = complete_iterations(run, s, cls, run_label, cls_label, cmlist, complete,
 				       &newest)))
 		goto out;
-	for (unsigned it = 1; it <= s->iterations; it++) {
-		unsigned at = complete[it], m;
-		if (!at)
-			continue;
-		for (m = 0; m < s->pods; m++) {
-			why[0] = '\0';
-			docs[m] = member_doc(cmlist, run, cls, run_label, cls_label, it, at, m + 1,
-					     why, sizeof(why));
-			if (!docs[m])
-				break;
-		}
-		if (m < s->pods) {
-			char msg[1024];
-			snprintf(msg, sizeof(msg), "%s, iteration %u was skipped: %s", cls, it,
-				 why);
-			warn(wctx, msg);
-			for (unsigned k = 0; k < m; k++)
-				json_decref(docs[k]);
-			continue;
-		}
-		if (!append(skews, skew_entry(cls, it, at, docs, s->pods)))
-			ret = -ENOMEM;
-		size_t nj = json_array_size(json_object_get(docs[0], SB_RK_JOBS));
-		for (size_t j = 0; j < nj && ret != -ENOMEM; j++) {
-			json_t *merged = NULL;
-			char e2[512];
-			for (m = 0; m < s->pods; m++) {
-				jobs[m] = json_array_get(json_object_get(docs[m], SB_RK_JOBS), j);
-				member_job(jobs[m], &rj[m]);
-				iops[m] = rj[m].dir[SB_RDIR_READ].iops +
-					  rj[m].dir[SB_RDIR_WRITE].iops;
-				tmp[m] = iops[m];
-			}
-			int r = sb_merge_jobs(jobs, s->pods, &merged, e2, sizeof(e2));
-			if (r == 0)
-				r = sb_agg_add(agg, cls, it, merged, e2, sizeof(e2));
-			json_decref(merged);
-			if (r == -ENOMEM) {
-				ret = -ENOMEM;
-				break;
-			}
-			if (r && r != -EEXIST) {
-				char msg[1024];
-				snprintf(msg, sizeof(msg),
-					 "%s, iteration %u, jobs[%zu] not merged: %s", cls, it, j,
-					 e2);
-				warn(wctx, msg);
-				continue;
-			}
-			double med = sb_merge_median(tmp, s->pods);
-			for (m = 0; m < s->pods; m++) {
-				const char *wl = jstr(jobs[m], SB_RK_JOBNAME);
-				if (!append(rows,
-					    json_pack(
-						    "{s:s,s:s,s:I,s:I,s:s,s:s,s:f,s:f,s:f,s:f,s:b}",
-						    "target", cls, "workload", wl ? wl : "?",
-						    "iteration", (json_int_t)it, "member",
-						    (json_int_t)m + 1, "pod",
-						    ctx_str(docs[m], SB_RK_CTX_POD), "node",
-						    ctx_str(docs[m], SB_RK_CTX_NODE), "read-iops",
-						    rj[m].dir[SB_RDIR_READ].iops, "write-iops",
-						    rj[m].dir[SB_RDIR_WRITE].iops, "read-bw",
-						    rj[m].dir[SB_RDIR_READ].bw_bytes, "write-bw",
-						    rj[m].dir[SB_RDIR_WRITE].bw_bytes, "straggler",
-						    sb_merge_straggler(iops[m], med)))) {
-					ret = -ENOMEM;
-					break;
-				}
-			}
-		}
-		for (m = 0; m < s->pods; m++)
-			json_decref(docs[m]);
-		if (ret == -ENOMEM)
-			goto out;
-	}
-	ret = 0;
+	for (unsigned it = 1; it <= s->iterations && !ret; it++)
+		if (complete[it])
+			ret = report_iteration(&cr, run, cmlist, run_label, cls_label, it,
+					       complete[it]);
+	if (!ret && !flush_notes(&cr))
+		ret = -ENOMEM;
 out:
 	free(complete);
-	free(docs);
-	free(jobs);
-	free(iops);
-	free(tmp);
-	free(rj);
+	json_decref(cr.seen);
+	json_decref(cr.clock_said);
+	free(cr.docs);
+	free(cr.jobs);
+	free(cr.mp);
+	free(cr.iops);
+	free(cr.tmp);
 	return ret;
 }
 
@@ -1077,26 +1285,44 @@ int br_dist_report(struct sb_agg *agg, const struct br_ref *run, const struct br
 		   const json_t *cmlist, json_t **extra, void (*warn)(void *ctx, const char *msg),
 		   void *warn_ctx)
 {
-	json_t *rows = json_array(), *skews = json_array(), *nodes = NULL;
+	json_t *rows = json_array(), *skews = json_array(), *warnings = json_array(), *nodes = NULL;
 	int ret = -ENOMEM;
 	*extra = NULL;
-	if (!rows || !skews)
+	if (!rows || !skews || !warnings)
 		goto out;
 	for (size_t i = 0; i < s->nclasses; i++)
-		if ((ret = report_class(agg, run, s, s->classes[i], cmlist, rows, skews, warn,
-					warn_ctx)) == -ENOMEM)
+		if ((ret = report_class(agg, run, s, s->classes[i], cmlist, rows, skews, warnings,
+					warn, warn_ctx)) == -ENOMEM)
 			goto out;
 	ret = -ENOMEM;
 	if (!(nodes = node_rows(rows)))
 		goto out;
-	*extra = json_pack("{s:I,s:s,s:s,s:f,s:O,s:O,s:O}", "podsPerClass", (json_int_t)s->pods,
-			   "volume", br_volume_sharing_name(s->volume_sharing), "spread",
-			   br_spread_name(s->spread), "stragglerRatio", SB_MERGE_STRAGGLER_RATIO,
-			   "pods", rows, "nodes", nodes, "skew", skews);
+	*extra = json_pack("{s:I,s:s,s:s,s:f,s:I,s:O,s:O,s:O,s:O}", "podsPerClass",
+			   (json_int_t)s->pods, "volume", br_volume_sharing_name(s->volume_sharing),
+			   "spread", br_spread_name(s->spread), "stragglerRatio",
+			   SB_MERGE_STRAGGLER_RATIO, "lateBoundMs", (json_int_t)SB_MERGE_LATE_MS,
+			   "pods", rows, "nodes", nodes, "skew", skews, "warnings", warnings);
 	ret = *extra ? 0 : -ENOMEM;
 out:
 	json_decref(rows);
 	json_decref(skews);
+	json_decref(warnings);
 	json_decref(nodes);
 	return ret;
+}
+
+int br_dist_annotate(json_t *report)
+{
+	json_t *dist = json_object_get(report, "distributed");
+	json_t *from = json_object_get(dist, "warnings"), *to = json_object_get(report, "warnings");
+	if (!json_is_array(from))
+		return 0;
+	if (!json_is_array(to)) {
+		if (json_object_set_new(report, "warnings", json_array()))
+			return -ENOMEM;
+		to = json_object_get(report, "warnings");
+	}
+	if (json_array_extend(to, from))
+		return -ENOMEM;
+	return json_object_del(dist, "warnings") ? -ENOMEM : 0;
 }

@@ -42,6 +42,7 @@ struct br_dist_obs {
 		unsigned iteration, attempt, group;
 	} starts[BR_DIST_MAX_STARTS];
 	size_t nstarts;
+	unsigned pods;	 /* members per attempt (the start's clock exchange names each) */
 	char done[4096]; /* "1,2,3": iterations with a complete attempt (SB_DONE_ITERATIONS) */
 	/* live members of a failed attempt: stopped before the next attempt starts */
 	char stop[BR_DIST_MAX_STOP][64];
@@ -97,14 +98,24 @@ int br_dist_start(const struct br_ops *ops, const struct br_ref *run, const char
 
 /*
  * The results of distributed classes for the report: for each complete
- * iteration the members' results merged (lib/stats/merge.h) and added to agg;
- * per-pod rows, nodes, stragglers and start skew into *extra (a new
- * object, {"pods": [...], "nodes": [...], "skew": [...]}) . Malformed
+ * iteration the members' results merged (lib/stats/merge.h: by time, each
+ * member's start corrected by its measured clock offset) and added to agg;
+ * per-pod rows (each member's figures over the merge's window, so they add
+ * up to the aggregate), nodes, stragglers and start skew into *extra (a
+ * new object, {"pods": [...], "nodes": [...], "skew": [...], "warnings":
+ * [...]}), the warnings in lib/report/validity.h's form (late-start,
+ * index-merge, run-latency, clock-offset) for br_dist_annotate. Malformed
  * results are reported in warn (called per problem). Returns 0 or -ENOMEM.
  */
 struct sb_agg;
 int br_dist_report(struct sb_agg *agg, const struct br_ref *run, const struct br_spec *s,
 		   const json_t *cmlist, json_t **extra, void (*warn)(void *ctx, const char *msg),
 		   void *warn_ctx);
+
+/*
+ * Moves report["distributed"]["warnings"] to the end of report["warnings"]
+ * (after sb_validity_annotate set it). 0 or -ENOMEM.
+ */
+int br_dist_annotate(json_t *report);
 
 #endif

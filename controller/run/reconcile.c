@@ -757,7 +757,8 @@ static int build_report(struct br_controller *c, const struct br_ref *ref, const
 		r = -ENOMEM;
 	json_decref(extra);
 	json_t *lc = r ? NULL : br_lifecycle_docs(ref, ob->cmlist);
-	if (!r && (!lc || sb_validity_annotate(val, *report) || br_lifecycle_annotate(*report, lc)))
+	if (!r && (!lc || sb_validity_annotate(val, *report) || br_dist_annotate(*report) ||
+		   br_lifecycle_annotate(*report, lc)))
 		r = -ENOMEM;
 	json_decref(lc);
 	sb_validity_free(val);

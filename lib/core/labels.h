@@ -128,6 +128,15 @@
 #define SB_COMPONENT_START "start"
 /* The start ConfigMap's key: the start time in nanoseconds since the epoch (decimal). */
 #define SB_START_KEY "startUnixNano"
+/*
+ * The clock exchange at the barrier (docs/distributed.md, "Clocks"): a ready
+ * ConfigMap's sentUnixNano is the member's clock when it made it; the start
+ * ConfigMap's sentUnixNano the controller's when it made it, and its
+ * readySeenUnixNano {"<member>": ns, ...} (JSON text) when it first saw each
+ * member's ready mark, on its clock. ns since the epoch, decimal.
+ */
+#define SB_START_SENT_KEY "sentUnixNano"
+#define SB_START_SEEN_KEY "readySeenUnixNano"
 /* The environment of every runner pod: controller/run/manifests.c sets it, runner/mode/pod.c reads it. */
 #define SB_ENV_RUN	  "SB_RUN"	  /* the BenchmarkRun's name */
 #define SB_ENV_RUN_UID	  "SB_RUN_UID"	  /* its UID: the owner of what the runner writes */

@@ -27,6 +27,15 @@
  *   no-latency       gtod_reduce: latencies were not measured
  *   implausible      faster than the baseline class by more than a
  *                    plausible factor (default 10x) on the same workload
+ * and those of distributed runs (controller/distrib/distrib.c, docs/distributed.md):
+ *   late-start       a member started measuring more than SB_MERGE_LATE_MS
+ *                    after the first (named with its pod and node)
+ *   index-merge      members' series merged by position (results of an
+ *                    older runner without the series' start)
+ *   run-latency      latency over the members' whole runs, not the window
+ *                    (per-interval latency dropped to fit a ConfigMap)
+ *   clock-offset     a member's node clock is off the controller's by more
+ *                    than the tolerance
  * A check without the data it needs (no node memory, no baseline, one
  * iteration for the CV) does not warn.
  */
@@ -45,6 +54,10 @@
 #define SB_VALIDITY_ENGINE_FALLBACK "engine-fallback"
 #define SB_VALIDITY_NO_LATENCY	    "no-latency"
 #define SB_VALIDITY_IMPLAUSIBLE	    "implausible"
+#define SB_VALIDITY_LATE_START	    "late-start"
+#define SB_VALIDITY_INDEX_MERGE	    "index-merge"
+#define SB_VALIDITY_RUN_LATENCY	    "run-latency"
+#define SB_VALIDITY_CLOCK_OFFSET    "clock-offset"
 
 /* The runner's extra with the node's memory (storagebench.node_mem_bytes). */
 #define SB_VALIDITY_NODE_MEM_KEY "node_mem_bytes"

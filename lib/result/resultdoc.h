@@ -19,9 +19,10 @@
  *                       "lat_ns"|"clat_ns": {"min", "max", "mean",
  *                                 "stddev", "N", "percentile": {"99.000000": ..}}},
  *              "sync": {"total_ios", "lat_ns": {...}},
- *              "storagebench": {"interval_ms",
+ *              "storagebench": {"interval_ms", "series_start_ns",
  *                       "read"|"write"|"trim"|"sync": {"clat_hist", "ios_series",
- *                                                      "bytes_series"}, ...}}, ...],
+ *                                "bytes_series", "clat_hist_series",
+ *                                "clat_sum_series", "lat_sum_series"}, ...}}, ...],
  *    "context": {...}}
  */
 #ifndef SB_LIB_RESULT_RESULTDOC_H
@@ -49,46 +50,69 @@
 #define SB_RK_CTX_GROUPS     "groups" /* [{"group", "planned_ns", "actual_ns"}] */
 #define SB_RK_CTX_GROUP	     "group"
 #define SB_RK_CTX_START	     "start"
-#define SB_RK_JOBNAME	     "jobname"
-#define SB_RK_ERROR	     "error"
-#define SB_RK_JOB_OPTIONS    "job options"
-#define SB_RK_ENGINE	     "engine"
-#define SB_RK_ENGINE_ASKED   "asked"
-#define SB_RK_ENGINE_RAN     "ran"
-#define SB_RK_ENGINE_REASON  "reason"
-#define SB_RK_ENGINE_IODEPTH "iodepth"
-#define SB_RK_READ	     "read"
-#define SB_RK_WRITE	     "write"
-#define SB_RK_TRIM	     "trim"
-#define SB_RK_SYNC	     "sync"
-#define SB_RK_MIXED	     "mixed" /* fio's unified_rw_reporting: reads and writes as one */
-#define SB_RK_IO_BYTES	     "io_bytes"
-#define SB_RK_IO_KBYTES	     "io_kbytes"
-#define SB_RK_BW_BYTES	     "bw_bytes"
-#define SB_RK_BW	     "bw" /* KiB/s (kb_base) */
-#define SB_RK_IOPS	     "iops"
-#define SB_RK_RUNTIME	     "runtime" /* ms */
-#define SB_RK_TOTAL_IOS	     "total_ios"
-#define SB_RK_LAT_NS	     "lat_ns"
-#define SB_RK_CLAT_NS	     "clat_ns"
-#define SB_RK_SLAT_NS	     "slat_ns"
-#define SB_RK_MIN	     "min"
-#define SB_RK_MAX	     "max"
-#define SB_RK_MEAN	     "mean"
-#define SB_RK_STDDEV	     "stddev"
-#define SB_RK_N		     "N"
-#define SB_RK_PERCENTILE     "percentile"
-#define SB_RK_STEADYSTATE    "steadystate"
+/* context.clock: the member's node clock minus the controller's, from the barriers' exchanges */
+#define SB_RK_CTX_CLOCK		 "clock"
+#define SB_RK_CTX_OFFSET_NS	 "offset_ns"
+#define SB_RK_CTX_UNCERTAINTY_NS "uncertainty_ns"
+#define SB_RK_CTX_ROUND_TRIP_NS	 "round_trip_ns"
+#define SB_RK_CTX_EXCHANGES	 "exchanges"
+#define SB_RK_JOBNAME		 "jobname"
+#define SB_RK_ERROR		 "error"
+#define SB_RK_JOB_OPTIONS	 "job options"
+#define SB_RK_ENGINE		 "engine"
+#define SB_RK_ENGINE_ASKED	 "asked"
+#define SB_RK_ENGINE_RAN	 "ran"
+#define SB_RK_ENGINE_REASON	 "reason"
+#define SB_RK_ENGINE_IODEPTH	 "iodepth"
+#define SB_RK_READ		 "read"
+#define SB_RK_WRITE		 "write"
+#define SB_RK_TRIM		 "trim"
+#define SB_RK_SYNC		 "sync"
+#define SB_RK_MIXED		 "mixed" /* fio's unified_rw_reporting: reads and writes as one */
+#define SB_RK_IO_BYTES		 "io_bytes"
+#define SB_RK_IO_KBYTES		 "io_kbytes"
+#define SB_RK_BW_BYTES		 "bw_bytes"
+#define SB_RK_BW		 "bw" /* KiB/s (kb_base) */
+#define SB_RK_IOPS		 "iops"
+#define SB_RK_RUNTIME		 "runtime" /* ms */
+#define SB_RK_TOTAL_IOS		 "total_ios"
+#define SB_RK_LAT_NS		 "lat_ns"
+#define SB_RK_CLAT_NS		 "clat_ns"
+#define SB_RK_SLAT_NS		 "slat_ns"
+#define SB_RK_MIN		 "min"
+#define SB_RK_MAX		 "max"
+#define SB_RK_MEAN		 "mean"
+#define SB_RK_STDDEV		 "stddev"
+#define SB_RK_N			 "N"
+#define SB_RK_PERCENTILE	 "percentile"
+#define SB_RK_STEADYSTATE	 "steadystate"
 /* the storagebench extras of a job */
 #define SB_RK_SB	      "storagebench"
 #define SB_RK_SB_INTERVAL_MS  "interval_ms"
 #define SB_RK_SB_CLAT_HIST    "clat_hist" /* [[bucket index, count], ...] (lib/stats/hist.h) */
 #define SB_RK_SB_IOS_SERIES   "ios_series"
 #define SB_RK_SB_BYTES_SERIES "bytes_series"
-#define SB_RK_SB_NJOBS	      "jobs"   /* the clones (numjobs) merged into the job */
-#define SB_RK_SB_MERGE	      "merge"  /* lib/stats/merge.c: how the pods' results were merged */
-#define SB_RK_SB_ERRORS	      "errors" /* {read, write, enospc, eio, message} */
-#define SB_RK_SB_ERRORS_MSG   "message"
+/*
+ * The series' place in time and per-interval latency (results of older
+ * runners lack them and are merged by position, lib/stats/merge.h):
+ * series_start_ns is CLOCK_REALTIME in ns since the epoch, on the runner's
+ * own clock, at the start of interval 0 of every direction's series (the
+ * measurement's start, after ramp_time); per interval i of a direction,
+ * clat_hist_series[i] is the completion-latency histogram of the I/Os
+ * counted in ios_series[i] as [gap, count, gap, count, ...] over its
+ * non-empty buckets (lib/stats/hist.h's layout; gap is the bucket index
+ * minus the previous non-empty bucket's, the first gap the index itself),
+ * clat_sum_series[i] and lat_sum_series[i] the sums of their clat_ns and
+ * lat_ns in ns.
+ */
+#define SB_RK_SB_SERIES_START_NS  "series_start_ns"
+#define SB_RK_SB_CLAT_HIST_SERIES "clat_hist_series"
+#define SB_RK_SB_CLAT_SUM_SERIES  "clat_sum_series"
+#define SB_RK_SB_LAT_SUM_SERIES	  "lat_sum_series"
+#define SB_RK_SB_NJOBS		  "jobs"  /* the clones (numjobs) merged into the job */
+#define SB_RK_SB_MERGE		  "merge" /* lib/stats/merge.c: how the pods' results were merged */
+#define SB_RK_SB_ERRORS		  "errors" /* {read, write, enospc, eio, message} */
+#define SB_RK_SB_ERRORS_MSG	  "message"
 /* fio's steadystate.attained, and the runner's storagebench.steadystate.attained_ms */
 #define SB_RK_SS_ATTAINED    "attained"
 #define SB_RK_SB_ATTAINED_MS "attained_ms"

@@ -11,15 +11,36 @@ struct sb_job_result *sb_job_result_new(void)
 	return calloc(1, sizeof(struct sb_job_result));
 }
 
+void sb_series_release(struct sb_series *s)
+{
+	free(s->ios);
+	free(s->bytes);
+	free(s->clat_sum);
+	free(s->lat_sum);
+	free(s->hoff);
+	free(s->hb);
+	memset(s, 0, sizeof(*s));
+}
+
 void sb_job_result_free(struct sb_job_result *r)
 {
 	if (!r)
 		return;
-	for (int d = 0; d < SB_NDDIR; d++) {
-		free(r->dir[d].series.ios);
-		free(r->dir[d].series.bytes);
-	}
+	for (int d = 0; d < SB_NDDIR; d++)
+		sb_series_release(&r->dir[d].series);
 	free(r);
+}
+
+/* Grows *p (of elem-sized entries) to hold n; 0 or -ENOMEM (*p unchanged). */
+static int grow(void **p, size_t elem, size_t n)
+{
+	if (n > SIZE_MAX / elem)
+		return -ENOMEM;
+	void *a = realloc(*p, n * elem);
+	if (!a)
+		return -ENOMEM;
+	*p = a;
+	return 0;
 }
 
 static int series_reserve(struct sb_series *s, size_t n)
@@ -29,25 +50,121 @@ static int series_reserve(struct sb_series *s, size_t n)
 	size_t cap = s->cap ? s->cap : 16;
 	while (cap < n)
 		cap *= 2;
-	uint64_t *a = realloc(s->ios, cap * sizeof(*a));
-	if (!a)
+	if (grow((void **)&s->ios, sizeof(uint64_t), cap) ||
+	    grow((void **)&s->bytes, sizeof(uint64_t), cap) ||
+	    grow((void **)&s->clat_sum, sizeof(uint64_t), cap) ||
+	    grow((void **)&s->lat_sum, sizeof(uint64_t), cap) ||
+	    grow((void **)&s->hoff, sizeof(size_t), cap + 1))
 		return -ENOMEM;
-	s->ios = a;
-	uint64_t *b = realloc(s->bytes, cap * sizeof(*b));
-	if (!b)
-		return -ENOMEM;
-	s->bytes = b;
 	s->cap = cap;
 	return 0;
 }
 
-int sb_series_push(struct sb_series *s, uint64_t ios, uint64_t bytes)
+/* Room for n pairs; 0, 1 beyond SB_SERIES_MAX_PAIRS, -ENOMEM. */
+static int pairs_reserve(struct sb_series *s, size_t n)
+{
+	if (n > SB_SERIES_MAX_PAIRS)
+		return 1;
+	if (n <= s->hcap)
+		return 0;
+	size_t cap = s->hcap ? s->hcap : 256;
+	while (cap < n)
+		cap *= 2;
+	if (cap > SB_SERIES_MAX_PAIRS)
+		cap = SB_SERIES_MAX_PAIRS;
+	if (grow((void **)&s->hb, sizeof(uint64_t), cap))
+		return -ENOMEM;
+	s->hcap = cap;
+	return 0;
+}
+
+int sb_series_push(struct sb_series *s, const struct sb_interval *iv)
 {
 	if (series_reserve(s, s->n + 1))
 		return -ENOMEM;
-	s->ios[s->n] = ios;
-	s->bytes[s->n] = bytes;
+	if (!s->n)
+		s->hoff[0] = 0;
+	if (iv->hist && s->nhist == s->n) {
+		size_t k = 0;
+		for (unsigned b = 0; b < SB_HIST_NR; b++)
+			k += iv->hist->bucket[b] != 0;
+		int r = pairs_reserve(s, s->hn + k);
+		if (r < 0)
+			return r;
+		for (unsigned b = 0; !r && b < SB_HIST_NR; b++)
+			if (iv->hist->bucket[b])
+				s->hb[s->hn++] = SB_SERIES_PAIR(b, iv->hist->bucket[b]);
+		if (!r)
+			s->nhist++;
+	}
+	s->ios[s->n] = iv->ios;
+	s->bytes[s->n] = iv->bytes;
+	s->clat_sum[s->n] = iv->clat_sum;
+	s->lat_sum[s->n] = iv->lat_sum;
 	s->n++;
+	s->hoff[s->n] = s->hn;
+	return 0;
+}
+
+/* Interval i of a's and b's histograms added bucket by bucket, appended to out. */
+static void pairs_add(const struct sb_series *a, const struct sb_series *b, size_t i,
+		      struct sb_series *out)
+{
+	size_t x = a->hoff[i], xe = a->hoff[i + 1], y = b->hoff[i], ye = b->hoff[i + 1];
+	while (x < xe || y < ye) {
+		unsigned bx = x < xe ? SB_SERIES_PAIR_BUCKET(a->hb[x]) : SB_HIST_NR;
+		unsigned by = y < ye ? SB_SERIES_PAIR_BUCKET(b->hb[y]) : SB_HIST_NR;
+		unsigned bk = bx < by ? bx : by;
+		uint64_t c = 0;
+		if (bx == bk)
+			c += SB_SERIES_PAIR_COUNT(a->hb[x++]);
+		if (by == bk)
+			c += SB_SERIES_PAIR_COUNT(b->hb[y++]);
+		out->hb[out->hn++] = SB_SERIES_PAIR(bk, c);
+	}
+}
+
+/*
+ * a += b interval by interval over their common prefix (b's whole series
+ * when a is empty): counts, sums, and the histograms of the intervals both
+ * have one for. 0 or -ENOMEM (a unchanged).
+ */
+static int series_merge(struct sb_series *a, const struct sb_series *b)
+{
+	bool fresh = a->n == 0;
+	size_t n = fresh ? b->n : (b->n < a->n ? b->n : a->n);
+	struct sb_series m = {0};
+	if (!n) {
+		sb_series_release(a);
+		return 0;
+	}
+	size_t nh = fresh ? b->nhist : (a->nhist < b->nhist ? a->nhist : b->nhist);
+	nh = nh < n ? nh : n;
+	size_t pairs = (fresh ? 0 : a->hoff[nh]) + b->hoff[nh];
+	if (series_reserve(&m, n) || (pairs && grow((void **)&m.hb, sizeof(uint64_t), pairs))) {
+		sb_series_release(&m);
+		return -ENOMEM;
+	}
+	m.hcap = pairs;
+	m.hoff[0] = 0;
+	for (size_t i = 0; i < n; i++) {
+		m.ios[i] = b->ios[i] + (fresh ? 0 : a->ios[i]);
+		m.bytes[i] = b->bytes[i] + (fresh ? 0 : a->bytes[i]);
+		m.clat_sum[i] = b->clat_sum[i] + (fresh ? 0 : a->clat_sum[i]);
+		m.lat_sum[i] = b->lat_sum[i] + (fresh ? 0 : a->lat_sum[i]);
+		size_t k = i < nh ? b->hoff[i + 1] - b->hoff[i] : 0;
+		if (fresh && k) {
+			memcpy(m.hb + m.hn, b->hb + b->hoff[i], k * sizeof(uint64_t));
+			m.hn += k;
+		} else if (!fresh && i < nh) {
+			pairs_add(a, b, i, &m);
+		}
+		m.hoff[i + 1] = m.hn;
+	}
+	m.n = n;
+	m.nhist = nh;
+	sb_series_release(a);
+	*a = m;
 	return 0;
 }
 
@@ -65,22 +182,7 @@ int sb_dir_result_merge(struct sb_dir_result *a, const struct sb_dir_result *b)
 	sb_stat_merge(&a->bw_samples, &b->bw_samples);
 	sb_stat_merge(&a->iops_samples, &b->iops_samples);
 	/* series: element-wise sum over the common prefix */
-	size_t n = b->series.n;
-	if (a->series.n == 0 && n) {
-		if (series_reserve(&a->series, n))
-			return -ENOMEM;
-		memcpy(a->series.ios, b->series.ios, n * sizeof(uint64_t));
-		memcpy(a->series.bytes, b->series.bytes, n * sizeof(uint64_t));
-		a->series.n = n;
-	} else {
-		if (n < a->series.n)
-			a->series.n = n;
-		for (size_t i = 0; i < a->series.n; i++) {
-			a->series.ios[i] += b->series.ios[i];
-			a->series.bytes[i] += b->series.bytes[i];
-		}
-	}
-	return 0;
+	return series_merge(&a->series, &b->series);
 }
 
 int sb_job_result_merge(struct sb_job_result *dst, const struct sb_job_result *src)
@@ -95,6 +197,7 @@ int sb_job_result_merge(struct sb_job_result *dst, const struct sb_job_result *s
 		dst->groupid = src->groupid;
 		dst->job = src->job;
 		dst->interval_us = src->interval_us;
+		dst->series_start_ns = src->series_start_ns;
 		memcpy(dst->engine_asked, src->engine_asked, sizeof(dst->engine_asked));
 		memcpy(dst->engine_ran, src->engine_ran, sizeof(dst->engine_ran));
 		memcpy(dst->engine_reason, src->engine_reason, sizeof(dst->engine_reason));
@@ -108,6 +211,9 @@ int sb_job_result_merge(struct sb_job_result *dst, const struct sb_job_result *s
 		if (!dst->ss.attained)
 			dst->ss.attained_ms = 0;
 	}
+	if (src->series_start_ns && src->series_start_ns < dst->series_start_ns)
+		dst->series_start_ns =
+			src->series_start_ns; /* clones start at one gate: us apart */
 	dst->njobs += src->njobs ? src->njobs : 1;
 	if (src->runtime_us > dst->runtime_us)
 		dst->runtime_us = src->runtime_us;

@@ -31,11 +31,34 @@ struct sb_ss_result {
 	uint64_t iops[SB_SS_MAX_WINDOW], bw[SB_SS_MAX_WINDOW];
 };
 
+/*
+ * Per-interval figures of one direction. The completion-latency histogram
+ * of interval i is kept as its non-empty buckets, hb[hoff[i] ..
+ * hoff[i + 1]), each SB_SERIES_PAIR(bucket, count). At most
+ * SB_SERIES_MAX_PAIRS buckets are kept; the intervals after that have no
+ * histogram (nhist < n) and none is written.
+ */
+#define SB_SERIES_MAX_PAIRS	 (1u << 18) /* 2 MiB per direction and clone */
+#define SB_SERIES_PAIR(b, c)	 (((uint64_t)(b) << 48) | ((c) & ((UINT64_C(1) << 48) - 1)))
+#define SB_SERIES_PAIR_BUCKET(p) ((unsigned)((p) >> 48))
+#define SB_SERIES_PAIR_COUNT(p)	 ((p) & ((UINT64_C(1) << 48) - 1))
+
 struct sb_series {
-	uint64_t *ios;	 /* per interval */
-	uint64_t *bytes; /* per interval */
-	size_t n;	 /* complete intervals */
+	uint64_t *ios;	    /* per interval */
+	uint64_t *bytes;    /* per interval */
+	uint64_t *clat_sum; /* per interval: clat of its I/Os, ns */
+	uint64_t *lat_sum;  /* per interval: lat of its I/Os, ns */
+	size_t n;	    /* complete intervals */
 	size_t cap;
+	size_t *hoff;		/* [n + 1] (NULL while n is 0) */
+	uint64_t *hb;		/* SB_SERIES_PAIR()s */
+	size_t hn, hcap, nhist; /* pairs kept, allocated; intervals with a histogram */
+};
+
+/* What one interval measured of a direction; hist (borrowed) may be NULL: no latency. */
+struct sb_interval {
+	uint64_t ios, bytes, clat_sum, lat_sum;
+	const struct sb_hist *hist;
 };
 
 struct sb_dir_result {
@@ -62,6 +85,7 @@ struct sb_job_result {
 	uint64_t dir_runtime_us[3]; /* per direction (differ when verify reads after writing) */
 	uint64_t total_runtime_us;  /* sum over merged jobs, for CPU averages */
 	uint64_t interval_us;	    /* length of a series interval */
+	int64_t series_start_ns;    /* CLOCK_REALTIME at interval 0's start; 0 unknown */
 	double usr_s, sys_s;
 	uint64_t ctx, majf, minf;
 
@@ -86,7 +110,10 @@ struct sb_job_result *sb_job_result_new(void);
 void sb_job_result_free(struct sb_job_result *r);
 
 /* Appends one interval to a series. 0 or -ENOMEM. */
-int sb_series_push(struct sb_series *s, uint64_t ios, uint64_t bytes);
+int sb_series_push(struct sb_series *s, const struct sb_interval *iv);
+
+/* Frees what a series holds and empties it. */
+void sb_series_release(struct sb_series *s);
 
 /* One direction: counts, statistics, histograms and series of src added to dst. */
 int sb_dir_result_merge(struct sb_dir_result *dst, const struct sb_dir_result *src);

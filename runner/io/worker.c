@@ -245,6 +245,9 @@ int sb_worker_setup(struct sb_worker *w, const struct sb_job *job, unsigned clon
 	w->res->iodepth_effective = w->depth;
 	w->interval_ns = NS_PER_SEC;
 
+	w->slot_hist = calloc(3, sizeof(*w->slot_hist));
+	if (!w->slot_hist)
+		goto nomem;
 	w->buflen = (w->max_bs + 4095) & ~(size_t)4095;
 	if (w->buflen > SIZE_MAX / w->depth) {
 		*usage = true;
@@ -312,6 +315,8 @@ void sb_worker_release(struct sb_worker *w)
 		free(w->files[i].map);
 	}
 	free(w->file_dist);
+	free(w->slot_hist);
+	w->slot_hist = NULL;
 	w->file_dist = NULL;
 	sb_ss_free(w->ss);
 	w->ss = NULL;
@@ -618,7 +623,10 @@ static int close_intervals(struct sb_worker *w, uint64_t now)
 			struct sb_dir_result *dr = &w->res->dir[d];
 			if (d == SB_TRIM && !sb_rw_trims(o->rw))
 				continue;
-			if (sb_series_push(&dr->series, w->slot_ios[d], w->slot_bytes[d]))
+			struct sb_interval iv = {w->slot_ios[d], w->slot_bytes[d], w->slot_clat[d],
+						 w->slot_lat[d],
+						 o->gtod_reduce ? NULL : &w->slot_hist[d]};
+			if (sb_series_push(&dr->series, &iv))
 				return -ENOMEM;
 			bool active = d == SB_READ    ? sb_rw_reads(o->rw) || o->verify_only
 				      : d == SB_WRITE ? sb_rw_writes(o->rw) && !o->verify_only
@@ -628,7 +636,8 @@ static int close_intervals(struct sb_worker *w, uint64_t now)
 					    (double)w->slot_bytes[d] / 1024.0 / secs);
 				sb_stat_add(&dr->iops_samples, (double)w->slot_ios[d] / secs);
 			}
-			w->slot_ios[d] = w->slot_bytes[d] = 0;
+			w->slot_ios[d] = w->slot_bytes[d] = w->slot_clat[d] = w->slot_lat[d] = 0;
+			memset(&w->slot_hist[d], 0, sizeof(w->slot_hist[d]));
 		}
 		w->next_boundary += w->interval_ns;
 		if (!w->said_first_interval) {
@@ -655,9 +664,19 @@ static void thread_rusage(uint64_t *usr_us, uint64_t *sys_us, uint64_t *ctx, uin
 	*minf = (uint64_t)ru.ru_minflt;
 }
 
+/* CLOCK_REALTIME in ns at monotonic time mono (sb_now_ns) shortly before now. */
+static int64_t realtime_at(uint64_t mono)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	uint64_t later = sb_now_ns();
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - (int64_t)(later - mono);
+}
+
 static void begin_measure(struct sb_worker *w, uint64_t now)
 {
 	w->measuring = true;
+	w->res->series_start_ns = realtime_at(now);
 	w->t_measure = now;
 	w->t_last_complete = now;
 	w->next_boundary = now + w->interval_ns;
@@ -720,6 +739,9 @@ static void complete_io(struct sb_worker *w, struct sb_io_u *u, uint64_t tc)
 				sb_stat_add(&dr->slat, (double)(u->t_issue - u->t_start));
 				sb_stat_add(&dr->clat, (double)clat);
 				sb_hist_add(&dr->clat_hist, clat);
+				sb_hist_add(&w->slot_hist[d], clat);
+				w->slot_clat[d] += clat;
+				w->slot_lat[d] += lat;
 			}
 			sb_stat_add(&dr->lat, (double)lat);
 			if (o->lat_percentiles || d == SB_SYNC)

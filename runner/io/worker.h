@@ -77,10 +77,12 @@ struct sb_worker {
 	uint64_t interval_ns;
 	uint64_t next_boundary;
 	uint64_t slot_ios[3], slot_bytes[3];
-	unsigned file_ios;	   /* I/Os on the current file (file_service_type) */
-	struct sb_dist *file_dist; /* file_service_type zipf/pareto/normal; owned */
-	bool trim_then_write;	   /* trimwrite: the next I/O writes the block just trimmed */
-	uint64_t tw_offset;	   /* ... at this offset of file tw_file */
+	uint64_t slot_clat[3], slot_lat[3]; /* ns: latency sums of the interval */
+	struct sb_hist *slot_hist;	    /* [3]: the interval's clat histograms; owned */
+	unsigned file_ios;		    /* I/Os on the current file (file_service_type) */
+	struct sb_dist *file_dist;	    /* file_service_type zipf/pareto/normal; owned */
+	bool trim_then_write; /* trimwrite: the next I/O writes the block just trimmed */
+	uint64_t tw_offset;   /* ... at this offset of file tw_file */
 	uint32_t tw_len;
 	uint16_t tw_file;
 	unsigned thread_number;	  /* fio's job number, from 1 (log names) */

@@ -42,6 +42,7 @@
 #include "result/sign.h"
 #include "core/units.h"
 #include "runner/s3/pod.h"
+#include "runner/mode/startwait.h"
 #include "runner/mode/stop.h"
 
 #include <errno.h>
@@ -66,6 +67,8 @@ struct pod_env {
 	unsigned member, members; /* members 1: not distributed */
 	const char *done, *node;
 	long barrier_s;
+	/* a test hook: this member starts group 0 so much later (docs/distributed.md) */
+	unsigned late_start_ms;
 };
 
 /* Start times kept per workload group of an iteration (more groups: not reported) */
@@ -81,6 +84,7 @@ struct barrier {
 		int64_t planned_ns, actual_ns;
 	} groups[BARRIER_MAX_GROUPS]; /* 0..ngroups-1 */
 	unsigned ngroups;
+	struct sb_clock_est clock; /* this node's clock against the controller's */
 	char err[512];
 };
 
@@ -105,6 +109,21 @@ static json_t *start_context(const struct barrier *b)
 		return NULL;
 	return json_pack("{s:I,s:I,s:o}", SB_RK_CTX_PLANNED_NS, (json_int_t)b->planned_ns,
 			 SB_RK_CTX_ACTUAL_NS, (json_int_t)b->actual_ns, SB_RK_CTX_GROUPS, groups);
+}
+
+/*
+ * context.clock of a member's result (new reference; NULL on ENOMEM):
+ * {"offset_ns", "uncertainty_ns", "round_trip_ns", "exchanges"}, the best
+ * exchange so far; {"exchanges": n} alone when none was usable.
+ */
+static json_t *clock_context(const struct sb_clock_est *c)
+{
+	if (!c->have)
+		return json_pack("{s:I}", SB_RK_CTX_EXCHANGES, (json_int_t)c->exchanges);
+	return json_pack("{s:I,s:I,s:I,s:I}", SB_RK_CTX_OFFSET_NS, (json_int_t)c->offset_ns,
+			 SB_RK_CTX_UNCERTAINTY_NS, (json_int_t)c->uncertainty_ns,
+			 SB_RK_CTX_ROUND_TRIP_NS, (json_int_t)c->round_trip_ns, SB_RK_CTX_EXCHANGES,
+			 (json_int_t)c->exchanges);
 }
 
 /* Writes the reason the pod ends to the termination message, then logs it. */
@@ -178,6 +197,11 @@ static int read_env(struct pod_env *e, char *err, size_t len)
 	e->barrier_s = bt ? strtol(bt, NULL, 10) : 300;
 	if (e->barrier_s <= 0)
 		e->barrier_s = 300;
+	/* STORAGEBENCH_TEST_LATE_START=<member>:<ms>, 1..5000 ms: that member late */
+	const char *ls = getenv("STORAGEBENCH_TEST_LATE_START");
+	unsigned lm = 0, lms = 0;
+	if (ls && sscanf(ls, "%u:%u", &lm, &lms) == 2 && lm == e->member && lms <= 5000)
+		e->late_start_ms = lms;
 	return 0;
 }
 
@@ -300,8 +324,19 @@ static int barrier_wait(void *ctx, unsigned group)
 		json_decref(rc);
 		rc = NULL;
 	}
+	/* t1 of the clock exchange (runner/mode/startwait.h) */
+	int64_t t1 = now_ns(CLOCK_REALTIME), t4 = 0;
+	char sent[32];
+	snprintf(sent, sizeof(sent), "%lld", (long long)t1);
+	if (rc && json_object_set_new(json_object_get(rc, "data"), SB_START_SENT_KEY,
+				      json_string(sent))) {
+		json_decref(rc);
+		rc = NULL;
+	}
 	int r = rc ? kube_create(b->kc, &kube_res_configmaps, e->ns, rc, NULL, &kerr) : -ENOMEM;
 	json_decref(rc);
+	if (r == -EEXIST)
+		t1 = 0; /* made earlier (a restart): not this exchange's */
 	if (r && r != -EEXIST) {
 		snprintf(b->err, sizeof(b->err), "cannot record configmap %s: %s", ready,
 			 kube_error_str(&kerr, eb, sizeof(eb)));
@@ -309,35 +344,31 @@ static int barrier_wait(void *ctx, unsigned group)
 	}
 	sb_info("Reached the start barrier", "iteration=%u group=%u member=%u of=%u node=%s", b->it,
 		group, e->member, e->members, e->node);
-	/* the controller answers within its barrier timeout or fails the class */
+	/* the controller answers within its barrier timeout or fails the class;
+	 * one watch of the start ConfigMap, not polling (runner/mode/startwait.h) */
 	int64_t give_up = now_ns(CLOCK_MONOTONIC) + ((int64_t)e->barrier_s + 30) * 1000000000;
-	for (;;) {
-		kube_error_clear(&kerr);
-		r = kube_get(b->kc, &kube_res_configmaps, e->ns, start, &cm, &kerr);
-		if (r == 0)
-			break;
-		if (sb_stop_requested()) {
-			snprintf(b->err, sizeof(b->err),
-				 "stopped by %s at the start barrier of iteration %u",
-				 sb_stop_name(sb_stop_signal()), b->it);
-			return -EINTR;
-		}
-		if (now_ns(CLOCK_MONOTONIC) > give_up) {
-			snprintf(b->err, sizeof(b->err),
-				 "no start time for iteration %u within %lds (configmap %s: %s)",
-				 b->it, e->barrier_s + 30, start,
-				 r == -ENOENT ? "not found"
-					      : kube_error_str(&kerr, eb, sizeof(eb)));
-			return -ETIMEDOUT;
-		}
-		struct timespec ts = {0, 50 * 1000000};
-		nanosleep(&ts, NULL);
+	kube_error_clear(&kerr);
+	r = sb_start_wait(b->kc, e->ns, start, give_up, &cm, &t4, &kerr);
+	if (r == -EINTR) {
+		snprintf(b->err, sizeof(b->err),
+			 "stopped by %s at the start barrier of iteration %u",
+			 sb_stop_name(sb_stop_signal()), b->it);
+		return -EINTR;
+	}
+	if (r) {
+		snprintf(b->err, sizeof(b->err),
+			 "no start time for iteration %u within %lds (configmap %s: %s)", b->it,
+			 e->barrier_s + 30, start,
+			 r == -ETIMEDOUT ? "not found" : kube_error_str(&kerr, eb, sizeof(eb)));
+		return r;
 	}
 	const json_t *v = json_object_get(json_object_get(cm, "data"), SB_START_KEY);
+	(void)sb_clock_exchange(cm, e->member, t1, t4, &b->clock);
+	/* checked in the controller's time: this node's clock less its offset */
 	int64_t when = 0;
 	int sr = sb_pod_start_time(start, b->it, json_is_string(v) ? json_string_value(v) : NULL,
-				   now_ns(CLOCK_REALTIME), e->barrier_s, &when, b->err,
-				   sizeof(b->err));
+				   now_ns(CLOCK_REALTIME) - sb_clock_applied(&b->clock), e->barrier_s,
+				   &when, b->err, sizeof(b->err));
 	json_decref(cm);
 	if (sr == -EINVAL || sr == -ERANGE)
 		return sr;
@@ -349,6 +380,7 @@ static int barrier_wait(void *ctx, unsigned group)
 		b->groups[group].planned_ns = when;
 	if (sr)
 		return sr;
+	when += sb_clock_applied(&b->clock); /* the controller's time on this node's clock */
 	/* to the start time, in steps of at most 20 ms so that a stop is seen */
 	for (int64_t t = now_ns(CLOCK_REALTIME); t < when; t = now_ns(CLOCK_REALTIME)) {
 		if (sb_stop_requested()) {
@@ -360,6 +392,11 @@ static int barrier_wait(void *ctx, unsigned group)
 		int64_t until = when - t > 20000000 ? t + 20000000 : when;
 		struct timespec at = {(time_t)(until / 1000000000), (long)(until % 1000000000)};
 		(void)clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &at, NULL);
+	}
+	if (group == 0 && e->late_start_ms) {
+		sb_warn("Starting late (test hook STORAGEBENCH_TEST_LATE_START)", "ms=%u",
+			e->late_start_ms);
+		(void)sb_stop_sleep_ns((uint64_t)e->late_start_ms * 1000000);
 	}
 	int64_t actual = now_ns(CLOCK_REALTIME);
 	if (group == 0)
@@ -444,6 +481,39 @@ static int look(struct kube_client *kc, const struct pod_env *e, unsigned it, co
 	return 0;
 }
 
+/* Deletes keys[0..n) from each direction's storagebench extras of job j. */
+static void drop_series(json_t *j, const char *const *keys, size_t n)
+{
+	for (int d = 0; d < SB_RDIR_COUNT; d++)
+		for (size_t k = 0; k < n; k++)
+			json_object_del(json_object_get(json_object_get(j, SB_RK_SB),
+							sb_result_dir_keys[d]),
+					keys[k]);
+}
+
+/* The job of jobs whose per-interval histograms are the largest; NULL when none has any. */
+static json_t *largest_hist_series(const json_t *jobs)
+{
+	json_t *best = NULL, *j;
+	size_t most = 0, i;
+	json_array_foreach(jobs, i, j)
+	{
+		size_t sz = 0;
+		for (int d = 0; d < SB_RDIR_COUNT; d++) {
+			const json_t *hs = json_object_get(sb_result_job_extra(j, d),
+							   SB_RK_SB_CLAT_HIST_SERIES);
+			size_t k;
+			const json_t *iv;
+			json_array_foreach(hs, k, iv) sz += json_array_size(iv) + 1;
+		}
+		if (sz > most) {
+			most = sz;
+			best = j;
+		}
+	}
+	return best;
+}
+
 /* Drops the per-second series when a result would not fit in a ConfigMap. */
 static char *dump_fitting(json_t *doc)
 {
@@ -460,18 +530,26 @@ static char *dump_fitting(json_t *doc)
 			return text;
 		free(text);
 	}
+	/* then the per-interval latency, the largest job's first (its merge takes
+	 * latency from the whole runs, lib/stats/merge.h) */
+	static const char *const lat_keys[] = {SB_RK_SB_CLAT_HIST_SERIES, SB_RK_SB_CLAT_SUM_SERIES,
+					       SB_RK_SB_LAT_SUM_SERIES};
+	static const char *const all_keys[] = {SB_RK_SB_IOS_SERIES, SB_RK_SB_BYTES_SERIES,
+					       SB_RK_SB_CLAT_HIST_SERIES, SB_RK_SB_CLAT_SUM_SERIES,
+					       SB_RK_SB_LAT_SUM_SERIES};
+	const json_t *jobs = json_object_get(doc, SB_RK_JOBS);
+	for (json_t *j; (j = largest_hist_series(jobs));) {
+		drop_series(j, lat_keys, 3);
+		sb_warn("Dropped a job's per-interval latency to fit the result in a ConfigMap",
+			"job=%s", json_string_value(json_object_get(j, SB_RK_JOBNAME)));
+		text = json_dumps(doc, JSON_COMPACT);
+		if (text && strlen(text) <= MAX_RESULT_BYTES)
+			return text;
+		free(text);
+	}
 	size_t i;
 	json_t *j;
-	json_array_foreach(json_object_get(doc, SB_RK_JOBS), i, j)
-	{
-		for (int d = 0; d < 2; d++) {
-			json_t *dj = json_object_get(
-				json_object_get(j, SB_RK_SB),
-				sb_result_dir_keys[d ? SB_RDIR_WRITE : SB_RDIR_READ]);
-			json_object_del(dj, SB_RK_SB_IOS_SERIES);
-			json_object_del(dj, SB_RK_SB_BYTES_SERIES);
-		}
-	}
+	json_array_foreach(jobs, i, j) drop_series(j, all_keys, 5);
 	sb_warn("Dropped per-second series to fit the result in a ConfigMap", NULL);
 	text = json_dumps(doc, JSON_COMPACT);
 	if (text && strlen(text) > MAX_RESULT_BYTES) {
@@ -704,7 +782,8 @@ static char *pod_result_text(struct pod *p, unsigned it, json_t *doc)
 	    (json_object_set_new(ctx, SB_RK_CTX_MEMBER, json_integer(e->member)) ||
 	     json_object_set_new(ctx, SB_RK_CTX_MEMBERS, json_integer(e->members)) ||
 	     json_object_set_new(ctx, SB_RK_CTX_NODE, json_string(e->node)) ||
-	     json_object_set_new(ctx, SB_RK_CTX_START, start_context(&p->bar)))) {
+	     json_object_set_new(ctx, SB_RK_CTX_START, start_context(&p->bar)) ||
+	     json_object_set_new(ctx, SB_RK_CTX_CLOCK, clock_context(&p->bar.clock)))) {
 		json_decref(ctx);
 		ctx = NULL;
 	}

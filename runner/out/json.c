@@ -89,6 +89,41 @@ static json_t *series_json(const uint64_t *v, size_t n)
 	return a;
 }
 
+/* A series' per-interval histograms, [[gap, count, ...], ...] (lib/result/resultdoc.h). */
+static json_t *hist_series_json(const struct sb_series *s)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < s->n; i++) {
+		json_t *iv = json_array();
+		unsigned prev = 0;
+		bool ok = iv != NULL;
+		for (size_t k = s->hoff[i]; ok && k < s->hoff[i + 1]; k++) {
+			unsigned b = SB_SERIES_PAIR_BUCKET(s->hb[k]);
+			ok = json_array_append_new(iv, json_integer((json_int_t)(b - prev))) == 0 &&
+			     json_array_append_new(
+				     iv,
+				     json_integer((json_int_t)SB_SERIES_PAIR_COUNT(s->hb[k]))) == 0;
+			prev = b;
+		}
+		if (!ok || json_array_append_new(a, iv)) {
+			json_decref(iv);
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+/* Direction d's series into dj: counts, latency sums, histograms (when each interval has one). */
+static bool put_series(json_t *dj, const struct sb_series *s)
+{
+	return put(dj, SB_RK_SB_IOS_SERIES, series_json(s->ios, s->n)) &&
+	       put(dj, SB_RK_SB_BYTES_SERIES, series_json(s->bytes, s->n)) &&
+	       put(dj, SB_RK_SB_CLAT_SUM_SERIES, series_json(s->clat_sum, s->n)) &&
+	       put(dj, SB_RK_SB_LAT_SUM_SERIES, series_json(s->lat_sum, s->n)) &&
+	       (s->nhist < s->n || put(dj, SB_RK_SB_CLAT_HIST_SERIES, hist_series_json(s)));
+}
+
 static uint64_t group_bw(const struct sb_results *all, unsigned group, int d)
 {
 	uint64_t sum = 0;
@@ -305,6 +340,8 @@ json_t *sb_out_json_job(const struct sb_results *all, const struct sb_job_result
 	     put(sb, "runtime_us", json_integer((json_int_t)r->runtime_us)) &&
 	     put(sb, SB_VALIDITY_NODE_MEM_KEY, json_integer(node_mem_bytes())) &&
 	     put(sb, SB_RK_SB_INTERVAL_MS, json_integer((json_int_t)(r->interval_us / 1000))) &&
+	     (!r->series_start_ns ||
+	      put(sb, SB_RK_SB_SERIES_START_NS, json_integer((json_int_t)r->series_start_ns))) &&
 	     put(sb, SB_RK_SB_ERRORS,
 		 json_pack("{s:I,s:I,s:I,s:I,s:s}", "read", (json_int_t)r->dir[0].errors, "write",
 			   (json_int_t)r->dir[1].errors, "enospc", (json_int_t)r->enospc, "eio",
@@ -317,10 +354,7 @@ json_t *sb_out_json_job(const struct sb_results *all, const struct sb_job_result
 		ok = dj && put(dj, SB_RK_SB_CLAT_HIST,
 			       hist_compact(d == SB_SYNC ? &dr->lat_hist : &dr->clat_hist));
 		if (ok && d != SB_SYNC)
-			ok = put(dj, SB_RK_SB_IOS_SERIES,
-				 series_json(dr->series.ios, dr->series.n)) &&
-			     put(dj, SB_RK_SB_BYTES_SERIES,
-				 series_json(dr->series.bytes, dr->series.n));
+			ok = put_series(dj, &dr->series);
 		ok = ok && put(sb, sb_ddir_name((enum sb_ddir)d), dj);
 	}
 	if (ok && r->ss.state) {

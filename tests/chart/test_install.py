@@ -238,6 +238,7 @@ def test_rbac_is_what_the_chart_grants(rel):
         (ctl, "update", f"leases.coordination.k8s.io/{rel.controller}", rel.ns, None),
         (ctl, "create", "leases.coordination.k8s.io", rel.ns, None),
         (run, "create", "configmaps", rel.run_ns, None), (run, "get", "configmaps", rel.run_ns, None),
+        (run, "watch", "configmaps", rel.run_ns, None),  # a member's start barrier
     ]
     denied = [
         (ctl, "create", "pods", rel.ns, None), (ctl, "create", "pods", "default", None),
@@ -449,7 +450,7 @@ def test_runner_without_configmaps_create_fails_with_forbidden(rel):
         rel.upgrade()
         wait_can_i(True, runner, "create", "configmaps", rel.run_ns)
     assert [(r["resources"], sorted(r["verbs"])) for r in role_rules(rel, rel.run_ns, role)] == \
-        [(["configmaps"], ["create", "get"])]
+        [(["configmaps"], ["create", "get", "watch"])]
 
 
 @RELEASE_A

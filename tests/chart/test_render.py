@@ -39,7 +39,7 @@ RUN_RULES = [
     (("storagebench.io",), ("benchmarkruns",), ("create", "delete"), ()),
 ]
 RUNNER_RULES = [
-    (("",), ("configmaps",), ("create", "get"), ()),
+    (("",), ("configmaps",), ("create", "get", "watch"), ()),
 ]
 
 

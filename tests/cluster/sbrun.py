@@ -26,7 +26,7 @@ metadata: {name: storagebench-runner}
 rules:
 - apiGroups: [""]
   resources: [configmaps]
-  verbs: [create, get]
+  verbs: [create, get, watch]
 ---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding

@@ -2,7 +2,9 @@
 three-node test cluster: three runner pods per class land on three nodes,
 start each iteration together (skew under 100 ms), and the report's
 aggregate is the sum of the pods' per-second series over the same seconds,
-recomputed here from the result ConfigMaps."""
+recomputed here from the result ConfigMaps by the series' timestamps (not
+by position), its p99 from the same seconds' histograms; a member made to
+start 800 ms late is named and the window leaves its lateness out."""
 import json
 import os
 
@@ -27,14 +29,16 @@ spec:
     imagePullPolicy: Never
     pods: %(pods)d
     volume: %(volume)s
+    env: %(env)s
 """
 
 
 def dist(name, classes=("fast",), iterations=2, pods=3, volume="perPod", access="",
-         barrier="2m", runtime="2s"):
+         barrier="2m", runtime="2s", env=()):
     return DIST % {"name": name, "classes": json.dumps(list(classes)), "iterations": iterations,
                    "pods": pods, "volume": volume, "barrier": barrier,
-                   "access": f", accessMode: {access}" if access else "", "runtime": runtime}
+                   "access": f", accessMode: {access}" if access else "", "runtime": runtime,
+                   "env": json.dumps([{"name": k, "value": v} for k, v in env])}
 
 
 def attempt_results(ns, name):
@@ -62,13 +66,61 @@ def member_results(ns, name):
     return out
 
 
-def window_rate(jobs, d, key):
-    """Sum over pods of the series over the seconds every pod measured, per second."""
-    series = [j["storagebench"][d][key] for j in jobs]
-    w = min(len(s) for s in series)
-    assert w >= 1
-    iv = jobs[0]["storagebench"]["interval_ms"] / 1000.0
-    return sum(sum(s[:w]) for s in series) / (w * iv)
+def clock_offset(doc):
+    """What the member's times are corrected by (ns): its measured clock
+    offset when beyond its uncertainty, else 0 (docs/distributed.md, Clocks)."""
+    c = doc["context"].get("clock", {})
+    off, unc = c.get("offset_ns", 0), c.get("uncertainty_ns", 0)
+    return off if abs(off) > unc else 0
+
+
+def window(jobs, offs, d):
+    """By time, as lib/stats/merge.c: the window starts at the latest
+    (clock-corrected) series start; each job's first interval is the one
+    nearest it (a tie: the later); W intervals, as many as every job has
+    from its first. (first per job, W, interval in s)."""
+    iv_ns = jobs[0]["storagebench"]["interval_ms"] * 1_000_000
+    starts = [j["storagebench"]["series_start_ns"] - o for j, o in zip(jobs, offs)]
+    t0 = max(starts)
+    first = [(t0 - st + iv_ns // 2) // iv_ns for st in starts]
+    w = min(len(j["storagebench"][d]["ios_series"]) - f for j, f in zip(jobs, first))
+    assert w >= 1, (first, [len(j["storagebench"][d]["ios_series"]) for j in jobs])
+    return first, w, iv_ns / 1e9
+
+
+def window_rate(jobs, offs, d, key):
+    """Sum over pods of the series over the window, per second; and each pod's."""
+    first, w, iv = window(jobs, offs, d)
+    per = [sum(j["storagebench"][d][key][f:f + w]) / (w * iv) for j, f in zip(jobs, first)]
+    return sum(per), per
+
+
+def bucket_value(i):
+    """lib/stats/hist.h's value of bucket i (fio's layout: 6 bits, midpoints)."""
+    if i < 128:
+        return i
+    shift = (i >> 6) - 1
+    return (1 << (shift + 6)) + ((i % 64) << shift) + ((1 << shift) >> 1)
+
+
+def window_p99(jobs, offs, d):
+    """fio's p99 of the window's per-interval histograms added; None without I/O."""
+    first, w, _ = window(jobs, offs, d)
+    hist = {}
+    for j, f in zip(jobs, first):
+        for iv in j["storagebench"][d]["clat_hist_series"][f:f + w]:
+            b = 0
+            for k in range(0, len(iv), 2):
+                b += iv[k]
+                hist[b] = hist.get(b, 0) + iv[k + 1]
+    n = sum(hist.values())
+    if not n:
+        return None
+    acc = 0
+    for b in sorted(hist):
+        acc += hist[b]
+        if acc >= 0.99 * n:
+            return bucket_value(b)
 
 
 def check_run(ns, name, classes, iterations, pods):
@@ -91,8 +143,14 @@ def check_run(ns, name, classes, iterations, pods):
             nodes = {d["context"]["node"] for d in docs}
             assert len(nodes) == pods, (cls, it, nodes)
             assert all(n.startswith("storagebench-") for n in nodes)
-            # the measured start skew is small, and the report says the same
-            starts = [d["context"]["start"]["actual_ns"] for d in docs]
+            # the measured start skew is small, and the report says the same (each
+            # start corrected by its member's measured clock offset, near 0 here:
+            # the nodes share one kernel clock)
+            offs = [clock_offset(d) for d in docs]
+            for d in docs:
+                c = d["context"]["clock"]
+                assert c["exchanges"] >= 1 and abs(c["offset_ns"]) <= c["uncertainty_ns"], c
+            starts = [d["context"]["start"]["actual_ns"] - o for d, o in zip(docs, offs)]
             skew_ms = (max(starts) - min(starts)) / 1e6
             assert skew_ms < 100, f"{cls} iteration {it}: start skew {skew_ms:.1f} ms"
             sk = [s for s in dist_["skew"] if (s["target"], s["iteration"]) == (cls, it)]
@@ -101,33 +159,44 @@ def check_run(ns, name, classes, iterations, pods):
             # from each pod's context.start.groups, small, and in the report
             g1 = [next(g for g in d["context"]["start"]["groups"] if g["group"] == 1)
                   for d in docs]
-            g1_ms = (max(g["actual_ns"] for g in g1) - min(g["actual_ns"] for g in g1)) / 1e6
+            g1c = [g["actual_ns"] - o for g, o in zip(g1, offs)]
+            g1_ms = (max(g1c) - min(g1c)) / 1e6
             assert g1_ms < 100, f"{cls} iteration {it}: group 1 start skew {g1_ms:.1f} ms"
             assert [g["group"] for g in sk[0]["groups"]] == [1]
             assert sk[0]["groups"][0]["skew_ms"] == pytest.approx(g1_ms, abs=1e-3)
-            assert all(g["actual_ns"] >= g["planned_ns"] for g in g1)
-            # each pod started after the planned time, not long after
-            for d in docs:
-                late = d["context"]["start"]["actual_ns"] - d["context"]["start"]["planned_ns"]
+            assert all(g["actual_ns"] - o >= g["planned_ns"] for g, o in zip(g1, offs))
+            # each pod started after the planned time (the controller's, on its
+            # clock corrected), not long after
+            for d, o in zip(docs, offs):
+                late = d["context"]["start"]["actual_ns"] - o - d["context"]["start"]["planned_ns"]
                 assert 0 <= late < 100e6, late
         # the aggregate is the sum of the pods' series over the same seconds
         did = {}
         for wl, d in (("rr", "read"), ("sw", "write")):
-            samples = []
+            samples, p99s = [], []
             for it in range(1, iterations + 1):
-                jobs = [next(j for j in res[(cls, it, m)][1]["jobs"] if j["jobname"] == wl)
-                        for m in range(1, pods + 1)]
-                agg = window_rate(jobs, d, "ios_series")
+                docs = [res[(cls, it, m)][1] for m in range(1, pods + 1)]
+                offs = [clock_offset(doc) for doc in docs]
+                jobs = [next(j for j in doc["jobs"] if j["jobname"] == wl) for doc in docs]
+                agg, per = window_rate(jobs, offs, d, "ios_series")
                 # what the pods did over their whole series, and their own counts
                 did[(wl, it)] = [(j[d].get("total_ios"), j["storagebench"][d]["ios_series"],
                                   j.get("error")) for j in jobs]
                 # not the sum of averages over each pod's own run (may differ)
                 samples.append(agg)
-                bw = window_rate(jobs, d, "bytes_series")
+                p99s.append(window_p99(jobs, offs, d))
+                bw, _ = window_rate(jobs, offs, d, "bytes_series")
                 assert bw == pytest.approx(agg * (4096 if wl == "rr" else 65536), rel=1e-6)
+                # each member's row is over the same seconds: they add up to the aggregate
+                rows = sorted((r for r in dist_["pods"] if (r["target"], r["workload"],
+                               r["iteration"]) == (cls, wl, it)), key=lambda r: r["member"])
+                assert [r[f"{d}-iops"] for r in rows] == pytest.approx(per, rel=1e-9)
             m = got[(cls, wl)][f"{d}-iops"]
             assert m["n"] == iterations
             assert m["samples"] == pytest.approx(samples, rel=1e-9)
+            # p99 from the histograms of those same seconds (fio's rule)
+            if all(p is not None for p in p99s):
+                assert got[(cls, wl)][f"{d}-lat-p99"]["samples"] == pytest.approx(p99s), p99s
         # the comparisons above were not all of zeros: the pods did I/O in each iteration,
         # if not in every workload's seconds (on one CephFS volume shared by three pods on
         # CI's loaded machine, two CI runs saw a timed 2 s workload complete no I/O in the
@@ -252,3 +321,43 @@ def test_node_restarted_mid_run_keeps_completed_iterations(ns, controller):
         assert all(("fast", it, m, at) in res for m in (1, 2, 3)), (it, at)
         nodes = {res[("fast", it, m, at)]["context"]["node"] for m in (1, 2, 3)}
         assert len(nodes) == 3, nodes
+
+
+@pytest.mark.serial  # asserts on start times: no other test loading the nodes
+def test_late_member_is_named_and_left_out_of_the_window(ns, controller):
+    """Member 3 starts 800 ms after the barrier (the runner's test hook
+    STORAGEBENCH_TEST_LATE_START): the report names it (a late-start
+    warning with its pod and node), the window starts at its start, so the
+    others' first second is left out, and the aggregate's IOPS and p99,
+    recomputed here from the result ConfigMaps by timestamps, cover the
+    same seconds."""
+    sb.apply(dist("tardy", iterations=1, runtime="4s", env=[("STORAGEBENCH_TEST_LATE_START", "3:800")]),
+             namespace=ns)
+    st = wait_phase(ns, "tardy", timeout=300)
+    assert st["phase"] == "Succeeded", st
+    res = member_results(ns, "tardy")
+    report = json.loads(sb.kubectl_json("-n", ns, "get", "configmap",
+                                        "tardy-report")["data"]["report.json"])
+    got = {(r["target"], r["workload"]): r["metrics"] for r in report["results"]}
+    docs = [res[("fast", 1, m)][1] for m in (1, 2, 3)]
+    offs = [clock_offset(d) for d in docs]
+    starts = [d["context"]["start"]["actual_ns"] - o for d, o in zip(docs, offs)]
+    late_ms = (starts[2] - min(starts[:2])) / 1e6
+    assert 800 <= late_ms < 900, late_ms
+    for wl, d in (("rr", "read"), ("sw", "write")):
+        jobs = [next(j for j in doc["jobs"] if j["jobname"] == wl) for doc in docs]
+        first, w, _ = window(jobs, offs, d)
+        if wl == "rr":  # group 0: the late start; the others' first second is out
+            assert first == [1, 1, 0], first
+        agg, _ = window_rate(jobs, offs, d, "ios_series")
+        assert got[("fast", wl)][f"{d}-iops"]["samples"] == pytest.approx([agg], rel=1e-9)
+        p99 = window_p99(jobs, offs, d)
+        if p99 is not None:
+            assert got[("fast", wl)][f"{d}-lat-p99"]["samples"] == pytest.approx([p99])
+    warns = [w for w in report["warnings"] if w["check"] == "late-start"]
+    pod3, node3 = docs[2]["context"]["pod"], docs[2]["context"]["node"]
+    assert any(w["workload"] == "rr" and f"pod {pod3} on node {node3} started measuring" in
+               w["evidence"] for w in warns), warns
+    assert not any(f"pod {docs[0]['context']['pod']} " in w["evidence"] for w in warns), warns
+    txt = sb.kubectl_json("-n", ns, "get", "configmap", "tardy-report")["data"]["report.txt"]
+    assert "[late-start]" in txt

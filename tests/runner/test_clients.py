@@ -40,23 +40,38 @@ def test_aggregate_is_the_sum_of_the_clients_series(shm):
 
     merged = doc["jobs"][0]
     assert merged["jobname"] == "w"
-    w = min(len(series(j, "write", "ios_series")) for j in own)
+    # by time: the window starts at the latest client's start; each client's
+    # interval nearest to it first, as many as every client has from there
+    starts = [j["storagebench"]["series_start_ns"] for j in own]
+    t0 = max(starts)
+    first = [(t0 - s + 500_000_000) // 1_000_000_000 for s in starts]
+    w = min(len(series(j, "write", "ios_series")) - f for j, f in zip(own, first))
     assert w >= 2
-    ios = [sum(series(j, "write", "ios_series")[i] for j in own) for i in range(w)]
-    by = [sum(series(j, "write", "bytes_series")[i] for j in own) for i in range(w)]
+    ios = [sum(series(j, "write", "ios_series")[f + i] for j, f in zip(own, first))
+           for i in range(w)]
+    by = [sum(series(j, "write", "bytes_series")[f + i] for j, f in zip(own, first))
+          for i in range(w)]
     assert series(merged, "write", "ios_series") == ios
     assert series(merged, "write", "bytes_series") == by
     # the aggregate rate is over the seconds every client measured, not a sum of averages
     assert merged["write"]["iops"] == pytest.approx(sum(ios) / w, rel=1e-9)
     assert merged["write"]["bw_bytes"] == round(sum(by) / w)
-    assert merged["storagebench"]["merge"]["write"] == {"window": "series", "seconds": w}
-    assert merged["write"]["total_ios"] == sum(j["write"]["total_ios"] for j in own)
-    # latency from the histograms added bucket by bucket
+    mi = merged["storagebench"]["merge"]
+    assert mi["write"] == {"window": "series", "seconds": w, "latency": "window"}
+    assert mi["alignment"] == "time" and mi["start_ns"] == t0
+    # counts and latency of the same seconds: the clients' per-interval histograms added
+    assert merged["write"]["total_ios"] == sum(ios)
     hist = {}
-    for j in own:
-        for b, n in series(j, "write", "clat_hist"):
-            hist[b] = hist.get(b, 0) + n
+    for j, f in zip(own, first):
+        for iv in series(j, "write", "clat_hist_series")[f:f + w]:
+            b = 0
+            for k in range(0, len(iv), 2):
+                b += iv[k]
+                hist[b] = hist.get(b, 0) + iv[k + 1]
     assert {b: n for b, n in series(merged, "write", "clat_hist")} == hist
+    assert sum(hist.values()) == sum(ios)
+    clat = sum(sum(series(j, "write", "clat_sum_series")[f:f + w]) for j, f in zip(own, first))
+    assert merged["write"]["clat_ns"]["mean"] == pytest.approx(clat / sum(ios), rel=1e-9)
     # start skew: the latest minus the earliest start of the clients
     starts = [res["context"]["start"]["actual_ns"] for res in c["results"]]
     assert all(s > 0 for s in starts)

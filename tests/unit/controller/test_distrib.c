@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* Distributed runs: spec fields, member manifests and names (controller/distrib/distrib.c). */
 #include "tests/unit/harness.h"
+#include "tests/unit/job_fixture.h"
 #include "tests/unit/member_fixture.h"
 #include "tests/unit/spec_helpers.h"
 
 #include "stats/aggregate.h"
 #include "controller/distrib/distrib.h"
+#include "controller/distrib/clock.h"
 #include "controller/run/plan.h"
 #include "controller/run/runkey.h"
 #include "core/labels.h"
@@ -503,6 +505,227 @@ static int test_skew_of_later_groups(void)
 	return T_PASS;
 }
 
+/* Member m's result of iteration 1: one job j (consumed), on node n<m>, pod d-cephfs-1-m<m>. */
+static json_t *timed_member(unsigned m, json_t *j)
+{
+	char pod[32], node[8];
+	snprintf(pod, sizeof(pod), "d-cephfs-1-m%u", m);
+	snprintf(node, sizeof(node), "n%u", m);
+	json_t *doc = json_pack("{s:[o],s:{s:s,s:s,s:i,s:s,s:i,s:i,s:i,s:s}}", "jobs", j, "context",
+				"run", "d", "class", "cephfs", "iteration", 1, "pod", pod,
+				"attempt", 1, "member", (int)m, "members", 3, "node", node);
+	char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+	json_decref(doc);
+	json_t *cm = text ? member_result(m, text, true) : NULL;
+	free(text);
+	return cm;
+}
+
+/* Runs br_dist_report over three members starting at FX_T0 + starts[m] (ns; -1: no start). */
+static int timed_report(const long long *starts, json_t **extra, double *agg_iops)
+{
+	static const json_int_t a[] = {100, 100, 100, 100, 100}, c[] = {200, 200, 200, 200};
+	static const unsigned slow_first[] = {200, 100, 100, 100, 100}, cb[] = {110, 110, 110, 110};
+	static const double ac[] = {5000, 1000, 1000, 1000, 1000}, cc[] = {1100, 1100, 1100, 1100};
+	struct br_spec s;
+	char err[512] = "";
+	int r = parse("{\"storageClasses\":[\"cephfs\"],\"profile\":\"quick\",\"iterations\":1,"
+		      "\"volume\":{\"accessMode\":\"ReadWriteMany\"},\"runner\":{\"pods\":3,"
+		      "\"volume\":\"shared\"}}",
+		      &s, err, sizeof(err));
+	if (r)
+		return r;
+	br_runkey_set_master(MASTER);
+	struct br_ref run = {"ns", "d", DUID};
+	json_t *list = json_array();
+	for (unsigned m = 0; m < 3; m++) {
+		json_t *j = m < 2 ? fx_timed_job(FX_T0 + starts[m], a, slow_first, ac, 5)
+				  : fx_timed_job(FX_T0 + starts[m], c, cb, cc, 4);
+		if (starts[m] < 0)
+			json_object_del(json_object_get(j, "storagebench"), "series_start_ns");
+		json_array_append_new(list, timed_member(m + 1, j));
+	}
+	struct sb_agg *agg = sb_agg_new();
+	r = agg ? br_dist_report(agg, &run, &s, list, extra, no_warn, NULL) : -ENOMEM;
+	json_t *rep = r ? NULL : sb_agg_report(agg, "d");
+	*agg_iops = json_number_value(json_object_get(
+		json_object_get(json_object_get(json_array_get(json_object_get(rep, "results"), 0),
+						"metrics"),
+				"read-iops"),
+		"mean"));
+	json_decref(rep);
+	sb_agg_free(agg);
+	json_decref(list);
+	br_spec_release(&s);
+	return r;
+}
+
+/*
+ * Members starting at 0, +0.3 s and +0.8 s: the aggregate is over the
+ * seconds all measured (400 IOPS, lib/stats/merge.c), each member's row over
+ * the same seconds (they add up to it), the two late members named with
+ * pod and node in validity warnings that br_dist_annotate moves into the
+ * report's. Results without the series' start: by position, said once.
+ */
+static int test_report_by_time(void)
+{
+	static const long long starts[] = {0, 300000000, 800000000}, none[] = {-1, -1, -1};
+	json_t *extra = NULL, *old = NULL;
+	double iops = 0, old_iops = 0;
+	int r = timed_report(starts, &extra, &iops);
+	int r2 = timed_report(none, &old, &old_iops);
+	double sum = 0;
+	size_t i;
+	json_t *row;
+	json_array_foreach(json_object_get(extra, "pods"), i, row) sum +=
+		json_number_value(json_object_get(row, "read-iops"));
+	const json_t *w = json_object_get(extra, "warnings");
+	static char ev[2][512], checks[2][32], oldev[512];
+	for (size_t k = 0; k < 2; k++) {
+		snprintf(ev[k], sizeof(ev[k]), "%s",
+			 json_string_value(json_object_get(json_array_get(w, k), "evidence")));
+		snprintf(checks[k], sizeof(checks[k]), "%s",
+			 json_string_value(json_object_get(json_array_get(w, k), "check")));
+	}
+	size_t nw = json_array_size(w), nold = json_array_size(json_object_get(old, "warnings"));
+	const json_t *ow = json_array_get(json_object_get(old, "warnings"), 0);
+	snprintf(oldev, sizeof(oldev), "%s %s", json_string_value(json_object_get(ow, "check")),
+		 json_string_value(json_object_get(ow, "evidence")));
+	json_t *rep =
+		json_pack("{s:[{s:s}],s:O}", "warnings", "check", "high-cv", "distributed", extra);
+	int ra = rep ? br_dist_annotate(rep) : -ENOMEM;
+	size_t moved = json_array_size(json_object_get(rep, "warnings"));
+	int gone = json_object_get(json_object_get(rep, "distributed"), "warnings") == NULL;
+	json_decref(rep);
+	json_decref(extra);
+	json_decref(old);
+	CHECK_INT(r, 0);
+	CHECK_INT(r2, 0);
+	CHECK(fabs(iops - 400) < 1e-9);
+	CHECK(fabs(sum - iops) < 1e-9);
+	CHECK_INT(nw, 2);
+	CHECK_STR(checks[0], "late-start");
+	CHECK(strstr(ev[0], "pod d-cephfs-1-m2 on node n2 started measuring 300 ms after"));
+	CHECK(strstr(ev[1], "pod d-cephfs-1-m3 on node n3 started measuring 800 ms after"));
+	/* by position the first, slow seconds are in: the old merge's figure */
+	CHECK(fabs(old_iops - 400) < 1e-9);
+	CHECK_INT(nold, 1);
+	CHECK(strstr(oldev,
+		     "index-merge iteration 1: results without storagebench.series_start_ns"));
+	CHECK_INT(ra, 0);
+	CHECK_INT(moved, 3);
+	CHECK(gone);
+	return T_PASS;
+}
+
+/* The controller's half of the exchange: the first sighting of each ready mark, on the start. */
+static int test_start_stamped_with_sightings(void)
+{
+	struct br_ref run = {"ns", "d", DUID};
+	br_clock_reset();
+	int64_t a = br_clock_seen(DUID, "fast", 1, 1, 0, 1, 5000);
+	int64_t again = br_clock_seen(DUID, "fast", 1, 1, 0, 1, 9000); /* seen before: kept */
+	(void)br_clock_seen(DUID, "fast", 1, 1, 0, 3, 7000);
+	(void)br_clock_seen(DUID, "fast", 1, 1, 1, 2, 8000); /* another group's */
+	json_t *cm = br_start_cm_manifest(&run, "fast", 1, 1, 0, 12000);
+	int r = cm ? br_clock_stamp_start(cm, DUID, "fast", 1, 1, 0, 3, 10000) : -ENOMEM;
+	const json_t *data = json_object_get(cm, "data");
+	char sent[32], seen[64];
+	snprintf(sent, sizeof(sent), "%s",
+		 json_string_value(json_object_get(data, "sentUnixNano")));
+	snprintf(seen, sizeof(seen), "%s",
+		 json_string_value(json_object_get(data, "readySeenUnixNano")));
+	json_decref(cm);
+	br_clock_reset();
+	CHECK_INT(a, 5000);
+	CHECK_INT(again, 5000);
+	CHECK_INT(r, 0);
+	CHECK_STR(sent, "10000");
+	CHECK_STR(seen, "{\"1\":5000,\"3\":7000}"); /* member 2 was not seen in group 0 */
+	return T_PASS;
+}
+
+/* Member m's result: its series starting at start_ns (its clock), its measured clock offset. */
+static json_t *clocked_member(unsigned m, long long start_ns, long long off_ns)
+{
+	static const json_int_t a[] = {100, 100, 100, 100};
+	static const unsigned b[] = {100, 100, 100, 100};
+	static const double c[] = {1000, 1000, 1000, 1000};
+	char pod[32], node[8];
+	snprintf(pod, sizeof(pod), "d-cephfs-1-m%u", m);
+	snprintf(node, sizeof(node), "n%u", m);
+	json_t *doc = json_pack(
+		"{s:[o],s:{s:s,s:s,s:i,s:s,s:i,s:i,s:i,s:s,s:{s:I,s:I,s:[]},s:{s:I,s:I,s:I,s:I}}}",
+		"jobs", fx_timed_job(FX_T0 + start_ns, a, b, c, 4), "context", "run", "d", "class",
+		"cephfs", "iteration", 1, "pod", pod, "attempt", 1, "member", (int)m, "members", 2,
+		"node", node, "start", "planned_ns", (json_int_t)FX_T0, "actual_ns",
+		(json_int_t)(FX_T0 + start_ns), "groups", "clock", "offset_ns", (json_int_t)off_ns,
+		"uncertainty_ns", (json_int_t)4000000, "round_trip_ns", (json_int_t)8000000,
+		"exchanges", (json_int_t)1);
+	char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+	json_decref(doc);
+	json_t *cm = text ? member_result(m, text, true) : NULL;
+	free(text);
+	return cm;
+}
+
+/*
+ * Member 2's node clock is 2 s ahead and it says so (context.clock): its
+ * start and series, corrected, are the others' (skew 1 ms, no late member,
+ * the whole window); the node is named in a clock-offset warning; each row
+ * carries its member's offset.
+ */
+static int test_report_corrects_clock_offset(void)
+{
+	struct br_spec s;
+	char err[512] = "";
+	int r = parse("{\"storageClasses\":[\"cephfs\"],\"profile\":\"quick\",\"iterations\":1,"
+		      "\"volume\":{\"accessMode\":\"ReadWriteMany\"},\"runner\":{\"pods\":2,"
+		      "\"volume\":\"shared\"}}",
+		      &s, err, sizeof(err));
+	CHECK_INT(r, 0);
+	br_runkey_set_master(MASTER);
+	struct br_ref run = {"ns", "d", DUID};
+	json_t *list = json_pack("[o,o]", clocked_member(1, 0, 0),
+				 clocked_member(2, 2001000000LL, 2000000000LL));
+	json_t *extra = NULL;
+	struct sb_agg *agg = sb_agg_new();
+	r = list && agg ? br_dist_report(agg, &run, &s, list, &extra, no_warn, NULL) : -ENOMEM;
+	json_t *rep = r ? NULL : sb_agg_report(agg, "d");
+	double iops = json_number_value(json_object_get(
+		json_object_get(json_object_get(json_array_get(json_object_get(rep, "results"), 0),
+						"metrics"),
+				"read-iops"),
+		"mean"));
+	json_decref(rep);
+	sb_agg_free(agg);
+	json_decref(list);
+	br_spec_release(&s);
+	double skew = json_number_value(
+		json_object_get(json_array_get(json_object_get(extra, "skew"), 0), "skew_ms"));
+	const json_t *w = json_object_get(extra, "warnings");
+	static char check[32], msg[256], ev[512];
+	snprintf(check, sizeof(check), "%s",
+		 json_string_value(json_object_get(json_array_get(w, 0), "check")));
+	snprintf(msg, sizeof(msg), "%s",
+		 json_string_value(json_object_get(json_array_get(w, 0), "message")));
+	snprintf(ev, sizeof(ev), "%s",
+		 json_string_value(json_object_get(json_array_get(w, 0), "evidence")));
+	size_t nw = json_array_size(w);
+	double off2 = json_number_value(json_object_get(
+		json_array_get(json_object_get(extra, "pods"), 1), "clock_offset_ms"));
+	json_decref(extra);
+	CHECK_INT(r, 0);
+	CHECK(fabs(skew - 1.0) < 1e-6);
+	CHECK(fabs(iops - 200) < 1e-9); /* 4 s of both: not 2 s of a 2-s-late member */
+	CHECK_INT(nw, 1);
+	CHECK_STR(check, "clock-offset");
+	CHECK(strstr(msg, "node n2's clock is off the controller's by +2000.0 ms"));
+	CHECK(strstr(ev, "member 2 (pod d-cephfs-1-m2) measured +2000.0 ms +- 4.0 ms"));
+	CHECK(fabs(off2 - 2000) < 1e-9);
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
 	{"distrib/defaults: one pod", test_defaults_single_pod},
 	{"distrib/pods, volume, spread, barrier parsed", test_fields_parsed},
@@ -518,6 +741,11 @@ static const struct test_case cases[] = {
 	{"distrib/a forged member result does not count an iteration as done",
 	 test_forged_member_result_not_counted},
 	{"distrib/start skew of every workload group", test_skew_of_later_groups},
+	{"distrib/report by time: late members named, rows add up", test_report_by_time},
+	{"distrib/start stamped with the ready marks' first sightings",
+	 test_start_stamped_with_sightings},
+	{"distrib/report corrects a member's clock offset, names its node",
+	 test_report_corrects_clock_offset},
 };
 
 TEST_MAIN(cases)
