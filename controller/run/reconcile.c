@@ -8,6 +8,7 @@
  * a pass against objects in memory.
  */
 #include "controller/core/controller.h"
+#include "controller/core/status.h"
 #include "core/jsonobj.h"
 
 #include "stats/aggregate.h"
@@ -843,162 +844,6 @@ out:
 	json_decref(cmp);
 }
 
-/*
- * Status writes remembered (struct br_controller's written ring): a run
- * read from the cache at the very resourceVersion a write of this process
- * changed is a run the informer has not brought back since: the pass would
- * work from what the write replaced (its status write refused with 409, its
- * plan's events sent a second time). Such a pass waits for the watch (which
- * queues the run again) instead, for at most BR_WRITTEN_WAIT_S after the
- * write; later a pass goes on as before. A write the server answered with
- * the same resourceVersion changed nothing (no watch event comes): the same
- * status is not written again at that version.
- */
-#define BR_WRITTEN_WAIT_S 10
-
-static unsigned long status_hash(const json_t *status)
-{
-	char *text = json_dumps(status, JSON_COMPACT | JSON_SORT_KEYS);
-	unsigned long h = 5381;
-	for (const char *p = text; p && *p; p++)
-		h = h * 33 + (unsigned char)*p;
-	free(text);
-	return h;
-}
-
-static void remember_write(struct br_controller *c, const char *uid, const char *rv,
-			   const char *rv_after, const json_t *status)
-{
-	if (!uid || !rv)
-		return;
-	unsigned long h = status_hash(status);
-	pthread_mutex_lock(&c->mu);
-	struct br_written *w = NULL;
-	for (size_t i = 0; i < BR_WRITTEN && !w; i++)
-		if (!strcmp(c->written[i].uid, uid))
-			w = &c->written[i];
-	if (!w)
-		w = &c->written[c->nwritten++ % BR_WRITTEN];
-	snprintf(w->uid, sizeof(w->uid), "%s", uid);
-	snprintf(w->rv, sizeof(w->rv), "%s", rv);
-	snprintf(w->rv_after, sizeof(w->rv_after), "%s", rv_after);
-	w->hash = h;
-	w->at = c->ops.now(c->ops.arg);
-	pthread_mutex_unlock(&c->mu);
-}
-
-enum written_match { W_NONE, W_BEHIND, W_NOOP };
-
-/*
- * What this process last wrote to run uid, seen from a pass that read it at
- * rv: W_BEHIND (a write that changed it from rv, BR_WRITTEN_WAIT_S ago at
- * most), W_NOOP (status, written at rv, changed nothing), W_NONE.
- */
-static enum written_match written_at(struct br_controller *c, const char *uid, const char *rv,
-				     const json_t *status)
-{
-	enum written_match m = W_NONE;
-	if (!uid || !rv)
-		return W_NONE;
-	time_t now = c->ops.now(c->ops.arg);
-	unsigned long h = status ? status_hash(status) : 0;
-	pthread_mutex_lock(&c->mu);
-	for (size_t i = 0; i < BR_WRITTEN; i++) {
-		const struct br_written *w = &c->written[i];
-		if (strcmp(w->uid, uid))
-			continue;
-		if (strcmp(w->rv, rv))
-			break;
-		if (!strcmp(w->rv_after, rv))
-			m = status && w->hash == h ? W_NOOP : W_NONE;
-		else if (w->rv_after[0] && now - w->at <= BR_WRITTEN_WAIT_S)
-			m = W_BEHIND;
-		break;
-	}
-	pthread_mutex_unlock(&c->mu);
-	return m;
-}
-
-/*
- * json_equal, but a real and an integer of the same value are equal: the
- * API server gives back 1234.0 as 1234 (a status read back is not
- * byte-for-byte what was written).
- */
-static bool status_equal(const json_t *a, const json_t *b)
-{
-	if (json_is_number(a) && json_is_number(b))
-		return json_number_value(a) == json_number_value(b);
-	if (json_is_object(a) && json_is_object(b)) {
-		const char *k;
-		const json_t *v;
-		if (json_object_size(a) != json_object_size(b))
-			return false;
-		json_object_foreach((json_t *)a, k, v)
-		{
-			if (!status_equal(v, json_object_get(b, k)))
-				return false;
-		}
-		return true;
-	}
-	if (json_is_array(a) && json_is_array(b)) {
-		if (json_array_size(a) != json_array_size(b))
-			return false;
-		for (size_t i = 0; i < json_array_size(a); i++)
-			if (!status_equal(json_array_get(a, i), json_array_get(b, i)))
-				return false;
-		return true;
-	}
-	return json_equal(a, b);
-}
-
-/*
- * Writes status over the run's, on the condition that the run is still the
- * one this pass read (its resourceVersion): a pass that worked from a cache
- * older than the stored status must not overwrite it. Returns 0, 1 when the
- * run changed meanwhile (nothing written; the newer run is reconciled next),
- * or a negative errno.
- */
-static int write_status(struct br_controller *c, const struct br_ref *ref, const json_t *run,
-			json_t *status)
-{
-	const json_t *prev = json_object_get(run, "status");
-	const char *rv = meta(run, "resourceVersion");
-	if ((prev && status_equal(prev, status)) || written_at(c, ref->uid, rv, status) == W_NOOP)
-		return 0;
-	json_t *patch =
-		rv ? json_pack("{s:{s:s},s:O}", "metadata", "resourceVersion", rv, "status", status)
-		   : json_pack("{s:O}", "status", status);
-	struct kube_error err = KUBE_ERROR_INIT;
-	char eb[512];
-	/* replace the whole status: a merge patch with null for vanished keys */
-	const char *key;
-	const json_t *v;
-	json_object_foreach((json_t *)prev, key, v)
-	{
-		if (!json_object_get(status, key))
-			json_object_set_new(json_object_get(patch, "status"), key, json_null());
-	}
-	char rv_after[sizeof(c->written[0].rv)] = "";
-	int ret = patch ? c->ops.patch_status(c->ops.arg, &br_res_benchmarkruns, ref->ns, ref->name,
-					      patch, rv_after, sizeof(rv_after), &err)
-			: -ENOMEM;
-	json_decref(patch);
-	if (ret == -EAGAIN && err.http_code == 409) {
-		sb_debug("Status not written: the run changed since it was read", "run=%s/%s",
-			 ref->ns, ref->name);
-		return 1;
-	}
-	if (ret && ret != -ENOENT) {
-		br_metrics_api_error(c->metrics);
-		sb_warn("Failed to update status", "run=%s/%s error=\"%s\"", ref->ns, ref->name,
-			kube_error_str(&err, eb, sizeof(eb)));
-		return ret;
-	}
-	if (!ret)
-		remember_write(c, ref->uid, rv, rv_after, status);
-	return 0;
-}
-
 static int fail_invalid(struct br_controller *c, const struct br_ref *ref, const json_t *run,
 			const char *msg, json_int_t gen)
 {
@@ -1010,7 +855,7 @@ static int fail_invalid(struct br_controller *c, const struct br_ref *ref, const
 	json_t *st = br_status_invalid(prev, msg, gen, c->ops.now(c->ops.arg));
 	if (!st)
 		return -ENOMEM;
-	int r = write_status(c, ref, run, st);
+	int r = br_status_write(c, &br_res_benchmarkruns, run, st);
 	json_decref(st);
 	return r < 0 ? r : 0; /* a newer run is reconciled anyway */
 }
@@ -1442,7 +1287,7 @@ static json_t *status_step(struct pass *p)
  * The run's end announced, the status written, and the newly recorded
  * iterations counted: once, only by a pass whose status write succeeded (a
  * pass from a stale cache reads an older iterationsDone, and its
- * conditional write is refused with 409). Returns write_status's answer.
+ * conditional write is refused with 409). Returns br_status_write's answer.
  */
 static int record(struct pass *p, json_t *status)
 {
@@ -1454,7 +1299,7 @@ static int record(struct pass *p, json_t *status)
 		emitf(p->c, &p->ref, plan->phase == BR_RUN_FAILED,
 		      plan->phase == BR_RUN_SUCCEEDED ? "RunSucceeded" : "RunFailed", "%s: %s",
 		      phase, plan->message);
-	int wr = write_status(p->c, &p->ref, p->run, status);
+	int wr = br_status_write(p->c, &br_res_benchmarkruns, p->run, status);
 	for (size_t i = 0; i < p->s.nclasses && wr == 0; i++) {
 		unsigned d = p->ob->obs.classes[i].done;
 		if (d > p->ob->prev_done[i]) {
@@ -1490,7 +1335,7 @@ static int load(struct pass *p, const char *ns, const char *name, long *requeue_
 	p->prev = json_object_get(p->run, "status");
 	if (!p->ref.uid)
 		return -EINVAL;
-	if (written_at(c, p->ref.uid, meta(p->run, "resourceVersion"), NULL) == W_BEHIND) {
+	if (br_status_behind(c, p->run)) {
 		sb_debug("Run not reconciled: the cache has not seen this process's status write",
 			 "run=%s/%s", ns, name);
 		*requeue_ms = 1000; /* the watch brings it sooner; in case it does not */
