@@ -36,8 +36,8 @@ json_t *br_condition_new(const json_t *prev, const struct br_condition *cond, ti
 	if (!lt)
 		lt = sb_rfc3339_format(now, ts, sizeof(ts));
 	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:I}", "type", cond->type, "status", cond->status,
-			 "reason", cond->reason, "message", cond->message, "lastTransitionTime",
-			 lt, "observedGeneration", (json_int_t)cond->gen);
+			 "reason", cond->reason, "message", cond->message, "lastTransitionTime", lt,
+			 "observedGeneration", (json_int_t)cond->gen);
 }
 
 int br_condition_set(json_t *status, const json_t *prev, const struct br_condition *cond,
@@ -175,8 +175,8 @@ static json_t *status_patch(const json_t *prev, const char *rv, const json_t *st
 	json_t *st = json_deep_copy(status);
 	json_t *patch = st && rv ? json_pack("{s:{s:s},s:o}", "metadata", "resourceVersion", rv,
 					     "status", st)
-			: st	     ? json_pack("{s:o}", "status", st)
-				     : NULL;
+			: st	 ? json_pack("{s:o}", "status", st)
+				 : NULL;
 	const char *key;
 	const json_t *v;
 	json_object_foreach((json_t *)prev, key, v)

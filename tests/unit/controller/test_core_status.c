@@ -67,9 +67,9 @@ static const char *str(const json_t *o, const char *k)
 	return json_string_value(json_object_get(o, k));
 }
 
-#define PREV                                                                                   \
+#define PREV                                                                                      \
 	"{\"conditions\":[{\"type\":\"Succeeded\",\"status\":\"Unknown\",\"reason\":\"Running\"," \
-	"\"message\":\"m\",\"lastTransitionTime\":\"2026-01-01T00:00:00Z\","                     \
+	"\"message\":\"m\",\"lastTransitionTime\":\"2026-01-01T00:00:00Z\","                      \
 	"\"observedGeneration\":1}]}"
 
 /* lastTransitionTime stays while the status does not flip; a flip takes now. */
@@ -133,7 +133,8 @@ static int test_write_only_changes(void)
 {
 	CHECK_INT(setup("{\"phase\":\"Running\",\"n\":1234,\"old\":\"gone soon\"}"), 0);
 	json_t *run = cached();
-	json_t *st = json_pack("{s:s,s:f,s:s}", "phase", "Running", "n", 1234.0, "old", "gone soon");
+	json_t *st =
+		json_pack("{s:s,s:f,s:s}", "phase", "Running", "n", 1234.0, "old", "gone soon");
 	CHECK_INT(br_status_write(&E.c, &br_res_benchmarkruns, run, st), 0);
 	CHECK_INT(fo_calls(&E.fo, "patch", "benchmarkruns", NULL), 0);
 	json_decref(st);
@@ -163,8 +164,7 @@ static int test_write_conflict(void)
 	json_decref(o);
 	json_t *st = json_pack("{s:s}", "phase", "Failed");
 	CHECK_INT(br_status_write(&E.c, &br_res_benchmarkruns, run, st), 1);
-	CHECK_STR(str(json_object_get(fo_obj(&E.fo, "benchmarkruns", NS, NAME), "status"),
-		      "phase"),
+	CHECK_STR(str(json_object_get(fo_obj(&E.fo, "benchmarkruns", NS, NAME), "status"), "phase"),
 		  "Running");
 	/* a conflict is not an API error, and not remembered */
 	CHECK(!br_status_behind(&E.c, run));
