@@ -9,6 +9,7 @@
 #include "plugin/runpods.h"
 
 #include "core/labels.h"
+#include "time/rfc3339.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -172,12 +173,9 @@ static int follow_pod(struct sbp_ctx *x, const char *ns, const json_t *pod, size
 			return ret == -ENOENT ? 0 : ret;
 		if (f.gone)
 			return 0;
-		time_t now = time(NULL);
-		struct tm tm;
 		if (!still_running(x, ns, sbp_obj_name(pod)))
 			return 0;
-		if (!gmtime_r(&now, &tm) ||
-		    !strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%SZ", &tm))
+		if (!*sb_rfc3339_format(time(NULL), since, sizeof(since)))
 			return -EINVAL;
 	}
 }

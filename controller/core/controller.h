@@ -68,7 +68,7 @@ struct br_controller {
 	char announced[BR_ANNOUNCED][128];
 	size_t nannounced;
 	struct br_inflight inflight[BR_INFLIGHT]; /* under mu */
-	/* the status writes this process made (reconcile.c): a ring, under mu */
+	/* the status writes this process made (controller/core/status.c): a ring, under mu */
 #define BR_WRITTEN 256
 	struct br_written {
 		char uid[64];	    /* the run's */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The reconcile's view of the cluster: a small table of operations, so
- * that controller/run/reconcile.c runs against the API server and the
+ * that the run's reconcile (controller/run/) runs against the API server and the
  * informers (br_ops_kube) in the controller, and against objects held in
  * memory in the unit tests (tests/unit/fakeops.h), as fio's engines are a
  * table of functions.
@@ -9,7 +9,7 @@
  * Two kinds of reads: cache_get/cache_list read the informer caches (what
  * the reconcile observes: never a request), get/list ask the API server
  * (after AlreadyExists, and the best-effort events lookup). Every write is
- * a request. The users: controller/run/reconcile.c, distrib.c (spec.runner.pods
+ * a request. The users: controller/run/ (a run's pass), distrib.c (spec.runner.pods
  * > 1), lifecycle.c (spec.lifecycle), sweep/reconcile.c (spec.sweep) and
  * schedule/reconcile.c (BenchmarkSchedules). Each function returns 0 or -errno (kube.h's mapping: -EEXIST
  * AlreadyExists, -ENOENT NotFound, -EAGAIN with err->http_code 409 for a

@@ -595,7 +595,7 @@ out:
  * Creates obj (consumed) for run. An object of the name that exists counts
  * as done only when it is the run's (lib/result/owner.h); one that is not is
  * reported (-EEXIST, foreign) or waited for (-EINPROGRESS: being deleted,
- * or left by an earlier run of the name), as controller/run/reconcile.c does.
+ * or left by an earlier run of the name), as controller/run/apply.c does.
  * Returns 1 (created), 0 (ours already), -errno with why.
  */
 static int create_obj(const struct br_ops *ops, const struct kube_resource *r,

@@ -17,15 +17,6 @@
 #include <string.h>
 #include <time.h>
 
-char *br_time_str(time_t t, char *buf, size_t len)
-{
-	struct tm tm;
-	if (!gmtime_r(&t, &tm))
-		memset(&tm, 0, sizeof(tm));
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return buf;
-}
-
 time_t br_time_parse(const char *s)
 {
 	time_t t;
@@ -361,7 +352,7 @@ json_t *br_event_manifest(const struct br_ref *run, const struct br_event *e, ti
 	char name[320], ts[40];
 	snprintf(name, sizeof(name), "%s.%llx%04x", run->name, (unsigned long long)now,
 		 seq & 0xffff);
-	br_time_str(now, ts, sizeof(ts));
+	sb_rfc3339_format(now, ts, sizeof(ts));
 	return json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:s,s:s,s:s,s:s,s:s},s:s,s:s,s:s,s:{s:s},s:s,"
 			 "s:s,s:i,s:s}",
 			 "apiVersion", "v1", "kind", "Event", "metadata", "name", name, "namespace",

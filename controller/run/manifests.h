@@ -55,9 +55,6 @@ int br_report_cm_add_comparison(json_t *cm, const json_t *comparison);
 json_t *br_event_manifest(const struct br_ref *run, const struct br_event *e, time_t now,
 			  unsigned seq);
 
-/* RFC 3339 UTC time ("2026-11-30T18:24:08Z") into buf. Returns buf. */
-char *br_time_str(time_t t, char *buf, size_t len);
-
 /* An RFC 3339 time (sb_rfc3339_parse, offsets honoured); 0 when s is NULL or malformed. */
 time_t br_time_parse(const char *s);
 

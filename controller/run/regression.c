@@ -3,6 +3,7 @@
 #include "controller/run/regression.h"
 #include "core/jsonobj.h"
 
+#include "controller/core/status.h"
 #include "controller/run/manifests.h"
 #include "core/labels.h"
 #include "core/names.h"
@@ -47,23 +48,11 @@ int br_regression_verdict(const json_t *report_cm, const json_t *run, json_t **v
 	return r == -ENOMEM ? r : r ? -ENOENT : 0;
 }
 
-static const json_t *prev_condition(const json_t *run)
-{
-	const json_t *prev = NULL, *pc;
-	size_t i;
-	json_array_foreach(json_object_get(json_object_get(run, "status"), "conditions"), i, pc)
-	{
-		if (jstr(pc, "type") && !strcmp(jstr(pc, "type"), "Regressed"))
-			prev = pc;
-	}
-	return prev;
-}
-
 int br_regression_condition(const json_t *report_cm, const json_t *run, json_t *status,
 			    json_int_t gen, time_t now, struct br_event *ev)
 {
 	json_t *v = NULL;
-	char msg[900], ts[40];
+	char msg[900];
 	int ret = br_regression_verdict(report_cm, run, &v);
 	if (ret)
 		return ret == -ENOMEM ? ret : 0; /* not a comparison we can judge: no condition */
@@ -78,25 +67,13 @@ int br_regression_condition(const json_t *report_cm, const json_t *run, json_t *
 			 annot(run, SB_ANNOT_REGRESSED_SINCE) ? annot(run, SB_ANNOT_REGRESSED_SINCE)
 							      : "?");
 	}
-	const json_t *prev = prev_condition(run);
-	const char *lt = prev && jstr(prev, "status") && !strcmp(jstr(prev, "status"), st)
-				 ? jstr(prev, "lastTransitionTime")
-				 : NULL;
-	if (!lt)
-		lt = br_time_str(now, ts, sizeof(ts));
-	ret = -ENOMEM;
-	json_t *conds = json_object_get(status, "conditions");
-	if (!conds) {
-		conds = json_array();
-		if (!conds || json_object_set_new(status, "conditions", conds))
-			goto out;
-	}
-	json_t *c = json_pack("{s:s,s:s,s:s,s:s,s:s,s:I}", "type", "Regressed", "status", st,
-			      "reason", nr ? "SlowerThanBaseline" : "NotSlowerThanBaseline",
-			      "message", msg, "lastTransitionTime", lt, "observedGeneration", gen);
-	if (!c || json_array_append_new(conds, c))
+	const json_t *prev_status = json_object_get(run, "status");
+	const json_t *prev = br_condition_find(prev_status, "Regressed");
+	struct br_condition cond = {"Regressed", st,
+				    nr ? "SlowerThanBaseline" : "NotSlowerThanBaseline", msg, gen};
+	ret = br_condition_set(status, prev_status, &cond, now);
+	if (ret)
 		goto out;
-	ret = 0;
 	bool changed = !prev || !jstr(prev, "status") || strcmp(jstr(prev, "status"), st) ||
 		       !jstr(prev, "message") || strcmp(jstr(prev, "message"), msg);
 	if (changed && ev) {

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* A BenchmarkRun's status, computed (controller/run/status.h). */
 #include "controller/run/status.h"
+#include "controller/core/status.h"
 #include "controller/run/manifests.h"
 #include "core/jsonobj.h"
 #include "core/names.h"
+#include "time/rfc3339.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -73,38 +75,18 @@ static json_t *warnings_from_report(const json_t *rep)
 	return out;
 }
 
-json_t *br_status_condition(const json_t *prev, const char *status, const char *reason,
-			    const char *message, long long gen, time_t now)
-{
-	char ts[40];
-	const char *lt = NULL;
-	size_t i;
-	const json_t *pc;
-	json_array_foreach(json_object_get(prev, "conditions"), i, pc)
-	{
-		/* lastTransitionTime changes only when the status flips */
-		if (jstr(pc, "type") && !strcmp(jstr(pc, "type"), "Succeeded") &&
-		    jstr(pc, "status") && !strcmp(jstr(pc, "status"), status))
-			lt = jstr(pc, "lastTransitionTime");
-	}
-	if (!lt)
-		lt = br_time_str(now, ts, sizeof(ts));
-	return json_pack("[{s:s,s:s,s:s,s:s,s:s,s:I}]", "type", "Succeeded", "status", status,
-			 "reason", reason, "message", message, "lastTransitionTime", lt,
-			 "observedGeneration", (json_int_t)gen);
-}
-
 json_t *br_status_invalid(const json_t *prev, const char *msg, long long gen, time_t now)
 {
-	char ts[40];
-	json_t *st = json_pack("{s:s,s:I,s:s,s:s,s:o}", "phase", "Failed", "observedGeneration",
-			       (json_int_t)gen, "message", msg, "completionTime",
-			       jstr(prev, "completionTime") ? jstr(prev, "completionTime")
-							    : br_time_str(now, ts, sizeof(ts)),
-			       "conditions",
-			       br_status_condition(prev, "False", "InvalidSpec", msg, gen, now));
-	if (st && jstr(prev, "startTime") &&
-	    json_object_set_new(st, "startTime", json_string(jstr(prev, "startTime")))) {
+	char ts[SB_RFC3339_LEN];
+	struct br_condition cond = {"Succeeded", "False", "InvalidSpec", msg, gen};
+	json_t *st =
+		json_pack("{s:s,s:I,s:s,s:s}", "phase", "Failed", "observedGeneration",
+			  (json_int_t)gen, "message", msg, "completionTime",
+			  jstr(prev, "completionTime") ? jstr(prev, "completionTime")
+						       : sb_rfc3339_format(now, ts, sizeof(ts)));
+	if (st && (br_condition_set(st, prev, &cond, now) ||
+		   (jstr(prev, "startTime") &&
+		    json_object_set_new(st, "startTime", json_string(jstr(prev, "startTime")))))) {
 		json_decref(st);
 		return NULL;
 	}
@@ -176,7 +158,7 @@ static bool terminal_fields(const struct br_status_in *in, json_t *status)
 	char ts[40];
 	const char *ct = jstr(in->prev, "completionTime");
 	if (json_object_set_new(status, "completionTime",
-				json_string(ct ? ct : br_time_str(in->now, ts, sizeof(ts)))))
+				json_string(ct ? ct : sb_rfc3339_format(in->now, ts, sizeof(ts)))))
 		return false;
 	if (!in->report_name[0])
 		return true;
@@ -211,17 +193,17 @@ json_t *br_status_compute(const struct br_status_in *in)
 	const char *cstat = !in->terminal		      ? "Unknown"
 			    : plan->phase == BR_RUN_SUCCEEDED ? "True"
 							      : "False";
+	struct br_condition cond = {"Succeeded", cstat, reason, message, in->gen};
 	const char *st = jstr(in->prev, "startTime");
 	ok = ok && !json_object_set_new(status, "phase", json_string(phase)) &&
 	     !json_object_set_new(status, "observedGeneration", json_integer(in->gen)) &&
 	     !json_object_set_new(status, "progress", json_string(progress)) &&
 	     !json_object_set_new(status, "classList", json_string(list)) &&
-	     !json_object_set_new(status, "startTime",
-				  json_string(st ? st : br_time_str(in->now, ts, sizeof(ts)))) &&
-	     !json_object_set_new(status, "message", json_string(message)) &&
 	     !json_object_set_new(
-		     status, "conditions",
-		     br_status_condition(in->prev, cstat, reason, message, in->gen, in->now)) &&
+		     status, "startTime",
+		     json_string(st ? st : sb_rfc3339_format(in->now, ts, sizeof(ts)))) &&
+	     !json_object_set_new(status, "message", json_string(message)) &&
+	     !br_condition_set(status, in->prev, &cond, in->now) &&
 	     !json_object_set(status, "classes", classes);
 	json_decref(classes);
 	if (ok && in->terminal)

@@ -40,17 +40,12 @@ struct br_status_in {
 
 /*
  * The new status (a new reference), NULL on ENOMEM: phase, progress,
- * classes, the Succeeded condition (its lastTransitionTime kept while its
- * status does not change), startTime and completionTime kept from prev,
+ * classes, the Succeeded condition (controller/core/status.h), startTime and completionTime kept from prev,
  * and when terminal with a report, report, summary and warnings.
  */
 json_t *br_status_compute(const struct br_status_in *in);
 
 /* The status of a run whose spec is refused: Failed, reason InvalidSpec, msg. */
 json_t *br_status_invalid(const json_t *prev, const char *msg, long long gen, time_t now);
-
-/* The [Succeeded] conditions array (a new reference) or NULL on ENOMEM. */
-json_t *br_status_condition(const json_t *prev, const char *status, const char *reason,
-			    const char *message, long long gen, time_t now);
 
 #endif

@@ -10,8 +10,10 @@
 #include "core/jsonobj.h"
 
 #include "controller/core/controller.h"
+#include "controller/core/status.h"
 #include "controller/run/manifests.h"
 #include "core/labels.h"
+#include "time/rfc3339.h"
 #include "core/log.h"
 #include "core/names.h"
 
@@ -47,19 +49,6 @@ int64_t br_sched_now(void)
 		}
 	}
 	return (int64_t)time(NULL);
-}
-
-static const json_t *find_condition(const json_t *status, const char *type)
-{
-	size_t i;
-	const json_t *c;
-	json_array_foreach(json_object_get(status, "conditions"), i, c)
-	{
-		const char *t = jstr(c, "type");
-		if (t && !strcmp(t, type))
-			return c;
-	}
-	return NULL;
 }
 
 static void sched_event(struct br_controller *c, const char *ns, const char *name, const char *uid,
@@ -103,7 +92,7 @@ static int add_baseline_annotations(json_t **ann, const struct br_sched_plan *p)
 	if (p->since_run[0] &&
 	    (json_object_set_new(*ann, SB_ANNOT_REGRESSED_SINCE_RUN, json_string(p->since_run)) ||
 	     json_object_set_new(*ann, SB_ANNOT_REGRESSED_SINCE,
-				 json_string(br_time_str((time_t)p->since, t, sizeof(t))))))
+				 json_string(sb_rfc3339_format((time_t)p->since, t, sizeof(t))))))
 		return -ENOMEM;
 	return 0;
 }
@@ -113,7 +102,7 @@ static json_t *run_manifest(const json_t *sched, const struct br_sched_spec *s,
 			    const struct br_sched_plan *p)
 {
 	char when[40], thr[32];
-	br_time_str((time_t)p->create_time, when, sizeof(when));
+	sb_rfc3339_format((time_t)p->create_time, when, sizeof(when));
 	snprintf(thr, sizeof(thr), "%g", s->threshold_pct);
 	json_t *labels = s->run_labels ? json_deep_copy(s->run_labels) : json_object();
 	json_t *spec = json_deep_copy(s->run_spec);
@@ -140,55 +129,19 @@ out:
 	return run;
 }
 
-/* status.conditions: InvalidSpec or the newest finished run's Regressed */
-static json_t *conditions(const json_t *prev, const char *type, const char *status,
-			  const char *reason, const char *message, json_int_t gen, time_t now)
+/*
+ * The schedule's status written (controller/core/status.h); one that
+ * changed meanwhile (409) is looked at again soon: the watch brings the
+ * newer one, in case it does not.
+ */
+static int sched_write(struct br_controller *c, const json_t *sched, const json_t *status,
+		       long *requeue_ms)
 {
-	char ts[40];
-	const json_t *pc = find_condition(prev, type);
-	const char *lt = NULL;
-	if (pc && jstr(pc, "status") && !strcmp(jstr(pc, "status"), status))
-		lt = jstr(pc, "lastTransitionTime");
-	if (!lt)
-		lt = br_time_str(now, ts, sizeof(ts));
-	return json_pack("[{s:s,s:s,s:s,s:s,s:s,s:I}]", "type", type, "status", status, "reason",
-			 reason, "message", message, "lastTransitionTime", lt, "observedGeneration",
-			 gen);
-}
-
-static int write_status(struct br_controller *c, const json_t *sched, json_t *status)
-{
-	const json_t *prev = json_object_get(sched, "status");
-	if (prev && json_equal(prev, status))
-		return 0;
-	const char *rv = meta(sched, "resourceVersion");
-	json_t *patch =
-		rv ? json_pack("{s:{s:s},s:O}", "metadata", "resourceVersion", rv, "status", status)
-		   : json_pack("{s:O}", "status", status);
-	if (!patch)
-		return -ENOMEM;
-	const char *key;
-	const json_t *v;
-	json_object_foreach((json_t *)prev, key, v)
-	{
-		if (!json_object_get(status, key))
-			json_object_set_new(json_object_get(patch, "status"), key, json_null());
-	}
-	struct kube_error err = KUBE_ERROR_INIT;
-	char eb[512];
-	int ret = c->ops.patch_status(c->ops.arg, &br_res_benchmarkschedules,
-				      meta(sched, "namespace"), meta(sched, "name"), patch, NULL, 0,
-				      &err);
-	json_decref(patch);
-	if (ret == -EAGAIN && err.http_code == 409)
-		return 0; /* changed meanwhile: the newer one is reconciled next */
-	if (ret && ret != -ENOENT) {
-		br_metrics_api_error(c->metrics);
-		sb_warn("Failed to update status", "schedule=%s/%s error=\"%s\"",
-			meta(sched, "namespace"), meta(sched, "name"),
-			kube_error_str(&err, eb, sizeof(eb)));
-		return ret;
-	}
+	int r = br_status_write(c, &br_res_benchmarkschedules, sched, status);
+	if (r != 1)
+		return r;
+	if (!*requeue_ms || *requeue_ms > BR_SCHED_STALE_RETRY_MS)
+		*requeue_ms = BR_SCHED_STALE_RETRY_MS;
 	return 0;
 }
 
@@ -238,7 +191,7 @@ static void observe_runs(struct br_controller *c, const char *ns, const char *na
 			    : ph && !strcmp(ph, "Failed")  ? BR_SRUN_FAILED
 							   : BR_SRUN_ACTIVE;
 		ro->deleting = jstr(md, "deletionTimestamp") != NULL;
-		const json_t *rc = find_condition(st, "Regressed");
+		const json_t *rc = br_condition_find(st, "Regressed");
 		ro->regressed = rc && jstr(rc, "status") && !strcmp(jstr(rc, "status"), "True");
 		/* succeeded with a comparison but not judged yet: its verdict decides
 		 * whether it joins the baseline, so it counts as active until then */
@@ -453,15 +406,16 @@ static json_t *sched_status(struct br_controller *c, const json_t *sched,
 	if (p->last_schedule)
 		json_object_set_new(
 			status, "lastScheduleTime",
-			json_string(br_time_str((time_t)p->last_schedule, t1, sizeof(t1))));
+			json_string(sb_rfc3339_format((time_t)p->last_schedule, t1, sizeof(t1))));
 	if (p->next_time && !s->suspend)
-		json_object_set_new(status, "nextScheduleTime",
-				    json_string(br_time_str((time_t)p->next_time, t2, sizeof(t2))));
+		json_object_set_new(
+			status, "nextScheduleTime",
+			json_string(sb_rfc3339_format((time_t)p->next_time, t2, sizeof(t2))));
 	if (p->last_successful[0]) {
 		json_object_set_new(status, "lastSuccessfulRun", json_string(p->last_successful));
-		json_object_set_new(
-			status, "lastSuccessfulTime",
-			json_string(br_time_str((time_t)p->last_successful_time, t3, sizeof(t3))));
+		json_object_set_new(status, "lastSuccessfulTime",
+				    json_string(sb_rfc3339_format((time_t)p->last_successful_time,
+								  t3, sizeof(t3))));
 	}
 	json_t *pool = json_array();
 	for (size_t i = 0; pool && i < p->npool; i++)
@@ -470,20 +424,24 @@ static json_t *sched_status(struct br_controller *c, const json_t *sched,
 	if (p->since_run[0]) {
 		char t4[40];
 		json_object_set_new(status, "regressedSinceRun", json_string(p->since_run));
-		json_object_set_new(status, "regressedSince",
-				    json_string(br_time_str((time_t)p->since, t4, sizeof(t4))));
+		json_object_set_new(
+			status, "regressedSince",
+			json_string(sb_rfc3339_format((time_t)p->since, t4, sizeof(t4))));
 	}
 	/* Regressed: the verdict of the newest finished run, with its list */
-	const json_t *rc = find_condition(json_object_get(newest, "status"), "Regressed");
+	const json_t *rc = br_condition_find(json_object_get(newest, "status"), "Regressed");
 	if (rc && jstr(rc, "status")) {
 		char msg[1024];
 		snprintf(msg, sizeof(msg), "run %s: %s", meta(newest, "name"),
 			 jstr(rc, "message") ? jstr(rc, "message") : "");
-		json_object_set_new(status, "conditions",
-				    conditions(prev, "Regressed", jstr(rc, "status"),
-					       jstr(rc, "reason") ? jstr(rc, "reason") : "Compared",
-					       msg, gen, wall));
-		const json_t *pc = find_condition(prev, "Regressed");
+		struct br_condition cond = {"Regressed", jstr(rc, "status"),
+					    jstr(rc, "reason") ? jstr(rc, "reason") : "Compared",
+					    msg, gen};
+		if (br_condition_set(status, prev, &cond, wall)) {
+			json_decref(status);
+			return NULL;
+		}
+		const json_t *pc = br_condition_find(prev, "Regressed");
 		bool was = pc && jstr(pc, "message") && !strcmp(jstr(pc, "message"), msg);
 		if (!was && !strcmp(jstr(rc, "status"), "True"))
 			sched_event(c, ns, name, uid, true, "Regressed", msg);
@@ -498,6 +456,12 @@ int br_schedule_reconcile(struct br_controller *c, const char *ns, const char *n
 	/* NULL also when no informer watches schedules in ns */
 	json_t *sched = c->ops.cache_get(c->ops.arg, BR_CACHE_SCHEDULES, ns, name);
 	if (!sched || meta(sched, "deletionTimestamp")) {
+		json_decref(sched);
+		return 0;
+	}
+	if (br_status_behind(c, sched)) {
+		/* the cache has not seen this process's status write: the watch brings it */
+		*requeue_ms = 1000;
 		json_decref(sched);
 		return 0;
 	}
@@ -520,13 +484,14 @@ int br_schedule_reconcile(struct br_controller *c, const char *ns, const char *n
 	if (ret == -ENOMEM)
 		goto out;
 	if (ret) {
-		const json_t *pc = find_condition(prev, "InvalidSpec");
+		const json_t *pc = br_condition_find(prev, "InvalidSpec");
 		if (!pc || !jstr(pc, "message") || strcmp(jstr(pc, "message"), err))
 			sched_event(c, ns, name, uid, true, "InvalidSpec", err);
-		status = json_pack(
-			"{s:I,s:o}", "observedGeneration", gen, "conditions",
-			conditions(prev, "InvalidSpec", "True", "InvalidSpec", err, gen, wall));
-		ret = status ? write_status(c, sched, status) : -ENOMEM;
+		struct br_condition cond = {"InvalidSpec", "True", "InvalidSpec", err, gen};
+		status = json_pack("{s:I}", "observedGeneration", gen);
+		ret = !status || br_condition_set(status, prev, &cond, wall)
+			      ? -ENOMEM
+			      : sched_write(c, sched, status, requeue_ms);
 		goto out;
 	}
 
@@ -563,11 +528,11 @@ int br_schedule_reconcile(struct br_controller *c, const char *ns, const char *n
 		ret = -ENOMEM;
 		goto out;
 	}
-	int wr = write_status(c, sched, status);
-	if (!ret)
-		ret = wr;
 	if (p->requeue_s)
 		*requeue_ms = p->requeue_s * 1000L;
+	int wr = sched_write(c, sched, status, requeue_ms);
+	if (!ret)
+		ret = wr;
 out:
 	free(obsp);
 	free(planp);

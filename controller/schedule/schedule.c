@@ -5,6 +5,7 @@
 
 #include "controller/run/spec.h"
 #include "core/names.h"
+#include "time/rfc3339.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -226,14 +227,6 @@ int br_sched_run_name(char *out, size_t len, const char *schedule, int64_t activ
 	return sb_name_join(out, len, 63, parts, 2);
 }
 
-static void fmt_time(int64_t t, char *buf, size_t len)
-{
-	time_t tt = (time_t)t;
-	struct tm tm;
-	if (!gmtime_r(&tt, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
-		snprintf(buf, len, "@%" PRId64, t);
-}
-
 static void add_event(struct br_sched_plan *p, bool warning, const char *reason, const char *fmt,
 		      ...) __attribute__((format(printf, 4, 5)));
 static void add_event(struct br_sched_plan *p, bool warning, const char *reason, const char *fmt,
@@ -371,7 +364,7 @@ void br_sched_plan_compute(const struct br_sched_spec *spec, const struct sb_tz 
 	bool replaced = false;
 	if (due && !spec->suspend) {
 		char name[64], when[32];
-		fmt_time(due, when, sizeof(when));
+		sb_rfc3339_format((time_t)due, when, sizeof(when));
 		bool exists = false;
 		if (br_sched_run_name(name, sizeof(name), obs->name, due) == 0) {
 			for (size_t i = 0; i < obs->nruns; i++)

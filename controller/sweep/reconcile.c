@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 #include "controller/sweep/reconcile.h"
 
+#include "controller/core/status.h"
 #include "controller/sweep/sweep.h"
+#include "core/jsonobj.h"
 #include "core/labels.h"
 #include "core/log.h"
 #include "core/names.h"
 #include "report/sweep.h"
+#include "time/rfc3339.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -13,64 +16,50 @@
 #include <time.h>
 
 #define SWEEP_POLL_MS 5000
+/* the watch brings a run changed meanwhile soon; in case it does not */
+#define SWEEP_CONFLICT_MS 200
 
-static const char *jstr(const json_t *o, const char *k)
-{
-	const json_t *v = json_object_get(o, k);
-	return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
-/* The status (new reference) of the sweep: phase, message, conditions, progress. */
+/* The status (new reference) of the sweep: phase, message, the Succeeded condition, progress. */
 static json_t *sweep_status(const json_t *prev, const struct br_sweep_plan *p, size_t nsteps,
 			    const char *report, json_int_t gen, time_t now)
 {
-	char ts[40], prog[32];
-	struct tm tm;
-	gmtime_r(&now, &tm);
-	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	char ts[SB_RFC3339_LEN], prog[32];
+	sb_rfc3339_format(now, ts, sizeof(ts));
 	snprintf(prog, sizeof(prog), "%u/%zu", p->ended, nsteps);
 	bool ended = p->phase == BR_RUN_SUCCEEDED || p->phase == BR_RUN_FAILED;
-	const char *cs = p->phase == BR_RUN_SUCCEEDED ? "True" : ended ? "False" : "Unknown";
-	json_t *st = json_pack("{s:s,s:I,s:s,s:s,s:s,s:[{s:s,s:s,s:s,s:s,s:s}]}", "phase",
-			       br_run_phase_name(p->phase), "observedGeneration", gen, "message",
-			       p->message, "progress", prog, "startTime",
-			       jstr(prev, "startTime") ? jstr(prev, "startTime") : ts, "conditions",
-			       "type", "Succeeded", "status", cs, "reason", p->reason, "message",
-			       p->message, "lastTransitionTime", ts);
-	if (st && ended)
-		json_object_set_new(st, "completionTime",
-				    json_string(jstr(prev, "completionTime")
-							? jstr(prev, "completionTime")
-							: ts));
-	if (st && report)
-		json_object_set_new(st, "report", json_string(report));
+	struct br_condition cond = {"Succeeded",
+				    p->phase == BR_RUN_SUCCEEDED ? "True"
+				    : ended			 ? "False"
+								 : "Unknown",
+				    p->reason, p->message, gen};
+	json_t *st = json_pack("{s:s,s:I,s:s,s:s,s:s}", "phase", br_run_phase_name(p->phase),
+			       "observedGeneration", gen, "message", p->message, "progress", prog,
+			       "startTime", jstr(prev, "startTime") ? jstr(prev, "startTime") : ts);
+	if (st && ((ended && json_object_set_new(st, "completionTime",
+						 json_string(jstr(prev, "completionTime")
+								     ? jstr(prev, "completionTime")
+								     : ts))) ||
+		   (report && json_object_set_new(st, "report", json_string(report))) ||
+		   br_condition_set(st, prev, &cond, now))) {
+		json_decref(st);
+		return NULL;
+	}
 	return st;
 }
 
-/* Writes the status when it says something new (phase, message, report). */
-static int write_status(struct br_controller *c, const struct br_ref *ref, const json_t *run,
-			json_t *st)
+/*
+ * The sweep's status written (controller/core/status.h); a run that
+ * changed meanwhile (409) is looked at again soon.
+ */
+static int sweep_write(struct br_controller *c, const json_t *run, json_t *st, long *requeue_ms)
 {
-	const json_t *prev = json_object_get(run, "status");
-	const char *keys[] = {"phase", "message", "report", "progress"};
-	bool same = prev != NULL;
-	for (size_t i = 0; same && i < 4; i++) {
-		const char *a = jstr(prev, keys[i]), *b = jstr(st, keys[i]);
-		same = (!a && !b) || (a && b && !strcmp(a, b));
-	}
-	if (same)
-		return 0;
-	json_t *patch = json_pack("{s:O}", "status", st);
-	struct kube_error err = KUBE_ERROR_INIT;
-	char eb[512];
-	int r = patch ? c->ops.patch_status(c->ops.arg, &br_res_benchmarkruns, ref->ns, ref->name,
-					    patch, NULL, 0, &err)
-		      : -ENOMEM;
-	json_decref(patch);
-	if (r && r != -ENOENT)
-		sb_warn("Failed to update status", "run=%s/%s error=\"%s\"", ref->ns, ref->name,
-			kube_error_str(&err, eb, sizeof(eb)));
-	return r == -ENOENT ? 0 : r;
+	int r = st ? br_status_write(c, &br_res_benchmarkruns, run, st) : -ENOMEM;
+	json_decref(st);
+	if (r != 1)
+		return r;
+	if (!*requeue_ms || *requeue_ms > SWEEP_CONFLICT_MS)
+		*requeue_ms = SWEEP_CONFLICT_MS;
+	return 0;
 }
 
 /* The run of one step (new reference), owned by the sweeping run. */
@@ -193,11 +182,10 @@ int br_sweep_reconcile(struct br_controller *c, const struct br_ref *ref, const 
 		p.phase = BR_RUN_FAILED;
 		snprintf(p.reason, sizeof(p.reason), "InvalidSpec");
 		snprintf(p.message, sizeof(p.message), "%s", err);
-		json_t *s = sweep_status(json_object_get(run, "status"), &p, 0, NULL, gen,
-					 c->ops.now(c->ops.arg));
-		r = s ? write_status(c, ref, run, s) : -ENOMEM;
-		json_decref(s);
-		return r;
+		return sweep_write(c, run,
+				   sweep_status(json_object_get(run, "status"), &p, 0, NULL, gen,
+						c->ops.now(c->ops.arg)),
+				   requeue_ms);
 	}
 	observe_steps(&c->ops, ref, &sw, st);
 	if (sb_name_report(report, sizeof(report), ref->name))
@@ -233,11 +221,10 @@ int br_sweep_reconcile(struct br_controller *c, const struct br_ref *ref, const 
 			return r;
 		report_exists = true;
 	}
-	json_t *s = sweep_status(json_object_get(run, "status"), &p, sw.n,
-				 report_exists ? report : NULL, gen, c->ops.now(c->ops.arg));
-	r = s ? write_status(c, ref, run, s) : -ENOMEM;
-	json_decref(s);
 	if (p.phase == BR_RUN_RUNNING)
 		*requeue_ms = SWEEP_POLL_MS;
-	return r;
+	return sweep_write(c, run,
+			   sweep_status(json_object_get(run, "status"), &p, sw.n,
+					report_exists ? report : NULL, gen, c->ops.now(c->ops.arg)),
+			   requeue_ms);
 }

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* n decimal digits at *p into *v (advancing *p); false when one is not a digit */
 static bool digits(const char **p, int n, int *v)
@@ -98,4 +99,24 @@ int sb_rfc3339_parse(const char *s, time_t *out, char *err, size_t errlen)
 		return sb_errf(err, errlen, -EINVAL, "'%s': out of range", s);
 	*out = (time_t)t;
 	return 0;
+}
+
+char *sb_rfc3339_format(time_t t, char *buf, size_t len)
+{
+	int64_t days = (int64_t)t / 86400, secs = (int64_t)t % 86400;
+	int64_t y;
+	unsigned m, d;
+	if (!buf || !len)
+		return buf;
+	if (secs < 0) {
+		secs += 86400;
+		days--;
+	}
+	sb_civil_from_days(days, &y, &m, &d);
+	buf[0] = '\0';
+	if (y < 0 || y > 9999 || len < SB_RFC3339_LEN)
+		return buf;
+	snprintf(buf, len, "%04d-%02u-%02uT%02d:%02d:%02dZ", (int)y, m, d, (int)(secs / 3600),
+		 (int)(secs / 60 % 60), (int)(secs % 60));
+	return buf;
 }

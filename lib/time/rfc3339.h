@@ -19,4 +19,13 @@
  */
 int sb_rfc3339_parse(const char *s, time_t *out, char *err, size_t errlen);
 
+/*
+ * The one RFC 3339 formatter: t (UTC seconds since the epoch) as
+ * "2026-11-30T22:15:00Z", the form Kubernetes writes (metav1.Time: whole
+ * seconds, UTC). SB_RFC3339_LEN bytes hold any year 0-9999. Returns buf,
+ * "" when len is too small or the year is out of 0-9999.
+ */
+#define SB_RFC3339_LEN 21
+char *sb_rfc3339_format(time_t t, char *buf, size_t len);
+
 #endif

@@ -23,6 +23,7 @@
 #include "controller/core/ops.h"
 #include "controller/core/resultcache.h"
 #include "core/labels.h"
+#include "time/rfc3339.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -177,7 +178,7 @@ static inline int fo_create(void *arg, const struct kube_resource *r, const char
 	json_object_set_new(md, "namespace", json_string(ns));
 	json_object_set_new(md, "uid", json_string(uid));
 	json_object_set_new(md, "creationTimestamp",
-			    json_string(br_time_str(fo->now, ts, sizeof(ts))));
+			    json_string(sb_rfc3339_format(fo->now, ts, sizeof(ts))));
 	fo_store(fo, r->resource, o);
 	json_decref(o);
 	return 0;

@@ -6,6 +6,7 @@
 #include "controller/run/policy.h"
 #include "controller/run/spec.h"
 #include "core/labels.h"
+#include "time/rfc3339.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -281,7 +282,7 @@ static int test_pod_manifest(void)
 static int test_times(void)
 {
 	char b[40];
-	CHECK_STR(br_time_str(0, b, sizeof(b)), "1970-01-01T00:00:00Z");
+	CHECK_STR(sb_rfc3339_format(0, b, sizeof(b)), "1970-01-01T00:00:00Z");
 	CHECK_INT(br_time_parse("2026-11-30T18:24:08Z"), 1796063048);
 	CHECK_INT(br_time_parse("garbage"), 0);
 	CHECK_INT(br_parse_duration_s("5m"), 300);

@@ -20,6 +20,7 @@
 #include "controller/run/runkey.h"
 #include "core/labels.h"
 #include "core/names.h"
+#include "time/rfc3339.h"
 #include "result/sign.h"
 
 #define NS  "ns"
@@ -581,7 +582,8 @@ static void set_deleting(const char *pod, time_t due)
 				json_object_get(
 					json_array_get(fo_arr(stores[i], "pods"), (size_t)k),
 					"metadata"),
-				"deletionTimestamp", json_string(br_time_str(due, ts, sizeof(ts))));
+				"deletionTimestamp",
+				json_string(sb_rfc3339_format(due, ts, sizeof(ts))));
 	}
 }
 
@@ -856,13 +858,55 @@ static int test_sweep_first_step(void)
 	/* the status' time is the injected clock's */
 	char ts[40];
 	CHECK_STR(json_string_value(json_object_get(status(), "startTime")),
-		  br_time_str(E.fo.now, ts, sizeof(ts)));
+		  sb_rfc3339_format(E.fo.now, ts, sizeof(ts)));
 	CHECK_INT(pass(), 0);
 	CHECK_INT(fo_calls(&E.fo, "create", "benchmarkruns", NULL), 1);
 	set_phase("benchmarkruns", step1, "Succeeded");
 	CHECK_INT(pass(), 0);
 	CHECK_INT(fo_calls(&E.fo, "create", "benchmarkruns", step2), 1);
 	CHECK_STR(json_string_value(json_object_get(status(), "progress")), "1/2");
+	teardown();
+	return T_PASS;
+}
+
+/* The sweep's Succeeded condition as the server has it (borrowed). */
+static const json_t *sweep_condition(void)
+{
+	return json_array_get(json_object_get(status(), "conditions"), 0);
+}
+
+/*
+ * A sweep's Succeeded condition keeps its lastTransitionTime while its status
+ * does not flip: a step that ends (progress 0/2 -> 1/2, the clock an hour on)
+ * leaves it Unknown since the first pass; the sweep's end (both steps failed:
+ * no report to wait for) flips it to False at that pass' time.
+ */
+static int test_sweep_condition_transition(void)
+{
+	char step1[64], step2[64], t0[SB_RFC3339_LEN], t2[SB_RFC3339_LEN];
+	CHECK_INT(br_sweep_child_name(step1, sizeof(step1), RUN, 1), 0);
+	CHECK_INT(br_sweep_child_name(step2, sizeof(step2), RUN, 2), 0);
+	CHECK_INT(setup("{\"storageClasses\":[\"fast\"],\"iterations\":1,\"sweep\":{\"pods\":[1,"
+			"2]}}"),
+		  0);
+	sb_rfc3339_format(E.fo.now, t0, sizeof(t0));
+	CHECK_INT(pass(), 0);
+	CHECK_STR(json_string_value(json_object_get(sweep_condition(), "status")), "Unknown");
+	CHECK_STR(json_string_value(json_object_get(sweep_condition(), "lastTransitionTime")), t0);
+	E.fo.now += 3600;
+	set_phase("benchmarkruns", step1, "Failed");
+	CHECK_INT(pass(), 0);
+	CHECK_STR(json_string_value(json_object_get(status(), "progress")), "1/2");
+	CHECK_STR(json_string_value(json_object_get(sweep_condition(), "status")), "Unknown");
+	CHECK_STR(json_string_value(json_object_get(sweep_condition(), "lastTransitionTime")), t0);
+	/* the last step ends: the condition flips, at this pass' time */
+	E.fo.now += 3600;
+	sb_rfc3339_format(E.fo.now, t2, sizeof(t2));
+	set_phase("benchmarkruns", step2, "Failed");
+	CHECK_INT(pass(), 0);
+	CHECK_STR(json_string_value(json_object_get(status(), "progress")), "2/2");
+	CHECK_STR(json_string_value(json_object_get(sweep_condition(), "status")), "False");
+	CHECK_STR(json_string_value(json_object_get(sweep_condition(), "lastTransitionTime")), t2);
 	teardown();
 	return T_PASS;
 }
@@ -877,8 +921,8 @@ static int put_schedule(void)
 				  "apiVersion", SB_API_VERSION, "kind", SB_KIND_SCHEDULE,
 				  "metadata", "name", SCHED, "namespace", NS, "uid", "sched-uid",
 				  "generation", 1, "resourceVersion", "1", "creationTimestamp",
-				  br_time_str(E.fo.now - 3600, created, sizeof(created)), "spec",
-				  "schedule", "*/5 * * * *", "runTemplate", "spec",
+				  sb_rfc3339_format(E.fo.now - 3600, created, sizeof(created)),
+				  "spec", "schedule", "*/5 * * * *", "runTemplate", "spec",
 				  "storageClasses", "fast", "iterations", 1);
 	if (!sched)
 		return -1;
@@ -925,7 +969,7 @@ static int test_schedule_tick_creates_run(void)
 	CHECK_STR(json_string_value(json_array_get(json_object_get(sst, "active"), 0)), run1);
 	char ts[40];
 	CHECK_STR(json_string_value(json_object_get(sst, "lastScheduleTime")),
-		  br_time_str((time_t)slot, ts, sizeof(ts)));
+		  sb_rfc3339_format((time_t)slot, ts, sizeof(ts)));
 	/* a minute later: the same slot, nothing new */
 	E.fo.now += 60;
 	CHECK_INT(br_schedule_reconcile(&E.c, NS, SCHED, &rq), 0);
@@ -1213,6 +1257,7 @@ static const struct test_case cases[] = {
 	{"reconcile/distributed_run_to_succeeded", test_distributed_run_to_succeeded},
 	{"reconcile/lifecycle_before_io", test_lifecycle_before_io},
 	{"reconcile/sweep_first_step", test_sweep_first_step},
+	{"reconcile/sweep_condition_keeps_its_transition_time", test_sweep_condition_transition},
 	{"reconcile/schedule_tick_creates_run", test_schedule_tick_creates_run},
 	{"reconcile/schedule_stale_cache_makes_no_run", test_schedule_stale_cache_makes_no_run},
 	{"reconcile/schedule_waits_for_the_verdict", test_schedule_waits_for_the_verdict},

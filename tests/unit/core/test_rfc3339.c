@@ -135,7 +135,30 @@ static int test_controller_callers(void)
 	return T_PASS;
 }
 
+/* The one formatter: UTC, whole seconds, and back through the parser. */
+static int test_format(void)
+{
+	char b[SB_RFC3339_LEN];
+	CHECK_STR(sb_rfc3339_format(0, b, sizeof(b)), "1970-01-01T00:00:00Z");
+	CHECK_STR(sb_rfc3339_format(1796063048, b, sizeof(b)), "2026-11-30T18:24:08Z");
+	CHECK_STR(sb_rfc3339_format(-1, b, sizeof(b)), "1969-12-31T23:59:59Z");
+	CHECK_STR(sb_rfc3339_format(4107542400LL, b, sizeof(b)), "2100-03-01T00:00:00Z");
+	/* leap day */
+	CHECK_STR(sb_rfc3339_format(1709208000, b, sizeof(b)), "2024-02-29T12:00:00Z");
+	for (time_t t = -86400 * 400; t < 86400LL * 365 * 200; t += 86400 * 37 + 3607) {
+		time_t back = 0;
+		CHECK_INT(sb_rfc3339_parse(sb_rfc3339_format(t, b, sizeof(b)), &back, NULL, 0), 0);
+		CHECK_INT(back, t);
+	}
+	/* too short a buffer, or a year past 9999: "" */
+	char small[SB_RFC3339_LEN - 1];
+	CHECK_STR(sb_rfc3339_format(0, small, sizeof(small)), "");
+	CHECK_STR(sb_rfc3339_format(253402300800LL, b, sizeof(b)), "");
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
+	{"rfc3339/format", test_format},
 	{"rfc3339/utc", test_utc},
 	{"rfc3339/offsets", test_offsets},
 	{"rfc3339/fractions", test_fractions},
