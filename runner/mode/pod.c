@@ -367,8 +367,8 @@ static int barrier_wait(void *ctx, unsigned group)
 	/* checked in the controller's time: this node's clock less its offset */
 	int64_t when = 0;
 	int sr = sb_pod_start_time(start, b->it, json_is_string(v) ? json_string_value(v) : NULL,
-				   now_ns(CLOCK_REALTIME) - sb_clock_applied(&b->clock), e->barrier_s,
-				   &when, b->err, sizeof(b->err));
+				   now_ns(CLOCK_REALTIME) - sb_clock_applied(&b->clock),
+				   e->barrier_s, &when, b->err, sizeof(b->err));
 	json_decref(cm);
 	if (sr == -EINVAL || sr == -ERANGE)
 		return sr;
