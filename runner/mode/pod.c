@@ -279,7 +279,7 @@ int sb_pod_start_time(const char *cm, unsigned it, const char *value, int64_t no
 	*when = w;
 	/* no further ahead than the barrier's timeout: the controller starts members
 	 * BR_DIST_START_DELAY_MS ahead, so a later time is not its own */
-	if (barrier_s > 0 && w - now > (int64_t)barrier_s * 1000000000) {
+	if (barrier_s > 0 && (w - now) / 1000000000 > barrier_s) { /* no product to overflow */
 		snprintf(err, errlen,
 			 "configmap %s: data.%s: iteration %u would start in %lld s, beyond the "
 			 "barrier timeout (%ld s): not a start time the controller sets",
