@@ -65,27 +65,51 @@ static uint64_t part_of(uint64_t x, uint64_t num, uint64_t den)
 }
 
 /*
- * What the successful requests moved in [a, b): a request inside it counts
- * whole, one that overlaps it the share of its duration inside.
+ * Adds what request op moved in [a, b) to out: all of it when it started
+ * and ended inside, the share of its duration inside when it overlaps.
  */
+static void add_share(const struct sb_s3_oprec *op, uint64_t a, uint64_t b,
+		      struct sb_s3_segment *out)
+{
+	if (!op->ok || op->end_ns < a || op->start_ns >= b)
+		return;
+	bool started = op->start_ns >= a, ended = op->end_ns < b;
+	if (started && ended) {
+		out->bytes += op->bytes;
+		out->objects += op->objects;
+		return;
+	}
+	uint64_t from = started ? op->start_ns : a, to = ended ? op->end_ns : b;
+	uint64_t dur = op->end_ns - op->start_ns; /* > 0: it crosses a bound */
+	out->bytes += part_of(op->bytes, to - from, dur);
+	out->objects += (double)op->objects * (double)(to - from) / (double)dur;
+}
+
+/* What the successful requests moved in [a, b). */
 static void aggregate(const struct sb_s3_oprec *ops, size_t n, uint64_t a, uint64_t b,
 		      struct sb_s3_segment *out)
 {
 	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < n; i++)
+		add_share(&ops[i], a, b, out);
+}
+
+/*
+ * The same into seg[0..ns), segment k being [from + k seg_ns, from + (k+1)
+ * seg_ns), in one pass: each request only visits the segments it touches.
+ */
+static void aggregate_segments(const struct sb_s3_oprec *ops, size_t n, uint64_t from,
+			       uint64_t seg_ns, size_t ns, struct sb_s3_segment *seg)
+{
+	memset(seg, 0, ns * sizeof(*seg));
 	for (size_t i = 0; i < n; i++) {
 		const struct sb_s3_oprec *op = &ops[i];
-		if (!op->ok || op->end_ns < a || op->start_ns >= b)
+		if (!op->ok || op->end_ns < from)
 			continue;
-		bool started = op->start_ns >= a, ended = op->end_ns < b;
-		if (started && ended) {
-			out->bytes += op->bytes;
-			out->objects += op->objects;
-			continue;
-		}
-		uint64_t from = started ? op->start_ns : a, to = ended ? op->end_ns : b;
-		uint64_t dur = op->end_ns - op->start_ns; /* > 0: it crosses a bound */
-		out->bytes += part_of(op->bytes, to - from, dur);
-		out->objects += (double)op->objects * (double)(to - from) / (double)dur;
+		uint64_t lo = op->start_ns > from ? (op->start_ns - from) / seg_ns : 0;
+		uint64_t hi = (op->end_ns - from) / seg_ns;
+		for (uint64_t k = lo; k <= hi && k < ns; k++)
+			add_share(op, from + k * seg_ns, from + (k + 1) * seg_ns, &seg[k]);
 	}
 }
 
@@ -142,29 +166,19 @@ static size_t count_segments(uint64_t from, uint64_t to, uint64_t seg_ns)
 	return k;
 }
 
-/* The ranking key of a segment: bytes when the operation moves data, else objects. */
-static double seg_key(const struct sb_s3_segment *s, bool by_bytes)
-{
-	return by_bytes ? (double)s->bytes : s->objects;
-}
-
-struct rank_ctx {
-	const struct sb_s3_segment *seg;
-	bool by_bytes;
+/* A segment in the ranking: its key (bytes when the operation moves data, else objects). */
+struct ranked {
+	double key;
+	size_t idx;
 };
 
-/* insertion sort of indexes by key, ties in time order (stable) */
-static void rank(size_t *idx, size_t n, const struct rank_ctx *c)
+/* slowest first; ties in time order */
+static int cmp_ranked(const void *pa, const void *pb)
 {
-	for (size_t i = 1; i < n; i++) {
-		size_t v = idx[i], j = i;
-		double kv = seg_key(&c->seg[v], c->by_bytes);
-		while (j > 0 && seg_key(&c->seg[idx[j - 1]], c->by_bytes) > kv) {
-			idx[j] = idx[j - 1];
-			j--;
-		}
-		idx[j] = v;
-	}
+	const struct ranked *a = pa, *b = pb;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
 /* The whole range, first start to last end (when no span had every worker active). */
@@ -203,7 +217,7 @@ int sb_s3_analyse(const struct sb_s3_oprec *ops, size_t n, uint64_t seg_ns,
 	if (!ns)
 		return 0;
 	a->seg = calloc(ns, sizeof(*a->seg));
-	size_t *idx = malloc(ns * sizeof(*idx));
+	struct ranked *idx = malloc(ns * sizeof(*idx));
 	if (!a->seg || !idx) {
 		free(idx);
 		sb_s3_analysis_release(a);
@@ -213,18 +227,15 @@ int sb_s3_analyse(const struct sb_s3_oprec *ops, size_t n, uint64_t seg_ns,
 	bool moved = false;
 	for (size_t i = 0; i < n && !moved; i++)
 		moved = ops[i].ok && ops[i].bytes > 0;
-	for (size_t k = 0; k < ns; k++) {
-		uint64_t s = a->from_ns + k * seg_ns;
-		aggregate(ops, n, s, s + seg_ns, &a->seg[k]);
-		idx[k] = k;
-	}
-	const struct rank_ctx rc = {a->seg, moved};
-	rank(idx, ns, &rc);
+	aggregate_segments(ops, n, a->from_ns, seg_ns, ns, a->seg);
+	for (size_t k = 0; k < ns; k++)
+		idx[k] = (struct ranked){moved ? (double)a->seg[k].bytes : a->seg[k].objects, k};
+	qsort(idx, ns, sizeof(*idx), cmp_ranked);
 	/* warp's median: the element at round(n / 2) of the ranking, slowest first */
 	size_t m = (ns + 1) / 2;
-	a->slowest = idx[0];
-	a->median = idx[m < ns ? m : ns - 1];
-	a->fastest = idx[ns - 1];
+	a->slowest = idx[0].idx;
+	a->median = idx[m < ns ? m : ns - 1].idx;
+	a->fastest = idx[ns - 1].idx;
 	a->by_bytes = moved;
 	free(idx);
 	return 0;

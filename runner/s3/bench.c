@@ -907,7 +907,7 @@ static int make_bucket(struct sb_s3_client *c, const struct sb_s3_opts *o, struc
 	} else {
 		snprintf(r->bucket, sizeof(r->bucket), "%s", o->bucket);
 		/* a given bucket must be empty: never benchmark one that holds data */
-		char token[8] = "";
+		char token[1024] = "";
 		uint64_t n = 0;
 		int e = list_page(c, r->bucket, "", 1, token, sizeof(token), &n, NULL, NULL, NULL);
 		if (e == -ENOMEM)

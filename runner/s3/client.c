@@ -152,6 +152,31 @@ uint64_t sb_s3_now(const struct sb_s3_hooks *h)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The method's own options: HEAD has no body, PUT and POST send one. */
+static bool set_method(CURL *cu, const char *method, const void *body, size_t len)
+{
+	if (!strcmp(method, "HEAD"))
+		return curl_easy_setopt(cu, CURLOPT_NOBODY, 1L) == CURLE_OK;
+	if (!strcmp(method, "PUT") || !strcmp(method, "POST"))
+		return curl_easy_setopt(cu, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len) ==
+			       CURLE_OK &&
+		       curl_easy_setopt(cu, CURLOPT_POSTFIELDS, body ? body : "") == CURLE_OK &&
+		       curl_easy_setopt(cu, CURLOPT_CUSTOMREQUEST, method) == CURLE_OK;
+	return !strcmp(method, "GET") ||
+	       curl_easy_setopt(cu, CURLOPT_CUSTOMREQUEST, method) == CURLE_OK;
+}
+
+/* c->msg for an answer of 300 or more: the status and S3's error code. */
+static void answer_error(struct sb_s3_client *c, const char *method, const char *name)
+{
+	char code[64] = "";
+	size_t pos = 0;
+	if (c->body && sb_s3_xml_text(c->body, "Code", &pos, code, sizeof(code), NULL, 0) != 1)
+		code[0] = '\0';
+	snprintf(c->msg, sizeof(c->msg), "%s %s: HTTP %ld%s%s", method, name, c->status,
+		 code[0] ? " " : "", code);
+}
+
 int sb_s3_request(struct sb_s3_client *c, const char *method, const char *bucket, const char *key,
 		  const char *query, const void *body, size_t len, const char *sha,
 		  const char *extra)
@@ -227,16 +252,7 @@ int sb_s3_request(struct sb_s3_client *c, const char *method, const char *bucket
 		  curl_easy_setopt(cu, CURLOPT_SSL_VERIFYHOST, o->insecure ? 0L : 2L) == CURLE_OK &&
 		  curl_easy_setopt(cu, CURLOPT_PROTOCOLS_STR, "http,https") == CURLE_OK &&
 		  (!o->cacert[0] || curl_easy_setopt(cu, CURLOPT_CAINFO, o->cacert) == CURLE_OK);
-	if (ok && !strcmp(method, "HEAD"))
-		ok = curl_easy_setopt(cu, CURLOPT_NOBODY, 1L) == CURLE_OK;
-	else if (ok && (!strcmp(method, "PUT") || !strcmp(method, "POST")))
-		ok = curl_easy_setopt(cu, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len) ==
-			     CURLE_OK &&
-		     curl_easy_setopt(cu, CURLOPT_POSTFIELDS, body ? body : "") == CURLE_OK &&
-		     curl_easy_setopt(cu, CURLOPT_CUSTOMREQUEST, method) == CURLE_OK;
-	else if (ok && strcmp(method, "GET"))
-		ok = curl_easy_setopt(cu, CURLOPT_CUSTOMREQUEST, method) == CURLE_OK;
-	if (!ok) {
+	if (!ok || !set_method(cu, method, body, len)) {
 		snprintf(c->msg, sizeof(c->msg), "libcurl refused an option");
 		ret = -EINVAL;
 		goto out;
@@ -261,15 +277,8 @@ int sb_s3_request(struct sb_s3_client *c, const char *method, const char *bucket
 		goto out;
 	}
 	curl_easy_getinfo(cu, CURLINFO_RESPONSE_CODE, &c->status);
-	if (c->status >= 300) {
-		char code[64] = "";
-		size_t pos = 0;
-		if (c->body &&
-		    sb_s3_xml_text(c->body, "Code", &pos, code, sizeof(code), NULL, 0) != 1)
-			code[0] = '\0';
-		snprintf(c->msg, sizeof(c->msg), "%s %s: HTTP %ld%s%s", method, key ? key : bucket,
-			 c->status, code[0] ? " " : "", code);
-	}
+	if (c->status >= 300)
+		answer_error(c, method, key ? key : bucket);
 out:
 	/* the easy handle keeps pointers to these: clear them before they go */
 	curl_easy_setopt(cu, CURLOPT_HTTPHEADER, NULL);

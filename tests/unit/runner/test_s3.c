@@ -633,6 +633,72 @@ static int test_analysis_objects_and_few(void)
 	return T_PASS;
 }
 
+/* The rule for one segment [a, b) as the README words it, request by request. */
+static void ref_segment(const struct sb_s3_oprec *ops, size_t n, uint64_t a, uint64_t b,
+			uint64_t *bytes, double *objects)
+{
+	*bytes = 0;
+	*objects = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct sb_s3_oprec *r = &ops[i];
+		uint64_t s = r->start_ns > a ? r->start_ns : a, e = r->end_ns < b ? r->end_ns : b;
+		if (!r->ok || r->end_ns < a || r->start_ns >= b)
+			continue;
+		if (r->start_ns >= a && r->end_ns < b) {
+			*bytes += r->bytes;
+			*objects += r->objects;
+		} else {
+			uint64_t d = r->end_ns - r->start_ns;
+			*bytes += (uint64_t)((unsigned __int128)r->bytes * (e - s) / d);
+			*objects += (double)r->objects * (double)(e - s) / (double)d;
+		}
+	}
+}
+
+/* A random trace of 5 workers: every segment as the rule gives it, request by request. */
+static int test_analysis_random_trace(void)
+{
+	enum { W = 5, PER = 400 };
+	static struct sb_s3_oprec ops[W * PER];
+	static struct sb_s3_analysis a;
+	uint64_t rng = 77;
+	size_t n = 0;
+	for (unsigned w = 0; w < W; w++) {
+		uint64_t t = sb_s3_rand(&rng) % 50000000ull;
+		for (int k = 0; k < PER; k++) {
+			uint64_t d = sb_s3_rand(&rng) % 40000000ull; /* 0..40 ms, 0 too */
+			bool ok = sb_s3_rand(&rng) % 10 != 0;
+			ops[n] = (struct sb_s3_oprec){t,
+						      t + d,
+						      ok ? sb_s3_rand(&rng) % 100000 : 0,
+						      1 + (uint32_t)(sb_s3_rand(&rng) % 3),
+						      (uint16_t)w,
+						      ok};
+			n++;
+			t += d + sb_s3_rand(&rng) % 5000000ull;
+		}
+	}
+	CHECK_INT(sb_s3_analyse(ops, n, 1000000000ull, &a), 0);
+	CHECK(a.active && a.nseg >= 5);
+	for (size_t k = 0; k < a.nseg; k++) {
+		uint64_t s = a.from_ns + k * 1000000000ull, b;
+		double o;
+		ref_segment(ops, n, s, s + 1000000000ull, &b, &o);
+		CHECK_INT(a.seg[k].bytes, b);
+		CHECK_NEAR(a.seg[k].objects, o, 1e-6);
+	}
+	for (size_t k = 0; k < a.nseg; k++) {
+		CHECK(a.seg[k].bytes >= a.seg[a.slowest].bytes);
+		CHECK(a.seg[k].bytes <= a.seg[a.fastest].bytes);
+	}
+	uint64_t tb;
+	double to;
+	ref_segment(ops, n, a.from_ns, a.to_ns, &tb, &to);
+	CHECK_INT(a.bytes, tb);
+	sb_s3_analysis_release(&a);
+	return T_PASS;
+}
+
 /* Steady requests of two workers from 0 to secs, 100 ms each; bytes grow by grow per second. */
 static struct sb_s3_oprec *steady(unsigned secs, double grow, size_t *n)
 {
@@ -747,6 +813,7 @@ static const struct test_case cases[] = {
 	{"s3/randsize_range", test_randsize_range},
 	{"s3/analysis_trace", test_analysis_trace},
 	{"s3/analysis_objects_and_few", test_analysis_objects_and_few},
+	{"s3/analysis_random_trace", test_analysis_random_trace},
 	{"s3/autoterm_rule", test_autoterm_rule},
 	{"s3/xml_entities", test_xml_entities},
 };
