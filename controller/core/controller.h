@@ -6,8 +6,8 @@
  * applies the plan. It watches, never polls: informer events queue the
  * run; deadlines (timeouts) queue it again at the right time.
  */
-#ifndef SB_CONTROLLER_CONTROLLER_H
-#define SB_CONTROLLER_CONTROLLER_H
+#ifndef SB_CONTROLLER_CORE_CONTROLLER_H
+#define SB_CONTROLLER_CORE_CONTROLLER_H
 
 #include "controller/serve/metrics.h"
 #include "controller/core/ops.h"

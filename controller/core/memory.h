@@ -5,8 +5,8 @@
  * after a burst of deletions (br_memory_*), and the process_* and
  * per-informer metrics that show it on /metrics.
  */
-#ifndef SB_CONTROLLER_MEMORY_H
-#define SB_CONTROLLER_MEMORY_H
+#ifndef SB_CONTROLLER_CORE_MEMORY_H
+#define SB_CONTROLLER_CORE_MEMORY_H
 
 #include <jansson.h>
 #include <stdbool.h>

@@ -15,8 +15,8 @@
  * AlreadyExists, -ENOENT NotFound, -EAGAIN with err->http_code 409 for a
  * conflict...) with err filled on failure.
  */
-#ifndef SB_CONTROLLER_OPS_H
-#define SB_CONTROLLER_OPS_H
+#ifndef SB_CONTROLLER_CORE_OPS_H
+#define SB_CONTROLLER_CORE_OPS_H
 
 #include "controller/core/memory.h"
 #include "kube/kube.h"

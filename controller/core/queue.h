@@ -16,8 +16,8 @@
  * out is the low lane's. A key is in one lane at a time: added to both, it
  * is in the high one. Within a lane, the key due first goes first.
  */
-#ifndef SB_CONTROLLER_QUEUE_H
-#define SB_CONTROLLER_QUEUE_H
+#ifndef SB_CONTROLLER_CORE_QUEUE_H
+#define SB_CONTROLLER_CORE_QUEUE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -20,8 +20,8 @@
  * fetched ConfigMap's data is still what was verified (br_result_fetched).
  * With no master key loaded a result's verdict is not ok.
  */
-#ifndef SB_CONTROLLER_RESULTCACHE_H
-#define SB_CONTROLLER_RESULTCACHE_H
+#ifndef SB_CONTROLLER_CORE_RESULTCACHE_H
+#define SB_CONTROLLER_CORE_RESULTCACHE_H
 
 #include "result/owner.h"
 

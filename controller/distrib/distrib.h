@@ -19,8 +19,8 @@
  * of its first member fails the class (BarrierTimeout), naming the pod
  * that is missing and its node; recorded iterations are kept.
  */
-#ifndef SB_CONTROLLER_DISTRIB_H
-#define SB_CONTROLLER_DISTRIB_H
+#ifndef SB_CONTROLLER_DISTRIB_DISTRIB_H
+#define SB_CONTROLLER_DISTRIB_DISTRIB_H
 
 #include "controller/core/controller.h"
 #include "controller/run/manifests.h"

@@ -34,8 +34,8 @@
  * samples (mean, stddev, p50/p95/p99, min, max) into its "lifecycle"
  * section and the status summary (workload "lifecycle").
  */
-#ifndef SB_CONTROLLER_LIFECYCLE_H
-#define SB_CONTROLLER_LIFECYCLE_H
+#ifndef SB_CONTROLLER_LIFECYCLE_LIFECYCLE_H
+#define SB_CONTROLLER_LIFECYCLE_LIFECYCLE_H
 
 #include "controller/lifecycle/spec.h"
 #include "controller/run/manifests.h"

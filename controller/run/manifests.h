@@ -7,8 +7,8 @@
  * removes it with the run. Each function returns a new reference (caller
  * decrefs) or NULL on ENOMEM.
  */
-#ifndef SB_CONTROLLER_MANIFESTS_H
-#define SB_CONTROLLER_MANIFESTS_H
+#ifndef SB_CONTROLLER_RUN_MANIFESTS_H
+#define SB_CONTROLLER_RUN_MANIFESTS_H
 
 #include "controller/run/plan.h"
 #include "controller/run/spec.h"

@@ -9,8 +9,8 @@
  * is a target like a storage class (same name space, same result
  * ConfigMaps and report rows) whose runner pod has no volume.
  */
-#ifndef SB_CONTROLLER_OBJSTORE_H
-#define SB_CONTROLLER_OBJSTORE_H
+#ifndef SB_CONTROLLER_RUN_OBJSTORE_H
+#define SB_CONTROLLER_RUN_OBJSTORE_H
 
 #include <jansson.h>
 #include <stdbool.h>

@@ -9,8 +9,8 @@
  * Level-triggered: the same observation always gives the same plan, so a
  * restarted controller continues where the cluster says the run is.
  */
-#ifndef SB_CONTROLLER_PLAN_H
-#define SB_CONTROLLER_PLAN_H
+#ifndef SB_CONTROLLER_RUN_PLAN_H
+#define SB_CONTROLLER_RUN_PLAN_H
 
 #include <stdbool.h>
 #include <stddef.h>

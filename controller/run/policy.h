@@ -15,8 +15,8 @@
  * allowlist, a ServiceAccount allowlist, a higher pod security level
  * (baseline, privileged) and, apart, hostNetwork.
  */
-#ifndef SB_CONTROLLER_POLICY_H
-#define SB_CONTROLLER_POLICY_H
+#ifndef SB_CONTROLLER_RUN_POLICY_H
+#define SB_CONTROLLER_RUN_POLICY_H
 
 #include "controller/run/spec.h"
 

@@ -10,8 +10,8 @@
  * the hysteresis: the run stays Regressed until it is back within the
  * threshold. No I/O but through the lookups given.
  */
-#ifndef SB_CONTROLLER_REGRESSION_H
-#define SB_CONTROLLER_REGRESSION_H
+#ifndef SB_CONTROLLER_RUN_REGRESSION_H
+#define SB_CONTROLLER_RUN_REGRESSION_H
 
 #include "controller/run/plan.h"
 

@@ -10,8 +10,8 @@
  * Secret of that name made by someone else can only make the run's results
  * fail verification, which names them; it never makes a forged one pass.
  */
-#ifndef SB_CONTROLLER_RUNKEY_H
-#define SB_CONTROLLER_RUNKEY_H
+#ifndef SB_CONTROLLER_RUN_RUNKEY_H
+#define SB_CONTROLLER_RUN_RUNKEY_H
 
 #include "controller/run/manifests.h"
 #include "kube/kube.h"

@@ -6,8 +6,8 @@
  * spec the controller accepts is a spec the runner runs; errors name the
  * field: "spec.workloads[2].bs: '3q' is not a size".
  */
-#ifndef SB_CONTROLLER_SPEC_H
-#define SB_CONTROLLER_SPEC_H
+#ifndef SB_CONTROLLER_RUN_SPEC_H
+#define SB_CONTROLLER_RUN_SPEC_H
 
 #include "controller/lifecycle/spec.h"
 

@@ -5,8 +5,8 @@
  * step came to, and the previous status, to the status object the
  * reconcile writes. No I/O, no clock: now is an input.
  */
-#ifndef SB_CONTROLLER_STATUS_H
-#define SB_CONTROLLER_STATUS_H
+#ifndef SB_CONTROLLER_RUN_STATUS_H
+#define SB_CONTROLLER_RUN_STATUS_H
 
 #include "controller/run/plan.h"
 

@@ -32,8 +32,8 @@
  * new runs carry storagebench.io/regressed-since(-run): their verdict holds
  * until a run is back within the threshold (controller/run/regression.h).
  */
-#ifndef SB_CONTROLLER_SCHEDULE_H
-#define SB_CONTROLLER_SCHEDULE_H
+#ifndef SB_CONTROLLER_SCHEDULE_SCHEDULE_H
+#define SB_CONTROLLER_SCHEDULE_SCHEDULE_H
 
 #include "time/cron.h"
 #include "time/tz.h"

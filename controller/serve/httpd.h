@@ -3,8 +3,8 @@
  * The controller's HTTP endpoints on libmicrohttpd: /healthz (the process
  * answers), /readyz (informers synced), /metrics (Prometheus text).
  */
-#ifndef SB_CONTROLLER_HTTPD_H
-#define SB_CONTROLLER_HTTPD_H
+#ifndef SB_CONTROLLER_SERVE_HTTPD_H
+#define SB_CONTROLLER_SERVE_HTTPD_H
 
 #include "controller/core/controller.h"
 

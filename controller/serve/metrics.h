@@ -4,8 +4,8 @@
  * at scrape time), iterations completed, API errors, reconciles and their
  * durations, leadership. Counters are updated from any thread.
  */
-#ifndef SB_CONTROLLER_METRICS_H
-#define SB_CONTROLLER_METRICS_H
+#ifndef SB_CONTROLLER_SERVE_METRICS_H
+#define SB_CONTROLLER_SERVE_METRICS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -22,8 +22,8 @@
  * workloads x 9 series per gauge. Runs outside schedules are exported
  * while they exist (delete them, or use a schedule, to bound them).
  */
-#ifndef SB_CONTROLLER_RESULT_METRICS_H
-#define SB_CONTROLLER_RESULT_METRICS_H
+#ifndef SB_CONTROLLER_SERVE_RESULT_METRICS_H
+#define SB_CONTROLLER_SERVE_RESULT_METRICS_H
 
 #include <jansson.h>
 #include <stdio.h>

@@ -18,8 +18,8 @@
  * Here: the spec and the plan, pure functions; controller/sweep/reconcile.c
  * applies them.
  */
-#ifndef SB_CONTROLLER_SWEEP_H
-#define SB_CONTROLLER_SWEEP_H
+#ifndef SB_CONTROLLER_SWEEP_SWEEP_H
+#define SB_CONTROLLER_SWEEP_SWEEP_H
 
 #include "controller/run/plan.h"
 

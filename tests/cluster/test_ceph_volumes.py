@@ -87,7 +87,9 @@ def test_ssd_xfs_volume_expands_while_mounted(ceph, ns):
     info = json.loads(ceph_cmd(ceph, "rbd", "info", image_of("x", ns), "--format", "json"))
     assert info["size"] == 600 * MIB
     node = sb.get(f"/api/v1/namespaces/{ns}/pods/hold")["spec"]["nodeName"]
-    df = sb.in_node(node, ["df", "-B1", "--output=size,source"]).stdout
+    # df exits 1 when any mount of the host is unreachable (a FUSE mount of
+    # another cluster instance); the lines it could read are still printed
+    df = sb.in_node(node, ["df", "-B1", "--output=size,source"], check=False).stdout
     sizes = [int(line.split()[0]) for line in df.splitlines()[1:] if line.split()[1] == pv["spec"]["local"]["path"]]
     assert sizes and min(sizes) > 400 * MIB, df  # more than the 300Mi it had (less the log)
 
