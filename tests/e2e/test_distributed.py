@@ -30,15 +30,16 @@ spec:
     pods: %(pods)d
     volume: %(volume)s
     env: %(env)s
-"""
+%(image)s"""
 
 
 def dist(name, classes=("fast",), iterations=2, pods=3, volume="perPod", access="",
-         barrier="2m", runtime="2s", env=()):
+         barrier="2m", runtime="2s", env=(), image=None):
     return DIST % {"name": name, "classes": json.dumps(list(classes)), "iterations": iterations,
                    "pods": pods, "volume": volume, "barrier": barrier,
                    "access": f", accessMode: {access}" if access else "", "runtime": runtime,
-                   "env": json.dumps([{"name": k, "value": v} for k, v in env])}
+                   "env": json.dumps([{"name": k, "value": v} for k, v in env]),
+                   "image": f"    image: {image}\n" if image else ""}
 
 
 def attempt_results(ns, name):
@@ -361,3 +362,54 @@ def test_late_member_is_named_and_left_out_of_the_window(ns, controller):
     assert not any(f"pod {docs[0]['context']['pod']} " in w["evidence"] for w in warns), warns
     txt = sb.kubectl_json("-n", ns, "get", "configmap", "tardy-report")["data"]["report.txt"]
     assert "[late-start]" in txt
+
+
+@pytest.mark.serial  # a clock fault: every container created on the node has it
+def test_shifted_node_clock_is_measured_and_corrected(ns, controller):
+    """The last node's clock 2 s ahead (fault.sh clock, which reaches the
+    test-only dynamically linked runner image): the run succeeds; its
+    member there measured its offset within 50 ms of 2 s and the report
+    names the node in a clock-offset warning; the start skew corrected by
+    the offsets stays under 100 ms; and the aggregate is within 5% of the
+    same run's without the shift."""
+    last = sb.NODES[-1]
+    controller.stop()
+    controller.start(extra=[f"--runner-allowed-images={sb.DYN_REPO}"])
+    aggs = {}
+    for name, shift in (("clk0", None), ("clk2", "+2s")):
+        try:
+            if shift:
+                sb.fault("clock", last, shift)
+            sb.apply(dist(name, iterations=2, runtime="4s", image=sb.DYN_IMAGE), namespace=ns)
+            st = wait_phase(ns, name, timeout=300)
+        finally:
+            if shift:
+                sb.fault("clock", last, "reset")
+        assert st["phase"] == "Succeeded", st
+        report = json.loads(sb.kubectl_json("-n", ns, "get", "configmap",
+                                            f"{name}-report")["data"]["report.json"])
+        aggs[name] = {(r["target"], r["workload"]): r["metrics"] for r in report["results"]}
+        res = member_results(ns, name)
+        for it in (1, 2):
+            docs = [res[("fast", it, m)][1] for m in (1, 2, 3)]
+            for d in docs:
+                c = d["context"]["clock"]
+                if shift and d["context"]["node"] == last:
+                    assert abs(c["offset_ns"] - 2e9) <= 50e6, c
+                else:
+                    assert abs(c["offset_ns"]) <= c["uncertainty_ns"], (d["context"]["node"], c)
+            assert [d["context"]["node"] for d in docs].count(last) == 1
+        assert all(s_["skew_ms"] < 100 for s_ in report["distributed"]["skew"]), \
+            report["distributed"]["skew"]
+        warns = [w for w in report["warnings"] if w["check"] == "clock-offset"]
+        if shift:
+            assert len(warns) == 1 and f"node {last}'s clock is off the controller's by +" \
+                in warns[0]["message"], warns
+            ms = float(warns[0]["message"].split("by ", 1)[1].split(" ms", 1)[0])
+            assert abs(ms - 2000) <= 50, warns
+        else:
+            assert not warns, warns
+    for key in (("fast", "rr"), ("fast", "sw")):
+        m = "read-iops" if key[1] == "rr" else "write-iops"
+        a, b = aggs["clk0"][key][m]["mean"], aggs["clk2"][key][m]["mean"]
+        assert b == pytest.approx(a, rel=0.05), (key, a, b)
