@@ -370,8 +370,12 @@ def test_shifted_node_clock_is_measured_and_corrected(ns, controller):
     test-only dynamically linked runner image): the run succeeds; its
     member there measured its offset within 50 ms of 2 s and the report
     names the node in a clock-offset warning; the start skew corrected by
-    the offsets stays under 100 ms; and the aggregate is within 5% of the
-    same run's without the shift."""
+    the offsets stays under 100 ms; the window, by the corrected
+    timestamps, holds every member's whole series (no member late, none of
+    its seconds left out). The aggregate is compared with the same run's
+    without the shift only loosely: on the 2-core test machine one run's
+    two iterations differ by up to 40% (3 pods of 4k random reads on
+    /dev/shm, CPU-bound), so a 5% bound would test the machine."""
     last = sb.NODES[-1]
     controller.stop()
     controller.start(extra=[f"--runner-allowed-images={sb.DYN_REPO}"])
@@ -399,6 +403,12 @@ def test_shifted_node_clock_is_measured_and_corrected(ns, controller):
                 else:
                     assert abs(c["offset_ns"]) <= c["uncertainty_ns"], (d["context"]["node"], c)
             assert [d["context"]["node"] for d in docs].count(last) == 1
+            offs = [clock_offset(d) for d in docs]
+            for wl, dr in (("rr", "read"), ("sw", "write")):
+                jobs = [next(j for j in d["jobs"] if j["jobname"] == wl) for d in docs]
+                first, _, _ = window(jobs, offs, dr)
+                assert first == [0, 0, 0], (name, it, wl, first)
+        assert not [w for w in report["warnings"] if w["check"] == "late-start"], report["warnings"]
         assert all(s_["skew_ms"] < 100 for s_ in report["distributed"]["skew"]), \
             report["distributed"]["skew"]
         warns = [w for w in report["warnings"] if w["check"] == "clock-offset"]
@@ -412,4 +422,4 @@ def test_shifted_node_clock_is_measured_and_corrected(ns, controller):
     for key in (("fast", "rr"), ("fast", "sw")):
         m = "read-iops" if key[1] == "rr" else "write-iops"
         a, b = aggs["clk0"][key][m]["mean"], aggs["clk2"][key][m]["mean"]
-        assert b == pytest.approx(a, rel=0.05), (key, a, b)
+        assert b == pytest.approx(a, rel=0.5), (key, a, b)
