@@ -519,7 +519,10 @@ static char *dump_fitting(json_t *doc)
 	}
 	size_t i;
 	json_t *j;
-	json_array_foreach(jobs, i, j) drop_series(j, all_keys, 5);
+	json_array_foreach(jobs, i, j)
+	{
+		drop_series(j, all_keys, 5);
+	}
 	sb_warn("Dropped per-second series to fit the result in a ConfigMap", NULL);
 	text = json_dumps(doc, JSON_COMPACT);
 	if (text && strlen(text) > MAX_RESULT_BYTES) {
