@@ -376,13 +376,16 @@ static int merge_docs(json_t *const *docs, unsigned n, json_t *jobs, json_t *row
 	json_t *names = workload_names(docs, n);
 	const json_t **v = NULL;
 	double *iops = calloc(n, sizeof(*iops)), *tmp = calloc(n, sizeof(*tmp));
-	size_t total = 0;
+	size_t total = 0,
+	       *of = calloc(n + 1, sizeof(*of)); /* client k's entries: v[of[k]..of[k+1]) */
+	struct sb_merge_pod *mp = NULL;
 	int ret = -ENOMEM;
 
 	for (unsigned k = 0; k < n; k++)
 		total += json_array_size(json_object_get(docs[k], SB_RK_JOBS));
 	v = calloc(total ? total : 1, sizeof(*v));
-	if (!names || !v || !iops || !tmp)
+	mp = calloc(total ? total : 1, sizeof(*mp));
+	if (!names || !v || !iops || !tmp || !of || !mp)
 		goto out;
 	ret = 0;
 	size_t w;
@@ -391,11 +394,15 @@ static int merge_docs(json_t *const *docs, unsigned n, json_t *jobs, json_t *row
 	{
 		const char *name = json_string_value(nm);
 		size_t m = 0;
-		for (unsigned k = 0; k < n; k++)
+		for (unsigned k = 0; k < n; k++) {
+			of[k] = m;
 			m += jobs_named(docs[k], name, v + m);
+		}
+		of[n] = m;
 		json_t *merged = NULL;
 		char err[512];
-		int r = sb_merge_jobs(v, m, &merged, err, sizeof(err));
+		memset(mp, 0, total * sizeof(*mp));
+		int r = sb_merge_pods(v, mp, m, &merged, err, sizeof(err));
 		if (r == -ENOMEM) {
 			ret = r;
 			goto out;
@@ -410,24 +417,17 @@ static int merge_docs(json_t *const *docs, unsigned n, json_t *jobs, json_t *row
 			ret = -ENOMEM;
 			goto out;
 		}
-		/* per client: the sum over its entries of this workload (clones) */
+		/* per client: the sum over its entries of this workload (clones), over
+		 * the merge's window, so that the rows add up to the aggregate */
 		double riops[SB_CLIENTS_MAX], wiops[SB_CLIENTS_MAX], rbw[SB_CLIENTS_MAX],
 			wbw[SB_CLIENTS_MAX];
 		for (unsigned k = 0; k < n; k++) {
-			size_t i;
-			const json_t *j;
 			riops[k] = wiops[k] = rbw[k] = wbw[k] = 0;
-			json_array_foreach(json_object_get(docs[k], SB_RK_JOBS), i, j)
-			{
-				const json_t *jn = json_object_get(j, SB_RK_JOBNAME);
-				if (!json_is_string(jn) || strcmp(json_string_value(jn), name))
-					continue;
-				struct sb_result_dirv rd = dfig(j, SB_RDIR_READ),
-						      wd = dfig(j, SB_RDIR_WRITE);
-				riops[k] += rd.iops;
-				wiops[k] += wd.iops;
-				rbw[k] += rd.bw_bytes;
-				wbw[k] += wd.bw_bytes;
+			for (size_t e = of[k]; e < of[k + 1]; e++) {
+				riops[k] += mp[e].iops[0];
+				wiops[k] += mp[e].iops[1];
+				rbw[k] += mp[e].bw_bytes[0];
+				wbw[k] += mp[e].bw_bytes[1];
 			}
 			iops[k] = riops[k] + wiops[k];
 			tmp[k] = iops[k];
@@ -450,6 +450,8 @@ out:
 	free(v);
 	free(iops);
 	free(tmp);
+	free(of);
+	free(mp);
 	return ret;
 }
 

@@ -389,9 +389,11 @@ static int barrier_wait(void *ctx, unsigned group)
 				 sb_stop_name(sb_stop_signal()), b->it);
 			return -EINTR;
 		}
-		int64_t until = when - t > 20000000 ? t + 20000000 : when;
-		struct timespec at = {(time_t)(until / 1000000000), (long)(until % 1000000000)};
-		(void)clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &at, NULL);
+		/* relative: an absolute CLOCK_REALTIME sleep would be on the kernel's
+		 * clock, which a shifted clock of this process's (a preload) is not */
+		int64_t step = when - t > 20000000 ? 20000000 : when - t;
+		struct timespec d = {0, (long)step};
+		(void)nanosleep(&d, NULL);
 	}
 	if (group == 0 && e->late_start_ms) {
 		sb_warn("Starting late (test hook STORAGEBENCH_TEST_LATE_START)", "ms=%u",
@@ -549,7 +551,10 @@ static char *dump_fitting(json_t *doc)
 	}
 	size_t i;
 	json_t *j;
-	json_array_foreach(jobs, i, j) drop_series(j, all_keys, 5);
+	json_array_foreach(jobs, i, j)
+	{
+		drop_series(j, all_keys, 5);
+	}
 	sb_warn("Dropped per-second series to fit the result in a ConfigMap", NULL);
 	text = json_dumps(doc, JSON_COMPACT);
 	if (text && strlen(text) > MAX_RESULT_BYTES) {

@@ -76,12 +76,13 @@ def test_aggregate_is_the_sum_of_the_clients_series(shm):
     starts = [res["context"]["start"]["actual_ns"] for res in c["results"]]
     assert all(s > 0 for s in starts)
     assert c["skew_ms"] == pytest.approx((max(starts) - min(starts)) / 1e6)
-    # one row per client with its own rates
+    # one row per client with its rates over the same window: they add up to the aggregate
     rows = [row for row in c["rows"] if row["workload"] == "w"]
     assert [row["client"] for row in rows] == [1, 2, 3]
-    for row, j in zip(rows, own):
-        assert row["write-iops"] == pytest.approx(j["write"]["iops"])
-        assert row["write-bw"] == pytest.approx(j["write"]["bw_bytes"])
+    for row, j, f in zip(rows, own, first):
+        assert row["write-iops"] == pytest.approx(sum(series(j, "write", "ios_series")[f:f + w]) / w)
+        assert row["write-bw"] == pytest.approx(sum(series(j, "write", "bytes_series")[f:f + w]) / w)
+    assert sum(row["write-iops"] for row in rows) == pytest.approx(merged["write"]["iops"])
 
 
 def test_text_output_aggregate_and_rows(shm):

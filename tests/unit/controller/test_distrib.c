@@ -506,14 +506,9 @@ static int test_skew_of_later_groups(void)
 }
 
 /* Member m's result of iteration 1: one job j (consumed), on node n<m>, pod d-cephfs-1-m<m>. */
-static json_t *timed_member(unsigned m, json_t *j)
+/* Member m's signed result ConfigMap of iteration 1 holding doc (consumed). */
+static json_t *doc_member(unsigned m, json_t *doc)
 {
-	char pod[32], node[8];
-	snprintf(pod, sizeof(pod), "d-cephfs-1-m%u", m);
-	snprintf(node, sizeof(node), "n%u", m);
-	json_t *doc = json_pack("{s:[o],s:{s:s,s:s,s:i,s:s,s:i,s:i,s:i,s:s}}", "jobs", j, "context",
-				"run", "d", "class", "cephfs", "iteration", 1, "pod", pod,
-				"attempt", 1, "member", (int)m, "members", 3, "node", node);
 	char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
 	json_decref(doc);
 	json_t *cm = text ? member_result(m, text, true) : NULL;
@@ -521,32 +516,38 @@ static json_t *timed_member(unsigned m, json_t *j)
 	return cm;
 }
 
-/* Runs br_dist_report over three members starting at FX_T0 + starts[m] (ns; -1: no start). */
-static int timed_report(const long long *starts, json_t **extra, double *agg_iops)
+static json_t *timed_member(unsigned m, json_t *j)
 {
-	static const json_int_t a[] = {100, 100, 100, 100, 100}, c[] = {200, 200, 200, 200};
-	static const unsigned slow_first[] = {200, 100, 100, 100, 100}, cb[] = {110, 110, 110, 110};
-	static const double ac[] = {5000, 1000, 1000, 1000, 1000}, cc[] = {1100, 1100, 1100, 1100};
+	char pod[32], node[8];
+	snprintf(pod, sizeof(pod), "d-cephfs-1-m%u", m);
+	snprintf(node, sizeof(node), "n%u", m);
+	return doc_member(m, json_pack("{s:[o],s:{s:s,s:s,s:i,s:s,s:i,s:i,s:i,s:s}}", "jobs", j,
+				       "context", "run", "d", "class", "cephfs", "iteration", 1,
+				       "pod", pod, "attempt", 1, "member", (int)m, "members", 3,
+				       "node", node));
+}
+
+/*
+ * br_dist_report of members' results list (consumed) under a shared cephfs
+ * class of pods pods, one iteration: *extra, and the aggregate's read IOPS.
+ */
+static int dist_report(unsigned pods, json_t *list, json_t **extra, double *agg_iops)
+{
 	struct br_spec s;
-	char err[512] = "";
-	int r = parse("{\"storageClasses\":[\"cephfs\"],\"profile\":\"quick\",\"iterations\":1,"
-		      "\"volume\":{\"accessMode\":\"ReadWriteMany\"},\"runner\":{\"pods\":3,"
-		      "\"volume\":\"shared\"}}",
-		      &s, err, sizeof(err));
-	if (r)
+	char err[512] = "", spec[256];
+	snprintf(spec, sizeof(spec),
+		 "{\"storageClasses\":[\"cephfs\"],\"profile\":\"quick\",\"iterations\":1,"
+		 "\"volume\":{\"accessMode\":\"ReadWriteMany\"},\"runner\":{\"pods\":%u,"
+		 "\"volume\":\"shared\"}}",
+		 pods);
+	int r = parse(spec, &s, err, sizeof(err));
+	if (r) {
+		json_decref(list);
 		return r;
-	br_runkey_set_master(MASTER);
-	struct br_ref run = {"ns", "d", DUID};
-	json_t *list = json_array();
-	for (unsigned m = 0; m < 3; m++) {
-		json_t *j = m < 2 ? fx_timed_job(FX_T0 + starts[m], a, slow_first, ac, 5)
-				  : fx_timed_job(FX_T0 + starts[m], c, cb, cc, 4);
-		if (starts[m] < 0)
-			json_object_del(json_object_get(j, "storagebench"), "series_start_ns");
-		json_array_append_new(list, timed_member(m + 1, j));
 	}
+	struct br_ref run = {"ns", "d", DUID};
 	struct sb_agg *agg = sb_agg_new();
-	r = agg ? br_dist_report(agg, &run, &s, list, extra, no_warn, NULL) : -ENOMEM;
+	r = agg && list ? br_dist_report(agg, &run, &s, list, extra, no_warn, NULL) : -ENOMEM;
 	json_t *rep = r ? NULL : sb_agg_report(agg, "d");
 	*agg_iops = json_number_value(json_object_get(
 		json_object_get(json_object_get(json_array_get(json_object_get(rep, "results"), 0),
@@ -558,6 +559,24 @@ static int timed_report(const long long *starts, json_t **extra, double *agg_iop
 	json_decref(list);
 	br_spec_release(&s);
 	return r;
+}
+
+/* Runs br_dist_report over three members starting at FX_T0 + starts[m] (ns; -1: no start). */
+static int timed_report(const long long *starts, json_t **extra, double *agg_iops)
+{
+	static const json_int_t a[] = {100, 100, 100, 100, 100}, c[] = {200, 200, 200, 200};
+	static const unsigned slow_first[] = {200, 100, 100, 100, 100}, cb[] = {110, 110, 110, 110};
+	static const double ac[] = {5000, 1000, 1000, 1000, 1000}, cc[] = {1100, 1100, 1100, 1100};
+	br_runkey_set_master(MASTER);
+	json_t *list = json_array();
+	for (unsigned m = 0; m < 3; m++) {
+		json_t *j = m < 2 ? fx_timed_job(FX_T0 + starts[m], a, slow_first, ac, 5)
+				  : fx_timed_job(FX_T0 + starts[m], c, cb, cc, 4);
+		if (starts[m] < 0)
+			json_object_del(json_object_get(j, "storagebench"), "series_start_ns");
+		json_array_append_new(list, timed_member(m + 1, j));
+	}
+	return dist_report(3, list, extra, agg_iops);
 }
 
 /*
@@ -654,19 +673,18 @@ static json_t *clocked_member(unsigned m, long long start_ns, long long off_ns)
 	char pod[32], node[8];
 	snprintf(pod, sizeof(pod), "d-cephfs-1-m%u", m);
 	snprintf(node, sizeof(node), "n%u", m);
-	json_t *doc = json_pack(
-		"{s:[o],s:{s:s,s:s,s:i,s:s,s:i,s:i,s:i,s:s,s:{s:I,s:I,s:[]},s:{s:I,s:I,s:I,s:I}}}",
-		"jobs", fx_timed_job(FX_T0 + start_ns, a, b, c, 4), "context", "run", "d", "class",
-		"cephfs", "iteration", 1, "pod", pod, "attempt", 1, "member", (int)m, "members", 2,
-		"node", node, "start", "planned_ns", (json_int_t)FX_T0, "actual_ns",
-		(json_int_t)(FX_T0 + start_ns), "groups", "clock", "offset_ns", (json_int_t)off_ns,
-		"uncertainty_ns", (json_int_t)4000000, "round_trip_ns", (json_int_t)8000000,
-		"exchanges", (json_int_t)1);
-	char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
-	json_decref(doc);
-	json_t *cm = text ? member_result(m, text, true) : NULL;
-	free(text);
-	return cm;
+	return doc_member(
+		m,
+		json_pack(
+			"{s:[o],s:{s:s,s:s,s:i,s:s,s:i,s:i,s:i,s:s,s:{s:I,s:I,s:[]},s:{s:I,s:I,s:I,"
+			"s:I}}}",
+			"jobs", fx_timed_job(FX_T0 + start_ns, a, b, c, 4), "context", "run", "d",
+			"class", "cephfs", "iteration", 1, "pod", pod, "attempt", 1, "member",
+			(int)m, "members", 2, "node", node, "start", "planned_ns",
+			(json_int_t)FX_T0, "actual_ns", (json_int_t)(FX_T0 + start_ns), "groups",
+			"clock", "offset_ns", (json_int_t)off_ns, "uncertainty_ns",
+			(json_int_t)4000000, "round_trip_ns", (json_int_t)8000000, "exchanges",
+			(json_int_t)1));
 }
 
 /*
@@ -677,30 +695,13 @@ static json_t *clocked_member(unsigned m, long long start_ns, long long off_ns)
  */
 static int test_report_corrects_clock_offset(void)
 {
-	struct br_spec s;
-	char err[512] = "";
-	int r = parse("{\"storageClasses\":[\"cephfs\"],\"profile\":\"quick\",\"iterations\":1,"
-		      "\"volume\":{\"accessMode\":\"ReadWriteMany\"},\"runner\":{\"pods\":2,"
-		      "\"volume\":\"shared\"}}",
-		      &s, err, sizeof(err));
-	CHECK_INT(r, 0);
 	br_runkey_set_master(MASTER);
-	struct br_ref run = {"ns", "d", DUID};
-	json_t *list = json_pack("[o,o]", clocked_member(1, 0, 0),
-				 clocked_member(2, 2001000000LL, 2000000000LL));
 	json_t *extra = NULL;
-	struct sb_agg *agg = sb_agg_new();
-	r = list && agg ? br_dist_report(agg, &run, &s, list, &extra, no_warn, NULL) : -ENOMEM;
-	json_t *rep = r ? NULL : sb_agg_report(agg, "d");
-	double iops = json_number_value(json_object_get(
-		json_object_get(json_object_get(json_array_get(json_object_get(rep, "results"), 0),
-						"metrics"),
-				"read-iops"),
-		"mean"));
-	json_decref(rep);
-	sb_agg_free(agg);
-	json_decref(list);
-	br_spec_release(&s);
+	double iops = 0;
+	int r = dist_report(2,
+			    json_pack("[o,o]", clocked_member(1, 0, 0),
+				      clocked_member(2, 2001000000LL, 2000000000LL)),
+			    &extra, &iops);
 	double skew = json_number_value(
 		json_object_get(json_array_get(json_object_get(extra, "skew"), 0), "skew_ms"));
 	const json_t *w = json_object_get(extra, "warnings");

@@ -8,6 +8,16 @@
 #include <errno.h>
 #include <jansson.h>
 
+/* sb_merge_jobs of two jobs (consumed). */
+static int merge2(json_t *ja, json_t *jb, json_t **m, char *err, size_t errlen)
+{
+	const json_t *jobs[] = {ja, jb};
+	int r = sb_merge_jobs(jobs, 2, m, err, errlen);
+	json_decref(ja);
+	json_decref(jb);
+	return r;
+}
+
 static double num(const json_t *o, const char *a, const char *b)
 {
 	return json_number_value(json_object_get(json_object_get(o, a), b));
@@ -19,12 +29,9 @@ static int test_common_window(void)
 	static const json_int_t a[] = {100, 100, 100, 100}; /* 4 s at 100/s */
 	static const json_int_t b[] = {50, 50, 300};	    /* 3 s, one fast second */
 	json_t *ja = fx_job("w", a, 4, 4096, 100, 100.0), *jb = fx_job("w", b, 3, 4096, 200, 133.3);
-	const json_t *jobs[] = {ja, jb};
 	json_t *m = NULL;
 	char err[256] = "";
-	int r = sb_merge_jobs(jobs, 2, &m, err, sizeof(err));
-	json_decref(ja);
-	json_decref(jb);
+	int r = merge2(ja, jb, &m, err, sizeof(err));
 	if (r)
 		fprintf(stderr, "    %s\n", err);
 	CHECK_INT(r, 0);
@@ -67,12 +74,9 @@ static int test_histograms_merge(void)
 	json_t *ja = fx_job("w", a, 1, 512, 100, 300), *jb = fx_job("w", b, 1, 512, 120, 100);
 	json_object_set_new(json_object_get(json_object_get(jb, "read"), "lat_ns"), "mean",
 			    json_real(3000.0));
-	const json_t *jobs[] = {ja, jb};
 	json_t *m = NULL;
 	char err[256] = "";
-	int r = sb_merge_jobs(jobs, 2, &m, err, sizeof(err));
-	json_decref(ja);
-	json_decref(jb);
+	int r = merge2(ja, jb, &m, err, sizeof(err));
 	CHECK_INT(r, 0);
 	const json_t *pc = json_object_get(json_object_get(json_object_get(m, "read"), "clat_ns"),
 					   "percentile");
@@ -98,12 +102,9 @@ static int test_no_series_falls_back(void)
 	static const json_int_t a[] = {10};
 	json_t *ja = fx_job("w", a, 1, 4096, 50, 250), *jb = fx_job("w", a, 1, 4096, 50, 150);
 	json_object_del(json_object_get(json_object_get(jb, "storagebench"), "read"), "ios_series");
-	const json_t *jobs[] = {ja, jb};
 	json_t *m = NULL;
 	char err[256] = "";
-	int r = sb_merge_jobs(jobs, 2, &m, err, sizeof(err));
-	json_decref(ja);
-	json_decref(jb);
+	int r = merge2(ja, jb, &m, err, sizeof(err));
 	CHECK_INT(r, 0);
 	double iops = num(m, "read", "iops");
 	const json_t *info = json_object_get(
@@ -340,12 +341,9 @@ static int test_refuses_bad_timing(void)
 		json_t *sb = json_object_get(jb, "storagebench");
 		json_object_set_new(cases[k].key ? sb : json_object_get(sb, "read"),
 				    cases[k].key ? cases[k].key : "clat_hist_series", v);
-		const json_t *jobs[] = {ja, jb};
 		json_t *m = NULL;
 		char err[256] = "";
-		int r = sb_merge_jobs(jobs, 2, &m, err, sizeof(err));
-		json_decref(ja);
-		json_decref(jb);
+		int r = merge2(ja, jb, &m, err, sizeof(err));
 		if (r != -EINVAL || !strstr(err, cases[k].want))
 			fprintf(stderr, "    case %zu: %d '%s'\n", k, r, err);
 		CHECK_INT(r, -EINVAL);
@@ -372,12 +370,9 @@ static int test_no_overlap(void)
 	static const unsigned b[] = {100, 100};
 	static const double c[] = {1000, 1000};
 	json_t *ja = fx_timed_job(T0, a, b, c, 2), *jb = fx_timed_job(T0 + 5000000000, a, b, c, 2);
-	const json_t *jobs[] = {ja, jb};
 	json_t *m = NULL;
 	char err[256] = "";
-	int r = sb_merge_jobs(jobs, 2, &m, err, sizeof(err));
-	json_decref(ja);
-	json_decref(jb);
+	int r = merge2(ja, jb, &m, err, sizeof(err));
 	char win[16];
 	snprintf(win, sizeof(win), "%s",
 		 json_string_value(
