@@ -13,6 +13,7 @@
 #include "controller/core/memory.h"
 #include "controller/serve/metrics.h"
 #include "controller/run/runkey.h"
+#include "controller/run/reconcile.h"
 #include "controller/schedule/reconcile.h"
 #include "core/labels.h"
 #include "kube/kube.h"
@@ -324,6 +325,9 @@ int main(int argc, char **argv)
 		status = 1;
 		goto out;
 	}
+	br_controller_set_reconcilers(
+		&c,
+		&(struct br_reconcilers){.run = br_reconcile, .schedule = br_schedule_reconcile});
 	if (strcmp(a.metrics_addr, "0")) {
 		char herr[256];
 		h = br_httpd_start(a.metrics_addr, &c, m, herr, sizeof(herr));
