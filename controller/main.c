@@ -10,6 +10,7 @@
  */
 #include "controller/core/controller.h"
 #include "controller/serve/httpd.h"
+#include "controller/core/kubeops.h"
 #include "controller/core/memory.h"
 #include "controller/serve/metrics.h"
 #include "controller/run/runkey.h"
@@ -319,7 +320,9 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	m = br_metrics_new();
-	if (!m || br_controller_init(&c, kc, &a.copts, m, &err)) {
+	struct br_ops kops;
+	br_ops_kube(&c, &kops); /* the table's arg is c: filled by br_controller_init below */
+	if (!m || br_controller_init(&c, kc, &kops, &a.copts, m, &err)) {
 		fprintf(stderr, "storagebench-controller: %s\n",
 			kube_error_str(&err, eb, sizeof(eb)));
 		status = 1;

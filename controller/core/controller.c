@@ -239,13 +239,11 @@ int br_controller_init_ops(struct br_controller *c, const struct br_ops *ops,
 	return c->queue ? 0 : -ENOMEM;
 }
 
-int br_controller_init(struct br_controller *c, struct kube_client *kc,
+int br_controller_init(struct br_controller *c, struct kube_client *kc, const struct br_ops *ops,
 		       const struct br_controller_opts *opts, struct br_metrics *m,
 		       struct kube_error *err)
 {
-	struct br_ops ops;
-	br_ops_kube(c, &ops);
-	int r = br_controller_init_ops(c, &ops, opts, m);
+	int r = br_controller_init_ops(c, ops, opts, m);
 	if (r)
 		return r;
 	c->kc = kc;

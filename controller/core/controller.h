@@ -102,10 +102,12 @@ struct br_controller {
 };
 
 /*
- * Creates the informers (not started). Returns 0 or -errno with err filled.
- * c must be zeroed before the call; release with br_controller_release.
+ * Creates the informers (not started) on kc; every reconcile call goes
+ * through ops (copied: br_ops_kube's table over c, controller/core/kubeops.h).
+ * Returns 0 or -errno with err filled. c must be zeroed before the call;
+ * release with br_controller_release.
  */
-int br_controller_init(struct br_controller *c, struct kube_client *kc,
+int br_controller_init(struct br_controller *c, struct kube_client *kc, const struct br_ops *ops,
 		       const struct br_controller_opts *opts, struct br_metrics *m,
 		       struct kube_error *err);
 

@@ -9,7 +9,7 @@
 #include "core/jsonobj.h"
 #include "controller/run/objstore.h"
 
-#include "controller/core/controller.h"
+#include "controller/core/ops.h"
 #include "controller/run/spec.h"
 
 #include "core/labels.h"
