@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "controller/run/spec.h"
 
-#include "controller/run/manifests.h"
 #include "controller/run/objstore.h"
 
 #include "fiojob/jobfile.h"
@@ -1253,6 +1252,31 @@ static int parse_cleanup_timeouts(const json_t *spec, struct br_spec *s, char *e
 				"spec.timeouts.%s: '%s' is not a duration such as 90s, 5m or 2h",
 				tkeys[i], buf);
 		*tvals[i] = sec;
+	}
+	return 0;
+}
+
+/* The object stores into s->obj, their names appended to s->classes (the run's
+ * targets). 0, -EINVAL (err), -ENOMEM. */
+static int br_spec_objstores(const json_t *spec, struct br_spec *s, char *err, size_t errlen)
+{
+	struct br_objstores *o = NULL;
+	int r = br_objstores_parse(spec, s->classes, s->nclasses, &o, err, errlen);
+	if (r || !o)
+		return r;
+	s->obj = o;
+	if (s->nclasses + o->nstores > 32)
+		return sb_errf(
+			err, errlen, -EINVAL,
+			"spec.objectStores: at most 32 storage classes and object stores in all");
+	char **c = realloc(s->classes, (s->nclasses + o->nstores) * sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	s->classes = c;
+	for (size_t i = 0; i < o->nstores; i++) {
+		if (!(s->classes[s->nclasses] = strdup(o->stores[i].name)))
+			return -ENOMEM;
+		s->nclasses++;
 	}
 	return 0;
 }
