@@ -58,8 +58,8 @@ int br_field_number(const json_t *o, const char *key, const char *path, double m
 		return 0;
 	double x = json_number_value(v);
 	if (!json_is_number(v) || !isfinite(x) || x < min || x > max)
-		return sb_errf(err, errlen, -EINVAL, "%s.%s: must be a number from %.15g to %.15g", path,
-			       key, min, max);
+		return sb_errf(err, errlen, -EINVAL, "%s.%s: must be a number from %.15g to %.15g",
+			       path, key, min, max);
 	*out = x;
 	return 0;
 }
@@ -76,8 +76,8 @@ int br_field_object(const json_t *o, const char *key, const char *path, const js
 	return 0;
 }
 
-int br_field_known(const json_t *o, const char *path, const char *const *known, size_t n,
-		   char *err, size_t errlen)
+int br_field_known(const json_t *o, const char *path, const char *const *known, size_t n, char *err,
+		   size_t errlen)
 {
 	const char *key;
 	const json_t *v;

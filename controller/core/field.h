@@ -42,7 +42,7 @@ int br_field_object(const json_t *o, const char *key, const char *path, const js
  * Every key of o is one of known[0..n): else -EINVAL with
  * "<path>.<key>: unknown field (<known, comma-separated>)".
  */
-int br_field_known(const json_t *o, const char *path, const char *const *known, size_t n,
-		   char *err, size_t errlen);
+int br_field_known(const json_t *o, const char *path, const char *const *known, size_t n, char *err,
+		   size_t errlen);
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Volume lifecycle timings (see lifecycle.h): spec parsing, the event
- * bookkeeping (pure), the measurement (watches in threads, creates and
+ * Volume lifecycle timings (see lifecycle.h; spec.lifecycle is parsed in
+ * spec.c): the event bookkeeping (pure), the measurement (watches in threads, creates and
  * deletes from the caller's thread) and the report section.
  */
 #include "controller/lifecycle/lifecycle.h"
@@ -30,81 +30,6 @@ static const char *const phase_names[BR_LC_NPHASES] = {"provision", "attach", "r
 const char *br_lc_phase_name(enum br_lc_phase p)
 {
 	return (unsigned)p < BR_LC_NPHASES ? phase_names[p] : "?";
-}
-
-static int count(const json_t *o, const char *key, unsigned lo, unsigned hi, unsigned *out,
-		 char *err, size_t errlen)
-{
-	const json_t *v = json_object_get(o, key);
-	if (!v)
-		return 0;
-	if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
-		return sb_errf(err, errlen, -EINVAL,
-			       "spec.lifecycle.%s: must be an integer from %u to %u", key, lo, hi);
-	*out = (unsigned)json_integer_value(v);
-	return 0;
-}
-
-int br_lifecycle_spec_parse(const json_t *lc, unsigned default_iterations, const char *default_size,
-			    const char *access_mode, long timeout_s, struct br_lifecycle_spec *out,
-			    char *err, size_t errlen)
-{
-	static const char *const known[] = {"iterations", "volumes", "concurrent", "size",
-					    "resize"};
-	int r;
-	memset(out, 0, sizeof(*out));
-	if (!lc || json_is_null(lc))
-		return 0;
-	if (!json_is_object(lc))
-		return sb_errf(err, errlen, -EINVAL, "spec.lifecycle: must be an object");
-	const char *key;
-	const json_t *v;
-	json_object_foreach((json_t *)lc, key, v)
-	{
-		bool ok = false;
-		for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-			ok = ok || !strcmp(key, known[i]);
-		if (!ok)
-			return sb_errf(err, errlen, -EINVAL,
-				       "spec.lifecycle.%s: unknown field (iterations, volumes, "
-				       "concurrent, size, resize)",
-				       key);
-	}
-	out->enabled = true;
-	out->iterations = default_iterations ? default_iterations : 1;
-	if (out->iterations > 100)
-		out->iterations = 100;
-	out->volumes = 3;
-	out->resize = true;
-	out->timeout_s = timeout_s > 0 ? timeout_s : 300;
-	snprintf(out->size, sizeof(out->size), "%s", default_size ? default_size : "1Gi");
-	snprintf(out->access_mode, sizeof(out->access_mode), "%s",
-		 access_mode && *access_mode ? access_mode : "ReadWriteOnce");
-	if ((r = count(lc, "iterations", 1, 100, &out->iterations, err, errlen)) ||
-	    (r = count(lc, "volumes", 0, BR_LC_MAX_VOLUMES, &out->volumes, err, errlen)) ||
-	    (r = count(lc, "concurrent", 0, BR_LC_MAX_VOLUMES, &out->concurrent, err, errlen)))
-		return r;
-	if (!out->volumes && !out->concurrent)
-		return sb_errf(
-			err, errlen, -EINVAL,
-			"spec.lifecycle: volumes and concurrent are both 0: nothing to measure");
-	v = json_object_get(lc, "size");
-	if (v) {
-		uint64_t b;
-		if (!json_is_string(v) || strlen(json_string_value(v)) >= sizeof(out->size) ||
-		    sb_parse_quantity(json_string_value(v), &b) || b == 0)
-			return sb_errf(err, errlen, -EINVAL,
-				       "spec.lifecycle.size: must be a quantity such as 1Gi");
-		snprintf(out->size, sizeof(out->size), "%s", json_string_value(v));
-	}
-	v = json_object_get(lc, "resize");
-	if (v) {
-		if (!json_is_boolean(v))
-			return sb_errf(err, errlen, -EINVAL,
-				       "spec.lifecycle.resize: must be true or false");
-		out->resize = json_is_true(v);
-	}
-	return 0;
 }
 
 /* ------------------------------------------------------------ bookkeeping */
