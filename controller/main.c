@@ -10,9 +10,11 @@
  */
 #include "controller/core/controller.h"
 #include "controller/serve/httpd.h"
+#include "controller/core/kubeops.h"
 #include "controller/core/memory.h"
 #include "controller/serve/metrics.h"
 #include "controller/run/runkey.h"
+#include "controller/run/reconcile.h"
 #include "controller/schedule/reconcile.h"
 #include "core/labels.h"
 #include "kube/kube.h"
@@ -321,12 +323,17 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	m = br_metrics_new();
-	if (!m || br_controller_init(&c, kc, &a.copts, m, &err)) {
+	struct br_ops kops;
+	br_ops_kube(&c, &kops); /* the table's arg is c: filled by br_controller_init below */
+	if (!m || br_controller_init(&c, kc, &kops, &a.copts, m, &err)) {
 		fprintf(stderr, "storagebench-controller: %s\n",
 			kube_error_str(&err, eb, sizeof(eb)));
 		status = 1;
 		goto out;
 	}
+	br_controller_set_reconcilers(
+		&c,
+		&(struct br_reconcilers){.run = br_reconcile, .schedule = br_schedule_reconcile});
 	if (strcmp(a.metrics_addr, "0")) {
 		char herr[256];
 		h = br_httpd_start(a.metrics_addr, &c, m, herr, sizeof(herr));

@@ -2,7 +2,6 @@
 #include "controller/core/controller.h"
 #include "controller/core/memory.h"
 
-#include "controller/schedule/reconcile.h"
 #include "core/labels.h"
 #include "core/log.h"
 
@@ -240,13 +239,11 @@ int br_controller_init_ops(struct br_controller *c, const struct br_ops *ops,
 	return c->queue ? 0 : -ENOMEM;
 }
 
-int br_controller_init(struct br_controller *c, struct kube_client *kc,
+int br_controller_init(struct br_controller *c, struct kube_client *kc, const struct br_ops *ops,
 		       const struct br_controller_opts *opts, struct br_metrics *m,
 		       struct kube_error *err)
 {
-	struct br_ops ops;
-	br_ops_kube(c, &ops);
-	int r = br_controller_init_ops(c, &ops, opts, m);
+	int r = br_controller_init_ops(c, ops, opts, m);
 	if (r)
 		return r;
 	c->kc = kc;
@@ -311,7 +308,12 @@ bool br_controller_ready(struct br_controller *c)
 	return c->scs && kube_informer_has_synced(c->scs);
 }
 
-/* One key of the queue: a run or a schedule (br_queue_handler). */
+void br_controller_set_reconcilers(struct br_controller *c, const struct br_reconcilers *r)
+{
+	c->reconcilers = *r;
+}
+
+/* One key of the queue: a run or a schedule (br_queue_handler), to its reconciler. */
 static int handle_key(void *arg, const char *key, long *requeue_ms)
 {
 	struct br_controller *c = arg;
@@ -326,8 +328,11 @@ static int handle_key(void *arg, const char *key, long *requeue_ms)
 	snprintf(name, sizeof(name), "%s", slash + 1);
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	int r = is_sched ? br_schedule_reconcile(c, ns, name, requeue_ms)
-			 : br_reconcile(c, ns, name, requeue_ms);
+	int (*fn)(struct br_controller *, const char *, const char *, long *) =
+		is_sched ? c->reconcilers.schedule : c->reconcilers.run;
+	if (!fn)
+		return 0;
+	int r = fn(c, ns, name, requeue_ms);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	br_metrics_reconcile(c->metrics, secs, r ? "error" : *requeue_ms ? "requeue" : "ok");

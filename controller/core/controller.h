@@ -13,6 +13,7 @@
 #include "controller/core/ops.h"
 #include "controller/run/policy.h"
 #include "controller/core/queue.h"
+#include "controller/core/resources.h"
 #include "kube/kube.h"
 
 #include <pthread.h>
@@ -48,6 +49,25 @@ struct br_inflight {
 	time_t since;
 };
 
+/* Queue keys: "<namespace>/<name>" a run, "schedule:<namespace>/<name>" a schedule. */
+#define BR_SCHED_KEY_PREFIX "schedule:"
+
+struct br_controller;
+
+/*
+ * The reconcilers the workers call, one per kind of queue key: main.c
+ * registers them (br_controller_set_reconcilers), so that the controller's
+ * frame calls the reconcilers without depending on them. Each reconciles
+ * ns/name once: 0 or -errno (the queue retries the key with backoff),
+ * *requeue_ms when to look again (0: on the next change). A NULL entry:
+ * keys of that kind are dropped.
+ */
+struct br_reconcilers {
+	int (*run)(struct br_controller *c, const char *ns, const char *name, long *requeue_ms);
+	int (*schedule)(struct br_controller *c, const char *ns, const char *name,
+			long *requeue_ms);
+};
+
 struct br_controller {
 	struct kube_client *kc; /* borrowed; NULL with a fake ops table */
 	struct br_ops ops;	/* every call of the reconcile goes through it (ops.h) */
@@ -57,7 +77,8 @@ struct br_controller {
 	size_t nwatches;
 	struct kube_informer *scs; /* storage classes (cluster-scoped) */
 	struct br_queue *queue;
-	struct br_metrics *metrics; /* borrowed */
+	struct br_metrics *metrics;	   /* borrowed */
+	struct br_reconcilers reconcilers; /* br_controller_set_reconcilers */
 	pthread_t workers[16];
 	unsigned nworkers;
 	bool running;
@@ -81,10 +102,12 @@ struct br_controller {
 };
 
 /*
- * Creates the informers (not started). Returns 0 or -errno with err filled.
- * c must be zeroed before the call; release with br_controller_release.
+ * Creates the informers (not started) on kc; every reconcile call goes
+ * through ops (copied: br_ops_kube's table over c, controller/core/kubeops.h).
+ * Returns 0 or -errno with err filled. c must be zeroed before the call;
+ * release with br_controller_release.
  */
-int br_controller_init(struct br_controller *c, struct kube_client *kc,
+int br_controller_init(struct br_controller *c, struct kube_client *kc, const struct br_ops *ops,
 		       const struct br_controller_opts *opts, struct br_metrics *m,
 		       struct kube_error *err);
 
@@ -108,6 +131,9 @@ void br_inflight_add(struct br_controller *c, const char *ns, const char *name, 
 void br_inflight_drop(struct br_controller *c, const char *ns, const char *name);
 bool br_inflight_has(struct br_controller *c, const char *ns, const char *name, time_t now);
 
+/* The reconcilers the workers call (copied); set before br_controller_start_workers. */
+void br_controller_set_reconcilers(struct br_controller *c, const struct br_reconcilers *r);
+
 /* Starts the informers and waits up to timeout_ms for their first lists. */
 int br_controller_start_informers(struct br_controller *c, long timeout_ms);
 
@@ -121,14 +147,7 @@ int br_controller_start_workers(struct br_controller *c);
 void br_controller_stop(struct br_controller *c);
 void br_controller_release(struct br_controller *c);
 
-/* Reconciles one run now (for tests and the workers). */
-int br_reconcile(struct br_controller *c, const char *ns, const char *name, long *requeue_ms);
-
 /* Counts cached runs by status.phase, for metrics. */
 size_t br_controller_phase_counts(struct br_controller *c, struct br_phase_count *out, size_t max);
-
-/* The BenchmarkRun resource. */
-extern const struct kube_resource br_res_benchmarkruns;
-extern const struct kube_resource br_res_events;
 
 #endif

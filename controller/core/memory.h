@@ -12,18 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct br_controller;
-
-/* What an informer caches. */
-enum br_cache_kind {
-	BR_CACHE_RUNS = 0, /* BenchmarkRuns: spec and status kept */
-	BR_CACHE_PVCS,	   /* owned PVCs */
-	BR_CACHE_PODS,	   /* owned runner pods */
-	BR_CACHE_CMS,	   /* owned ConfigMaps (results, reports) */
-	BR_CACHE_SCS,	   /* StorageClasses */
-	/* BenchmarkSchedules (schedule/reconcile.c) */
-	BR_CACHE_SCHEDULES,
-};
+#include "controller/core/ops.h"
 
 /*
  * The informers' transform (a kube_informer_transform_fn; arg is a
@@ -112,18 +101,5 @@ struct br_process_stats {
 	unsigned long open_fds, max_fds;
 };
 int br_process_stats(struct br_process_stats *out);
-
-/*
- * Renders the process_* metrics (Prometheus' standard names), the informer
- * object counts (storagebench_informer_objects{resource,namespace}), the
- * bytes the run caches' deflated texts take
- * (storagebench_informer_bytes{resource,namespace}), the
- * result ConfigMaps in the cache by verdict (storagebench_informer_results
- * {namespace,cached="verdict-ok"|"verdict-invalid"|"with-data"}), the
- * API requests by verb (storagebench_api_requests_total{verb}) and the trims
- * (storagebench_malloc_trims_total) in the text format. c may be NULL (no
- * informer or API lines). A malloc'd string, or NULL on ENOMEM.
- */
-char *br_metrics_render_process(struct br_controller *c);
 
 #endif

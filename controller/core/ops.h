@@ -2,7 +2,7 @@
 /*
  * The reconcile's view of the cluster: a small table of operations, so
  * that the run's reconcile (controller/run/) runs against the API server and the
- * informers (br_ops_kube) in the controller, and against objects held in
+ * informers (br_ops_kube, controller/core/kubeops.h) in the controller, and against objects held in
  * memory in the unit tests (tests/unit/fakeops.h), as fio's engines are a
  * table of functions.
  *
@@ -18,15 +18,24 @@
 #ifndef SB_CONTROLLER_CORE_OPS_H
 #define SB_CONTROLLER_CORE_OPS_H
 
-#include "controller/core/memory.h"
 #include "kube/kube.h"
 
 #include <jansson.h>
 #include <time.h>
 
-struct br_controller;
 struct br_lifecycle_spec;
 struct br_ref;
+
+/* What an informer caches. */
+enum br_cache_kind {
+	BR_CACHE_RUNS = 0, /* BenchmarkRuns: spec and status kept */
+	BR_CACHE_PVCS,	   /* owned PVCs */
+	BR_CACHE_PODS,	   /* owned runner pods */
+	BR_CACHE_CMS,	   /* owned ConfigMaps (results, reports) */
+	BR_CACHE_SCS,	   /* StorageClasses */
+	/* BenchmarkSchedules (schedule/reconcile.c) */
+	BR_CACHE_SCHEDULES,
+};
 
 struct br_ops {
 	void *arg; /* passed to each function */
@@ -74,8 +83,5 @@ struct br_ops {
 	int (*list_labeled)(void *arg, const struct kube_resource *r, const char *ns,
 			    const char *label_selector, json_t **out, struct kube_error *err);
 };
-
-/* The real table: c's client and informers (arg is c). */
-void br_ops_kube(struct br_controller *c, struct br_ops *out);
 
 #endif

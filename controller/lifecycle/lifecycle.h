@@ -45,9 +45,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define BR_LC_COMPONENT	  "lifecycle"
-#define BR_LC_KEY	  "lifecycle.json"
-#define BR_LC_MAX_VOLUMES 20
+#define BR_LC_COMPONENT "lifecycle"
+#define BR_LC_KEY	"lifecycle.json"
 
 /* The phases measured, in report order. */
 enum br_lc_phase {

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* spec.lifecycle, parsed (see lifecycle.h); apart so that spec.h can hold it. */
+/* spec.lifecycle, parsed (see lifecycle.h; the parser is spec.c); apart so that
+ * run/spec.h can hold it. */
 #ifndef SB_CONTROLLER_LIFECYCLE_SPEC_H
 #define SB_CONTROLLER_LIFECYCLE_SPEC_H
 
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+
+/* spec.lifecycle.volumes and .concurrent: at most this many each */
+#define BR_LC_MAX_VOLUMES 20
 
 /*
  * Parses spec.lifecycle (borrowed; NULL: not asked, *out disabled):

@@ -11,21 +11,11 @@
 #define SB_CONTROLLER_RUN_MANIFESTS_H
 
 #include "controller/run/plan.h"
+#include "controller/run/ref.h"
 #include "controller/run/spec.h"
 
 #include <jansson.h>
 
-/* The run an object belongs to (borrowed strings). */
-struct br_ref {
-	const char *ns;
-	const char *name;
-	const char *uid;
-};
-
-#define BR_DATA_DIR    "/data"
-#define BR_DEVICE      "/dev/storagebench"
-#define BR_SPEC_DIR    "/etc/storagebench"
-#define BR_JOBFILE_KEY "jobs.fio"
 /* the report ConfigMap's comparison with the baseline (regression.c reads it) */
 #define BR_COMPARE_KEY "compare.json"
 

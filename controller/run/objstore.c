@@ -2,8 +2,6 @@
 #include "controller/run/objstore.h"
 #include "core/errfmt.h"
 
-#include "controller/run/spec.h"
-
 #include "s3opts/opts.h"
 
 #include <ctype.h>
@@ -451,27 +449,4 @@ json_t *br_objstore_env(const struct br_object_store *st)
 			 "AWS_ACCESS_KEY_ID", "valueFrom", "secretKeyRef", "name", st->secret,
 			 "key", "AWS_ACCESS_KEY_ID", "name", "AWS_SECRET_ACCESS_KEY", "valueFrom",
 			 "secretKeyRef", "name", st->secret, "key", "AWS_SECRET_ACCESS_KEY");
-}
-
-int br_spec_objstores(const json_t *spec, struct br_spec *s, char *err, size_t errlen)
-{
-	struct br_objstores *o = NULL;
-	int r = br_objstores_parse(spec, s->classes, s->nclasses, &o, err, errlen);
-	if (r || !o)
-		return r;
-	s->obj = o;
-	if (s->nclasses + o->nstores > 32)
-		return sb_errf(
-			err, errlen, -EINVAL,
-			"spec.objectStores: at most 32 storage classes and object stores in all");
-	char **c = realloc(s->classes, (s->nclasses + o->nstores) * sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-	s->classes = c;
-	for (size_t i = 0; i < o->nstores; i++) {
-		if (!(s->classes[s->nclasses] = strdup(o->stores[i].name)))
-			return -ENOMEM;
-		s->nclasses++;
-	}
-	return 0;
 }

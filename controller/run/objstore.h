@@ -65,11 +65,4 @@ json_t *br_objstore_runner_args(const struct br_objstores *o, const struct br_ob
 /* The env entries with the keys from the store's Secret (new array; NULL on ENOMEM). */
 json_t *br_objstore_env(const struct br_object_store *st);
 
-struct br_spec;
-/*
- * br_spec_parse's hook: parses the object stores into s->obj and appends
- * their names to s->classes (the run's targets). 0, -EINVAL (err), -ENOMEM.
- */
-int br_spec_objstores(const json_t *spec, struct br_spec *s, char *err, size_t errlen);
-
 #endif

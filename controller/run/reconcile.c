@@ -10,6 +10,7 @@
  * in memory.
  */
 #include "controller/run/pass.h"
+#include "controller/run/reconcile.h"
 
 #include "controller/core/status.h"
 #include "controller/lifecycle/lifecycle.h"
@@ -23,10 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-const struct kube_resource br_res_benchmarkruns = {SB_API_GROUP, SB_API_VERSION_ONLY,
-						   SB_PLURAL_RUNS, true};
-const struct kube_resource br_res_events = {"", "v1", "events", true};
 
 /* The run's spec against the runner policy and Pod Security; 0, 1 (refused and recorded) or -errno. */
 static int check_spec(struct br_pass *p)

@@ -13,7 +13,7 @@
 #ifndef SB_CONTROLLER_RUN_RUNKEY_H
 #define SB_CONTROLLER_RUN_RUNKEY_H
 
-#include "controller/run/manifests.h"
+#include "controller/run/ref.h"
 #include "kube/kube.h"
 #include "result/sign.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "controller/run/spec.h"
+#include "controller/core/field.h"
 
-#include "controller/run/manifests.h"
 #include "controller/run/objstore.h"
 
 #include "fiojob/jobfile.h"
@@ -53,35 +53,6 @@ void br_spec_release(struct br_spec *s)
 	json_decref(s->container_security_context);
 	json_decref(s->env);
 	memset(s, 0, sizeof(*s));
-}
-
-/* Copies an optional string field; -EINVAL when present but not a string or too long. */
-static int opt_string(const json_t *o, const char *key, const char *path, char *out, size_t len,
-		      char *err, size_t errlen)
-{
-	const json_t *v = json_object_get(o, key);
-	if (!v)
-		return 0;
-	if (!json_is_string(v))
-		return fail(err, errlen, "%s.%s: must be a string", path, key);
-	if (json_string_length(v) >= len)
-		return fail(err, errlen, "%s.%s: longer than %zu characters", path, key, len - 1);
-	snprintf(out, len, "%s", json_string_value(v));
-	return 0;
-}
-
-static int opt_uint(const json_t *o, const char *key, const char *path, unsigned min, unsigned max,
-		    unsigned *out, char *err, size_t errlen)
-{
-	const json_t *v = json_object_get(o, key);
-	if (!v)
-		return 0;
-	if (!json_is_integer(v) || json_integer_value(v) < (json_int_t)min ||
-	    json_integer_value(v) > (json_int_t)max)
-		return fail(err, errlen, "%s.%s: must be an integer from %u to %u", path, key, min,
-			    max);
-	*out = (unsigned)json_integer_value(v);
-	return 0;
 }
 
 static bool one_of(const char *v, const char *const *set, size_t n)
@@ -353,7 +324,7 @@ static int put_workload_field(char **text, size_t *len, const char *path, const 
 		return fail(err, errlen, "%s.%s: unknown field", path, key);
 	char val[128];
 	if (json_is_string(v) && strlen(json_string_value(v)) >= sizeof(val))
-		return fail(err, errlen, "%s.%s: longer than %zu characters", path, key,
+		return fail(err, errlen, "%s.%s: must be at most %zu characters", path, key,
 			    sizeof(val) - 1);
 	else if (json_is_string(v))
 		snprintf(val, sizeof(val), "%s", json_string_value(v));
@@ -778,7 +749,7 @@ static int container_security_context(const json_t *in, json_t **out, char *err,
 static int parse_start_timeout(const json_t *run, struct br_spec *s, char *err, size_t errlen)
 {
 	char buf[32] = "";
-	int r = opt_string(run, "startTimeout", RUN, buf, sizeof(buf), err, errlen);
+	int r = br_field_string(run, "startTimeout", RUN, buf, sizeof(buf), err, errlen);
 	if (r || !buf[0])
 		return r;
 	long sec = br_parse_duration_s(buf);
@@ -802,11 +773,11 @@ static int parse_runner(const json_t *run, struct br_spec *s, char *err, size_t 
 		return fail(err, errlen, RUN ": must be an object");
 	if ((r = parse_start_timeout(run, s, err, errlen)))
 		return r;
-	if ((r = opt_string(run, "image", RUN, s->image, sizeof(s->image), err, errlen)) ||
-	    (r = opt_string(run, "imagePullPolicy", RUN, s->pull_policy, sizeof(s->pull_policy),
-			    err, errlen)) ||
-	    (r = opt_string(run, "serviceAccountName", RUN, s->service_account,
-			    sizeof(s->service_account), err, errlen)))
+	if ((r = br_field_string(run, "image", RUN, s->image, sizeof(s->image), err, errlen)) ||
+	    (r = br_field_string(run, "imagePullPolicy", RUN, s->pull_policy,
+				 sizeof(s->pull_policy), err, errlen)) ||
+	    (r = br_field_string(run, "serviceAccountName", RUN, s->service_account,
+				 sizeof(s->service_account), err, errlen)))
 		return r;
 	if (!s->image[0])
 		return fail(err, errlen, RUN ".image: not set and the controller has no default");
@@ -820,18 +791,18 @@ static int parse_runner(const json_t *run, struct br_spec *s, char *err, size_t 
 		return fail(err, errlen,
 			    RUN ".serviceAccountName: '%s' is not a ServiceAccount name",
 			    s->service_account);
-	const json_t *hn = json_object_get(run, "hostNetwork");
-	if (hn && !json_is_boolean(hn))
-		return fail(err, errlen, RUN ".hostNetwork: must be true or false");
-	s->host_network = json_is_true(hn);
+	s->host_network = false;
+	if ((r = br_field_bool(run, "hostNetwork", RUN, &s->host_network, err, errlen)))
+		return r;
 	const json_t *sc = json_object_get(run, "seccompProfile");
 	if (sc) {
 		if (!json_is_object(sc))
 			return fail(err, errlen, RUN ".seccompProfile: must be an object");
-		if ((r = opt_string(sc, "type", RUN ".seccompProfile", s->seccomp_type,
-				    sizeof(s->seccomp_type), err, errlen)) ||
-		    (r = opt_string(sc, "localhostProfile", RUN ".seccompProfile",
-				    s->seccomp_profile, sizeof(s->seccomp_profile), err, errlen)))
+		if ((r = br_field_string(sc, "type", RUN ".seccompProfile", s->seccomp_type,
+					 sizeof(s->seccomp_type), err, errlen)) ||
+		    (r = br_field_string(sc, "localhostProfile", RUN ".seccompProfile",
+					 s->seccomp_profile, sizeof(s->seccomp_profile), err,
+					 errlen)))
 			return r;
 		if (!one_of(s->seccomp_type, seccomp, 3))
 			return fail(err, errlen,
@@ -921,8 +892,8 @@ static int parse_validity(const json_t *v, struct br_spec *s, char *err, size_t 
 		return 0;
 	if (!json_is_object(v))
 		return fail(err, errlen, "spec.validity: must be an object");
-	if ((r = opt_string(v, "baselineClass", "spec.validity", s->validity_baseline,
-			    sizeof(s->validity_baseline), err, errlen)))
+	if ((r = br_field_string(v, "baselineClass", "spec.validity", s->validity_baseline,
+				 sizeof(s->validity_baseline), err, errlen)))
 		return r;
 	bool found = !s->validity_baseline[0];
 	for (size_t i = 0; !found && i < s->nclasses; i++)
@@ -931,17 +902,13 @@ static int parse_validity(const json_t *v, struct br_spec *s, char *err, size_t 
 		return fail(err, errlen,
 			    "spec.validity.baselineClass: '%s' is not one of spec.storageClasses",
 			    s->validity_baseline);
-	const json_t *cv = json_object_get(v, "cvPercent");
-	if (cv &&
-	    (!json_is_number(cv) || json_number_value(cv) < 1 || json_number_value(cv) > 1000))
-		return fail(err, errlen,
-			    "spec.validity.cvPercent: must be a number from 1 to 1000");
-	s->validity_cv = cv ? json_number_value(cv) / 100.0 : 0;
-	const json_t *mf = json_object_get(v, "maxFactor");
-	if (mf && (!json_is_number(mf) || json_number_value(mf) < 2 || json_number_value(mf) > 1e6))
-		return fail(err, errlen,
-			    "spec.validity.maxFactor: must be a number from 2 to 1000000");
-	s->validity_factor = mf ? json_number_value(mf) : 0;
+	double cv = 0;
+	s->validity_factor = 0;
+	if ((r = br_field_number(v, "cvPercent", "spec.validity", 1, 1000, &cv, err, errlen)) ||
+	    (r = br_field_number(v, "maxFactor", "spec.validity", 2, 1e6, &s->validity_factor, err,
+				 errlen)))
+		return r;
+	s->validity_cv = cv / 100.0;
 	return 0;
 }
 
@@ -970,12 +937,13 @@ static int parse_distributed(const json_t *spec, struct br_spec *s, char *err, s
 
 	s->pods = 1;
 	s->barrier_s = 300;
-	if ((r = opt_uint(run, "pods", "spec.runner", 1, SB_SPEC_MAX_PODS, &s->pods, err,
-			  errlen)) ||
-	    (r = opt_string(run, "volume", "spec.runner", vol, sizeof(vol), err, errlen)) ||
-	    (r = opt_string(run, "spread", "spec.runner", spread, sizeof(spread), err, errlen)) ||
-	    (r = opt_string(json_object_get(spec, "timeouts"), "barrier", "spec.timeouts", bt,
-			    sizeof(bt), err, errlen)))
+	if ((r = br_field_uint(run, "pods", "spec.runner", 1, SB_SPEC_MAX_PODS, &s->pods, err,
+			       errlen)) ||
+	    (r = br_field_string(run, "volume", "spec.runner", vol, sizeof(vol), err, errlen)) ||
+	    (r = br_field_string(run, "spread", "spec.runner", spread, sizeof(spread), err,
+				 errlen)) ||
+	    (r = br_field_string(json_object_get(spec, "timeouts"), "barrier", "spec.timeouts", bt,
+				 sizeof(bt), err, errlen)))
 		return r;
 	for (s->volume_sharing = 0; s->volume_sharing < 3; s->volume_sharing++)
 		if (!strcmp(vol, br_volume_sharing_name(s->volume_sharing)))
@@ -1081,15 +1049,15 @@ static int parse_volume(const json_t *spec, struct br_spec *s, char *err, size_t
 	const json_t *vol = json_object_get(spec, "volume");
 	if (vol && !json_is_object(vol))
 		return fail(err, errlen, "spec.volume: must be an object");
-	if ((r = opt_string(vol, "size", "spec.volume", s->volume_size, sizeof(s->volume_size), err,
-			    errlen)))
+	if ((r = br_field_string(vol, "size", "spec.volume", s->volume_size, sizeof(s->volume_size),
+				 err, errlen)))
 		return r;
 	if (sb_parse_quantity(s->volume_size, &s->volume_bytes) || s->volume_bytes < (16u << 20))
 		return fail(err, errlen,
 			    "spec.volume.size: '%s' is not a quantity of at least 16Mi (e.g. 10Gi)",
 			    s->volume_size);
-	if ((r = opt_string(vol, "accessMode", "spec.volume", s->access_mode,
-			    sizeof(s->access_mode), err, errlen)))
+	if ((r = br_field_string(vol, "accessMode", "spec.volume", s->access_mode,
+				 sizeof(s->access_mode), err, errlen)))
 		return r;
 	if (!one_of(s->access_mode, access_modes, 3))
 		return fail(err, errlen,
@@ -1097,7 +1065,7 @@ static int parse_volume(const json_t *spec, struct br_spec *s, char *err, size_t
 			    "ReadWriteOncePod",
 			    s->access_mode);
 	char vm[32] = "Filesystem";
-	if ((r = opt_string(vol, "volumeMode", "spec.volume", vm, sizeof(vm), err, errlen)))
+	if ((r = br_field_string(vol, "volumeMode", "spec.volume", vm, sizeof(vm), err, errlen)))
 		return r;
 	if (strcmp(vm, "Filesystem") && strcmp(vm, "Block"))
 		return fail(err, errlen, "spec.volume.volumeMode: '%s' is not Filesystem or Block",
@@ -1110,11 +1078,12 @@ static int parse_volume(const json_t *spec, struct br_spec *s, char *err, size_t
 static int parse_overrides(const json_t *spec, struct br_spec *s, char *err, size_t errlen)
 {
 	int r;
-	if ((r = opt_string(spec, "runtime", "spec", s->runtime, sizeof(s->runtime), err,
-			    errlen)) ||
-	    (r = opt_string(spec, "rampTime", "spec", s->ramp_time, sizeof(s->ramp_time), err,
-			    errlen)) ||
-	    (r = opt_string(spec, "size", "spec", s->test_size, sizeof(s->test_size), err, errlen)))
+	if ((r = br_field_string(spec, "runtime", "spec", s->runtime, sizeof(s->runtime), err,
+				 errlen)) ||
+	    (r = br_field_string(spec, "rampTime", "spec", s->ramp_time, sizeof(s->ramp_time), err,
+				 errlen)) ||
+	    (r = br_field_string(spec, "size", "spec", s->test_size, sizeof(s->test_size), err,
+				 errlen)))
 		return r;
 	uint64_t tmp;
 	unsigned pct;
@@ -1232,7 +1201,7 @@ static int parse_cleanup_timeouts(const json_t *spec, struct br_spec *s, char *e
 {
 	int r;
 	char cl[32] = "Always";
-	if ((r = opt_string(spec, "cleanup", "spec", cl, sizeof(cl), err, errlen)))
+	if ((r = br_field_string(spec, "cleanup", "spec", cl, sizeof(cl), err, errlen)))
 		return r;
 	if (!strcmp(cl, "Always"))
 		s->cleanup = BR_CLEANUP_ALWAYS;
@@ -1248,7 +1217,8 @@ static int parse_cleanup_timeouts(const json_t *spec, struct br_spec *s, char *e
 	long *tvals[] = {&s->pvc_bind_s, &s->iteration_s, &s->run_s};
 	for (int i = 0; to && i < 3; i++) {
 		char buf[32] = "";
-		if ((r = opt_string(to, tkeys[i], "spec.timeouts", buf, sizeof(buf), err, errlen)))
+		if ((r = br_field_string(to, tkeys[i], "spec.timeouts", buf, sizeof(buf), err,
+					 errlen)))
 			return r;
 		if (!buf[0])
 			continue;
@@ -1259,6 +1229,31 @@ static int parse_cleanup_timeouts(const json_t *spec, struct br_spec *s, char *e
 				"spec.timeouts.%s: '%s' is not a duration such as 90s, 5m or 2h",
 				tkeys[i], buf);
 		*tvals[i] = sec;
+	}
+	return 0;
+}
+
+/* The object stores into s->obj, their names appended to s->classes (the run's
+ * targets). 0, -EINVAL (err), -ENOMEM. */
+static int br_spec_objstores(const json_t *spec, struct br_spec *s, char *err, size_t errlen)
+{
+	struct br_objstores *o = NULL;
+	int r = br_objstores_parse(spec, s->classes, s->nclasses, &o, err, errlen);
+	if (r || !o)
+		return r;
+	s->obj = o;
+	if (s->nclasses + o->nstores > 32)
+		return sb_errf(
+			err, errlen, -EINVAL,
+			"spec.objectStores: at most 32 storage classes and object stores in all");
+	char **c = realloc(s->classes, (s->nclasses + o->nstores) * sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	s->classes = c;
+	for (size_t i = 0; i < o->nstores; i++) {
+		if (!(s->classes[s->nclasses] = strdup(o->stores[i].name)))
+			return -ENOMEM;
+		s->nclasses++;
 	}
 	return 0;
 }
@@ -1275,13 +1270,13 @@ int br_spec_parse(const json_t *spec, const char *default_image, const char *def
 	    /* object stores: more targets (controller/run/objstore.c) */
 	    (r = br_spec_objstores(spec, s, err, errlen)) ||
 	    (r = parse_volume(spec, s, err, errlen)) ||
-	    (r = opt_uint(spec, "iterations", "spec", 1, 1000, &s->iterations, err, errlen)) ||
-	    (r = opt_uint(spec, "parallelism", "spec", 1, 32, &s->parallelism, err, errlen)) ||
+	    (r = br_field_uint(spec, "iterations", "spec", 1, 1000, &s->iterations, err, errlen)) ||
+	    (r = br_field_uint(spec, "parallelism", "spec", 1, 32, &s->parallelism, err, errlen)) ||
 	    (r = parse_overrides(spec, s, err, errlen)) ||
 	    (r = parse_what_to_run(spec, s, err, errlen)) ||
 	    (r = parse_cleanup_timeouts(spec, s, err, errlen)) ||
-	    (r = opt_string(spec, "baseline", "spec", s->baseline, sizeof(s->baseline), err,
-			    errlen)))
+	    (r = br_field_string(spec, "baseline", "spec", s->baseline, sizeof(s->baseline), err,
+				 errlen)))
 		return r;
 
 	if ((r = br_lifecycle_spec_parse(json_object_get(spec, "lifecycle"), s->iterations,

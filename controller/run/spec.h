@@ -16,6 +16,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Where the runner pod finds its volume (a file system at BR_DATA_DIR or the
+ * block device BR_DEVICE) and its job file (BR_SPEC_DIR/BR_JOBFILE_KEY). */
+#define BR_DATA_DIR    "/data"
+#define BR_DEVICE      "/dev/storagebench"
+#define BR_SPEC_DIR    "/etc/storagebench"
+#define BR_JOBFILE_KEY "jobs.fio"
+
 /* The CRD's limits, enforced by the controller too (an API server may not check them). */
 #define SB_SPEC_MAX_WORKLOADS 64
 #define SB_SPEC_MAX_FIOJOB    65536

@@ -25,9 +25,6 @@
 #include <string.h>
 #include <time.h>
 
-const struct kube_resource br_res_benchmarkschedules = {SB_API_GROUP, SB_API_VERSION_ONLY,
-							SB_PLURAL_SCHEDULES, true};
-
 const char *br_sched_test_clock_file;
 
 /* a cache older than the API server's schedule: look again this soon */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The controller's side of BenchmarkSchedules (schedule/reconcile.c): the
- * resource, the queue keys, the reconcile of one schedule, and its clock.
+ * reconcile of one schedule (queued under BR_SCHED_KEY_PREFIX,
+ * controller/core/controller.h), and its clock.
  */
 #ifndef SB_CONTROLLER_SCHEDULE_RECONCILE_H
 #define SB_CONTROLLER_SCHEDULE_RECONCILE_H
@@ -12,11 +13,6 @@
 #include <stdint.h>
 
 struct br_controller;
-
-extern const struct kube_resource br_res_benchmarkschedules;
-
-/* Queue keys of schedules: "schedule:<namespace>/<name>" (runs: "<namespace>/<name>"). */
-#define BR_SCHED_KEY_PREFIX "schedule:"
 
 /*
  * Reconciles one schedule: creates and prunes its runs, writes its status.

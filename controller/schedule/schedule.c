@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* BenchmarkSchedule: spec parser and the pure decision function. See schedule.h. */
 #include "controller/schedule/schedule.h"
+#include "controller/core/field.h"
 #include "core/errfmt.h"
 
 #include "controller/run/spec.h"
@@ -26,50 +27,24 @@ void br_sched_spec_release(struct br_sched_spec *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* an optional integer field in [lo, hi]; *out keeps its default when absent */
-static int opt_int(const json_t *o, const char *key, long lo, long hi, unsigned *out, char *err,
-		   size_t errlen)
-{
-	const json_t *v = json_object_get(o, key);
-	if (!v)
-		return 0;
-	if (!json_is_integer(v))
-		return sb_errf(err, errlen, -EINVAL, "spec.%s: not an integer", key);
-	json_int_t x = json_integer_value(v);
-	if (x < lo || x > hi)
-		return sb_errf(err, errlen, -EINVAL,
-			       "spec.%s: %" JSON_INTEGER_FORMAT " is out of range (%ld to %ld)",
-			       key, x, lo, hi);
-	*out = (unsigned)x;
-	return 0;
-}
-
 static int parse_baseline(const json_t *b, struct br_sched_spec *s, char *err, size_t errlen)
 {
 	if (!b)
 		return 0;
+	static const char *const known[] = {"runs", "pinned"};
 	if (!json_is_object(b))
-		return sb_errf(err, errlen, -EINVAL, "spec.baseline: not an object");
-	int r = opt_int(b, "runs", 1, BR_SCHED_MAX_POOL, &s->baseline_runs, err, errlen);
-	if (r)
-		return sb_errf(err, errlen, r, "spec.baseline.runs: not an integer from 1 to %d",
-			       BR_SCHED_MAX_POOL);
+		return sb_errf(err, errlen, -EINVAL, "spec.baseline: must be an object");
+	int r = br_field_uint(b, "runs", "spec.baseline", 1, BR_SCHED_MAX_POOL, &s->baseline_runs,
+			      err, errlen);
 	const json_t *p = json_object_get(b, "pinned");
-	if (p && (!json_is_string(p) || json_string_length(p) >= sizeof(s->pinned) ||
-		  !json_string_length(p)))
+	if (!r && p &&
+	    (!json_is_string(p) || json_string_length(p) >= sizeof(s->pinned) ||
+	     !json_string_length(p)))
 		return sb_errf(err, errlen, -EINVAL,
-			       "spec.baseline.pinned: not a run name (1 to 63 characters)");
-	if (p)
+			       "spec.baseline.pinned: must be a run name (1 to 63 characters)");
+	if (!r && p)
 		snprintf(s->pinned, sizeof(s->pinned), "%s", json_string_value(p));
-	const char *k;
-	const json_t *v;
-	json_object_foreach((json_t *)b, k, v)
-	{
-		if (strcmp(k, "runs") && strcmp(k, "pinned"))
-			return sb_errf(err, errlen, -EINVAL,
-				       "spec.baseline.%s: unknown field (runs, pinned)", k);
-	}
-	return 0;
+	return r ? r : br_field_known(b, "spec.baseline", known, 2, err, errlen);
 }
 
 static int parse_template(const json_t *tmpl, struct br_sched_spec *s, char *err, size_t errlen)
@@ -79,23 +54,22 @@ static int parse_template(const json_t *tmpl, struct br_sched_spec *s, char *err
 			err, errlen, -EINVAL,
 			"spec.runTemplate: required (the BenchmarkRun each activation creates)");
 	if (!json_is_object(tmpl))
-		return sb_errf(err, errlen, -EINVAL, "spec.runTemplate: not an object");
-	const json_t *meta = json_object_get(tmpl, "metadata");
-	if (meta && !json_is_object(meta))
-		return sb_errf(err, errlen, -EINVAL, "spec.runTemplate.metadata: not an object");
-	const json_t *labels = json_object_get(meta, "labels");
+		return sb_errf(err, errlen, -EINVAL, "spec.runTemplate: must be an object");
+	const json_t *meta = NULL, *labels = NULL;
+	int r;
+	if ((r = br_field_object(tmpl, "metadata", "spec.runTemplate", &meta, err, errlen)) ||
+	    (r = br_field_object(meta, "labels", "spec.runTemplate.metadata", &labels, err,
+				 errlen)))
+		return r;
 	if (labels) {
-		if (!json_is_object(labels))
-			return sb_errf(err, errlen, -EINVAL,
-				       "spec.runTemplate.metadata.labels: not an object");
 		const char *k;
 		const json_t *v;
 		json_object_foreach((json_t *)labels, k, v)
 		{
 			if (!json_is_string(v))
-				return sb_errf(err, errlen, -EINVAL,
-					       "spec.runTemplate.metadata.labels.%s: not a string",
-					       k);
+				return sb_errf(
+					err, errlen, -EINVAL,
+					"spec.runTemplate.metadata.labels.%s: must be a string", k);
 		}
 		s->run_labels = json_deep_copy(labels);
 		if (!s->run_labels)
@@ -105,7 +79,7 @@ static int parse_template(const json_t *tmpl, struct br_sched_spec *s, char *err
 	if (!rs)
 		return sb_errf(err, errlen, -EINVAL, "spec.runTemplate.spec: required");
 	if (!json_is_object(rs))
-		return sb_errf(err, errlen, -EINVAL, "spec.runTemplate.spec: not an object");
+		return sb_errf(err, errlen, -EINVAL, "spec.runTemplate.spec: must be an object");
 	if (json_object_get(rs, "baseline"))
 		return sb_errf(err, errlen, -EINVAL,
 			       "spec.runTemplate.spec.baseline: set by the schedule (the previous "
@@ -114,7 +88,7 @@ static int parse_template(const json_t *tmpl, struct br_sched_spec *s, char *err
 	struct br_spec run;
 	memset(&run, 0, sizeof(run));
 	char rerr[512] = "";
-	int r = br_spec_parse(rs, "schedule-validation", NULL, &run, rerr, sizeof(rerr));
+	r = br_spec_parse(rs, "schedule-validation", NULL, &run, rerr, sizeof(rerr));
 	br_spec_release(&run);
 	if (r == -ENOMEM)
 		return r;
@@ -137,35 +111,27 @@ int br_sched_spec_parse(const json_t *spec, const char *zoneinfo_dir, struct br_
 	s->baseline_runs = 5;
 	s->keep_succeeded = 10;
 	if (!json_is_object(spec))
-		return sb_errf(err, errlen, -EINVAL, "spec: not an object");
+		return sb_errf(err, errlen, -EINVAL, "spec: must be an object");
 
 	const json_t *v = json_object_get(spec, "schedule");
 	if (!v)
 		return sb_errf(err, errlen, -EINVAL,
 			       "spec.schedule: required (a cron expression, e.g. \"0 3 * * *\")");
-	if (!json_is_string(v))
-		return sb_errf(err, errlen, -EINVAL, "spec.schedule: not a string");
-	if (json_string_length(v) >= sizeof(s->schedule))
-		return sb_errf(err, errlen, -EINVAL, "spec.schedule: longer than %zu characters",
-			       sizeof(s->schedule) - 1);
-	snprintf(s->schedule, sizeof(s->schedule), "%s", json_string_value(v));
+	int r = br_field_string(spec, "schedule", "spec", s->schedule, sizeof(s->schedule), err,
+				errlen);
+	if (r)
+		return r;
 	char cerr[256];
 	if (sb_cron_parse(s->schedule, &s->cron, cerr, sizeof(cerr)))
 		return sb_errf(err, errlen, -EINVAL, "spec.schedule: %s", cerr);
 
-	v = json_object_get(spec, "timeZone");
-	if (v && !json_is_string(v))
-		return sb_errf(err, errlen, -EINVAL, "spec.timeZone: not a string");
-	if (v) {
-		if (json_string_length(v) >= sizeof(s->time_zone))
-			return sb_errf(err, errlen, -EINVAL,
-				       "spec.timeZone: longer than %zu characters",
-				       sizeof(s->time_zone) - 1);
-		snprintf(s->time_zone, sizeof(s->time_zone), "%s", json_string_value(v));
-	}
+	r = br_field_string(spec, "timeZone", "spec", s->time_zone, sizeof(s->time_zone), err,
+			    errlen);
+	if (r)
+		return r;
 	struct sb_tz *zone = NULL;
 	char zerr[512];
-	int r = sb_tz_load(s->time_zone, zoneinfo_dir, &zone, zerr, sizeof(zerr));
+	r = sb_tz_load(s->time_zone, zoneinfo_dir, &zone, zerr, sizeof(zerr));
 	if (r)
 		return sb_errf(err, errlen, r, "spec.timeZone: %s", zerr);
 	if (tz)
@@ -173,41 +139,29 @@ int br_sched_spec_parse(const json_t *spec, const char *zoneinfo_dir, struct br_
 	else
 		sb_tz_free(zone);
 
-	v = json_object_get(spec, "concurrencyPolicy");
-	if (v) {
-		const char *c = json_string_value(v);
-		if (c && !strcmp(c, "Forbid"))
-			s->concurrency = BR_CONC_FORBID;
-		else if (c && !strcmp(c, "Replace"))
-			s->concurrency = BR_CONC_REPLACE;
-		else
-			r = sb_errf(
-				err, errlen, -EINVAL,
-				"spec.concurrencyPolicy: '%s' is not Forbid or Replace (two runs "
-				"of one schedule at once would measure each other)",
-				c ? c : "(not a string)");
-	}
-	v = json_object_get(spec, "suspend");
-	if (!r && v) {
-		if (!json_is_boolean(v))
-			r = sb_errf(err, errlen, -EINVAL, "spec.suspend: not true or false");
-		s->suspend = json_is_true(v);
-	}
+	char conc[16] = "";
+	r = br_field_string(spec, "concurrencyPolicy", "spec", conc, sizeof(conc), err, errlen);
+	if (!r && !strcmp(conc, "Forbid"))
+		s->concurrency = BR_CONC_FORBID;
+	else if (!r && !strcmp(conc, "Replace"))
+		s->concurrency = BR_CONC_REPLACE;
+	else if (!r && conc[0])
+		r = sb_errf(err, errlen, -EINVAL,
+			    "spec.concurrencyPolicy: '%s' is not Forbid or Replace (two runs "
+			    "of one schedule at once would measure each other)",
+			    conc);
+	if (!r)
+		r = br_field_bool(spec, "suspend", "spec", &s->suspend, err, errlen);
 	/* at least one successful run is kept: it is the next run's baseline */
 	if (!r)
-		r = opt_int(spec, "successfulRunsHistoryLimit", 1, BR_SCHED_MAX_HISTORY,
-			    &s->keep_succeeded, err, errlen);
+		r = br_field_uint(spec, "successfulRunsHistoryLimit", "spec", 1,
+				  BR_SCHED_MAX_HISTORY, &s->keep_succeeded, err, errlen);
 	if (!r)
-		r = opt_int(spec, "failedRunsHistoryLimit", 0, BR_SCHED_MAX_HISTORY,
-			    &s->keep_failed, err, errlen);
-	v = json_object_get(spec, "regressionThresholdPercent");
-	if (!r && v) {
-		double x = json_number_value(v);
-		if (!json_is_number(v) || !isfinite(x) || x < 0 || x > 1000)
-			r = sb_errf(err, errlen, -EINVAL,
-				    "spec.regressionThresholdPercent: not a number from 0 to 1000");
-		s->threshold_pct = x;
-	}
+		r = br_field_uint(spec, "failedRunsHistoryLimit", "spec", 0, BR_SCHED_MAX_HISTORY,
+				  &s->keep_failed, err, errlen);
+	if (!r)
+		r = br_field_number(spec, "regressionThresholdPercent", "spec", 0, 1000,
+				    &s->threshold_pct, err, errlen);
 	if (!r)
 		r = parse_baseline(json_object_get(spec, "baseline"), s, err, errlen);
 	if (!r)

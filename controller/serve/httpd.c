@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "controller/serve/httpd.h"
 
-#include "controller/core/memory.h"
+#include "controller/serve/process_metrics.h"
 #include "controller/serve/result_metrics.h"
 
 #include <arpa/inet.h>

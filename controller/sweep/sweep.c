@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "controller/sweep/sweep.h"
+#include "controller/core/field.h"
 
 #include "controller/run/spec.h"
 #include "core/errfmt.h"
@@ -75,18 +76,13 @@ int br_sweep_parse(const json_t *spec, const char *default_image, const char *de
 	const json_t *sweep = json_object_get(spec, "sweep");
 	if (!sweep)
 		return 0;
-	if (!json_is_object(sweep))
-		return fail(err, errlen, "spec.sweep: must be an object");
-	const char *key;
-	const json_t *v;
-	json_object_foreach((json_t *)sweep, key, v)
-	{
-		if (strcmp(key, "pods"))
-			return fail(err, errlen,
-				    "spec.sweep.%s: unknown field (a sweep varies spec.sweep.pods)",
-				    key);
-	}
-	int r = parse_steps(json_object_get(sweep, "pods"), sw, err, errlen);
+	static const char *const known[] = {"pods"}; /* a sweep varies spec.sweep.pods */
+	const json_t *obj = NULL;
+	int r = br_field_object(spec, "sweep", "spec", &obj, err, errlen);
+	if (!r)
+		r = br_field_known(obj, "spec.sweep", known, 1, err, errlen);
+	if (!r)
+		r = parse_steps(json_object_get(sweep, "pods"), sw, err, errlen);
 	if (r)
 		return r;
 	const json_t *rp = json_object_get(json_object_get(spec, "runner"), "pods");

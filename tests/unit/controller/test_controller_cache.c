@@ -9,6 +9,7 @@
 #include "tests/unit/harness.h"
 #include "controller/run/manifests.h"
 #include "controller/core/memory.h"
+#include "controller/serve/process_metrics.h"
 #include "controller/core/resultcache.h"
 #include "controller/run/runkey.h"
 #include "core/labels.h"

@@ -97,10 +97,10 @@ static int test_spec_errors(void)
 	static const struct {
 		const char *text, *msg;
 	} bad[] = {
-		{"[]", "spec: not an object"},
+		{"[]", "spec: must be an object"},
 		{"{" TEMPLATE "}",
 		 "spec.schedule: required (a cron expression, e.g. \"0 3 * * *\")"},
-		{"{\"schedule\": 5, " TEMPLATE "}", "spec.schedule: not a string"},
+		{"{\"schedule\": 5, " TEMPLATE "}", "spec.schedule: must be a string"},
 		{"{\"schedule\": \"61 * * * *\", " TEMPLATE "}",
 		 "spec.schedule: minute: '61' is above the maximum 59"},
 		{"{\"schedule\": \"* * * *\", " TEMPLATE "}",
@@ -116,22 +116,30 @@ static int test_spec_errors(void)
 		 "spec.concurrencyPolicy: 'Allow' is not Forbid or Replace (two runs of one "
 		 "schedule at once would measure each other)"},
 		{"{\"schedule\": \"@hourly\", \"suspend\": \"yes\", " TEMPLATE "}",
-		 "spec.suspend: not true or false"},
+		 "spec.suspend: must be true or false"},
 		{"{\"schedule\": \"@hourly\", \"successfulRunsHistoryLimit\": 0, " TEMPLATE "}",
-		 "spec.successfulRunsHistoryLimit: 0 is out of range (1 to 100)"},
+		 "spec.successfulRunsHistoryLimit: must be an integer from 1 to 100"},
 		{"{\"schedule\": \"@hourly\", \"failedRunsHistoryLimit\": 101, " TEMPLATE "}",
-		 "spec.failedRunsHistoryLimit: 101 is out of range (0 to 100)"},
+		 "spec.failedRunsHistoryLimit: must be an integer from 0 to 100"},
 		{"{\"schedule\": \"@hourly\", \"failedRunsHistoryLimit\": \"1\", " TEMPLATE "}",
-		 "spec.failedRunsHistoryLimit: not an integer"},
+		 "spec.failedRunsHistoryLimit: must be an integer from 0 to 100"},
 		{"{\"schedule\": \"@hourly\", \"regressionThresholdPercent\": -1, " TEMPLATE "}",
-		 "spec.regressionThresholdPercent: not a number from 0 to 1000"},
+		 "spec.regressionThresholdPercent: must be a number from 0 to 1000"},
 		{"{\"schedule\": \"@hourly\"}",
 		 "spec.runTemplate: required (the BenchmarkRun each activation creates)"},
+		{"{\"schedule\": \"@hourly\", \"timeZone\": 3, " TEMPLATE "}",
+		 "spec.timeZone: must be a string"},
+		{"{\"schedule\": \"@hourly\", \"concurrencyPolicy\": 1, " TEMPLATE "}",
+		 "spec.concurrencyPolicy: must be a string"},
+		{"{\"schedule\": \"@hourly\", \"baseline\": [], " TEMPLATE "}",
+		 "spec.baseline: must be an object"},
+		{"{\"schedule\": \"@hourly\", \"runTemplate\": {\"metadata\": [], \"spec\": {}}}",
+		 "spec.runTemplate.metadata: must be an object"},
 		{"{\"schedule\": \"@hourly\", \"runTemplate\": {}}",
 		 "spec.runTemplate.spec: required"},
 		{"{\"schedule\": \"@hourly\", \"runTemplate\": {\"metadata\": {\"labels\": "
 		 "{\"a\": 1}}, \"spec\": {}}}",
-		 "spec.runTemplate.metadata.labels.a: not a string"},
+		 "spec.runTemplate.metadata.labels.a: must be a string"},
 		{"{\"schedule\": \"@hourly\", \"runTemplate\": {\"spec\": {\"storageClasses\": "
 		 "[\"fast\"], \"baseline\": \"x\"}}}",
 		 "spec.runTemplate.spec.baseline: set by the schedule (the previous successful "
@@ -680,7 +688,7 @@ static int test_pinned_baseline(void)
 	CHECK(!deletes(obs.runs[0].name));
 	/* bad baseline fields are named */
 	CHECK_INT(setup("@hourly", "\"baseline\": {\"runs\": 0}"), -EINVAL);
-	CHECK_STR(err, "spec.baseline.runs: not an integer from 1 to 20");
+	CHECK_STR(err, "spec.baseline.runs: must be an integer from 1 to 20");
 	CHECK_INT(setup("@hourly", "\"baseline\": {\"last\": 3}"), -EINVAL);
 	CHECK_STR(err, "spec.baseline.last: unknown field (runs, pinned)");
 	return T_PASS;

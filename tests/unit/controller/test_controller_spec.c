@@ -804,7 +804,7 @@ static int test_hostile_workloads(void)
 		{"{\"storageClasses\":[\"a\"],\"workloads\":[{\"name\":\"w\",\"rw\":\"read\","
 		 "\"bs\":\"4k                                                                     "
 		 "                                                                       junk\"}]}",
-		 "spec.workloads[0].bs: longer than 127 characters"},
+		 "spec.workloads[0].bs: must be at most 127 characters"},
 		{"{\"storageClasses\":[\"a\"],\"workloads\":[{\"name\":\"w\",\"rw\":\"read\","
 		 "\"steadyState\":{\"criterion\":\"iops:5%\\n[z]\",\"window\":\"10s\","
 		 "\"maxRuntime\":\"60s\"}}]}",

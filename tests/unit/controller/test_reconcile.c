@@ -13,6 +13,7 @@
 #include "tests/unit/member_fixture.h"
 
 #include "controller/core/controller.h"
+#include "controller/run/reconcile.h"
 #include "controller/lifecycle/lifecycle.h"
 #include "controller/schedule/schedule.h"
 #include "controller/schedule/reconcile.h"

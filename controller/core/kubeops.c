@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The operations table over lib/kube and the controller's informers (controller/core/ops.h). */
-#include "controller/core/ops.h"
+/* The operations table over lib/kube and the controller's informers (controller/core/kubeops.h). */
+#include "controller/core/kubeops.h"
 #include "controller/core/controller.h"
 #include "controller/lifecycle/lifecycle.h"
 
