@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "controller/run/objstore.h"
+#include "controller/core/field.h"
 #include "core/errfmt.h"
 
 #include "s3opts/opts.h"
@@ -23,35 +24,6 @@ static bool dns_label(const char *s)
 	return true;
 }
 
-/* An optional string field into out; -EINVAL naming it when not a string or too long. */
-static int get_str(const json_t *o, const char *key, const char *path, char *out, size_t len,
-		   char *err, size_t errlen)
-{
-	const json_t *v = json_object_get(o, key);
-	if (!v)
-		return 0;
-	if (!json_is_string(v))
-		return sb_errf(err, errlen, -EINVAL, "%s.%s: must be a string", path, key);
-	if (strlen(json_string_value(v)) >= len)
-		return sb_errf(err, errlen, -EINVAL, "%s.%s: longer than %zu characters", path, key,
-			       len - 1);
-	snprintf(out, len, "%s", json_string_value(v));
-	return 0;
-}
-
-static int get_uint(const json_t *o, const char *key, const char *path, unsigned lo, unsigned hi,
-		    unsigned *out, char *err, size_t errlen)
-{
-	const json_t *v = json_object_get(o, key);
-	if (!v)
-		return 0;
-	if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
-		return sb_errf(err, errlen, -EINVAL, "%s.%s: must be a whole number from %u to %u",
-			       path, key, lo, hi);
-	*out = (unsigned)json_integer_value(v);
-	return 0;
-}
-
 static int parse_store(const json_t *v, size_t i, struct br_object_store *st, char *err,
 		       size_t errlen)
 {
@@ -60,10 +32,10 @@ static int parse_store(const json_t *v, size_t i, struct br_object_store *st, ch
 	if (!json_is_object(v))
 		return sb_errf(err, errlen, -EINVAL, "%s: must be an object", path);
 	snprintf(st->region, sizeof(st->region), "us-east-1");
-	if (get_str(v, "name", path, st->name, sizeof(st->name), err, errlen) ||
-	    get_str(v, "endpoint", path, ep, sizeof(ep), err, errlen) ||
-	    get_str(v, "region", path, st->region, sizeof(st->region), err, errlen) ||
-	    get_str(v, "bucket", path, st->bucket, sizeof(st->bucket), err, errlen))
+	if (br_field_string(v, "name", path, st->name, sizeof(st->name), err, errlen) ||
+	    br_field_string(v, "endpoint", path, ep, sizeof(ep), err, errlen) ||
+	    br_field_string(v, "region", path, st->region, sizeof(st->region), err, errlen) ||
+	    br_field_string(v, "bucket", path, st->bucket, sizeof(st->bucket), err, errlen))
 		return -EINVAL;
 	if (!dns_label(st->name))
 		return sb_errf(
@@ -89,7 +61,7 @@ static int parse_store(const json_t *v, size_t i, struct br_object_store *st, ch
 			       "%s.endpoint: '%s' must be scheme://host[:port] only", path, ep);
 	const json_t *sr = json_object_get(v, "secretRef");
 	if (!json_is_object(sr) ||
-	    get_str(sr, "name", path, st->secret, sizeof(st->secret), err, errlen) ||
+	    br_field_string(sr, "name", path, st->secret, sizeof(st->secret), err, errlen) ||
 	    !st->secret[0])
 		return sb_errf(err, errlen, -EINVAL,
 			       "%s.secretRef.name: missing (a Secret with AWS_ACCESS_KEY_ID and "
@@ -105,7 +77,7 @@ static int parse_store(const json_t *v, size_t i, struct br_object_store *st, ch
 		st->insecure = json_is_true(isv);
 	}
 	char pol[32] = "CreatePerRun";
-	if (get_str(v, "bucketPolicy", path, pol, sizeof(pol), err, errlen))
+	if (br_field_string(v, "bucketPolicy", path, pol, sizeof(pol), err, errlen))
 		return -EINVAL;
 	if (strcmp(pol, "CreatePerRun") && strcmp(pol, "GivenEmpty"))
 		return sb_errf(err, errlen, -EINVAL,
@@ -140,13 +112,14 @@ static int parse_workload(const json_t *v, const char *path, struct br_object_wo
 	snprintf(w->duration, sizeof(w->duration), "10s");
 	w->concurrent = 4;
 	w->objects = 100;
-	if (get_str(v, "name", path, w->name, sizeof(w->name), err, errlen) ||
-	    get_str(v, "benchmark", path, w->benchmark, sizeof(w->benchmark), err, errlen) ||
-	    get_str(v, "objectSize", path, w->size, sizeof(w->size), err, errlen) ||
-	    get_str(v, "duration", path, w->duration, sizeof(w->duration), err, errlen) ||
-	    get_uint(v, "concurrent", path, 1, 1024, &w->concurrent, err, errlen) ||
-	    get_uint(v, "objects", path, 1, 1000000, &w->objects, err, errlen) ||
-	    get_uint(v, "batch", path, 1, 1000, &w->batch, err, errlen))
+	if (br_field_string(v, "name", path, w->name, sizeof(w->name), err, errlen) ||
+	    br_field_string(v, "benchmark", path, w->benchmark, sizeof(w->benchmark), err,
+			    errlen) ||
+	    br_field_string(v, "objectSize", path, w->size, sizeof(w->size), err, errlen) ||
+	    br_field_string(v, "duration", path, w->duration, sizeof(w->duration), err, errlen) ||
+	    br_field_uint(v, "concurrent", path, 1, 1024, &w->concurrent, err, errlen) ||
+	    br_field_uint(v, "objects", path, 1, 1000000, &w->objects, err, errlen) ||
+	    br_field_uint(v, "batch", path, 1, 1000, &w->batch, err, errlen))
 		return -EINVAL;
 	if (!dns_label(w->name))
 		return sb_errf(

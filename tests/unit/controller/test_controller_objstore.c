@@ -105,10 +105,10 @@ static int test_errors(void)
 		 "spec.objectWorkloads[0].objectSize: 'big' is not a size"},
 		{STORES ", \"objectWorkloads\": [{\"name\": \"w\", \"benchmark\": \"get\", "
 			"\"concurrent\": 0}]",
-		 "spec.objectWorkloads[0].concurrent: must be a whole number from 1 to 1024"},
+		 "spec.objectWorkloads[0].concurrent: must be an integer from 1 to 1024"},
 		{STORES ", \"objectWorkloads\": [{\"name\": \"w\", \"benchmark\": \"delete\", "
 			"\"batch\": 1001}]",
-		 "spec.objectWorkloads[0].batch: must be a whole number from 1 to 1000"},
+		 "spec.objectWorkloads[0].batch: must be an integer from 1 to 1000"},
 		{STORES ", \"objectWorkloads\": [{\"name\": \"w\", \"benchmark\": \"get\", "
 			"\"batch\": 10}]",
 		 "spec.objectWorkloads[0].batch: only the delete benchmark deletes in batches "

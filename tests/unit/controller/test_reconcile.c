@@ -985,6 +985,37 @@ static int test_schedule_tick_creates_run(void)
 	return T_PASS;
 }
 
+/*
+ * A schedule read from a cache that has not seen this process's own status
+ * write waits for the watch, as a run does (controller/core/status.h): no
+ * second run, no second write, no event sent again.
+ */
+static int test_schedule_waits_for_its_own_write(void)
+{
+	CHECK_INT(setup("{\"storageClasses\":[\"fast\"]}"), 0);
+	E.fo.now = E.fo.now - E.fo.now % 300 + 120;
+	CHECK_INT(put_schedule(), 0);
+	E.fo.cache_lags = true; /* the informers see none of the writes below */
+	long rq = 0;
+	CHECK_INT(br_schedule_reconcile(&E.c, NS, SCHED, &rq), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "benchmarkruns", NULL), 1);
+	CHECK_INT(fo_calls(&E.fo, "patch", "benchmarkschedules", NULL), 1);
+	size_t events = fo_calls(&E.fo, "create", "events", NULL);
+	CHECK_INT(br_schedule_reconcile(&E.c, NS, SCHED, &rq), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "benchmarkruns", NULL), 1);
+	CHECK_INT(fo_calls(&E.fo, "patch", "benchmarkschedules", NULL), 1);
+	CHECK_INT(fo_calls(&E.fo, "create", "events", NULL), events);
+	CHECK_INT(rq, 1000);
+	/* the cache catches up: the schedule is reconciled again */
+	fo_sync(&E.fo);
+	E.fo.cache_lags = false;
+	CHECK_INT(br_schedule_reconcile(&E.c, NS, SCHED, &rq), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "benchmarkruns", NULL), 1);
+	CHECK_INT(rq, 180000);
+	teardown();
+	return T_PASS;
+}
+
 /* A run that succeeded with a comparison but has no verdict yet counts as
  * active: the next run waits for it (whether it regressed decides the next
  * run's baseline); once it has its Regressed condition, the next run comes,
@@ -1262,6 +1293,7 @@ static const struct test_case cases[] = {
 	{"reconcile/schedule_tick_creates_run", test_schedule_tick_creates_run},
 	{"reconcile/schedule_stale_cache_makes_no_run", test_schedule_stale_cache_makes_no_run},
 	{"reconcile/schedule_waits_for_the_verdict", test_schedule_waits_for_the_verdict},
+	{"reconcile/schedule_waits_for_its_own_write", test_schedule_waits_for_its_own_write},
 	{"reconcile/report_from_fetched_results", test_report_from_fetched_results},
 	{"reconcile/changed_result_skipped", test_changed_result_skipped},
 	{"reconcile/results_list_failure_retried", test_results_list_failure_retried},
