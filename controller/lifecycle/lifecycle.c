@@ -5,6 +5,7 @@
  * deletes from the caller's thread) and the report section.
  */
 #include "controller/lifecycle/lifecycle.h"
+#include "controller/lifecycle/snapshot.h"
 #include "core/errfmt.h"
 #include "core/jsonobj.h"
 #include "controller/run/objstore.h"
@@ -25,7 +26,9 @@
 #include <string.h>
 #include <time.h>
 
-static const char *const phase_names[BR_LC_NPHASES] = {"provision", "attach", "resize", "delete"};
+static const char *const phase_names[BR_LC_NPHASES] = {
+	"provision", "attach",	"resize",	   "delete",
+	"snapshot",  "restore", "snapshot_delete", "restore_delete"};
 
 const char *br_lc_phase_name(enum br_lc_phase p)
 {
@@ -45,6 +48,28 @@ static void mark(double *t, double now, bool *changed)
 		*t = now;
 		*changed = true;
 	}
+}
+
+/* What an event of the volume's VolumeSnapshot says: ready, its size, an error, gone. */
+static void observe_snapshot(struct br_lc_volume *x, int type, const json_t *obj, double now,
+			     bool *changed)
+{
+	if (type == KUBE_EVENT_DELETED) {
+		mark(&x->snap_gone, now, changed);
+		return;
+	}
+	const json_t *st = json_object_get(obj, "status");
+	const char *size = jstr(st, "restoreSize");
+	const char *msg = jstr(json_object_get(st, "error"), "message");
+	uint64_t b;
+	if (size && !sb_parse_quantity(size, &b))
+		x->snap_bytes = b;
+	if (msg && strcmp(msg, x->snap_error)) {
+		snprintf(x->snap_error, sizeof(x->snap_error), "%s", msg);
+		*changed = true;
+	}
+	if (json_is_true(json_object_get(st, "readyToUse")))
+		mark(&x->snap_ready, now, changed);
 }
 
 bool br_lc_observe(struct br_lc_volume *v, size_t n, enum br_lc_kind kind, int type,
@@ -109,6 +134,8 @@ bool br_lc_observe(struct br_lc_volume *v, size_t n, enum br_lc_kind kind, int t
 		} else if (kind == BR_LC_PV && x->pv[0] && !strcmp(name, x->pv) &&
 			   type == KUBE_EVENT_DELETED) {
 			mark(&x->pv_gone, now, &changed);
+		} else if (kind == BR_LC_VS && x->snap[0] && !strcmp(name, x->snap)) {
+			observe_snapshot(x, type, obj, now, &changed);
 		}
 	}
 	return changed;
@@ -117,6 +144,13 @@ bool br_lc_observe(struct br_lc_volume *v, size_t n, enum br_lc_kind kind, int t
 double br_lc_duration(const struct br_lc_volume *v, enum br_lc_phase p)
 {
 	double from = 0, to = 0;
+	/* a restored claim's provision and delete are restore and restore_delete */
+	if (v->source[0])
+		p = p == BR_LC_RESTORE		? BR_LC_PROVISION
+		    : p == BR_LC_RESTORE_DELETE ? BR_LC_DELETE
+						: BR_LC_NPHASES;
+	else if (p == BR_LC_RESTORE || p == BR_LC_RESTORE_DELETE)
+		return -1;
 	switch (p) {
 	case BR_LC_PROVISION:
 		from = v->wffc ? v->selected : v->created;
@@ -135,6 +169,14 @@ double br_lc_duration(const struct br_lc_volume *v, enum br_lc_phase p)
 		from = v->deleted;
 		to = v->no_pv ? v->pvc_gone : v->pv_gone;
 		break;
+	case BR_LC_SNAPSHOT:
+		from = v->snap_created;
+		to = v->snap_ready;
+		break;
+	case BR_LC_SNAPSHOT_DELETE:
+		from = v->snap_deleted;
+		to = v->snap_gone;
+		break;
 	default:
 		return -1;
 	}
@@ -152,11 +194,16 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/*
+ * One batch: v[0..nb) the new claims, v[nb + i] the claim restored from
+ * v[i]'s snapshot; the watches look at v[0..n) (n is 2 nb once restored
+ * claims exist).
+ */
 struct lc_run {
 	pthread_mutex_t mu;
 	pthread_cond_t cond;
-	struct br_lc_volume v[BR_LC_MAX_VOLUMES];
-	size_t n;
+	struct br_lc_volume v[2 * BR_LC_MAX_VOLUMES];
+	size_t n, nb;
 };
 
 struct lc_watch {
@@ -237,11 +284,19 @@ static bool is_resized(const struct br_lc_volume *v)
 }
 static bool is_pod_gone(const struct br_lc_volume *v)
 {
-	return v->pod_gone > 0;
+	return !v->pod_created || v->pod_gone > 0;
 }
 static bool is_pv_gone(const struct br_lc_volume *v)
 {
-	return v->no_pv ? v->pvc_gone > 0 : v->pv_gone > 0 || !v->pv[0];
+	return !v->created || (v->no_pv ? v->pvc_gone > 0 : v->pv_gone > 0 || !v->pv[0]);
+}
+static bool is_snap_ready(const struct br_lc_volume *v)
+{
+	return !v->snap[0] || v->snap_ready > 0;
+}
+static bool is_snap_gone(const struct br_lc_volume *v)
+{
+	return !v->snap_created || v->snap_gone > 0;
 }
 
 static json_t *lc_metadata(const struct br_ref *ref, const char *name, const char *cls,
@@ -261,12 +316,16 @@ static json_t *lc_metadata(const struct br_ref *ref, const char *name, const cha
 			 ref->uid, "controller", 1, "blockOwnerDeletion", 1);
 }
 
-/* "<run>-<class>-lc<iteration>-<k>" within 63 characters (names.c shortens with a hash). */
+/*
+ * "<run>-<class>-lc<iteration>-<k>" within 63 characters (names.c shortens
+ * with a hash), "...-<k>-r" for the claim restored from its snapshot (the
+ * snapshot has the claim's name).
+ */
 static int vol_name(char *out, size_t len, const char *run, const char *cls, unsigned it,
-		    unsigned k)
+		    unsigned k, bool restored)
 {
 	char suffix[32];
-	snprintf(suffix, sizeof(suffix), "lc%u-%u", it, k);
+	snprintf(suffix, sizeof(suffix), "lc%u-%u%s", it, k, restored ? "-r" : "");
 	const char *parts[] = {run, cls, suffix};
 	return sb_name_join(out, len, 63, parts, 3);
 }
@@ -280,16 +339,31 @@ int br_lifecycle_cm_name(char *out, size_t len, const char *run, const char *cls
 	return sb_name_join(out, len, 63, parts, 3);
 }
 
+/* The claim: spec.lifecycle.size, or a restored claim's size and its dataSource. */
 static json_t *pvc_manifest(const struct br_ref *ref, const struct br_lc_volume *v, const char *cls,
 			    const struct br_lifecycle_spec *ls, unsigned it)
 {
+	char size[32];
 	json_t *md = lc_metadata(ref, v->pvc, cls, it);
 	if (!md)
 		return NULL;
-	return json_pack("{s:s,s:s,s:o,s:{s:[s],s:s,s:s,s:{s:{s:s}}}}", "apiVersion", "v1", "kind",
-			 "PersistentVolumeClaim", "metadata", md, "spec", "accessModes",
-			 ls->access_mode, "storageClassName", cls, "volumeMode", "Filesystem",
-			 "resources", "requests", "storage", ls->size);
+	if (v->request_bytes)
+		snprintf(size, sizeof(size), "%llu", v->request_bytes);
+	else
+		snprintf(size, sizeof(size), "%s", ls->size);
+	json_t *pvc =
+		json_pack("{s:s,s:s,s:o,s:{s:[s],s:s,s:s,s:{s:{s:s}}}}", "apiVersion", "v1", "kind",
+			  "PersistentVolumeClaim", "metadata", md, "spec", "accessModes",
+			  ls->access_mode, "storageClassName", cls, "volumeMode", "Filesystem",
+			  "resources", "requests", "storage", size);
+	if (pvc && v->source[0] &&
+	    json_object_set_new(json_object_get(pvc, "spec"), "dataSource",
+				json_pack("{s:s,s:s,s:s}", "apiGroup", br_lc_res_snapshots.group,
+					  "kind", "VolumeSnapshot", "name", v->source))) {
+		json_decref(pvc);
+		return NULL;
+	}
+	return pvc;
 }
 
 /*
@@ -328,30 +402,6 @@ static json_t *pod_manifest(const struct br_ref *ref, const struct br_lc_volume 
 	return pod;
 }
 
-static const struct kube_resource res_snapshots = {"snapshot.storage.k8s.io", "v1",
-						   "volumesnapshots", true};
-
-/* Why snapshots are not measured. */
-static void snapshot_reason(struct kube_client *kc, const char *ns, char *out, size_t len)
-{
-	struct kube_error err = KUBE_ERROR_INIT;
-	struct kube_list_opts lo = {NULL, NULL, 1, NULL};
-	json_t *l = NULL;
-	int r = kube_list(kc, &res_snapshots, ns, &lo, &l, &err);
-	json_decref(l);
-	if (r == -ENOENT)
-		snprintf(out, len,
-			 "the cluster has no snapshot.storage.k8s.io API (no VolumeSnapshot "
-			 "resource)");
-	else if (r)
-		snprintf(out, len, "the snapshot.storage.k8s.io API could not be read: %s",
-			 strerror(-r));
-	else
-		snprintf(out, len,
-			 "the cluster has snapshot.storage.k8s.io, but snapshot timings are not "
-			 "measured yet");
-}
-
 static void delete_quiet(struct kube_client *kc, const struct kube_resource *r, const char *ns,
 			 const char *name, long grace)
 {
@@ -362,44 +412,65 @@ static void delete_quiet(struct kube_client *kc, const struct kube_resource *r, 
 	(void)kube_delete(kc, r, ns, name, &d, NULL, &err);
 }
 
-static json_t *volume_json(const struct br_lc_volume *v, const char *mode)
+/* A volume's durations (v's, and the restore phases of restored, which may be NULL). */
+static json_t *volume_json(const struct br_lc_volume *v, const struct br_lc_volume *restored,
+			   const char *mode)
 {
 	json_t *o = json_pack("{s:s,s:s}", "name", v->pvc, "mode", mode);
+	if (o && v->snap_created > 0 && json_object_set_new(o, "snapshot", json_string(v->snap)))
+		goto fail;
+	if (o && restored && restored->created > 0 &&
+	    json_object_set_new(o, "restored", json_string(restored->pvc)))
+		goto fail;
 	for (int p = 0; o && p < BR_LC_NPHASES; p++) {
 		double d = br_lc_duration(v, (enum br_lc_phase)p);
+		if (d < 0 && restored)
+			d = br_lc_duration(restored, (enum br_lc_phase)p);
 		char key[32];
 		snprintf(key, sizeof(key), "%s_ns", phase_names[p]);
-		if (d >= 0 && json_object_set_new(o, key, json_integer((json_int_t)(d * 1e9)))) {
-			json_decref(o);
-			return NULL;
-		}
+		if (d >= 0 && json_object_set_new(o, key, json_integer((json_int_t)(d * 1e9))))
+			goto fail;
 	}
 	return o;
+fail:
+	json_decref(o);
+	return NULL;
 }
 
+/* What every step of a batch works with. */
+struct lc_batch {
+	struct kube_client *kc;
+	const struct br_ref *ref;
+	const struct br_lifecycle_spec *ls;
+	const char *cls;
+	const json_t *tmpl; /* the consumer pod's template */
+	unsigned it;	    /* the iteration */
+	unsigned k0;	    /* the number of the batch's first volume, less one */
+	bool resize;
+	const char *vsc; /* the VolumeSnapshotClass ("": no snapshots) */
+	struct lc_run *run;
+	char *err;
+	size_t errlen;
+};
+
 /*
- * One batch: volumes v[0..n) created at once, measured through every
- * phase. Returns 0 or -errno with err naming the step.
+ * Provision and attach v[from..to): the claims first; their pods once the
+ * claims' watch has shown them, so the watch is live before the moments
+ * that count (the scheduler's pick). 0 or -errno with err naming the step.
  */
-static int batch(struct kube_client *kc, const struct br_ref *ref,
-		 const struct br_lifecycle_spec *ls, const char *cls, const json_t *tmpl,
-		 unsigned it, bool resize, struct lc_run *run, char *err, size_t errlen)
+static int step_claims(const struct lc_batch *b, size_t from, size_t to, const char *step)
 {
 	struct kube_error kerr = KUBE_ERROR_INIT;
+	struct lc_run *run = b->run;
 	char eb[512];
 	int ret = 0;
-	uint64_t size = 0;
-	(void)sb_parse_quantity(ls->size, &size);
-
-	/* the claims first; their pods once the claims' watch has shown them, so
-	 * the watch is live before the moments that count (the scheduler's pick) */
-	for (size_t i = 0; i < run->n && !ret; i++) {
+	for (size_t i = from; i < to && !ret; i++) {
 		struct br_lc_volume *v = &run->v[i];
-		json_t *pvc = pvc_manifest(ref, v, cls, ls, it);
+		json_t *pvc = pvc_manifest(b->ref, v, b->cls, b->ls, b->it);
 		if (!pvc)
 			ret = -ENOMEM;
-		else if ((ret = kube_create(kc, &kube_res_pvcs, ref->ns, pvc, NULL, &kerr)))
-			snprintf(err, errlen, "creating PVC %s: %s", v->pvc,
+		else if ((ret = kube_create(b->kc, &kube_res_pvcs, b->ref->ns, pvc, NULL, &kerr)))
+			snprintf(b->err, b->errlen, "creating PVC %s: %s", v->pvc,
 				 kube_error_str(&kerr, eb, sizeof(eb)));
 		if (!ret) {
 			pthread_mutex_lock(&run->mu);
@@ -408,66 +479,193 @@ static int batch(struct kube_client *kc, const struct br_ref *ref,
 		}
 		json_decref(pvc);
 	}
-	if (!ret && (ret = wait_all(run, is_seen, ls->timeout_s, NULL, 0)))
-		snprintf(err, errlen, "the watch did not show the new PVCs within %lds",
-			 ls->timeout_s);
-	for (size_t i = 0; i < run->n && !ret; i++) {
+	if (!ret && (ret = wait_all(run, is_seen, b->ls->timeout_s, NULL, 0)))
+		snprintf(b->err, b->errlen, "the watch did not show the new PVCs within %lds",
+			 b->ls->timeout_s);
+	for (size_t i = from; i < to && !ret; i++) {
 		struct br_lc_volume *v = &run->v[i];
-		json_t *pod = pod_manifest(ref, v, cls, tmpl, it);
+		json_t *pod = pod_manifest(b->ref, v, b->cls, b->tmpl, b->it);
 		if (!pod)
 			ret = -ENOMEM;
-		else if ((ret = kube_create(kc, &kube_res_pods, ref->ns, pod, NULL, &kerr)))
-			snprintf(err, errlen, "creating pod %s: %s", v->pod,
+		else if ((ret = kube_create(b->kc, &kube_res_pods, b->ref->ns, pod, NULL, &kerr)))
+			snprintf(b->err, b->errlen, "creating pod %s: %s", v->pod,
 				 kube_error_str(&kerr, eb, sizeof(eb)));
+		if (!ret) {
+			pthread_mutex_lock(&run->mu);
+			v->pod_created = now_s();
+			pthread_mutex_unlock(&run->mu);
+		}
 		json_decref(pod);
 	}
-	if (!ret && (ret = wait_all(run, is_running, ls->timeout_s, err, errlen)) == -ETIMEDOUT)
-		snprintf(err, errlen,
-			 "the volumes were not bound and mounted within %lds (step "
-			 "provision/attach)",
-			 ls->timeout_s);
-	if (!ret && resize) {
-		char q[48];
-		for (size_t i = 0; i < run->n && !ret; i++) {
-			struct br_lc_volume *v = &run->v[i];
-			snprintf(q, sizeof(q), "%llu", (unsigned long long)size * 2);
-			json_t *patch = json_pack("{s:{s:{s:{s:s}}}}", "spec", "resources",
-						  "requests", "storage", q);
-			pthread_mutex_lock(&run->mu);
-			v->resize_bytes = size * 2;
-			v->resize_asked = now_s();
-			pthread_mutex_unlock(&run->mu);
-			if (!patch)
-				ret = -ENOMEM;
-			else if ((ret = kube_patch(kc, &kube_res_pvcs, ref->ns, v->pvc, patch, NULL,
-						   NULL, &kerr)))
-				snprintf(err, errlen, "resizing PVC %s: %s", v->pvc,
-					 kube_error_str(&kerr, eb, sizeof(eb)));
-			json_decref(patch);
-		}
-		if (!ret && (ret = wait_all(run, is_resized, ls->timeout_s, NULL, 0)))
-			snprintf(err, errlen,
-				 "the volumes did not reach their new size within %lds",
-				 ls->timeout_s);
+	if (!ret &&
+	    (ret = wait_all(run, is_running, b->ls->timeout_s, b->err, b->errlen)) == -ETIMEDOUT)
+		snprintf(b->err, b->errlen,
+			 "the volumes were not bound and mounted within %lds (step %s)",
+			 b->ls->timeout_s, step);
+	return ret;
+}
+
+/* Double each new claim's size and wait for the capacity. */
+static int step_resize(const struct lc_batch *b)
+{
+	struct kube_error kerr = KUBE_ERROR_INIT;
+	struct lc_run *run = b->run;
+	char eb[512], q[48];
+	uint64_t size = 0;
+	int ret = 0;
+	(void)sb_parse_quantity(b->ls->size, &size);
+	snprintf(q, sizeof(q), "%llu", (unsigned long long)size * 2);
+	for (size_t i = 0; i < run->nb && !ret; i++) {
+		struct br_lc_volume *v = &run->v[i];
+		json_t *patch = json_pack("{s:{s:{s:{s:s}}}}", "spec", "resources", "requests",
+					  "storage", q);
+		pthread_mutex_lock(&run->mu);
+		v->resize_bytes = size * 2;
+		v->resize_asked = now_s();
+		pthread_mutex_unlock(&run->mu);
+		if (!patch)
+			ret = -ENOMEM;
+		else if ((ret = kube_patch(b->kc, &kube_res_pvcs, b->ref->ns, v->pvc, patch, NULL,
+					   NULL, &kerr)))
+			snprintf(b->err, b->errlen, "resizing PVC %s: %s", v->pvc,
+				 kube_error_str(&kerr, eb, sizeof(eb)));
+		json_decref(patch);
 	}
-	/* delete: the pods first (the claim stays in use until they are gone) */
+	if (!ret && (ret = wait_all(run, is_resized, b->ls->timeout_s, NULL, 0)))
+		snprintf(b->err, b->errlen, "the volumes did not reach their new size within %lds",
+			 b->ls->timeout_s);
+	return ret;
+}
+
+/* A VolumeSnapshot of each new claim (named after it), until each is readyToUse. */
+static int step_snapshot(const struct lc_batch *b)
+{
+	struct kube_error kerr = KUBE_ERROR_INIT;
+	struct lc_run *run = b->run;
+	char eb[512];
+	int ret = 0;
+	for (size_t i = 0; i < run->nb && !ret; i++) {
+		struct br_lc_volume *v = &run->v[i];
+		pthread_mutex_lock(&run->mu);
+		snprintf(v->snap, sizeof(v->snap), "%s", v->pvc);
+		pthread_mutex_unlock(&run->mu);
+		json_t *vs = br_lc_snapshot_manifest(lc_metadata(b->ref, v->snap, b->cls, b->it),
+						     v->pvc, b->vsc);
+		if (!vs)
+			ret = -ENOMEM;
+		else if ((ret = kube_create(b->kc, &br_lc_res_snapshots, b->ref->ns, vs, NULL,
+					    &kerr)))
+			snprintf(b->err, b->errlen, "creating VolumeSnapshot %s: %s", v->snap,
+				 kube_error_str(&kerr, eb, sizeof(eb)));
+		if (!ret) {
+			pthread_mutex_lock(&run->mu);
+			v->snap_created = now_s();
+			pthread_mutex_unlock(&run->mu);
+		}
+		json_decref(vs);
+	}
+	if (!ret && (ret = wait_all(run, is_snap_ready, b->ls->timeout_s, NULL, 0))) {
+		char last[300] = "";
+		pthread_mutex_lock(&run->mu);
+		for (size_t i = 0; i < run->nb && !last[0]; i++)
+			if (run->v[i].snap_error[0])
+				snprintf(last, sizeof(last), ": VolumeSnapshot %s: %s",
+					 run->v[i].snap, run->v[i].snap_error);
+		pthread_mutex_unlock(&run->mu);
+		snprintf(b->err, b->errlen,
+			 "the snapshots were not ready to use within %lds (step snapshot)%s",
+			 b->ls->timeout_s, last);
+	}
+	return ret;
+}
+
+/* A claim from each snapshot (v[nb + i] from v[i]'s), provisioned and mounted. */
+static int step_restore(const struct lc_batch *b)
+{
+	struct lc_run *run = b->run;
+	uint64_t size = 0;
+	int ret = 0;
+	(void)sb_parse_quantity(b->ls->size, &size);
+	pthread_mutex_lock(&run->mu);
+	for (size_t i = 0; i < run->nb && !ret; i++) {
+		const struct br_lc_volume *s = &run->v[i];
+		struct br_lc_volume *r = &run->v[run->nb + i];
+		memset(r, 0, sizeof(*r));
+		r->wffc = s->wffc;
+		r->no_pv = s->no_pv;
+		snprintf(r->source, sizeof(r->source), "%s", s->snap);
+		r->request_bytes =
+			br_lc_restore_bytes(s->snap_bytes, s->resized > 0 ? s->resize_bytes : size);
+		if (vol_name(r->pvc, sizeof(r->pvc), b->ref->name, b->cls, b->it,
+			     b->k0 + (unsigned)i + 1, true))
+			ret = -ENAMETOOLONG;
+		_Static_assert(sizeof(r->pod) == sizeof(r->pvc), "a pod is named after its claim");
+		memcpy(r->pod, r->pvc, sizeof(r->pod));
+	}
+	if (!ret)
+		run->n = 2 * run->nb;
+	pthread_mutex_unlock(&run->mu);
+	if (ret) {
+		snprintf(b->err, b->errlen, "restored volume names: too long");
+		return ret;
+	}
+	return step_claims(b, run->nb, 2 * run->nb, "restore");
+}
+
+/*
+ * Deletes what the batch made, timed: the pods first (a claim stays in use
+ * until they are gone), then the snapshots (so that the claims' deletes are
+ * timed without them), then the claims. err says what did not go, when
+ * report. 0 or -errno.
+ */
+static int step_delete(const struct lc_batch *b, bool report)
+{
+	struct lc_run *run = b->run;
+	const char *ns = b->ref->ns;
+	long t = b->ls->timeout_s;
 	for (size_t i = 0; i < run->n; i++)
-		delete_quiet(kc, &kube_res_pods, ref->ns, run->v[i].pod, 0);
-	int r2 = wait_all(run, is_pod_gone, ls->timeout_s, NULL, 0);
+		delete_quiet(b->kc, &kube_res_pods, ns, run->v[i].pod, 0);
+	int rp = wait_all(run, is_pod_gone, t, NULL, 0);
+	for (size_t i = 0; i < run->nb; i++) {
+		struct br_lc_volume *v = &run->v[i];
+		if (!v->snap[0])
+			continue;
+		/* timed when this measurement made it; deleted in any case */
+		pthread_mutex_lock(&run->mu);
+		if (v->snap_created > 0)
+			v->snap_deleted = now_s();
+		pthread_mutex_unlock(&run->mu);
+		delete_quiet(b->kc, &br_lc_res_snapshots, ns, v->snap, -1);
+	}
+	int rs = wait_all(run, is_snap_gone, t, NULL, 0);
 	for (size_t i = 0; i < run->n; i++) {
 		pthread_mutex_lock(&run->mu);
 		run->v[i].deleted = now_s();
 		pthread_mutex_unlock(&run->mu);
-		delete_quiet(kc, &kube_res_pvcs, ref->ns, run->v[i].pvc, -1);
+		delete_quiet(b->kc, &kube_res_pvcs, ns, run->v[i].pvc, -1);
 	}
-	if (!r2)
-		r2 = wait_all(run, is_pv_gone, ls->timeout_s, NULL, 0);
-	if (!ret && r2) {
-		ret = r2;
-		snprintf(err, errlen, "the volumes' PVs were not gone within %lds (step delete)",
-			 ls->timeout_s);
-	}
-	return ret;
+	int rv = rp ? rp : wait_all(run, is_pv_gone, t, NULL, 0);
+	if (report && (rp || rs || rv))
+		snprintf(b->err, b->errlen, "%s within %lds (step delete)",
+			 rp   ? "the consumer pods were not gone"
+			 : rs ? "the VolumeSnapshots were not gone"
+			      : "the volumes' PVs were not gone",
+			 t);
+	return rp ? rp : rs ? rs : rv;
+}
+
+/* One batch through every step; 0 or -errno with err naming the step. */
+static int batch(const struct lc_batch *b)
+{
+	int ret = step_claims(b, 0, b->run->nb, "provision/attach");
+	if (!ret && b->resize)
+		ret = step_resize(b);
+	if (!ret && b->vsc[0])
+		ret = step_snapshot(b);
+	if (!ret && b->vsc[0])
+		ret = step_restore(b);
+	int r2 = step_delete(b, !ret);
+	return ret ? ret : r2;
 }
 
 static int start_watch(struct kube_client *kc, struct lc_watch *lw, struct lc_run *run,
@@ -517,21 +715,134 @@ static int current_rv(struct kube_client *kc, const struct kube_resource *res, c
 	return r;
 }
 
+/*
+ * Whether snapshots of class cls are measured: true with the
+ * VolumeSnapshotClass in vsc and the resourceVersion to watch
+ * VolumeSnapshots from in rv, or false with the reason in why.
+ */
+static bool plan_snapshots(struct kube_client *kc, const struct br_ref *ref,
+			   const struct br_lifecycle_spec *ls, const char *cls, const json_t *sc,
+			   char *vsc, size_t vsclen, char *rv, size_t rvlen, char *why,
+			   size_t whylen)
+{
+	int crc = 0, src = 0;
+	json_t *l = NULL;
+	if (ls->snapshot) {
+		struct kube_error kerr = KUBE_ERROR_INIT;
+		struct kube_list_opts lo = {NULL, NULL, 0, NULL};
+		crc = kube_list(kc, &br_lc_res_snapshot_classes, NULL, &lo, &l, &kerr);
+		if (!crc)
+			src = current_rv(kc, &br_lc_res_snapshots, ref->ns, rv, rvlen);
+	}
+	bool ok = br_lc_snapshot_plan(ls, cls, sc, crc, json_object_get(l, "items"), src, vsc,
+				      vsclen, why, whylen);
+	json_decref(l);
+	return ok;
+}
+
+/*
+ * The watches of the iteration's claims, pods, PVs (unless they cannot be
+ * read: *no_pv) and, when snaps_rv is not NULL, VolumeSnapshots (from that
+ * resourceVersion) into w[0..4). 0 or -errno with err saying why.
+ */
+static int start_watches(struct kube_client *kc, const struct br_ref *ref, struct lc_run *run,
+			 unsigned iteration, const char *snaps_rv, struct lc_watch w[4],
+			 bool *no_pv, char *err, size_t errlen)
+{
+	char selector[256], run_label[64], rv[3][64];
+	int ret;
+	if (sb_name_label(run_label, sizeof(run_label), ref->name))
+		return -ENOMEM;
+	snprintf(selector, sizeof(selector), "%s=%s,%s=%s,%s=%u", SB_LABEL_RUN, run_label,
+		 SB_LABEL_COMPONENT, BR_LC_COMPONENT, SB_LABEL_ITERATION, iteration);
+	/* PVs are cluster-wide: the chart does not grant reading them, and then
+	 * the delete timing ends when the claim is gone */
+	int pvr = current_rv(kc, &kube_res_pvs, NULL, rv[2], sizeof(rv[2]));
+	*no_pv = pvr == -EACCES;
+	if (*no_pv)
+		pvr = 0;
+	if ((ret = current_rv(kc, &kube_res_pvcs, ref->ns, rv[0], sizeof(rv[0]))) ||
+	    (ret = current_rv(kc, &kube_res_pods, ref->ns, rv[1], sizeof(rv[1]))) || (ret = pvr))
+		return sb_errf(err, errlen, ret, "listing PVCs, pods and PVs to watch from: %s",
+			       strerror(-ret));
+	if ((ret = start_watch(kc, &w[0], run, BR_LC_PVC, &kube_res_pvcs, ref->ns, selector,
+			       rv[0])) ||
+	    (ret = start_watch(kc, &w[1], run, BR_LC_POD, &kube_res_pods, ref->ns, selector,
+			       rv[1])) ||
+	    (!*no_pv &&
+	     (ret = start_watch(kc, &w[2], run, BR_LC_PV, &kube_res_pvs, NULL, NULL, rv[2]))) ||
+	    (snaps_rv && (ret = start_watch(kc, &w[3], run, BR_LC_VS, &br_lc_res_snapshots, ref->ns,
+					    selector, snaps_rv))))
+		return sb_errf(err, errlen, ret, "starting the watches: %s", strerror(-ret));
+	return 0;
+}
+
+/*
+ * spec.lifecycle.volumes batches of one volume, then one of concurrent,
+ * each volume's durations appended to vols. reclaim: the class's
+ * reclaimPolicy (NULL: Delete). 0 or -errno with b->err naming the step.
+ */
+static int measure_batches(struct lc_batch *b, bool wffc, bool no_pv, const char *reclaim,
+			   json_t *vols)
+{
+	struct lc_run *run = b->run;
+	bool keeps_pv = reclaim && strcmp(reclaim, "Delete");
+	unsigned k = 0;
+	int ret = 0;
+	for (unsigned bi = 0; bi <= b->ls->volumes && !ret; bi++) {
+		unsigned nb = bi < b->ls->volumes ? 1 : b->ls->concurrent;
+		if (!nb)
+			break;
+		b->k0 = k;
+		pthread_mutex_lock(&run->mu);
+		memset(run->v, 0, sizeof(run->v));
+		run->n = run->nb = nb;
+		for (unsigned i = 0; i < nb; i++) {
+			struct br_lc_volume *v = &run->v[i];
+			k++;
+			v->wffc = wffc;
+			/* a Retain PV stays: wait for the claim only */
+			v->no_pv = no_pv || keeps_pv;
+			if (vol_name(v->pvc, sizeof(v->pvc), b->ref->name, b->cls, b->it, k, false))
+				ret = -ENAMETOOLONG;
+			snprintf(v->pod, sizeof(v->pod), "%s", v->pvc);
+		}
+		pthread_mutex_unlock(&run->mu);
+		if (ret) {
+			snprintf(b->err, b->errlen, "volume names: too long");
+			break;
+		}
+		ret = batch(b);
+		pthread_mutex_lock(&run->mu);
+		for (size_t i = 0; i < run->n; i++)
+			if (keeps_pv)
+				run->v[i].pv_gone = run->v[i].pvc_gone = 0; /* not a delete time */
+		for (unsigned i = 0; i < nb; i++) {
+			json_t *vj = volume_json(&run->v[i], run->n > nb ? &run->v[nb + i] : NULL,
+						 bi < b->ls->volumes ? "sequential" : "concurrent");
+			if (!vj || json_array_append_new(vols, vj))
+				ret = -ENOMEM;
+		}
+		pthread_mutex_unlock(&run->mu);
+	}
+	return ret;
+}
+
 int br_lifecycle_measure(struct kube_client *kc, const struct br_ref *ref,
 			 const struct br_lifecycle_spec *ls, const char *cls, const json_t *sc,
 			 const json_t *pod_template, unsigned iteration, json_t **result, char *err,
 			 size_t errlen)
 {
 	struct lc_run *run = calloc(1, sizeof(*run));
-	struct lc_watch w[3];
-	char selector[256], run_label[64], rv[3][64];
-	char resize_skip[256] = "", snap[256];
+	struct lc_watch w[4];
+	char resize_skip[256] = "", snap_skip[512] = "", vsc[254] = "", snaps_rv[64] = "";
 	json_t *vols = json_array();
+	bool no_pv = false;
 	int ret = 0;
 
 	*result = NULL;
 	memset(w, 0, sizeof(w));
-	if (!run || !vols || sb_name_label(run_label, sizeof(run_label), ref->name)) {
+	if (!run || !vols) {
 		free(run);
 		json_decref(vols);
 		return -ENOMEM;
@@ -548,76 +859,22 @@ int br_lifecycle_measure(struct kube_client *kc, const struct br_ref *ref,
 			 "class %s does not allow volume expansion (allowVolumeExpansion is not "
 			 "true)",
 			 cls);
-	snapshot_reason(kc, ref->ns, snap, sizeof(snap));
-
-	snprintf(selector, sizeof(selector), "%s=%s,%s=%s,%s=%u", SB_LABEL_RUN, run_label,
-		 SB_LABEL_COMPONENT, BR_LC_COMPONENT, SB_LABEL_ITERATION, iteration);
-	/* PVs are cluster-wide: the chart does not grant reading them, and then
-	 * the delete timing ends when the claim is gone */
-	int pvr = current_rv(kc, &kube_res_pvs, NULL, rv[2], sizeof(rv[2]));
-	bool no_pv = pvr == -EACCES;
-	if (no_pv)
-		pvr = 0;
-	if ((ret = current_rv(kc, &kube_res_pvcs, ref->ns, rv[0], sizeof(rv[0]))) ||
-	    (ret = current_rv(kc, &kube_res_pods, ref->ns, rv[1], sizeof(rv[1]))) || (ret = pvr)) {
-		snprintf(err, errlen, "listing PVCs, pods and PVs to watch from: %s",
-			 strerror(-ret));
-		goto out;
-	}
-	if ((ret = start_watch(kc, &w[0], run, BR_LC_PVC, &kube_res_pvcs, ref->ns, selector,
-			       rv[0])) ||
-	    (ret = start_watch(kc, &w[1], run, BR_LC_POD, &kube_res_pods, ref->ns, selector,
-			       rv[1])) ||
-	    (!no_pv &&
-	     (ret = start_watch(kc, &w[2], run, BR_LC_PV, &kube_res_pvs, NULL, NULL, rv[2])))) {
-		snprintf(err, errlen, "starting the watches: %s", strerror(-ret));
-		goto out;
-	}
-
-	/* sequential volumes one at a time, then one concurrent batch */
-	unsigned k = 0;
-	for (unsigned b = 0; b <= ls->volumes && !ret; b++) {
-		unsigned nb = b < ls->volumes ? 1 : ls->concurrent;
-		if (!nb)
-			break;
-		pthread_mutex_lock(&run->mu);
-		memset(run->v, 0, sizeof(run->v));
-		run->n = nb;
-		for (unsigned i = 0; i < nb; i++) {
-			k++;
-			run->v[i].wffc = wffc;
-			/* a Retain PV stays: wait for the claim only */
-			run->v[i].no_pv = no_pv || (reclaim && strcmp(reclaim, "Delete"));
-			if (vol_name(run->v[i].pvc, sizeof(run->v[i].pvc), ref->name, cls,
-				     iteration, k))
-				ret = -ENAMETOOLONG;
-			snprintf(run->v[i].pod, sizeof(run->v[i].pod), "%s", run->v[i].pvc);
-		}
-		pthread_mutex_unlock(&run->mu);
-		if (ret) {
-			snprintf(err, errlen, "volume names: too long");
-			break;
-		}
-		ret = batch(kc, ref, ls, cls, pod_template, iteration, !resize_skip[0], run, err,
-			    errlen);
-		pthread_mutex_lock(&run->mu);
-		for (unsigned i = 0; i < nb; i++) {
-			if (reclaim && strcmp(reclaim, "Delete"))
-				run->v[i].pv_gone = run->v[i].pvc_gone = 0; /* not a delete time */
-			json_t *vj = volume_json(&run->v[i],
-						 b < ls->volumes ? "sequential" : "concurrent");
-			if (!vj || json_array_append_new(vols, vj))
-				ret = -ENOMEM;
-		}
-		pthread_mutex_unlock(&run->mu);
-	}
-out:
-	for (int i = 0; i < 3; i++)
+	if (!plan_snapshots(kc, ref, ls, cls, sc, vsc, sizeof(vsc), snaps_rv, sizeof(snaps_rv),
+			    snap_skip, sizeof(snap_skip)))
+		vsc[0] = '\0';
+	struct lc_batch b = {kc,  ref, ls,  cls,   pod_template, iteration, 0, !resize_skip[0],
+			     vsc, run, err, errlen};
+	if (!(ret = start_watches(kc, ref, run, iteration, vsc[0] ? snaps_rv : NULL, w, &no_pv, err,
+				  errlen)))
+		ret = measure_batches(&b, wffc, no_pv, reclaim, vols);
+	for (int i = 0; i < 4; i++)
 		stop_watch(&w[i]);
 	if (ret != -ENOMEM) {
-		json_t *skipped = json_pack("{s:s}", "snapshot", snap);
+		json_t *skipped = json_object();
 		if (skipped && resize_skip[0])
 			json_object_set_new(skipped, "resize", json_string(resize_skip));
+		if (skipped && snap_skip[0])
+			json_object_set_new(skipped, "snapshot", json_string(snap_skip));
 		if (skipped && reclaim && strcmp(reclaim, "Delete"))
 			json_object_set_new(
 				skipped, "delete",
@@ -627,6 +884,8 @@ out:
 				    wffc ? "WaitForFirstConsumer" : "Immediate", "deleteEnds",
 				    no_pv ? "claim gone (no right to read PVs)" : "PV gone",
 				    "volumes", vols, "skipped", skipped);
+		if (*result && vsc[0])
+			json_object_set_new(*result, "volumeSnapshotClass", json_string(vsc));
 		if (*result && ret)
 			json_object_set_new(*result, "error", json_string(err));
 		if (!*result)
@@ -683,15 +942,13 @@ double br_lc_percentile(const double *v, size_t n, double p)
 	return r;
 }
 
-static bool has_target(const json_t *arr, const char *t, const char *phase)
+/* Whether a document before docs[d] is of the same class. */
+static bool seen_class(const json_t *const *docs, size_t d)
 {
-	size_t i;
-	const json_t *e;
-	json_array_foreach(arr, i, e)
-	{
-		if (!strcmp(jstr(e, "target"), t) && !strcmp(jstr(e, "phase"), phase))
+	const char *t = jstr(docs[d], "class");
+	for (size_t e = 0; t && e < d; e++)
+		if (jstr(docs[e], "class") && !strcmp(jstr(docs[e], "class"), t))
 			return true;
-	}
 	return false;
 }
 
@@ -765,16 +1022,10 @@ json_t *br_lifecycle_report(const json_t *const *docs, size_t n)
 	bool ok = out != NULL;
 	for (size_t d = 0; ok && d < n; d++) {
 		const char *t = jstr(docs[d], "class");
-		if (!t || has_target(out, t, "provision") || has_target(out, t, "snapshot") ||
-		    has_target(out, t, "error"))
+		if (!t || seen_class(docs, d))
 			continue;
 		for (int p = 0; ok && p < BR_LC_NPHASES; p++)
 			ok = phase_stats(docs, n, t, (enum br_lc_phase)p, out);
-		const char *snap = jstr(json_object_get(docs[d], "skipped"), "snapshot");
-		if (ok && snap)
-			ok = !json_array_append_new(out,
-						    json_pack("{s:s,s:s,s:s}", "target", t, "phase",
-							      "snapshot", "skipped", snap));
 		for (size_t e = 0; ok && e < n; e++) {
 			const char *msg = jstr(docs[e], "error");
 			const char *te = jstr(docs[e], "class");

@@ -9,6 +9,7 @@
 #include "controller/run/pass.h"
 
 #include "controller/core/resultcache.h"
+#include "controller/distrib/distrib.h"
 #include "controller/lifecycle/lifecycle.h"
 #include "controller/run/regression.h"
 #include "controller/run/runkey.h"
@@ -194,7 +195,8 @@ static int build_report(struct br_controller *c, const struct br_ref *ref, const
 		r = -ENOMEM;
 	json_decref(extra);
 	json_t *lc = r ? NULL : br_lifecycle_docs(ref, ob->cmlist);
-	if (!r && (!lc || sb_validity_annotate(val, *report) || br_lifecycle_annotate(*report, lc)))
+	if (!r && (!lc || sb_validity_annotate(val, *report) || br_dist_annotate(*report) ||
+		   br_lifecycle_annotate(*report, lc)))
 		r = -ENOMEM;
 	json_decref(lc);
 	sb_validity_free(val);
