@@ -111,6 +111,8 @@ static void pairs_add(const struct sb_series *a, const struct sb_series *b, size
 		      struct sb_series *out)
 {
 	size_t x = a->hoff[i], xe = a->hoff[i + 1], y = b->hoff[i], ye = b->hoff[i + 1];
+	if (!out->hb) /* reserved for every pair: none to add */
+		return;
 	while (x < xe || y < ye) {
 		unsigned bx = x < xe ? SB_SERIES_PAIR_BUCKET(a->hb[x]) : SB_HIST_NR;
 		unsigned by = y < ye ? SB_SERIES_PAIR_BUCKET(b->hb[y]) : SB_HIST_NR;
@@ -153,7 +155,7 @@ static int series_merge(struct sb_series *a, const struct sb_series *b)
 		m.clat_sum[i] = b->clat_sum[i] + (fresh ? 0 : a->clat_sum[i]);
 		m.lat_sum[i] = b->lat_sum[i] + (fresh ? 0 : a->lat_sum[i]);
 		size_t k = i < nh ? b->hoff[i + 1] - b->hoff[i] : 0;
-		if (fresh && k) {
+		if (fresh && k && m.hb) { /* m.hb is NULL only when no interval has pairs */
 			memcpy(m.hb + m.hn, b->hb + b->hoff[i], k * sizeof(uint64_t));
 			m.hn += k;
 		} else if (!fresh && i < nh) {
