@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "controller/core/controller.h"
 #include "controller/core/memory.h"
+#include "controller/distrib/clock.h"
 
 #include "core/labels.h"
 #include "core/log.h"
@@ -36,6 +37,11 @@ static void on_run(enum kube_informer_event ev, const json_t *obj, const json_t 
 	(void)old;
 	if (ev == KUBE_INFORMER_DELETE)
 		br_memory_deleted();
+	if (ev == KUBE_INFORMER_ADD) { /* a barrier's ready mark: its sighting, now */
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		br_clock_ready_event(obj, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+	}
 	if (!ns || !name)
 		return;
 	snprintf(key, sizeof(key), "%s/%s", ns, name);
@@ -80,6 +86,11 @@ static void on_owned(enum kube_informer_event ev, const json_t *obj, const json_
 	(void)old;
 	if (ev == KUBE_INFORMER_DELETE)
 		br_memory_deleted();
+	if (ev == KUBE_INFORMER_ADD) { /* a barrier's ready mark: its sighting, now */
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		br_clock_ready_event(obj, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+	}
 	json_array_foreach(json_object_get(md, "ownerReferences"), i, r)
 	{
 		const char *kind = json_string_value(json_object_get(r, "kind"));

@@ -61,6 +61,36 @@ int64_t br_clock_seen(const char *run_uid, const char *cls, unsigned iteration, 
 	return t;
 }
 
+/* A label's unsigned value in [0, max], else -1. */
+static long label_num(const json_t *labels, const char *k, unsigned long max)
+{
+	const char *v = json_string_value(json_object_get(labels, k));
+	char *end;
+	if (!v || !*v)
+		return -1;
+	unsigned long n = strtoul(v, &end, 10);
+	return *end || n > max ? -1 : (long)n;
+}
+
+void br_clock_ready_event(const json_t *cm, int64_t now_ns)
+{
+	const json_t *md = json_object_get(cm, "metadata");
+	const json_t *labels = json_object_get(md, "labels");
+	const char *comp = json_string_value(json_object_get(labels, SB_LABEL_COMPONENT));
+	const char *cls = json_string_value(
+		json_object_get(json_object_get(md, "annotations"), SB_ANNOT_CLASS));
+	const char *uid = json_string_value(
+		json_object_get(json_array_get(json_object_get(md, "ownerReferences"), 0), "uid"));
+	long it = label_num(labels, SB_LABEL_ITERATION, 1000000);
+	long at = label_num(labels, SB_LABEL_ATTEMPT, 1000000);
+	long m = label_num(labels, SB_LABEL_MEMBER, 1000);
+	long g = label_num(labels, SB_LABEL_GROUP, 1000000);
+	if (!comp || strcmp(comp, SB_COMPONENT_READY) || !cls || !uid || it < 1 || at < 1 || m < 1)
+		return;
+	(void)br_clock_seen(uid, cls, (unsigned)it, (unsigned)at, g < 0 ? 0 : (unsigned)g,
+			    (unsigned)m, now_ns);
+}
+
 int64_t br_clock_seen_get(const char *run_uid, const char *cls, unsigned iteration,
 			  unsigned attempt, unsigned group, unsigned member)
 {

@@ -7,7 +7,8 @@
  * member with the time it sent its ready mark and the time the start came
  * estimates its clock's offset NTP-style (runner/mode/startwait.h).
  *
- * First sightings are kept in memory, per (run UID, class, iteration,
+ * A sighting is the informer's event (br_clock_ready_event), else the
+ * reconcile's first look. First sightings are kept in memory, per (run UID, class, iteration,
  * attempt, workload group, member), at most BR_CLOCK_SEEN_MAX of them (the
  * oldest forgotten first). After a controller restart a member's sighting
  * is the restart's: its exchange then has a long round trip, which the
@@ -32,6 +33,15 @@
  */
 int64_t br_clock_seen(const char *run_uid, const char *cls, unsigned iteration, unsigned attempt,
 		      unsigned group, unsigned member, int64_t now_ns);
+
+/*
+ * An informer event of ConfigMap cm (borrowed) at now_ns: when it is a
+ * member's ready mark (component, iteration, attempt, member labels, the
+ * class annotation, an owner's UID), its first sighting is recorded then,
+ * before the reconcile that would see it later (its queue's wait is no part
+ * of the exchange's round trip). Anything else is ignored.
+ */
+void br_clock_ready_event(const json_t *cm, int64_t now_ns);
 
 /* The sighting recorded for the key, 0 when none. */
 int64_t br_clock_seen_get(const char *run_uid, const char *cls, unsigned iteration,

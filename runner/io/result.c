@@ -143,11 +143,12 @@ static int series_merge(struct sb_series *a, const struct sb_series *b)
 	size_t nh = fresh ? b->nhist : (a->nhist < b->nhist ? a->nhist : b->nhist);
 	nh = nh < n ? nh : n;
 	size_t pairs = (fresh ? 0 : a->hoff[nh]) + b->hoff[nh];
-	if (series_reserve(&m, n) || (pairs && grow((void **)&m.hb, sizeof(uint64_t), pairs))) {
+	/* at least one slot: hb is never NULL where intervals are merged */
+	if (series_reserve(&m, n) || grow((void **)&m.hb, sizeof(uint64_t), pairs ? pairs : 1)) {
 		sb_series_release(&m);
 		return -ENOMEM;
 	}
-	m.hcap = pairs;
+	m.hcap = pairs ? pairs : 1;
 	m.hoff[0] = 0;
 	for (size_t i = 0; i < n; i++) {
 		m.ios[i] = b->ios[i] + (fresh ? 0 : a->ios[i]);

@@ -655,7 +655,26 @@ static int test_start_stamped_with_sightings(void)
 	snprintf(seen, sizeof(seen), "%s",
 		 json_string_value(json_object_get(data, "readySeenUnixNano")));
 	json_decref(cm);
+	/* a ready mark's informer event records its sighting (a foreign one is ignored) */
+	const struct fx_member fm = {"ns", "d", DUID, "fast", 2, 1, 3};
+	json_t *ready = fx_member_ready(&fm), *other = fx_member_ready(&fm);
+	json_object_set_new(json_object_get(ready, "metadata"), "annotations",
+			    json_pack("{s:s}", "storagebench.io/class-name", "fast"));
+	json_object_set(json_object_get(other, "metadata"), "annotations",
+			json_object_get(json_object_get(ready, "metadata"), "annotations"));
+	json_object_set_new(json_object_get(json_object_get(other, "metadata"), "labels"),
+			    "app.kubernetes.io/component", json_string("result"));
+	br_clock_ready_event(other, 111);
+	int64_t before = br_clock_seen_get(DUID, "fast", 2, 1, 0, 3);
+	br_clock_ready_event(ready, 6000);
+	int64_t ev = br_clock_seen_get(DUID, "fast", 2, 1, 0, 3);
+	int64_t kept = br_clock_seen(DUID, "fast", 2, 1, 0, 3, 9000); /* the later look keeps it */
+	json_decref(ready);
+	json_decref(other);
 	br_clock_reset();
+	CHECK_INT(before, 0);
+	CHECK_INT(ev, 6000);
+	CHECK_INT(kept, 6000);
 	CHECK_INT(a, 5000);
 	CHECK_INT(again, 5000);
 	CHECK_INT(r, 0);
