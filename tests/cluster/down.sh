@@ -108,12 +108,27 @@ for pass in 1 2 3; do
 	done
 done
 
-# Loop devices the provisioner attached (backing files under our dirs).
-losetup -l -n -O NAME,BACK-FILE 2>/dev/null | while read -r dev back _; do
-	case "$back" in
-	"$SB_SHM"/* | "$SB_VARTMP"/*) losetup -d "$dev" 2>/dev/null && echo "detached $dev ($back)" ;;
-	esac
+# Loop devices the provisioner attached (backing files under our dirs). A
+# device whose filesystem is still mounted in a node's mount namespace that
+# the kernel is tearing down (its processes were just killed) is only marked
+# to detach on its last close (autoclear): wait for that, up to 10 s.
+our_loops() {
+	losetup -l -n -O NAME,BACK-FILE 2>/dev/null | while read -r dev back _; do
+		case "$back" in
+		"$SB_SHM"/* | "$SB_VARTMP"/*) echo "$dev $back" ;;
+		esac
+	done
+}
+our_loops | while read -r dev back; do
+	losetup -d "$dev" 2>/dev/null && echo "detached $dev ($back)"
 done
+for _ in $(seq 100); do
+	loops=$(our_loops)
+	[ -z "$loops" ] && break
+	while read -r dev _; do losetup -d "$dev" 2>/dev/null; done <<<"$loops"
+	sleep 0.1
+done
+[ -n "$(our_loops)" ] && sb_step "warning: loop devices still attached: $(our_loops | tr '\n' ' ')"
 
 # cgroups, deepest first.
 for h in /sys/fs/cgroup/*/"$SB_CGROUP_ROOT"; do

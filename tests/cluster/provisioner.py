@@ -608,11 +608,8 @@ class Provisioner:
         ok = True
         dev, backing, d = ann.get(ANN_LOOP, ""), ann.get(ANN_BACKING, ""), ann.get(ANN_RBD_MOUNT, "")
         under = (lambda p: p.startswith(self.ceph_state + "/")) if self.ceph_state else (lambda p: False)
-        if dev and backing:
-            out = subprocess.run(["losetup", "-n", "-O", "BACK-FILE", dev], capture_output=True, text=True).stdout
-            if out.strip() == backing:
-                if subprocess.run(["losetup", "-d", dev], capture_output=True).returncode != 0:
-                    ok = False
+        if dev and backing and not self.detach(dev, backing):
+            ok = False
         if d and under(d):
             if os.path.ismount(d) and subprocess.run(["umount", d], capture_output=True).returncode != 0:
                 ok = False
@@ -681,14 +678,32 @@ class Provisioner:
             if r.returncode != 0:
                 raise RuntimeError(f"losetup -c {dev}: {r.stderr.strip()}")
 
+    @staticmethod
+    def loop_backs(dev, backing):
+        """True while loop device dev is attached to the file backing."""
+        out = subprocess.run(["losetup", "-n", "-O", "BACK-FILE", dev], capture_output=True, text=True).stdout
+        return out.strip().replace(" (deleted)", "") == backing
+
+    def detach(self, dev, backing):
+        """Detaches loop device dev from backing; True once it no longer backs
+        it. A device still open (the kubelet unmounts a volume's filesystem on
+        its own time, after the claim is gone) is only marked to detach when
+        last closed (autoclear): it is False then, and the file stays until a
+        later pass sees the device gone."""
+        if not self.loop_backs(dev, backing):
+            return True
+        subprocess.run(["losetup", "-d", dev], capture_output=True)
+        return not self.loop_backs(dev, backing)
+
     def release_backing(self, ann):
+        """Removes a local volume's file or directory (after detaching its loop
+        device): True when released, False when not ours, None while its loop
+        device is still in use (retried next pass)."""
         backing, dev = ann.get(ANN_BACKING, ""), ann.get(ANN_LOOP, "")
         if not backing or not self.allowed(backing):
             return False
-        if dev:
-            out = subprocess.run(["losetup", "-n", "-O", "BACK-FILE", dev], capture_output=True, text=True).stdout
-            if out.strip().replace(" (deleted)", "") == backing:
-                subprocess.run(["losetup", "-d", dev], capture_output=True)
+        if dev and not self.detach(dev, backing):
+            return None
         if ann.get(luks.ANN_LUKS):
             return luks.release(ann)
         if os.path.isdir(backing) and not os.path.islink(backing):
@@ -706,8 +721,9 @@ class Provisioner:
             if not self.release_ceph(ann):
                 log("releasing failed, retrying next pass", pv=md["name"])
                 return
-        else:
-            self.release_backing(ann)
+        elif self.release_backing(ann) is None:
+            log("loop device still in use, retrying next pass", pv=md["name"], loop=ann.get(ANN_LOOP, ""))
+            return
         code, obj = self.api.call("DELETE", f"/api/v1/persistentvolumes/{md['name']}")
         if code in (200, 202, 404):
             log("deleted", pv=md["name"], path=ann.get(ANN_BACKING, ""))
