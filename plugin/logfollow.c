@@ -23,10 +23,10 @@
 struct follow {
 	const json_t *pod;
 	bool header_done;
-	bool gone;	 /* the kubelet answered that the container is gone */
-	size_t *printed; /* pods printed so far (a blank line between them) */
-	bool ends_nl;	 /* the last byte written was a newline */
-	bool tty;	 /* stdout is a terminal: the log goes out escaped (term.h) */
+	bool kubelet_err; /* the kubelet answered an error, not the log */
+	size_t *printed;  /* pods printed so far (a blank line between them) */
+	bool ends_nl;	  /* the last byte written was a newline */
+	bool tty;	  /* stdout is a terminal: the log goes out escaped (term.h) */
 	struct sbp_term term;
 };
 
@@ -60,11 +60,11 @@ static int to_stdout(void *arg, const char *data, size_t len)
 	struct follow *f = arg;
 	if (!len)
 		return 0;
-	if (!f->header_done && sbp_log_gone(data, len)) {
-		f->gone = true; /* not the runner's words: the pod is being deleted */
+	if (!f->header_done && sbp_log_kubelet_error(data, len)) {
+		f->kubelet_err = true; /* not the runner's words (follow_pod) */
 		return 0;
 	}
-	if (f->gone)
+	if (f->kubelet_err)
 		return 0;
 	if (!f->header_done) {
 		const json_t *p = f->pod;
@@ -155,6 +155,21 @@ static bool still_running(struct sbp_ctx *x, const char *ns, const char *name)
 }
 
 /*
+ * After the kubelet answered an error instead of the log, before any of it
+ * was printed: 0 when the pod is gone, being deleted or ended (its
+ * container removed: there is no log to wait for), 1 when it still runs (a
+ * container just started, whose log file the kubelet does not see yet: the
+ * log is asked again, from its start, on the next pass).
+ */
+static int after_kubelet_error(struct sbp_ctx *x, const char *ns, const char *name)
+{
+	json_t *cur = get_pod(x, ns, name);
+	bool over = !cur || pod_ended(cur) || sbp_meta_str(cur, "deletionTimestamp", NULL);
+	json_decref(cur);
+	return over ? 0 : 1;
+}
+
+/*
  * Follows one pod's log to its end: again, from when the stream ended, if
  * the server closed it while the container still runs. 0 (done, or the pod
  * is gone), 1 (not started yet), -EPIPE, other -errno (printed).
@@ -169,13 +184,16 @@ static int follow_pod(struct sbp_ctx *x, const char *ns, const json_t *pod, size
 	char since[32] = "";
 	for (;;) {
 		int ret = stream_pod(x, ns, &f, since[0] ? since : NULL);
+		time_t ended_at = time(NULL);
 		if (ret)
 			return ret == -ENOENT ? 0 : ret;
-		if (f.gone)
-			return 0;
+		if (f.kubelet_err)
+			return after_kubelet_error(x, ns, sbp_obj_name(pod));
 		if (!still_running(x, ns, sbp_obj_name(pod)))
 			return 0;
-		if (!*sb_rfc3339_format(time(NULL), since, sizeof(since)))
+		/* from the second the stream ended in (its lines may come twice,
+		 * none is lost while still_running asks) */
+		if (!*sb_rfc3339_format(ended_at, since, sizeof(since)))
 			return -EINVAL;
 	}
 }

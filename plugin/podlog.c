@@ -29,8 +29,20 @@ int sbp_pod_log(struct kube_client *c, const char *ns, const char *pod, const ch
 	return ret;
 }
 
+static bool starts_with(const char *data, size_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	return data && len >= n && !memcmp(data, prefix, n);
+}
+
 bool sbp_log_gone(const char *data, size_t len)
 {
-	static const char gone[] = "unable to retrieve container logs for ";
-	return data && len >= sizeof(gone) - 1 && !memcmp(data, gone, sizeof(gone) - 1);
+	return starts_with(data, len, "unable to retrieve container logs for ");
+}
+
+bool sbp_log_kubelet_error(const char *data, size_t len)
+{
+	return sbp_log_gone(data, len) ||
+	       starts_with(data, len, "failed to try resolving symlinks in path ") ||
+	       starts_with(data, len, "failed to open log file ");
 }

@@ -32,6 +32,16 @@ int sbp_pod_log(struct kube_client *c, const char *ns, const char *pod, const ch
 bool sbp_log_gone(const char *data, size_t len);
 
 /*
+ * True when data (len bytes, the start of a log answer) is not a log but one
+ * of the kubelet's errors about the container's log, sent with status 200
+ * after the stream began: the sbp_log_gone answer, or "failed to try
+ * resolving symlinks in path" / "failed to open log file" (a container
+ * that has just started, its log file not yet there, or one removed). What
+ * it means depends on the pod's state (the caller asks it).
+ */
+bool sbp_log_kubelet_error(const char *data, size_t len);
+
+/*
  * The lines of a runner pod's log that belong to iteration it: from the
  * line that starts it ("Started iteration iteration=N", or "Skipped
  * iteration already recorded iteration=N") up to the line that starts

@@ -36,7 +36,9 @@ A rule: {"method": "GET"|"*", "path": "<python regex, re.search on path+query>",
              "as_watch_event": bool (default true for 410 on a watch request:
              answered like the real server, 200 and one ERROR watch event
              carrying the Status, then the stream ends; the log shows
-             the injected code, 410)
+             the injected code, 410), "text": a plain-text body sent
+             instead of the JSON one (what the kubelet answers with status
+             200 for a log it cannot read: "failed to open log file ...")
   drop       the request is read, then the connection is closed without a response
   delay      "delay_ms": N, then the request is forwarded
   cut_watch  forwarded; the connection is closed "after_ms": N (default 1000)
@@ -136,6 +138,8 @@ class State:
                 rule["body"] = r["body"]
             if r.get("as_watch_event") is not None:
                 rule["as_watch_event"] = bool(r["as_watch_event"])
+            if r.get("text") is not None:
+                rule["text"] = str(r["text"])
         elif act == "delay":
             rule["delay_ms"] = int(r.get("delay_ms", 1000))
         elif act == "cut_watch":
@@ -413,8 +417,9 @@ class Proxy:
             # logged with the injected code (the HTTP status line said 200)
             self.state.record(method, target, code, "status")
             return
-        data = json.dumps(body).encode()
-        hdrs = [("Content-Type", "application/json"), ("Content-Length", str(len(data))),
+        data = rule["text"].encode() if "text" in rule else json.dumps(body).encode()
+        ctype = "text/plain" if "text" in rule else "application/json"
+        hdrs = [("Content-Type", ctype), ("Content-Length", str(len(data))),
                 ("Cache-Control", "no-cache, private")]
         if rule.get("retry_after") is not None:
             hdrs.append(("Retry-After", str(rule["retry_after"])))

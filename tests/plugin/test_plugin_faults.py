@@ -7,7 +7,7 @@ namespace and are removed by id (never a reset of everyone's rules)."""
 import contextlib
 import re
 
-from conftest import plugin, sb
+from conftest import plugin, sb, small
 
 
 @contextlib.contextmanager
@@ -23,8 +23,8 @@ def rule(**r):
             pass  # used up: already gone
 
 
-def via_proxy(*args):
-    return plugin(*args, f"--kubeconfig={sb.KUBECONFIG_PROXY}", kubeconfig=False)
+def via_proxy(*args, timeout=60):
+    return plugin(*args, f"--kubeconfig={sb.KUBECONFIG_PROXY}", kubeconfig=False, timeout=timeout)
 
 
 def test_crd_not_installed(env):
@@ -70,3 +70,29 @@ def test_pod_log_retried_and_errors(env):
         r = via_proxy("logs", "cur", "-n", env.main)
         assert r.rc == 1 and "warning: no log from pod 'cur-fast-1':" in r.err, r
         assert "http 403" in r.err
+
+
+def test_logs_follow_waits_out_the_kubelets_error_answers(env):
+    """The kubelet answers 200 with an error text instead of the log of a
+    container it does not see yet (its log file not there): logs -f neither
+    prints that text as the runner's words nor loses the lines written
+    meanwhile; it asks again from the log's start."""
+    name = "kerr"
+    text = ('failed to try resolving symlinks in path "/var/log/pods/x/runner/0.log": '
+            "lstat /var/log/pods/x/runner/0.log: no such file or directory")
+    log_path = f"/api/v1/namespaces/{env.main}/pods/{name}-fast-1/log"
+    fp = sb.FaultProxy()
+    sb.apply(small(name, iterations=2), namespace=env.main)
+    try:
+        with rule(method="GET", path=re.escape(log_path), action="status", status=200, text=text, count=2):
+            r = via_proxy("logs", name, "-n", env.main, "-f", timeout=300)
+        assert r.rc == 0, r
+        assert "failed to try resolving" not in r.out, r
+        assert r.out.startswith(f"==> pod/{name}-fast-1 (class fast, attempt 1) <==\n"), r
+        for it in (1, 2):
+            assert f"Started iteration iteration={it} of=2" in r.out, r
+        assert r.out.count("Runner finished") == 1, r
+        seen = [e["status"] for e in fp.log() if e["path"].startswith(log_path)]
+        assert seen[:2] == [200, 200] and len(seen) >= 3, seen  # the two answers, then the log
+    finally:
+        sb.delete("benchmarkrun", name, namespace=env.main)

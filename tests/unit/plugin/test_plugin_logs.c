@@ -215,8 +215,28 @@ static int test_log_gone(void)
 	return T_PASS;
 }
 
+static int test_log_kubelet_error(void)
+{
+	const char *errs[] = {
+		"unable to retrieve container logs for containerd://fb3b2074\n",
+		"failed to try resolving symlinks in path \"/var/log/pods/ns_p_uid/runner/0.log\": "
+		"lstat /var/log/pods/ns_p_uid/runner/0.log: no such file or directory\n",
+		"failed to open log file \"/var/log/pods/ns_p_uid/runner/0.log\": open: no such "
+		"file\n"};
+	for (size_t i = 0; i < sizeof(errs) / sizeof(errs[0]); i++)
+		CHECK(sbp_log_kubelet_error(errs[i], strlen(errs[i])));
+	CHECK(!sbp_log_gone(errs[1], strlen(errs[1]))); /* not gone: maybe not there yet */
+	CHECK(!sbp_log_kubelet_error(errs[2], 12));	/* too short to tell */
+	CHECK(!sbp_log_kubelet_error(runner_log, strlen(runner_log)));
+	const char *said = "2026-12-04T05:00:00Z failed to open log file (the runner's words)\n";
+	CHECK(!sbp_log_kubelet_error(said, strlen(said)));
+	CHECK(!sbp_log_kubelet_error(NULL, 0));
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
 	{"plugin-logs/kubelet's answer for a removed container", test_log_gone},
+	{"plugin-logs/kubelet's errors in place of a log", test_log_kubelet_error},
 	{"plugin-logs/slice one iteration", test_slice_one_iteration},
 	{"plugin-logs/results: a malformed figure named", test_results_bad_field},
 	{"plugin-logs/slice last, skipped, absent, unterminated", test_slice_last_and_skipped},
