@@ -45,14 +45,14 @@ static void on_run(enum kube_informer_event ev, const json_t *obj, const json_t 
 	if (!ns || !name)
 		return;
 	snprintf(key, sizeof(key), "%s/%s", ns, name);
-	if (br_queue_add_lane(c->queue, key, run_lane(obj), 0))
+	if (br_queue_add_lane(c->queues[BR_KIND_RUN], key, run_lane(obj), 0))
 		sb_error("Could not queue a run", "key=%s", key);
 	/* a run of a schedule: the schedule looks again (history, baseline, verdict) */
 	const char *sched = json_string_value(
 		json_object_get(json_object_get(md, "labels"), SB_LABEL_SCHEDULE));
 	if (sched) {
-		snprintf(key, sizeof(key), BR_SCHED_KEY_PREFIX "%s/%s", ns, sched);
-		if (br_queue_add(c->queue, key))
+		snprintf(key, sizeof(key), "%s/%s", ns, sched);
+		if (br_queue_add(c->queues[BR_KIND_SCHEDULE], key))
 			sb_error("Could not queue a schedule", "key=%s", key);
 	}
 }
@@ -70,8 +70,8 @@ static void on_schedule(enum kube_informer_event ev, const json_t *obj, const js
 	(void)old;
 	if (!ns || !name)
 		return;
-	snprintf(key, sizeof(key), BR_SCHED_KEY_PREFIX "%s/%s", ns, name);
-	if (br_queue_add(c->queue, key))
+	snprintf(key, sizeof(key), "%s/%s", ns, name);
+	if (br_queue_add(c->queues[BR_KIND_SCHEDULE], key))
 		sb_error("Could not queue a schedule", "key=%s", key);
 }
 
@@ -101,7 +101,7 @@ static void on_owned(enum kube_informer_event ev, const json_t *obj, const json_
 			continue;
 		char key[600];
 		snprintf(key, sizeof(key), "%s/%s", ns, name);
-		if (br_queue_add(c->queue, key))
+		if (br_queue_add(c->queues[BR_KIND_RUN], key))
 			sb_error("Could not queue a run", "key=%s", key);
 	}
 }
@@ -236,8 +236,8 @@ int br_controller_init_ops(struct br_controller *c, const struct br_ops *ops,
 		c->opts.max_attempts = 3;
 	if (!c->opts.workers)
 		c->opts.workers = 2;
-	if (c->opts.workers > 16)
-		c->opts.workers = 16;
+	if (c->opts.workers > BR_MAX_WORKERS)
+		c->opts.workers = BR_MAX_WORKERS;
 	if (opts->policy)
 		c->policy = *opts->policy;
 	else
@@ -246,8 +246,10 @@ int br_controller_init_ops(struct br_controller *c, const struct br_ops *ops,
 	c->policy.runner_sa = opts->runner_service_account;
 	c->policy.nowned = 0; /* never freed here: the caller owns them */
 	pthread_mutex_init(&c->mu, NULL);
-	c->queue = br_queue_new();
-	return c->queue ? 0 : -ENOMEM;
+	for (int k = 0; k < BR_KIND_N; k++)
+		if (!(c->queues[k] = br_queue_new()))
+			return -ENOMEM;
+	return 0;
 }
 
 int br_controller_init(struct br_controller *c, struct kube_client *kc, const struct br_ops *ops,
@@ -324,23 +326,31 @@ void br_controller_set_reconcilers(struct br_controller *c, const struct br_reco
 	c->reconcilers = *r;
 }
 
-/* One key of the queue: a run or a schedule (br_queue_handler), to its reconciler. */
+/* Keys due in every kind's queue and not being worked on. */
+static size_t due_keys(struct br_controller *c)
+{
+	size_t n = 0;
+	for (int k = 0; k < BR_KIND_N; k++)
+		n += br_queue_due(c->queues[k]);
+	return n;
+}
+
+/* One key of a kind's queue (br_queue_handler), to that kind's reconciler. */
 static int handle_key(void *arg, const char *key, long *requeue_ms)
 {
-	struct br_controller *c = arg;
+	struct br_worker *w = arg;
+	struct br_controller *c = w->c;
 	char ns[300], name[300];
-	bool is_sched = !strncmp(key, BR_SCHED_KEY_PREFIX, strlen(BR_SCHED_KEY_PREFIX));
-	const char *k = is_sched ? key + strlen(BR_SCHED_KEY_PREFIX) : key;
-	const char *slash = strchr(k, '/');
+	const char *slash = strchr(key, '/');
 	*requeue_ms = 0;
 	if (!slash)
 		return 0;
-	snprintf(ns, sizeof(ns), "%.*s", (int)(slash - k), k);
+	snprintf(ns, sizeof(ns), "%.*s", (int)(slash - key), key);
 	snprintf(name, sizeof(name), "%s", slash + 1);
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	int (*fn)(struct br_controller *, const char *, const char *, long *) =
-		is_sched ? c->reconcilers.schedule : c->reconcilers.run;
+		w->kind == BR_KIND_SCHEDULE ? c->reconcilers.schedule : c->reconcilers.run;
 	if (!fn)
 		return 0;
 	int r = fn(c, ns, name, requeue_ms);
@@ -349,28 +359,45 @@ static int handle_key(void *arg, const char *key, long *requeue_ms)
 	br_metrics_reconcile(c->metrics, secs, r ? "error" : *requeue_ms ? "requeue" : "ok");
 	br_memory_worked();
 	/* caught up after deletions or a burst of work: give the freed heap back */
-	if (!r && br_queue_due(c->queue) == 0)
+	if (!r && due_keys(c) == 0)
 		br_memory_idle();
 	return r;
 }
 
-/* A reconcile worker: the queue hands it keys, and backs a failing key off (queue.h). */
+/* A reconcile worker: its kind's queue hands it keys, and backs a failing key off (queue.h). */
 static void *worker(void *arg)
 {
-	struct br_controller *c = arg;
-	br_queue_work(c->queue, handle_key, c);
+	struct br_worker *w = arg;
+	br_queue_work(w->c->queues[w->kind], handle_key, w);
 	return NULL;
+}
+
+static void shutdown_queues(struct br_controller *c)
+{
+	for (int k = 0; k < BR_KIND_N; k++)
+		if (c->queues[k])
+			br_queue_shutdown(c->queues[k]);
+}
+
+static void join_workers(struct br_controller *c)
+{
+	for (unsigned i = 0; i < c->nworkers; i++)
+		pthread_join(c->workers[i].thread, NULL);
+	c->nworkers = 0;
 }
 
 int br_controller_start_workers(struct br_controller *c)
 {
 	if (c->running)
 		return -EALREADY;
-	for (unsigned i = 0; i < c->opts.workers; i++) {
-		if (pthread_create(&c->workers[i], NULL, worker, c) != 0) {
-			br_queue_shutdown(c->queue);
-			for (unsigned k = 0; k < i; k++)
-				pthread_join(c->workers[k], NULL);
+	unsigned n = c->opts.workers + BR_SCHEDULE_WORKERS;
+	for (unsigned i = 0; i < n; i++) {
+		struct br_worker *w = &c->workers[i];
+		w->c = c;
+		w->kind = i < c->opts.workers ? BR_KIND_RUN : BR_KIND_SCHEDULE;
+		if (pthread_create(&w->thread, NULL, worker, w) != 0) {
+			shutdown_queues(c);
+			join_workers(c);
 			return -EAGAIN;
 		}
 		c->nworkers++;
@@ -383,11 +410,8 @@ int br_controller_start_workers(struct br_controller *c)
 
 void br_controller_stop(struct br_controller *c)
 {
-	if (c->queue)
-		br_queue_shutdown(c->queue);
-	for (unsigned i = 0; i < c->nworkers; i++)
-		pthread_join(c->workers[i], NULL);
-	c->nworkers = 0;
+	shutdown_queues(c);
+	join_workers(c);
 	c->running = false;
 	for (size_t i = 0; i < c->nwatches; i++) {
 		kube_informer_stop(c->watches[i].runs);
@@ -411,7 +435,8 @@ void br_controller_release(struct br_controller *c)
 		kube_informer_free(c->watches[i].schedules);
 	}
 	kube_informer_free(c->scs);
-	br_queue_free(c->queue);
+	for (int k = 0; k < BR_KIND_N; k++)
+		br_queue_free(c->queues[k]);
 	pthread_mutex_destroy(&c->mu);
 	memset(c, 0, sizeof(*c));
 }

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The controller: informers on BenchmarkRuns and on the objects it owns
- * (PVCs, runner pods, ConfigMaps) and on StorageClasses, a work queue of
- * runs, and the reconcile that observes one run, plans (plan.c) and
- * applies the plan. It watches, never polls: informer events queue the
- * run; deadlines (timeouts) queue it again at the right time.
+ * The controller: informers on BenchmarkRuns, BenchmarkSchedules, the
+ * objects it owns (PVCs, runner pods, ConfigMaps) and StorageClasses; a
+ * work queue and workers per kind (enum br_kind); and the reconcilers the
+ * workers call (registered by main.c). It watches, never polls: informer
+ * events queue a key; deadlines (timeouts) queue it again at the right time.
  */
 #ifndef SB_CONTROLLER_CORE_CONTROLLER_H
 #define SB_CONTROLLER_CORE_CONTROLLER_H
@@ -49,18 +49,27 @@ struct br_inflight {
 	time_t since;
 };
 
-/* Queue keys: "<namespace>/<name>" a run, "schedule:<namespace>/<name>" a schedule. */
-#define BR_SCHED_KEY_PREFIX "schedule:"
+/*
+ * The kinds the controller reconciles, each with its own work queue of
+ * "<namespace>/<name>" keys and its own workers, as controller-runtime
+ * gives each controller its own (a burst of runs never delays a schedule,
+ * and each kind's backoff counts its own keys).
+ */
+enum br_kind { BR_KIND_RUN = 0, BR_KIND_SCHEDULE = 1, BR_KIND_N };
+
+/* Workers of the schedules' queue (runs have opts.workers). */
+#define BR_SCHEDULE_WORKERS 1
+#define BR_MAX_WORKERS	    16
 
 struct br_controller;
 
 /*
- * The reconcilers the workers call, one per kind of queue key: main.c
- * registers them (br_controller_set_reconcilers), so that the controller's
- * frame calls the reconcilers without depending on them. Each reconciles
- * ns/name once: 0 or -errno (the queue retries the key with backoff),
- * *requeue_ms when to look again (0: on the next change). A NULL entry:
- * keys of that kind are dropped.
+ * The reconcilers the workers call, one per kind: main.c registers them
+ * (br_controller_set_reconcilers), so that the controller's frame calls
+ * the reconcilers without depending on them. Each reconciles ns/name once:
+ * 0 or -errno (the queue retries the key with backoff), *requeue_ms when
+ * to look again (0: on the next change). A NULL entry: keys of that kind
+ * are dropped.
  */
 struct br_reconcilers {
 	int (*run)(struct br_controller *c, const char *ns, const char *name, long *requeue_ms);
@@ -75,11 +84,15 @@ struct br_controller {
 	struct br_policy policy; /* a shallow copy of opts.policy: its strings are borrowed */
 	struct br_watch watches[BR_MAX_NAMESPACES];
 	size_t nwatches;
-	struct kube_informer *scs; /* storage classes (cluster-scoped) */
-	struct br_queue *queue;
-	struct br_metrics *metrics;	   /* borrowed */
-	struct br_reconcilers reconcilers; /* br_controller_set_reconcilers */
-	pthread_t workers[16];
+	struct kube_informer *scs;	    /* storage classes (cluster-scoped) */
+	struct br_queue *queues[BR_KIND_N]; /* one per kind (enum br_kind) */
+	struct br_metrics *metrics;	    /* borrowed */
+	struct br_reconcilers reconcilers;  /* br_controller_set_reconcilers */
+	struct br_worker {
+		struct br_controller *c;
+		enum br_kind kind;
+		pthread_t thread;
+	} workers[BR_MAX_WORKERS + BR_SCHEDULE_WORKERS];
 	unsigned nworkers;
 	bool running;
 	unsigned event_seq;

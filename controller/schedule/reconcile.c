@@ -2,8 +2,8 @@
 /*
  * The reconcile of one BenchmarkSchedule: observe (the schedule and its runs
  * from the informer caches), plan (schedule.c, pure), apply (create and
- * delete runs, events), one status write. Queue keys of schedules are
- * "schedule:<namespace>/<name>" (BR_SCHED_KEY_PREFIX).
+ * delete runs, events), one status write. Schedules have a queue and a
+ * worker of their own (BR_KIND_SCHEDULE, controller/core/controller.h).
  */
 #include "controller/schedule/reconcile.h"
 #include "controller/schedule/history.h"
