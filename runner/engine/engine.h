@@ -53,6 +53,8 @@ struct sb_engine_ops {
 	 * rather than all of them at the end (0: at the end).
 	 */
 	unsigned submit_batch;
+	/* Completes every I/O, trims included, without touching a file (null). */
+	bool no_io;
 };
 
 extern const struct sb_engine_ops sb_engine_io_uring;

@@ -74,4 +74,5 @@ const struct sb_engine_ops sb_engine_null = {
 	.reap = null_reap,
 	.cleanup = null_cleanup,
 	.max_depth = 0,
+	.no_io = true,
 };

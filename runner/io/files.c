@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 #include "runner/io/files.h"
-#include "runner/io/run.h"
 #include "runner/mode/stop.h"
 #include "runner/io/trim.h"
 
@@ -532,7 +531,7 @@ int sb_files_setup(struct sb_worker *w, uint64_t per_file, bool *usage)
 					 "filename: name too long");
 				return -ENAMETOOLONG;
 			}
-			f->shared = o->numjobs > 1 || sb_run_clients() > 1;
+			f->shared = o->numjobs > 1 || w->clients > 1;
 		} else {
 			int r = snprintf(f->path, sizeof(f->path), "%s/%s.%u.%u",
 					 o->directory ? o->directory : ".", o->name, w->clone, i);

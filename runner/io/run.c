@@ -5,7 +5,7 @@
 #include "runner/engine/engine.h"
 #include "runner/io/files.h"
 #include "runner/mode/stop.h"
-#include "runner/io/worker.h"
+#include "runner/io/loop.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -68,11 +68,6 @@ void sb_run_set_client(unsigned index, unsigned count)
 	client_count = count ? count : 1;
 }
 
-unsigned sb_run_clients(void)
-{
-	return client_count;
-}
-
 static int (*start_hook)(void *ctx, unsigned group);
 static void *start_hook_ctx;
 
@@ -120,6 +115,7 @@ static int setup_job(const struct sb_joblist *l, size_t first, size_t i, struct 
 	for (size_t k = 0; k < first + i; k++)
 		g->cfg.first_thread += l->jobs[k].o.numjobs * client_count;
 	g->cfg.clone_base = client_index * g->job->o.numjobs;
+	g->cfg.clients = client_count;
 	g->cfg.eng = sb_pick_engine(&g->job->o, g->cfg.engine_reason, sizeof(g->cfg.engine_reason));
 	if (g->cfg.eng == &sb_engine_psync && g->job->o.engine != SB_ENGINE_PSYNC &&
 	    g->job->o.iodepth > 1)

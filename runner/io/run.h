@@ -59,9 +59,6 @@ void sb_run_set_start_hook(int (*fn)(void *ctx, unsigned group), void *ctx);
  */
 void sb_run_set_client(unsigned index, unsigned count);
 
-/* The count of clients set with sb_run_set_client (1 by default). */
-unsigned sb_run_clients(void);
-
 /* Appends r (taking ownership). 0 or -ENOMEM (r is freed). */
 int sb_results_push(struct sb_results *out, struct sb_job_result *r);
 

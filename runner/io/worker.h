@@ -3,7 +3,8 @@
  * A worker: one clone of one job (numjobs makes several), run in its own
  * thread. It owns its files' descriptors, io_us, buffers, engine state,
  * random generators and result; nothing is shared with other workers but
- * the start barrier.
+ * the start barrier. This header holds the types the engines and the loop
+ * share; what runs a worker is in runner/io/loop.h.
  */
 #ifndef SB_RUNNER_IO_WORKER_H
 #define SB_RUNNER_IO_WORKER_H
@@ -38,7 +39,8 @@ struct sb_file {
 struct sb_worker {
 	const struct sb_job *job; /* borrowed */
 	const struct sb_job_opts *o;
-	unsigned clone; /* 0..numjobs-1, plus the client's base (sb_run_set_client) */
+	unsigned clone;	  /* 0..numjobs-1, plus the client's base (sb_run_set_client) */
+	unsigned clients; /* runner processes running this job (sb_worker_cfg) */
 
 	struct sb_file *files;
 	unsigned nfiles;
@@ -110,11 +112,6 @@ struct sb_gate {
 	bool open;
 };
 
-void sb_gate_init(struct sb_gate *g);
-void sb_gate_open(struct sb_gate *g);
-void sb_gate_wait(struct sb_gate *g);
-void sb_gate_destroy(struct sb_gate *g);
-
 /* What the group decided for all clones of a job. */
 struct sb_worker_cfg {
 	uint64_t per_file; /* from sb_files_resolve_size */
@@ -123,25 +120,7 @@ struct sb_worker_cfg {
 	struct sb_gate *start;
 	unsigned first_thread; /* thread_number of clone 0 */
 	unsigned clone_base;   /* added to the clone number (sb_run_set_client) */
+	unsigned clients;      /* runner processes sharing the files (sb_run_set_client) */
 };
-
-/*
- * Prepares a worker: allocates io_us and buffers, resolves and opens files
- * (laying them out when the workload reads). w->res is always allocated
- * when this returns anything but -ENOMEM. On failure returns -errno with
- * the message in w->res->errmsg; *usage is set when the cause is the
- * job's configuration (exit status 2), else it is an I/O failure (1).
- */
-int sb_worker_setup(struct sb_worker *w, const struct sb_job *job, unsigned clone,
-		    const struct sb_worker_cfg *cfg, bool *usage);
-
-/* Thread body: runs the job; the result is in w->res. */
-void *sb_worker_main(void *arg);
-
-/* Releases everything but w->res (the caller takes it). */
-void sb_worker_release(struct sb_worker *w);
-
-/* Monotonic nanoseconds. */
-uint64_t sb_now_ns(void);
 
 #endif

@@ -6,7 +6,7 @@
  * throughput per second. Nothing is allocated once the loop runs except
  * the per-second series, which grows once a second at most.
  */
-#include "runner/io/worker.h"
+#include "runner/io/loop.h"
 
 #include "core/log.h"
 #include "runner/io/files.h"
@@ -220,6 +220,7 @@ int sb_worker_setup(struct sb_worker *w, const struct sb_job *job, unsigned clon
 	w->job = job;
 	w->o = o;
 	w->clone = cfg->clone_base + clone;
+	w->clients = cfg->clients ? cfg->clients : 1;
 	w->eng = cfg->eng;
 	w->start = cfg->start;
 	w->res = sb_job_result_new();
@@ -941,7 +942,7 @@ static int issue_io(struct sb_worker *w, struct sb_io_u *u, bool sync_engine)
 	if (u->ddir != SB_TRIM)
 		return w->eng->queue(w, u);
 	/* trims bypass the engine: a synchronous hook (trim.c) */
-	if (w->eng == &sb_engine_null) {
+	if (w->eng->no_io) {
 		u->res = (int32_t)u->len;
 	} else {
 		int64_t tr = sb_trim(w->files[u->file].fd, w->files[u->file].is_blockdev, u->offset,
