@@ -26,6 +26,27 @@ static enum br_queue_lane run_lane(const json_t *run)
 										 : BR_QUEUE_LOW;
 }
 
+/* Bookkeeping of every event of the run and owned-object informers. */
+static void note_event(enum kube_informer_event ev, const json_t *obj)
+{
+	if (ev == KUBE_INFORMER_DELETE)
+		br_memory_deleted();
+	if (ev == KUBE_INFORMER_ADD) { /* a barrier's ready mark: its sighting, now */
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		br_clock_ready_event(obj, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+	}
+}
+
+/* Queues "ns/name" in a kind's queue; what names the kind in the log. */
+static void queue_key(struct br_queue *q, const char *what, const char *ns, const char *name)
+{
+	char key[600];
+	snprintf(key, sizeof(key), "%s/%s", ns, name);
+	if (br_queue_add(q, key))
+		sb_error("Could not queue an object", "kind=%s key=%s", what, key);
+}
+
 /* A run changed: queue it (in its lane). */
 static void on_run(enum kube_informer_event ev, const json_t *obj, const json_t *old, void *arg)
 {
@@ -35,13 +56,7 @@ static void on_run(enum kube_informer_event ev, const json_t *obj, const json_t 
 	const char *name = json_string_value(json_object_get(md, "name"));
 	char key[600];
 	(void)old;
-	if (ev == KUBE_INFORMER_DELETE)
-		br_memory_deleted();
-	if (ev == KUBE_INFORMER_ADD) { /* a barrier's ready mark: its sighting, now */
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		br_clock_ready_event(obj, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
-	}
+	note_event(ev, obj);
 	if (!ns || !name)
 		return;
 	snprintf(key, sizeof(key), "%s/%s", ns, name);
@@ -50,11 +65,8 @@ static void on_run(enum kube_informer_event ev, const json_t *obj, const json_t 
 	/* a run of a schedule: the schedule looks again (history, baseline, verdict) */
 	const char *sched = json_string_value(
 		json_object_get(json_object_get(md, "labels"), SB_LABEL_SCHEDULE));
-	if (sched) {
-		snprintf(key, sizeof(key), "%s/%s", ns, sched);
-		if (br_queue_add(c->queues[BR_KIND_SCHEDULE], key))
-			sb_error("Could not queue a schedule", "key=%s", key);
-	}
+	if (sched)
+		queue_key(c->queues[BR_KIND_SCHEDULE], "schedule", ns, sched);
 }
 
 /* A schedule changed: queue it. */
@@ -65,14 +77,10 @@ static void on_schedule(enum kube_informer_event ev, const json_t *obj, const js
 	const json_t *md = json_object_get(obj, "metadata");
 	const char *ns = json_string_value(json_object_get(md, "namespace"));
 	const char *name = json_string_value(json_object_get(md, "name"));
-	char key[600];
 	(void)ev;
 	(void)old;
-	if (!ns || !name)
-		return;
-	snprintf(key, sizeof(key), "%s/%s", ns, name);
-	if (br_queue_add(c->queues[BR_KIND_SCHEDULE], key))
-		sb_error("Could not queue a schedule", "key=%s", key);
+	if (ns && name)
+		queue_key(c->queues[BR_KIND_SCHEDULE], "schedule", ns, name);
 }
 
 /* An object the controller owns changed: queue its BenchmarkRun. */
@@ -84,13 +92,7 @@ static void on_owned(enum kube_informer_event ev, const json_t *obj, const json_
 	size_t i;
 	const json_t *r;
 	(void)old;
-	if (ev == KUBE_INFORMER_DELETE)
-		br_memory_deleted();
-	if (ev == KUBE_INFORMER_ADD) { /* a barrier's ready mark: its sighting, now */
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		br_clock_ready_event(obj, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
-	}
+	note_event(ev, obj);
 	json_array_foreach(json_object_get(md, "ownerReferences"), i, r)
 	{
 		const char *kind = json_string_value(json_object_get(r, "kind"));
@@ -99,10 +101,7 @@ static void on_owned(enum kube_informer_event ev, const json_t *obj, const json_
 		if (!ns || !kind || !api || !name || strcmp(kind, SB_KIND) ||
 		    strcmp(api, SB_API_VERSION))
 			continue;
-		char key[600];
-		snprintf(key, sizeof(key), "%s/%s", ns, name);
-		if (br_queue_add(c->queues[BR_KIND_RUN], key))
-			sb_error("Could not queue a run", "key=%s", key);
+		queue_key(c->queues[BR_KIND_RUN], "run", ns, name);
 	}
 }
 
