@@ -39,8 +39,7 @@ static int run_rec(struct br_controller *c, const char *ns, const char *name, lo
 	return 0;
 }
 
-static int schedule_rec(struct br_controller *c, const char *ns, const char *name,
-			long *requeue_ms)
+static int schedule_rec(struct br_controller *c, const char *ns, const char *name, long *requeue_ms)
 {
 	(void)c;
 	*requeue_ms = 0;
