@@ -27,9 +27,13 @@ def image_of(claim, ns):
 
 
 def events(ns, name):
+    """Reasons of the events about an object, in the order they were written.
+    firstTimestamp has a one-second grain and the resizer posts several
+    events within a second under random generated names, so the API
+    server's revision (etcd's, one counter for every write) breaks ties."""
     return [e["reason"] for e in sorted(
         sb.kubectl_json("-n", ns, "get", "events", "--field-selector", f"involvedObject.name={name}")["items"],
-        key=lambda e: e.get("firstTimestamp") or "")]
+        key=lambda e: (e.get("firstTimestamp") or "", int(e["metadata"]["resourceVersion"])))]
 
 
 def qos(ceph, image):
