@@ -416,6 +416,24 @@ static int set_payload_hash(struct sb_s3_opts *o, const struct s3_opt *d, const 
 	return s3_bad(s, "is not one of auto, sha256, unsigned");
 }
 
+/*
+ * warp's --disable-sha256-payload: true signs UNSIGNED-PAYLOAD (as
+ * --payload-hash unsigned); false undoes a true before it and leaves any
+ * other --payload-hash as it is (warp's default is our auto).
+ */
+static int set_no_sha256(struct sb_s3_opts *o, const struct s3_opt *d, const struct s3_set *s)
+{
+	bool b;
+	(void)d;
+	if (parse_bool_val(s->val, &b))
+		return s3_bad(s, "is not a boolean");
+	if (b)
+		o->payload_hash = SB_S3_HASH_UNSIGNED;
+	else if (o->payload_hash == SB_S3_HASH_UNSIGNED)
+		o->payload_hash = SB_S3_HASH_AUTO;
+	return 0;
+}
+
 /* warp's --autoterm.pct: a percentage above 0 and at most 100 */
 static int set_autoterm_pct(struct sb_s3_opts *o, const struct s3_opt *d, const struct s3_set *s)
 {
@@ -474,6 +492,7 @@ static const struct s3_opt s3_opts[] = {
 	{"stat-distrib", set_count, PERCENT(SB_S3_STAT)},
 	{"benchmark", set_bench, AT(bench)},
 	{"payload-hash", set_payload_hash, AT(payload_hash)},
+	{"disable-sha256-payload", set_no_sha256, AT(payload_hash)},
 	{"autoterm", set_flag, AT(autoterm)},
 	{"autoterm.dur", set_duration, AT(autoterm_dur_us)},
 	{"autoterm.pct", set_autoterm_pct, AT(autoterm_pct)},
@@ -489,6 +508,15 @@ int sb_s3_opt_set(struct sb_s3_opts *o, const char *where, const char *name, con
 	snprintf(err, errlen, "%s%s--%s: unknown or unsupported option", where ? where : "",
 		 where && *where ? ": " : "", name);
 	return -ENOENT;
+}
+
+bool sb_s3_opt_is_bool(const char *name)
+{
+	for (size_t i = 0; i < sizeof(s3_opts) / sizeof(s3_opts[0]); i++)
+		if (!strcmp(name, s3_opts[i].name))
+			return s3_opts[i].set == set_flag || s3_opts[i].set == set_keep ||
+			       s3_opts[i].set == set_no_sha256;
+	return false;
 }
 
 int sb_s3_opts_check(const struct sb_s3_opts *o, char *err, size_t errlen)
@@ -582,6 +610,7 @@ static const struct {
 	{"params.batch", "batch"},
 	{"obj.part-size", "part.size"},
 	{"io.prefix", "prefix"},
+	{"io.disable-sha256-payload", "disable-sha256-payload"},
 	{"params.distribution.get", "get-distrib"},
 	{"params.distribution.stat", "stat-distrib"},
 	{"params.distribution.put", "put-distrib"},

@@ -37,7 +37,8 @@ int sb_s3_bench_parse(const char *s, enum sb_s3_bench *out);
  * What x-amz-content-sha256 carries for a PUT: auto (the default) is
  * UNSIGNED-PAYLOAD over https, where TLS protects the body (as the AWS
  * SDKs sign), and the body's SHA-256 over http; sha256 and unsigned force
- * one. Either way no hash is computed inside a request's timer.
+ * one (warp's --disable-sha256-payload is unsigned). Either way no hash
+ * is computed inside a request's timer.
  */
 enum sb_s3_payload_hash { SB_S3_HASH_AUTO, SB_S3_HASH_SHA256, SB_S3_HASH_UNSIGNED };
 
@@ -62,7 +63,7 @@ struct sb_s3_opts {
 	uint64_t obj_size_min;		  /* --obj.size MIN-MAX: MIN (size_range) */
 	bool size_range;		  /* --obj.size MIN-MAX given (ours: uniform in it) */
 	bool randsize;			  /* --obj.randsize: warp's log2-scale sizes */
-	enum sb_s3_payload_hash payload_hash; /* --payload-hash */
+	enum sb_s3_payload_hash payload_hash; /* --payload-hash, --disable-sha256-payload */
 	bool autoterm;			      /* warp's --autoterm */
 	uint64_t autoterm_dur_us;	      /* --autoterm.dur (warp's 15s) */
 	double autoterm_pct;		      /* --autoterm.pct (warp's 7.5) */
@@ -95,6 +96,9 @@ const char *sb_s3_host(const struct sb_s3_opts *o, unsigned i);
  */
 int sb_s3_opt_set(struct sb_s3_opts *o, const char *where, const char *name, const char *val,
 		  char *err, size_t errlen);
+
+/* Whether flag name (without dashes) is a boolean: it may be given without a value. */
+bool sb_s3_opt_is_bool(const char *name);
 
 /*
  * Reads a warp YAML run file ("warp: {api: v1, benchmark: ..., ...}").

@@ -60,6 +60,7 @@ static void usage(FILE *f)
 		"                         1: one DELETE per object)\n"
 		"  --prefix P             object name prefix\n"
 		"  --keep-data (--noclear) keep the objects and the bucket\n"
+		"  --disable-sha256-payload  sign UNSIGNED-PAYLOAD (= --payload-hash=unsigned)\n"
 		"Ours: --payload-hash=auto|sha256|unsigned (x-amz-content-sha256 of a PUT;\n"
 		"auto: UNSIGNED-PAYLOAD over https, the SHA-256 over http),\n"
 		"--output-format=normal|json, --output=FILE, --label=NAME (the job name\n"
@@ -70,15 +71,10 @@ static void usage(FILE *f)
 		"Exit status: 0 success, 1 failed requests or a refused run, 2 usage error.\n");
 }
 
-/* The flags that take no value. */
+/* The flags that take no value: warp's booleans, and ours. */
 static bool is_bool_flag(const char *n)
 {
-	static const char *const b[] = {"tls",		"insecure", "keep-data",  "noclear",
-					"obj.randsize", "autoterm", "parse-only", "help"};
-	for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++)
-		if (!strcmp(n, b[i]))
-			return true;
-	return false;
+	return sb_s3_opt_is_bool(n) || !strcmp(n, "parse-only") || !strcmp(n, "help");
 }
 
 /* What the command line and the run file set. */

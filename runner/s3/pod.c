@@ -63,9 +63,7 @@ int sb_s3_pod_parse(int argc, char **argv, struct sb_s3_pod *p, char *err, size_
 		}
 		memcpy(nbuf, name, nl);
 		nbuf[nl] = '\0';
-		bool boolean = !strcmp(nbuf, "tls") || !strcmp(nbuf, "insecure") ||
-			       !strcmp(nbuf, "obj.randsize") || !strcmp(nbuf, "keep-data") ||
-			       !strcmp(nbuf, "autoterm");
+		bool boolean = sb_s3_opt_is_bool(nbuf);
 		if (eq)
 			val = eq + 1;
 		else if (boolean)

@@ -206,6 +206,28 @@ def test_payload_hash_over_http(s3):
                               "put"], "sha256", "unsigned", "UNSIGNED-PAYLOAD")
 
 
+def test_warps_disable_sha256_payload(s3, tmp):
+    """warp's --disable-sha256-payload (and io.disable-sha256-payload in a
+    run file) sends UNSIGNED-PAYLOAD over http, where the default signs the
+    body's SHA-256; a flag after it can undo it."""
+    args = ["--obj.size", "4KiB", "--concurrent", "1", "--duration", "1s"]
+    s3.payload_hashes.clear()
+    r = s3run(s3, "--disable-sha256-payload", *args, "put")
+    assert r.rc == 0, r
+    assert set(s3.payload_hashes) == {"UNSIGNED-PAYLOAD"}
+    p = write(tmp, "unsigned.yaml", "warp:\n  api: v1\n  benchmark: put\n  io:\n"
+              "    disable-sha256-payload: true\n")
+    s3.payload_hashes.clear()
+    r = s3run(s3, "run", p, *args)
+    assert r.rc == 0, r
+    assert set(s3.payload_hashes) == {"UNSIGNED-PAYLOAD"}
+    s3.payload_hashes.clear()
+    r = s3run(s3, "run", p, *args, "--disable-sha256-payload=false")
+    assert r.rc == 0, r
+    assert set(s3.payload_hashes) == {"sha256"}
+    assert s3.bad_signatures == 0
+
+
 def test_autoterm_ends_a_stable_run(s3):
     """warp's --autoterm: once the last 7 of 25 segments hold within the
     percentage (here 100 %, any steady rate) for --autoterm.dur, the run ends."""

@@ -91,6 +91,22 @@ static int test_flags(void)
 	CHECK_INT(o.payload_hash, SB_S3_HASH_UNSIGNED);
 	CHECK_INT(sb_s3_opt_set(&o, "", "payload-hash", "md5", err, sizeof(err)), -EINVAL);
 	CHECK_STR(err, "--payload-hash: 'md5' is not one of auto, sha256, unsigned");
+	/* warp's --disable-sha256-payload: unsigned; false undoes only that */
+	sb_s3_opts_init(&o);
+	CHECK(sb_s3_opt_is_bool("disable-sha256-payload") && sb_s3_opt_is_bool("noclear"));
+	CHECK(!sb_s3_opt_is_bool("payload-hash") && !sb_s3_opt_is_bool("obj.size"));
+	CHECK(!sb_s3_opt_is_bool("no-such-flag"));
+	CHECK_INT(sb_s3_opt_set(&o, "", "disable-sha256-payload", NULL, err, sizeof(err)), 0);
+	CHECK_INT(o.payload_hash, SB_S3_HASH_UNSIGNED);
+	CHECK_INT(sb_s3_opt_set(&o, "", "disable-sha256-payload", "false", err, sizeof(err)), 0);
+	CHECK_INT(o.payload_hash, SB_S3_HASH_AUTO);
+	CHECK_INT(sb_s3_opt_set(&o, "", "payload-hash", "sha256", err, sizeof(err)), 0);
+	CHECK_INT(sb_s3_opt_set(&o, "", "disable-sha256-payload", "false", err, sizeof(err)), 0);
+	CHECK_INT(o.payload_hash, SB_S3_HASH_SHA256);
+	CHECK_INT(sb_s3_opt_set(&o, "", "disable-sha256-payload", "yes please", err, sizeof(err)),
+		  -EINVAL);
+	CHECK_STR(err, "--disable-sha256-payload: 'yes please' is not a boolean");
+	sb_s3_opts_init(&o);
 	/* warp's autoterm and its defaults */
 	CHECK(!o.autoterm);
 	CHECK_INT(o.autoterm_dur_us, 15000000);
@@ -235,7 +251,9 @@ static int test_yaml(void)
 				   "  objects: 100000\n"
 				   "  obj:\n"
 				   "    size: 100MB\n"
-				   "  tls: true\n"),
+				   "  tls: true\n"
+				   "  io:\n"
+				   "    disable-sha256-payload: true\n"),
 		  0);
 	sb_s3_opts_init(&o);
 	int r = sb_s3_yaml_load(&o, path, err, sizeof(err));
@@ -250,6 +268,7 @@ static int test_yaml(void)
 	CHECK_INT(o.objects, 100000);
 	CHECK_INT(o.obj_size, 100000000ull);
 	CHECK(o.tls);
+	CHECK_INT(o.payload_hash, SB_S3_HASH_UNSIGNED);
 
 	CHECK_INT(write_file(path, "warp:\n  api: v1\n  benchmark: put\n  obj:\n    md5: true\n"),
 		  0);
