@@ -151,9 +151,10 @@ static void reset_generators(struct sb_worker *w)
 }
 
 /* Whether offsets come from fio's random map with blocks of varying size. */
-static bool needs_map(const struct sb_job_opts *o)
+static bool needs_map(const struct sb_worker *w)
 {
-	if (!sb_rw_random(o->rw) || (o->norandommap && o->randgen != SB_RANDGEN_LFSR))
+	const struct sb_job_opts *o = w->o;
+	if (!sb_rw_random(o->rw) || w->nomap)
 		return false;
 	for (int d = 0; d < 3; d++)
 		if (o->bs_max[d] || o->nbssplit[d] > 1)
@@ -173,10 +174,10 @@ static int setup_extras(struct sb_worker *w)
 			f->dist[d] = malloc(sizeof(*f->dist[d]));
 			if (!f->dist[d])
 				return -ENOMEM;
-			(void)sb_dist_init(f->dist[d], &o->dist[d], f->nblocks, w->min_bs,
+			(void)sb_dist_init(f->dist[d], &o->dist[d], f->nblocks, w->align,
 					   w->seed ^ (0xd157ull * (i + 1)) ^ ((uint64_t)d << 56));
 		}
-		if (needs_map(o) && o->dist[0].type == SB_DIST_RANDOM) {
+		if (needs_map(w) && o->dist[0].type == SB_DIST_RANDOM) {
 			f->map = calloc((f->nblocks + 63) / 64, sizeof(uint64_t));
 			if (!f->map)
 				return -ENOMEM;
@@ -239,6 +240,9 @@ int sb_worker_setup(struct sb_worker *w, const struct sb_job *job, unsigned clon
 	sb_rand_seed(&w->rng_data, w->seed ^ 0xda7a5eedull);
 	w->min_bs = sb_job_min_bs(o);
 	w->max_bs = sb_job_max_bs(o);
+	w->align = sb_job_align(o);
+	/* as fio: "any use of blockalign= turns off randommap" */
+	w->nomap = (o->norandommap && o->randgen != SB_RANDGEN_LFSR) || w->align != w->min_bs;
 	w->depth = o->iodepth;
 	if (cfg->eng->max_depth && w->depth > cfg->eng->max_depth)
 		w->depth = cfg->eng->max_depth;
@@ -533,7 +537,7 @@ static void prep_data(struct sb_worker *w, struct sb_io_u *u)
 		uint64_t blk;
 		if (f->dist[bd]) {
 			blk = sb_dist_next(f->dist[bd], &w->rng_off);
-		} else if (o->norandommap && o->randgen != SB_RANDGEN_LFSR) {
+		} else if (w->nomap) {
 			blk = sb_rand_below(&w->rng_off, f->nblocks);
 		} else if (f->map) {
 			blk = map_next(w, f, &bs);
@@ -546,9 +550,9 @@ static void prep_data(struct sb_worker *w, struct sb_io_u *u)
 			}
 			blk = sb_perm_at(&f->perm, f->perm_i++);
 		}
-		off = blk * w->min_bs;
-		if (off + bs > f->size) /* a large block near the end */
-			off = f->size - bs;
+		off = blk * w->align;
+		if (off + bs > f->size) /* a large block near the end, still aligned */
+			off = (f->size - bs) / w->align * w->align;
 	} else {
 		int sd = w->verify_phase || d == SB_TRIM ? SB_WRITE : d;
 		uint64_t pos = f->seq_pos[sd];

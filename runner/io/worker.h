@@ -99,6 +99,8 @@ struct sb_worker {
 	uint64_t verify_target;	  /* bytes to read back */
 	uint64_t write_bytes_all; /* written in every phase, for the verify replay */
 	uint32_t min_bs, max_bs;
+	uint32_t align;	   /* random offsets are multiples of it (blockalign, else min_bs) */
+	bool nomap;	   /* random offsets may repeat: norandommap, or blockalign != min_bs */
 	uint64_t io_total; /* bytes to do after ramp (non-time-based) */
 	uint64_t rusage_usr_us, rusage_sys_us, rusage_ctx, rusage_majf, rusage_minf;
 };
