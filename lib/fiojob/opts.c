@@ -40,6 +40,7 @@ enum opt_type {
 	T_RANDGEN,
 	T_BSRANGE,
 	T_BLOCKALIGN,
+	T_RATE_PROCESS,
 	T_PATTERN,
 	T_SS,
 	T_LOGNAME,
@@ -124,6 +125,7 @@ static const struct opt_def opt_defs[] = {
 	{ "unified_rw_reporting", NULL, T_BOOL, O(unified_rw_reporting), 0, 0, "report reads and writes together as 'mixed'" },
 	{ "rate", NULL, T_RATE, O(rate_bps), 0, 0, "bandwidth cap in bytes/s, \"r,w\" per direction" },
 	{ "rate_iops", NULL, T_RATE_IOPS, O(rate_iops), 0, 0, "IOPS cap, \"r,w\" per direction" },
+	{ "rate_process", NULL, T_RATE_PROCESS, O(rate_poisson), 0, 0, "linear (default): I/Os evenly spaced at rate/rate_iops; poisson: exponentially distributed gaps of the same mean (seeded by randseed)" },
 	{ "unlink", NULL, T_BOOL, O(unlink), 0, 0, "delete the job's files when it ends" },
 	{ "overwrite", NULL, T_BOOL, O(overwrite), 0, 0, "lay out files with data before write jobs too" },
 	{ "fallocate", NULL, T_FALLOCATE, O(fallocate), 0, 0, "none, native, posix, keep: preallocate files of write jobs" },
@@ -211,7 +213,6 @@ static const struct opt_def opt_defs[] = {
 	{ "latency_percentile", NULL, T_REFUSED, 0, 0, 0, "latency targets are not implemented" },
 	{ "rate_min", NULL, T_REFUSED, 0, 0, 0, "minimum rates are not enforced" },
 	{ "rate_iops_min", NULL, T_REFUSED, 0, 0, 0, "minimum rates are not enforced" },
-	{ "rate_process", NULL, T_REFUSED, 0, 0, 0, "rates are always linear" },
 	{ "rate_cycle", NULL, T_REFUSED, 0, 0, 0, "minimum rates are not enforced" },
 	{ "rate_ignore_thinktime", NULL, T_REFUSED, 0, 0, 0, "not implemented" },
 	{ "thinktime_spin", NULL, T_REFUSED, 0, 0, 0, "thinktime always sleeps" },
@@ -1227,6 +1228,20 @@ static enum sb_opt_status set_rate(struct sb_job_opts *o, const struct opt_def *
 	return SB_OPT_OK;
 }
 
+static enum sb_opt_status set_rate_process(struct sb_job_opts *o, const struct opt_def *d,
+					   const char *key, const char *value, char *err,
+					   size_t errlen)
+{
+	(void)d;
+	if (!strcmp(value, "linear"))
+		o->rate_poisson = false;
+	else if (!strcmp(value, "poisson"))
+		o->rate_poisson = true;
+	else
+		return bad(err, errlen, "%s: '%s' is not linear or poisson", key, value);
+	return SB_OPT_OK;
+}
+
 static enum sb_opt_status set_kbbase(struct sb_job_opts *o, const struct opt_def *d,
 				     const char *key, const char *value, char *err, size_t errlen)
 {
@@ -1409,6 +1424,7 @@ static const opt_setter opt_setters[] = {
 	[T_RANDGEN] = set_randgen,
 	[T_BSRANGE] = set_bs,
 	[T_BLOCKALIGN] = set_blockalign,
+	[T_RATE_PROCESS] = set_rate_process,
 	[T_PATTERN] = set_pattern,
 	[T_SS] = set_ss,
 	[T_LOGNAME] = set_logname,

@@ -182,6 +182,7 @@ struct sb_job_opts {
 	bool unified_rw_reporting;
 	uint64_t rate_bps[2]; /* bytes per second per direction, 0 = unlimited */
 	uint64_t rate_iops[2];
+	bool rate_poisson; /* rate_process=poisson: exponential gaps of the same mean */
 	bool unlink;
 	bool overwrite;
 	bool fallocate; /* preallocate files of write jobs (fallocate=native/posix) */

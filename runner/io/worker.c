@@ -238,6 +238,7 @@ int sb_worker_setup(struct sb_worker *w, const struct sb_job *job, unsigned clon
 
 	w->seed = make_seed(o, w->clone);
 	sb_rand_seed(&w->rng_data, w->seed ^ 0xda7a5eedull);
+	sb_rand_seed(&w->rng_rate, w->seed ^ 0x9015507ull);
 	w->min_bs = sb_job_min_bs(o);
 	w->max_bs = sb_job_max_bs(o);
 	w->align = sb_job_align(o);
@@ -687,6 +688,7 @@ static void begin_measure(struct sb_worker *w, uint64_t now)
 	w->bytes_issued = 0;
 	memset(w->ios_issued, 0, sizeof(w->ios_issued));
 	memset(w->rate_bytes, 0, sizeof(w->rate_bytes));
+	memset(w->rate_due, 0, sizeof(w->rate_due));
 	w->writes_since_sync = 0;
 	w->sync_pending = false;
 	sb_iolog_start(w->logs, now);
@@ -789,9 +791,11 @@ static uint64_t rate_wait(struct sb_worker *w, uint64_t now)
 
 	for (int d = 0; d < 2; d++) {
 		uint64_t t = 0;
-		if (o->rate_bps[d])
+		if (o->rate_poisson)
+			t = w->rate_due[d]; /* poisson_advance() */
+		else if (o->rate_bps[d])
 			t = (uint64_t)((double)w->rate_bytes[d] * 1e9 / (double)o->rate_bps[d]);
-		if (o->rate_iops[d]) {
+		if (o->rate_iops[d] && !o->rate_poisson) {
 			uint64_t t2 = (uint64_t)((double)w->ios_issued[d] * 1e9 /
 						 (double)o->rate_iops[d]);
 			if (t2 > t)
@@ -905,6 +909,23 @@ static bool start_verify(struct sb_worker *w)
 	return true;
 }
 
+/*
+ * rate_process=poisson: the I/O of direction d just issued moves that
+ * direction's next due time on by an exponential gap whose mean is one
+ * over the rate (rate_iops, or rate over the block size, as fio).
+ */
+static void poisson_advance(struct sb_worker *w, int d)
+{
+	const struct sb_job_opts *o = w->o;
+	if (d > SB_WRITE || !o->rate_poisson)
+		return;
+	double iops = o->rate_iops[d]  ? (double)o->rate_iops[d]
+		      : o->rate_bps[d] ? (double)o->rate_bps[d] / (double)o->bs[d]
+				       : 0;
+	if (iops > 0)
+		w->rate_due[d] += (uint64_t)sb_rand_exp(&w->rng_rate, 1e9 / iops);
+}
+
 /* Fills u with the next I/O: a pending fsync, or the next data I/O (counted as issued). */
 static void next_io(struct sb_worker *w, struct sb_io_u *u)
 {
@@ -922,6 +943,7 @@ static void next_io(struct sb_worker *w, struct sb_io_u *u)
 	prep_data(w, u);
 	w->bytes_issued += u->len;
 	w->rate_bytes[u->ddir] += u->len;
+	poisson_advance(w, u->ddir);
 	if (u->ddir == SB_WRITE) {
 		w->ios_issued[1]++;
 		w->write_bytes_all += u->len;
@@ -1015,7 +1037,9 @@ static int run_loop(struct sb_worker *w)
 					return fatal(w, "submit", -ret);
 			}
 			stop = done_issuing(w, sync_engine ? sb_now_ns() : now);
-			if (sync_engine && rated) /* completed already: the rate applies now */
+			/* each I/O of a rated job waits its turn, at any depth: fio
+			 * spaces them, it does not send a depth's worth at once */
+			if (rated)
 				wait = rate_wait(w, sb_now_ns());
 		}
 		if (w->npending) {

@@ -59,12 +59,14 @@ struct sb_worker {
 
 	struct sb_rand rng_off;	 /* offsets, directions, block sizes */
 	struct sb_rand rng_data; /* buffer contents */
+	struct sb_rand rng_rate; /* rate_process=poisson gaps */
 	uint64_t seed;
 
 	/* issue bookkeeping */
 	uint64_t bytes_issued;
 	uint64_t ios_issued[3];
 	uint64_t rate_bytes[3];
+	uint64_t rate_due[2]; /* poisson: ns after the start when the next I/O may go */
 	uint64_t writes_since_sync;
 	bool sync_pending;
 	bool sync_pending_data;

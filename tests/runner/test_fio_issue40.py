@@ -87,3 +87,54 @@ def test_blockalign_bad_values_name_the_option(tmp):
     assert "blockalign: 1000 is not a multiple of 512" in r.err, r
     r = run("--name=x", "--rw=randread", f"--filename={target}", "--size=1m", "--ba=0")
     assert r.rc == 2 and "ba: '0' is not a size" in r.err, r
+
+
+# --- rate_process=poisson ---------------------------------------------------
+
+def gaps_cv(times_ms):
+    t = sorted(times_ms)
+    gaps = [b - a for a, b in zip(t, t[1:])]
+    mean = sum(gaps) / len(gaps)
+    var = sum((g - mean) ** 2 for g in gaps) / len(gaps)
+    return var ** 0.5 / mean
+
+
+RATE = 200
+
+
+def rated_pair(tmp, process):
+    """fio's poisson-rate-submission.fio at RATE IOPS for 5 s, under fio and under us."""
+    target = make_file(os.path.join(tmp, "data"))
+    extra = [f"filename={target}", f"rate_iops={RATE}", "runtime=5", "time_based",
+             f"rate_process={process}", "size=4m"]
+    job = example(tmp, "poisson-rate-submission.fio", target,
+                  # io_submit_mode=offload with time_based hangs fio 3.33 itself
+                  drop=("rate_iops", "size", "rate_process", "io_submit_mode"), extra=extra)
+    theirs = fio(job, "--output-format=json", f"--write_lat_log={tmp}/fio", cwd=tmp)
+    r = run(job, "--output-format=json", f"--write_lat_log={tmp}/ours", binary=RELEASE_RUNNER)
+    assert r.rc == 0, r
+    fio_times = [int(line.split(",")[0]) for line in open(f"{tmp}/fio_lat.1.log")]
+    our_times = [row[0] for row in our_log(f"{tmp}/ours_lat.1.log")]
+    return theirs["jobs"][0]["read"]["iops"], r.job()["read"]["iops"], fio_times, our_times
+
+
+def test_poisson_example_rate_and_gaps_match_fio(tmp):
+    fio_iops, our_iops, fio_t, our_t = rated_pair(tmp, "poisson")
+    assert abs(fio_iops - RATE) <= RATE * 0.1, fio_iops
+    assert abs(our_iops - RATE) <= RATE * 0.1, our_iops
+    # exponential gaps: coefficient of variation near 1 for both
+    assert 0.8 <= gaps_cv(fio_t) <= 1.2, gaps_cv(fio_t)
+    assert 0.8 <= gaps_cv(our_t) <= 1.2, gaps_cv(our_t)
+
+
+def test_linear_rate_gaps_are_regular(tmp):
+    """The check above can fail: linear submission spaces I/Os evenly."""
+    fio_iops, our_iops, fio_t, our_t = rated_pair(tmp, "linear")
+    assert abs(our_iops - RATE) <= RATE * 0.1, our_iops
+    assert gaps_cv(fio_t) < 0.5 and gaps_cv(our_t) < 0.5, (gaps_cv(fio_t), gaps_cv(our_t))
+
+
+def test_rate_process_bad_value_names_the_option(tmp):
+    r = run("--name=x", "--rw=randread", "--size=1m", f"--filename={tmp}/f",
+            "--rate_iops=10", "--rate_process=bursty", "--parse-only")
+    assert r.rc == 2 and "rate_process: 'bursty' is not linear or poisson" in r.err, r
