@@ -39,6 +39,8 @@ enum opt_type {
 	T_RANDOM_DIST,
 	T_RANDGEN,
 	T_BSRANGE,
+	T_BLOCKALIGN,
+	T_RATE_PROCESS,
 	T_PATTERN,
 	T_SS,
 	T_LOGNAME,
@@ -75,6 +77,7 @@ static const struct opt_def opt_defs[] = {
 	{ "rwmixwrite", NULL, T_RWMIXWRITE, O(rwmixread), 0, 100, "percentage of writes in a mixed workload" },
 	{ "bs", "blocksize", T_BS, O(bs), 0, 0, "block size; \"r,w,t\" per direction (fio reads 4k-16k as 4k reads, 16k writes: use bsrange for ranges)" },
 	{ "bsrange", "blocksize_range", T_BSRANGE, O(bs), 0, 0, "block sizes MIN-MAX (\"r,w,t\" per direction): uniform multiples of MIN" },
+	{ "blockalign", "ba", T_BLOCKALIGN, O(blockalign), 0, 0, "boundary random offsets are aligned to (default: the smallest bs); \"r,w,t\" per direction, all equal; turns off the random map as in fio" },
 	{ "bssplit", NULL, T_BSSPLIT, O(bssplit), 0, 0, "weighted block sizes: bs/percent:bs/percent[,writes[,trims]]" },
 	{ "iodepth", NULL, T_UINT, O(iodepth), 1, 65536, "I/Os in flight per job" },
 	{ "iodepth_batch_submit", "iodepth_batch", T_UINT, O(iodepth_batch_submit), 0, 65536, "I/Os submitted together while refilling the queue (io_uring): 1, the default as in fio, submits each as soon as it is prepared; 0 means 1" },
@@ -122,6 +125,7 @@ static const struct opt_def opt_defs[] = {
 	{ "unified_rw_reporting", NULL, T_BOOL, O(unified_rw_reporting), 0, 0, "report reads and writes together as 'mixed'" },
 	{ "rate", NULL, T_RATE, O(rate_bps), 0, 0, "bandwidth cap in bytes/s, \"r,w\" per direction" },
 	{ "rate_iops", NULL, T_RATE_IOPS, O(rate_iops), 0, 0, "IOPS cap, \"r,w\" per direction" },
+	{ "rate_process", NULL, T_RATE_PROCESS, O(rate_poisson), 0, 0, "linear (default): I/Os evenly spaced at rate/rate_iops; poisson: exponentially distributed gaps of the same mean (seeded by randseed)" },
 	{ "unlink", NULL, T_BOOL, O(unlink), 0, 0, "delete the job's files when it ends" },
 	{ "overwrite", NULL, T_BOOL, O(overwrite), 0, 0, "lay out files with data before write jobs too" },
 	{ "fallocate", NULL, T_FALLOCATE, O(fallocate), 0, 0, "none, native, posix, keep: preallocate files of write jobs" },
@@ -192,7 +196,6 @@ static const struct opt_def opt_defs[] = {
 	{ "zoneskip", NULL, T_REFUSED, 0, 0, 0, "zoned workloads are not supported" },
 	{ "bs_unaligned", "blocksize_unaligned", T_REFUSED, 0, 0, 0, "unaligned block sizes are not implemented" },
 	{ "bs_is_seq_rand", NULL, T_REFUSED, 0, 0, 0, "not implemented" },
-	{ "blockalign", "ba", T_REFUSED, 0, 0, 0, "offsets are always aligned to the block size" },
 	{ "rw_sequencer", NULL, T_REFUSED, 0, 0, 0, "not implemented" },
 	{ "percentage_random", NULL, T_REFUSED, 0, 0, 0, "mixing sequential and random I/O is not implemented" },
 	{ "file_append", NULL, T_REFUSED, 0, 0, 0, "appending is not implemented" },
@@ -210,7 +213,6 @@ static const struct opt_def opt_defs[] = {
 	{ "latency_percentile", NULL, T_REFUSED, 0, 0, 0, "latency targets are not implemented" },
 	{ "rate_min", NULL, T_REFUSED, 0, 0, 0, "minimum rates are not enforced" },
 	{ "rate_iops_min", NULL, T_REFUSED, 0, 0, 0, "minimum rates are not enforced" },
-	{ "rate_process", NULL, T_REFUSED, 0, 0, 0, "rates are always linear" },
 	{ "rate_cycle", NULL, T_REFUSED, 0, 0, 0, "minimum rates are not enforced" },
 	{ "rate_ignore_thinktime", NULL, T_REFUSED, 0, 0, 0, "not implemented" },
 	{ "thinktime_spin", NULL, T_REFUSED, 0, 0, 0, "thinktime always sleeps" },
@@ -1077,6 +1079,29 @@ static enum sb_opt_status set_bs(struct sb_job_opts *o, const struct opt_def *d,
 	return parse_bs(o, key, value, d->type == T_BSRANGE, err, errlen);
 }
 
+/* blockalign: "4k" or "r,w,t" sizes, each at least 1 byte */
+static enum sb_opt_status set_blockalign(struct sb_job_opts *o, const struct opt_def *d,
+					 const char *key, const char *value, char *err,
+					 size_t errlen)
+{
+	char part[3][512];
+	bool set[3];
+	uint64_t v[3] = {0, 0, 0};
+	(void)d;
+	if (split3(value, part, set))
+		return bad(err, errlen, "%s: '%s' is not a size list (at most r,w,t)", key, value);
+	for (int i = 0; i < 3; i++) {
+		if (set[i] &&
+		    (sb_parse_size(part[i], o->kb_base, &v[i]) || v[i] == 0 || v[i] > (1u << 30)))
+			return bad(err, errlen, "%s: '%s' is not a size from 1 byte to 1g", key,
+				   part[i]);
+	}
+	for (int i = 0; i < 3; i++)
+		if (set[i])
+			o->blockalign[i] = (uint32_t)v[i];
+	return SB_OPT_OK;
+}
+
 static enum sb_opt_status set_bssplit(struct sb_job_opts *o, const struct opt_def *d,
 				      const char *key, const char *value, char *err, size_t errlen)
 {
@@ -1200,6 +1225,20 @@ static enum sb_opt_status set_rate(struct sb_job_opts *o, const struct opt_def *
 	if (a[0])
 		dst[0] = r;
 	dst[1] = w;
+	return SB_OPT_OK;
+}
+
+static enum sb_opt_status set_rate_process(struct sb_job_opts *o, const struct opt_def *d,
+					   const char *key, const char *value, char *err,
+					   size_t errlen)
+{
+	(void)d;
+	if (!strcmp(value, "linear"))
+		o->rate_poisson = false;
+	else if (!strcmp(value, "poisson"))
+		o->rate_poisson = true;
+	else
+		return bad(err, errlen, "%s: '%s' is not linear or poisson", key, value);
 	return SB_OPT_OK;
 }
 
@@ -1384,6 +1423,8 @@ static const opt_setter opt_setters[] = {
 	[T_RANDOM_DIST] = set_random_dist,
 	[T_RANDGEN] = set_randgen,
 	[T_BSRANGE] = set_bs,
+	[T_BLOCKALIGN] = set_blockalign,
+	[T_RATE_PROCESS] = set_rate_process,
 	[T_PATTERN] = set_pattern,
 	[T_SS] = set_ss,
 	[T_LOGNAME] = set_logname,
@@ -1480,6 +1521,26 @@ int sb_job_opts_validate(const struct sb_job_opts *o, char *err, size_t errlen)
 	if (o->verify == SB_VERIFY_PATTERN && o->time_based)
 		FAIL("verify: not supported with time_based (the verify phase needs a fixed write "
 		     "set)");
+	uint32_t ba = 0;
+	for (int d = 0; d < 3; d++) {
+		bool used = d == SB_READ    ? sb_rw_reads(o->rw)
+			    : d == SB_WRITE ? sb_rw_writes(o->rw)
+					    : sb_rw_trims(o->rw);
+		if (!used || !o->blockalign[d])
+			continue;
+		if (ba && o->blockalign[d] != ba)
+			FAIL("blockalign: %u and %u: one alignment for every direction is "
+			     "supported",
+			     ba, o->blockalign[d]);
+		ba = o->blockalign[d];
+	}
+	if (ba && o->direct && ba % 512)
+		FAIL("blockalign: %u is not a multiple of 512 (direct=1 needs sector-aligned "
+		     "offsets)",
+		     ba);
+	if (ba && o->verify != SB_VERIFY_NONE && sb_rw_random(o->rw))
+		FAIL("blockalign: not supported with verify (it turns off the random map, so "
+		     "blocks may be overwritten)");
 	if (o->ss_state && o->ss_dur_us > (uint64_t)SB_SS_WINDOW_MAX_S * 1000000)
 		FAIL("ss_dur: at most %u seconds", SB_SS_WINDOW_MAX_S);
 	if (o->ss_state && o->ss_dur_us && o->ss_dur_us < 1000000)

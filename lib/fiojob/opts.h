@@ -120,6 +120,9 @@ struct sb_job_opts {
 	uint32_t bs_max[3]; /* bsrange / bs=MIN-MAX: the largest, 0 = bs only */
 	struct sb_bssplit bssplit[3][SB_MAX_BSSPLIT];
 	unsigned nbssplit[3];
+	/* blockalign/ba per direction: random offsets are multiples of it; 0 = the
+	 * smallest block size (fio's default). See sb_job_align(). */
+	uint32_t blockalign[3];
 
 	unsigned iodepth;
 	/* I/Os per submission while refilling (iodepth_batch_submit); 0: the engine's
@@ -179,6 +182,7 @@ struct sb_job_opts {
 	bool unified_rw_reporting;
 	uint64_t rate_bps[2]; /* bytes per second per direction, 0 = unlimited */
 	uint64_t rate_iops[2];
+	bool rate_poisson; /* rate_process=poisson: exponential gaps of the same mean */
 	bool unlink;
 	bool overwrite;
 	bool fallocate; /* preallocate files of write jobs (fallocate=native/posix) */

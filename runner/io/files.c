@@ -64,6 +64,14 @@ uint32_t sb_job_min_bs(const struct sb_job_opts *o)
 	return m == UINT32_MAX ? o->bs[0] : m;
 }
 
+uint32_t sb_job_align(const struct sb_job_opts *o)
+{
+	for (int d = 0; d < 3; d++)
+		if (dir_used(o, d) && o->blockalign[d])
+			return o->blockalign[d];
+	return sb_job_min_bs(o);
+}
+
 /* The i-th name of a ':'-separated filename list, joined to directory. */
 static int nth_filename(const struct sb_job_opts *o, unsigned i, char *out, size_t len)
 {
@@ -431,6 +439,11 @@ static int check_direct(struct sb_worker *w, struct sb_file *f, bool *usage)
 			}
 		}
 	}
+	uint32_t ba = sb_job_align(o);
+	if (!what && sb_rw_random(o->rw) && ba % align) {
+		what = "blockalign";
+		val = ba;
+	}
 	if (!what && f->start % align) {
 		what = o->offset % align ? "offset" : "offset_increment";
 		val = f->start;
@@ -522,6 +535,8 @@ int sb_files_setup(struct sb_worker *w, uint64_t per_file, bool *usage)
 
 	uint64_t base = o->offset + (uint64_t)w->clone * o->offset_increment;
 	uint32_t mbs = sb_job_min_bs(o), xbs = sb_job_max_bs(o);
+	/* random offsets are multiples of this (blockalign) */
+	uint32_t slot = sb_rw_random(o->rw) ? sb_job_align(o) : mbs;
 	for (unsigned i = 0; i < n; i++) {
 		struct sb_file *f = &w->files[i];
 		if (o->filename) {
@@ -584,7 +599,7 @@ int sb_files_setup(struct sb_worker *w, uint64_t per_file, bool *usage)
 				 f->path, (unsigned long long)f->size, xbs);
 			return -EINVAL;
 		}
-		f->nblocks = (f->size - xbs) / mbs + 1;
+		f->nblocks = (f->size - xbs) / slot + 1;
 		ret = prepare_file(w, f, usage);
 		if (ret)
 			return ret;

@@ -37,6 +37,12 @@ int sb_files_close(struct sb_worker *w);
 uint32_t sb_job_min_bs(const struct sb_job_opts *o);
 uint32_t sb_job_max_bs(const struct sb_job_opts *o);
 
+/*
+ * The boundary random offsets are multiples of: blockalign of the
+ * directions used (validated equal), else the smallest block size.
+ */
+uint32_t sb_job_align(const struct sb_job_opts *o);
+
 /* Logical block size that O_DIRECT I/O must be aligned to, for an open fd. */
 int sb_dio_alignment(int fd, bool blockdev, unsigned *align);
 

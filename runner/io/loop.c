@@ -151,9 +151,10 @@ static void reset_generators(struct sb_worker *w)
 }
 
 /* Whether offsets come from fio's random map with blocks of varying size. */
-static bool needs_map(const struct sb_job_opts *o)
+static bool needs_map(const struct sb_worker *w)
 {
-	if (!sb_rw_random(o->rw) || (o->norandommap && o->randgen != SB_RANDGEN_LFSR))
+	const struct sb_job_opts *o = w->o;
+	if (!sb_rw_random(o->rw) || w->nomap)
 		return false;
 	for (int d = 0; d < 3; d++)
 		if (o->bs_max[d] || o->nbssplit[d] > 1)
@@ -173,10 +174,10 @@ static int setup_extras(struct sb_worker *w)
 			f->dist[d] = malloc(sizeof(*f->dist[d]));
 			if (!f->dist[d])
 				return -ENOMEM;
-			(void)sb_dist_init(f->dist[d], &o->dist[d], f->nblocks, w->min_bs,
+			(void)sb_dist_init(f->dist[d], &o->dist[d], f->nblocks, w->align,
 					   w->seed ^ (0xd157ull * (i + 1)) ^ ((uint64_t)d << 56));
 		}
-		if (needs_map(o) && o->dist[0].type == SB_DIST_RANDOM) {
+		if (needs_map(w) && o->dist[0].type == SB_DIST_RANDOM) {
 			f->map = calloc((f->nblocks + 63) / 64, sizeof(uint64_t));
 			if (!f->map)
 				return -ENOMEM;
@@ -238,8 +239,12 @@ int sb_worker_setup(struct sb_worker *w, const struct sb_job *job, unsigned clon
 
 	w->seed = make_seed(o, w->clone);
 	sb_rand_seed(&w->rng_data, w->seed ^ 0xda7a5eedull);
+	sb_rand_seed(&w->rng_rate, w->seed ^ 0x9015507ull);
 	w->min_bs = sb_job_min_bs(o);
 	w->max_bs = sb_job_max_bs(o);
+	w->align = sb_job_align(o);
+	/* as fio: "any use of blockalign= turns off randommap" */
+	w->nomap = (o->norandommap && o->randgen != SB_RANDGEN_LFSR) || w->align != w->min_bs;
 	w->depth = o->iodepth;
 	if (cfg->eng->max_depth && w->depth > cfg->eng->max_depth)
 		w->depth = cfg->eng->max_depth;
@@ -534,7 +539,7 @@ static void prep_data(struct sb_worker *w, struct sb_io_u *u)
 		uint64_t blk;
 		if (f->dist[bd]) {
 			blk = sb_dist_next(f->dist[bd], &w->rng_off);
-		} else if (o->norandommap && o->randgen != SB_RANDGEN_LFSR) {
+		} else if (w->nomap) {
 			blk = sb_rand_below(&w->rng_off, f->nblocks);
 		} else if (f->map) {
 			blk = map_next(w, f, &bs);
@@ -547,9 +552,9 @@ static void prep_data(struct sb_worker *w, struct sb_io_u *u)
 			}
 			blk = sb_perm_at(&f->perm, f->perm_i++);
 		}
-		off = blk * w->min_bs;
-		if (off + bs > f->size) /* a large block near the end */
-			off = f->size - bs;
+		off = blk * w->align;
+		if (off + bs > f->size) /* a large block near the end, still aligned */
+			off = (f->size - bs) / w->align * w->align;
 	} else {
 		int sd = w->verify_phase || d == SB_TRIM ? SB_WRITE : d;
 		uint64_t pos = f->seq_pos[sd];
@@ -684,6 +689,7 @@ static void begin_measure(struct sb_worker *w, uint64_t now)
 	w->bytes_issued = 0;
 	memset(w->ios_issued, 0, sizeof(w->ios_issued));
 	memset(w->rate_bytes, 0, sizeof(w->rate_bytes));
+	memset(w->rate_due, 0, sizeof(w->rate_due));
 	w->writes_since_sync = 0;
 	w->sync_pending = false;
 	sb_iolog_start(w->logs, now);
@@ -786,9 +792,11 @@ static uint64_t rate_wait(struct sb_worker *w, uint64_t now)
 
 	for (int d = 0; d < 2; d++) {
 		uint64_t t = 0;
-		if (o->rate_bps[d])
+		if (o->rate_poisson)
+			t = w->rate_due[d]; /* poisson_advance() */
+		else if (o->rate_bps[d])
 			t = (uint64_t)((double)w->rate_bytes[d] * 1e9 / (double)o->rate_bps[d]);
-		if (o->rate_iops[d]) {
+		if (o->rate_iops[d] && !o->rate_poisson) {
 			uint64_t t2 = (uint64_t)((double)w->ios_issued[d] * 1e9 /
 						 (double)o->rate_iops[d]);
 			if (t2 > t)
@@ -902,6 +910,23 @@ static bool start_verify(struct sb_worker *w)
 	return true;
 }
 
+/*
+ * rate_process=poisson: the I/O of direction d just issued moves that
+ * direction's next due time on by an exponential gap whose mean is one
+ * over the rate (rate_iops, or rate over the block size, as fio).
+ */
+static void poisson_advance(struct sb_worker *w, int d)
+{
+	const struct sb_job_opts *o = w->o;
+	if (d > SB_WRITE || !o->rate_poisson)
+		return;
+	double iops = o->rate_iops[d]  ? (double)o->rate_iops[d]
+		      : o->rate_bps[d] ? (double)o->rate_bps[d] / (double)o->bs[d]
+				       : 0;
+	if (iops > 0)
+		w->rate_due[d] += (uint64_t)sb_rand_exp(&w->rng_rate, 1e9 / iops);
+}
+
 /* Fills u with the next I/O: a pending fsync, or the next data I/O (counted as issued). */
 static void next_io(struct sb_worker *w, struct sb_io_u *u)
 {
@@ -919,6 +944,7 @@ static void next_io(struct sb_worker *w, struct sb_io_u *u)
 	prep_data(w, u);
 	w->bytes_issued += u->len;
 	w->rate_bytes[u->ddir] += u->len;
+	poisson_advance(w, u->ddir);
 	if (u->ddir == SB_WRITE) {
 		w->ios_issued[1]++;
 		w->write_bytes_all += u->len;
@@ -1012,7 +1038,9 @@ static int run_loop(struct sb_worker *w)
 					return fatal(w, "submit", -ret);
 			}
 			stop = done_issuing(w, sync_engine ? sb_now_ns() : now);
-			if (sync_engine && rated) /* completed already: the rate applies now */
+			/* each I/O of a rated job waits its turn, at any depth: fio
+			 * spaces them, it does not send a depth's worth at once */
+			if (rated)
 				wait = rate_wait(w, sb_now_ns());
 		}
 		if (w->npending) {

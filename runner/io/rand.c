@@ -216,3 +216,9 @@ uint64_t sb_dist_next(const struct sb_dist *d, struct sb_rand *r)
 	uint64_t v = (sb_perm_at(&d->perm, sb_dist_rank(d, r)) + n - d->perm0) % n;
 	return (v + d->rot) % n;
 }
+
+double sb_rand_exp(struct sb_rand *r, double mean)
+{
+	/* 1 - u is in (0, 1]: the logarithm is finite */
+	return -mean * log(1.0 - sb_rand_unit(r));
+}

@@ -70,6 +70,13 @@ static inline double sb_rand_unit(struct sb_rand *r)
 }
 
 /*
+ * An exponentially distributed draw of the given mean (> 0): the gap
+ * between arrivals of a Poisson process of rate 1/mean (rate_process=
+ * poisson), by inversion, -mean * ln(1 - u); never negative, finite.
+ */
+double sb_rand_exp(struct sb_rand *r, double mean);
+
+/*
  * A skewed choice of one of n slots (blocks of a file, or files), with
  * fio's random_distribution semantics:
  *  zipf:theta   rank k drawn with probability k^-theta / zeta(n, theta)

@@ -61,12 +61,14 @@ struct sb_worker {
 
 	struct sb_rand rng_off;	 /* offsets, directions, block sizes */
 	struct sb_rand rng_data; /* buffer contents */
+	struct sb_rand rng_rate; /* rate_process=poisson gaps */
 	uint64_t seed;
 
 	/* issue bookkeeping */
 	uint64_t bytes_issued;
 	uint64_t ios_issued[3];
 	uint64_t rate_bytes[3];
+	uint64_t rate_due[2]; /* poisson: ns after the start when the next I/O may go */
 	uint64_t writes_since_sync;
 	bool sync_pending;
 	bool sync_pending_data;
@@ -101,6 +103,8 @@ struct sb_worker {
 	uint64_t verify_target;	  /* bytes to read back */
 	uint64_t write_bytes_all; /* written in every phase, for the verify replay */
 	uint32_t min_bs, max_bs;
+	uint32_t align;	   /* random offsets are multiples of it (blockalign, else min_bs) */
+	bool nomap;	   /* random offsets may repeat: norandommap, or blockalign != min_bs */
 	uint64_t io_total; /* bytes to do after ramp (non-time-based) */
 	uint64_t rusage_usr_us, rusage_sys_us, rusage_ctx, rusage_majf, rusage_minf;
 };

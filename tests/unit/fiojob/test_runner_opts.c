@@ -369,6 +369,41 @@ static int test_issue21_validate(void)
 	return T_PASS;
 }
 
+/* Issue 40: blockalign parses per direction and is validated against the job. */
+static int test_blockalign(void)
+{
+	struct sb_job_opts o;
+	char err[256];
+	sb_job_opts_init(&o);
+	CHECK_INT(sb_job_opts_set(&o, "ba", "4k", err, sizeof(err)), SB_OPT_OK);
+	CHECK_INT(o.blockalign[0], 4096);
+	CHECK_INT(o.blockalign[2], 4096);
+	CHECK_INT(sb_job_opts_set(&o, "blockalign", "8k,", err, sizeof(err)), SB_OPT_OK);
+	CHECK_INT(o.blockalign[0], 8192);
+	CHECK_INT(o.blockalign[1], 4096);
+	CHECK_INT(sb_job_opts_set(&o, "blockalign", "0", err, sizeof(err)), SB_OPT_BADVAL);
+	CHECK(strstr(err, "blockalign: '0'") == err);
+	CHECK_INT(sb_job_opts_set(&o, "blockalign", "4k,4k,4k,4k", err, sizeof(err)),
+		  SB_OPT_BADVAL);
+	/* different alignments for reads and writes of a mixed job are refused */
+	sb_job_opts_set(&o, "size", "1m", err, sizeof(err));
+	sb_job_opts_set(&o, "rw", "randrw", err, sizeof(err));
+	CHECK_INT(sb_job_opts_validate(&o, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "blockalign: 8192 and 4096") == err);
+	/* ... but not when only one of them is used */
+	sb_job_opts_set(&o, "rw", "randread", err, sizeof(err));
+	CHECK_INT(sb_job_opts_validate(&o, err, sizeof(err)), 0);
+	/* direct=1 needs sector multiples */
+	sb_job_opts_set(&o, "ba", "1000", err, sizeof(err));
+	sb_job_opts_set(&o, "direct", "1", err, sizeof(err));
+	CHECK_INT(sb_job_opts_validate(&o, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "blockalign: 1000 is not a multiple of 512") == err);
+	sb_job_opts_set(&o, "direct", "0", err, sizeof(err));
+	CHECK_INT(sb_job_opts_validate(&o, err, sizeof(err)), 0);
+	sb_job_opts_release(&o);
+	return T_PASS;
+}
+
 /* Issue 15 bugs 9 and 10: hostile job files are refused with a message, nothing cut. */
 static int test_hostile_jobfiles(void)
 {
@@ -430,5 +465,6 @@ static const struct test_case cases[] = {
 	{"profiles/expand-and-validate", test_profiles_parse},
 	{"runner-opts/issue21-options", test_issue21_options},
 	{"runner-opts/issue21-validate", test_issue21_validate},
+	{"runner-opts/blockalign", test_blockalign},
 };
 TEST_MAIN(cases)

@@ -67,6 +67,39 @@ static int test_rand_below_uniform(void)
 	return T_PASS;
 }
 
+/*
+ * rate_process=poisson's gaps: exponential with the asked mean. With a fixed
+ * seed (no clock): the mean within 1%, the coefficient of variation of the
+ * gaps within 2% of 1 (a fixed gap has 0), the share below the mean near
+ * 1 - 1/e, and the same seed gives the same gaps (randseed).
+ */
+static int test_rand_exp_poisson_gaps(void)
+{
+	struct sb_rand r;
+	const double mean = 20e6; /* ns: 50 IOPS */
+	const int n = 200000;
+	double sum = 0, sum2 = 0;
+	int below = 0;
+	sb_rand_seed(&r, 40);
+	for (int i = 0; i < n; i++) {
+		double g = sb_rand_exp(&r, mean);
+		CHECK(g >= 0 && g < 50 * mean);
+		sum += g;
+		sum2 += g * g;
+		below += g < mean;
+	}
+	double m = sum / n, var = sum2 / n - m * m, cv = sqrt(var) / m;
+	CHECK_NEAR(m, mean, 0.01 * mean);
+	CHECK_NEAR(cv, 1.0, 0.02);
+	CHECK_NEAR((double)below / n, 1.0 - exp(-1.0), 0.005);
+	struct sb_rand a, b;
+	sb_rand_seed(&a, 7);
+	sb_rand_seed(&b, 7);
+	for (int i = 0; i < 100; i++)
+		CHECK(sb_rand_exp(&a, mean) == sb_rand_exp(&b, mean));
+	return T_PASS;
+}
+
 static int test_verify_roundtrip_and_corruption(void)
 {
 	static const enum sb_verify types[] = {SB_VERIFY_CRC32C, SB_VERIFY_MD5, SB_VERIFY_SHA256};
@@ -348,6 +381,7 @@ static const struct test_case cases[] = {
 	{"rand/permutation-is-bijection", test_perm_is_bijection},
 	{"rand/permutation-keys-differ", test_perm_keys_differ},
 	{"rand/below-uniform-and-repeatable", test_rand_below_uniform},
+	{"rand/exp-poisson-gaps", test_rand_exp_poisson_gaps},
 	{"verify/roundtrip-and-corruption", test_verify_roundtrip_and_corruption},
 	{"dist/zipf-frequencies", test_zipf_frequencies},
 	{"dist/center-places-the-hottest-slot", test_center_places_the_hottest_slot},
