@@ -2,6 +2,7 @@
 #include "controller/core/memory.h"
 
 #include "controller/run/manifests.h"
+#include "controller/core/proof.h"
 #include "controller/core/resultcache.h"
 #include "core/labels.h"
 #include "core/log.h"
@@ -179,6 +180,27 @@ static void slim_report(json_t *cm)
 	}
 }
 
+/*
+ * Whether the controller made obj, as its proof says (controller/core/proof.h).
+ * The runner writes results and ready ConfigMaps (checked by their own
+ * rules: signed with the run's key); everything else of a cached kind that
+ * carries the controller's label is the controller's or nobody's: a
+ * planted report, job file, pod or PVC, and ConfigMaps of components the
+ * controller never writes, are dropped here, before they cost memory.
+ */
+static bool made_here(const json_t *obj, enum br_cache_kind kind)
+{
+	const char *comp = json_string_value(json_object_get(
+		json_object_get(json_object_get(obj, "metadata"), "labels"), SB_LABEL_COMPONENT));
+	if (kind == BR_CACHE_CMS && comp &&
+	    (!strcmp(comp, SB_COMPONENT_RESULT) || !strcmp(comp, SB_COMPONENT_READY)))
+		return true;
+	const struct kube_resource *r = kind == BR_CACHE_PVCS	? &kube_res_pvcs
+					: kind == BR_CACHE_PODS ? &kube_res_pods
+								: &kube_res_configmaps;
+	return br_proof_check(obj, r, NULL, 0) == 0;
+}
+
 int br_cache_transform(json_t **obj, void *arg)
 {
 	enum br_cache_kind kind = arg ? *(const enum br_cache_kind *)arg : BR_CACHE_RUNS;
@@ -186,12 +208,13 @@ int br_cache_transform(json_t **obj, void *arg)
 	if (kind == BR_CACHE_PVCS || kind == BR_CACHE_PODS || kind == BR_CACHE_CMS) {
 		const char *by = json_string_value(
 			json_object_get(json_object_get(md, "labels"), SB_LABEL_MANAGED_BY));
-		if (!by || strcmp(by, SB_MANAGER))
+		if (!by || strcmp(by, SB_MANAGER) || !made_here(*obj, kind))
 			return 1;
 	}
 	json_object_del(md, "managedFields");
 	json_t *an = json_object_get(md, "annotations");
 	json_object_del(an, LAST_APPLIED);
+	json_object_del(an, SB_ANNOT_PROOF); /* checked: nothing reads it from the cache */
 	if (an && json_object_size(an) == 0)
 		json_object_del(md, "annotations");
 	if (kind == BR_CACHE_PODS)

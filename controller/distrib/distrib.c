@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "controller/distrib/distrib.h"
 #include "controller/distrib/clock.h"
+#include "controller/core/proof.h"
 #include "core/jsonobj.h"
 #include "controller/core/resultcache.h"
 #include "controller/run/runkey.h"
@@ -591,54 +592,15 @@ out:
 
 /* ----------------------------------------------------------------- apply */
 
-/*
- * Creates obj (consumed) for run. An object of the name that exists counts
- * as done only when it is the run's (lib/result/owner.h); one that is not is
- * reported (-EEXIST, foreign) or waited for (-EINPROGRESS: being deleted,
- * or left by an earlier run of the name), as controller/run/apply.c does.
- * Returns 1 (created), 0 (ours already), -errno with why.
- */
+/* Creates obj (consumed, signed) for run: br_create_owned (controller/core/proof.h). */
 static int create_obj(const struct br_ops *ops, const struct kube_resource *r,
 		      const struct br_ref *run, json_t *obj, const char *what, char *why,
 		      size_t whylen)
 {
 	struct kube_error err = KUBE_ERROR_INIT;
-	char eb[512], owner[300], oname[254];
-	json_t *have = NULL;
-	if (!obj) {
-		snprintf(why, whylen, "out of memory");
-		return -ENOMEM;
-	}
-	snprintf(oname, sizeof(oname), "%s", meta(obj, "name") ? meta(obj, "name") : "");
-	int ret = ops->create(ops->arg, r, run->ns, obj, &err);
-	json_decref(obj);
-	if (ret == -EEXIST && r == &kube_res_secrets)
-		return 0; /* the run's key Secret: never read (controller/run/runkey.h); its
-			   * name holds the run's UID */
-	if (ret == -EEXIST) {
-		ret = ops->get(ops->arg, r, run->ns, oname, &have, &err);
-		if (ret == -ENOENT) {
-			snprintf(why, whylen, "%s %s was just deleted", what, oname);
-			return -EINPROGRESS;
-		}
-		if (ret)
-			goto api_error;
-		enum sb_owner_verdict v =
-			sb_owner_check(have, run->name, run->uid, owner, sizeof(owner));
-		json_decref(have);
-		if (v == SB_OWNER_OURS)
-			return 0;
-		snprintf(why, whylen, "%s %s exists and is %s (%s)%s", what, oname,
-			 sb_owner_verdict_str(v), owner,
-			 v == SB_OWNER_FOREIGN ? "" : "; waiting until it is gone");
-		return v == SB_OWNER_FOREIGN ? -EEXIST : -EINPROGRESS;
-	}
-	if (ret == 0)
-		return 1;
-api_error:
-	snprintf(why, whylen, "cannot create the %s: %s", what,
-		 kube_error_str(&err, eb, sizeof(eb)));
-	return ret;
+	bool stale = false;
+	return br_create_owned(ops, r, run->ns, run->name, run->uid, obj, what, &stale, &err, why,
+			       whylen);
 }
 
 static int delete_named(const struct br_ops *ops, const struct kube_resource *r, const char *ns,

@@ -11,6 +11,7 @@
 #include "controller/run/objstore.h"
 
 #include "controller/core/ops.h"
+#include "controller/core/proof.h"
 #include "controller/run/spec.h"
 
 #include "core/labels.h"
@@ -469,6 +470,8 @@ static int step_claims(const struct lc_batch *b, size_t from, size_t to, const c
 		json_t *pvc = pvc_manifest(b->ref, v, b->cls, b->ls, b->it);
 		if (!pvc)
 			ret = -ENOMEM;
+		else if ((ret = br_proof_sign(pvc, &kube_res_pvcs, b->ref->ns)))
+			snprintf(b->err, b->errlen, "signing PVC %s: error %d", v->pvc, ret);
 		else if ((ret = kube_create(b->kc, &kube_res_pvcs, b->ref->ns, pvc, NULL, &kerr)))
 			snprintf(b->err, b->errlen, "creating PVC %s: %s", v->pvc,
 				 kube_error_str(&kerr, eb, sizeof(eb)));
@@ -487,6 +490,8 @@ static int step_claims(const struct lc_batch *b, size_t from, size_t to, const c
 		json_t *pod = pod_manifest(b->ref, v, b->cls, b->tmpl, b->it);
 		if (!pod)
 			ret = -ENOMEM;
+		else if ((ret = br_proof_sign(pod, &kube_res_pods, b->ref->ns)))
+			snprintf(b->err, b->errlen, "signing pod %s: error %d", v->pod, ret);
 		else if ((ret = kube_create(b->kc, &kube_res_pods, b->ref->ns, pod, NULL, &kerr)))
 			snprintf(b->err, b->errlen, "creating pod %s: %s", v->pod,
 				 kube_error_str(&kerr, eb, sizeof(eb)));
@@ -1150,8 +1155,8 @@ int br_lifecycle_step(const struct br_ops *ops, const struct br_ref *ref, const 
 			describe(doc, desc, sizeof(desc));
 			json_decref(doc);
 			struct kube_error kerr = KUBE_ERROR_INIT;
-			r = cm ? ops->create(ops->arg, &kube_res_configmaps, ref->ns, cm, &kerr)
-			       : -ENOMEM;
+			r = !cm ? -ENOMEM : br_proof_sign(cm, &kube_res_configmaps, ref->ns);
+			r = r ? r : ops->create(ops->arg, &kube_res_configmaps, ref->ns, cm, &kerr);
 			json_decref(cm);
 			if (r && r != -EEXIST) {
 				char eb[400];

@@ -7,6 +7,7 @@
  */
 #include "controller/run/pass.h"
 
+#include "controller/core/proof.h"
 #include "controller/run/runkey.h"
 #include "core/jsonobj.h"
 #include "core/log.h"
@@ -34,67 +35,35 @@ static int delete_obj(struct br_controller *c, const struct kube_resource *r, co
 }
 
 /*
- * Creates obj (consumed) for the run ref. An object of that name that
- * already exists counts as done only when it is the run's (lib/result/owner.h):
- * one being deleted, or left by an earlier run of the same name (deleted
- * here: its owner is gone), is waited for; any other is reported.
- * Returns 1 (created), 0 (exists and is ours), -EINPROGRESS (wait and look
- * again; why says what for), -EEXIST (a foreign object has the name; why
- * names it), -errno with the API's answer in why (may be NULL).
+ * Creates obj (consumed, signed) for the run ref: br_create_owned
+ * (controller/core/proof.h), with the stale object of an earlier run of the
+ * name deleted, and API errors counted and logged. Returns 1 (created), 0
+ * (exists and is the run's), -EINPROGRESS (wait and look again; why says
+ * what for), -EEXIST (a foreign object has the name; why names it), -errno
+ * with the API's answer in why (may be NULL).
  */
 int br_pass_create(struct br_controller *c, const struct kube_resource *r, const struct br_ref *ref,
 		   json_t *obj, const char *what, char *why, size_t whylen)
 {
 	struct kube_error err = KUBE_ERROR_INIT;
-	char eb[512], owner[300], oname[254];
-	json_t *have = NULL;
-	if (!obj) {
-		if (why)
-			snprintf(why, whylen, "out of memory");
-		return -ENOMEM;
-	}
+	char msg[700], oname[254];
+	bool stale = false;
 	snprintf(oname, sizeof(oname), "%s", meta(obj, "name") ? meta(obj, "name") : "");
-	int ret = c->ops.create(c->ops.arg, r, ref->ns, obj, &err);
-	json_decref(obj);
-	if (ret == -EEXIST && r == &kube_res_secrets)
-		return 0; /* the run's key Secret: the controller may not read Secrets
-			   * (controller/run/runkey.h); its name holds the run's UID */
-	if (ret == -EEXIST) {
-		ret = c->ops.get(c->ops.arg, r, ref->ns, oname, &have, &err);
-		if (ret == -ENOENT) {
-			/* gone since: the next pass creates it */
-			if (why)
-				snprintf(why, whylen, "%s %s was just deleted", what, oname);
-			return -EINPROGRESS;
-		}
-		if (ret)
-			goto api_error;
-		enum sb_owner_verdict v =
-			sb_owner_check(have, ref->name, ref->uid, owner, sizeof(owner));
-		json_decref(have);
-		if (v == SB_OWNER_OURS)
-			return 0;
-		if (v == SB_OWNER_STALE) {
-			/* the collector removes it in its own time; its owner is gone */
-			(void)delete_obj(c, r, ref->ns, oname);
-		}
-		if (why)
-			snprintf(why, whylen, "%s %s exists and is %s (%s)%s", what, oname,
-				 sb_owner_verdict_str(v), owner,
-				 v == SB_OWNER_FOREIGN ? "" : "; waiting until it is gone");
+	int ret = br_create_owned(&c->ops, r, ref->ns, ref->name, ref->uid, obj, what, &stale, &err,
+				  msg, sizeof(msg));
+	if (stale)
+		(void)delete_obj(c, r, ref->ns, oname); /* its owner is gone */
+	if (ret == -EEXIST || ret == -EINPROGRESS) {
 		sb_info("An object of the run's name is not the run's",
-			"run=%s/%s object=%s verdict=\"%s\"", ref->ns, ref->name, oname,
-			sb_owner_verdict_str(v));
-		return v == SB_OWNER_FOREIGN ? -EEXIST : -EINPROGRESS;
+			"run=%s/%s object=%s why=\"%s\"", ref->ns, ref->name, oname, msg);
+	} else if (ret < 0) {
+		if (err.http_code || err.curl[0])
+			br_metrics_api_error(c->metrics);
+		sb_warn("Failed to create an object", "what=%s ns=%s error=\"%s\"", what, ref->ns,
+			msg);
 	}
-	if (ret == 0)
-		return 1;
-api_error:
-	br_metrics_api_error(c->metrics);
-	kube_error_str(&err, eb, sizeof(eb));
-	sb_warn("Failed to create an object", "what=%s ns=%s error=\"%s\"", what, ref->ns, eb);
-	if (why)
-		snprintf(why, whylen, "cannot create the %s: %s", what, eb);
+	if (ret < 0 && why)
+		snprintf(why, whylen, "%s", msg);
 	return ret;
 }
 

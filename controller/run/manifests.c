@@ -5,6 +5,7 @@
 #include "controller/run/objstore.h"
 
 #include "core/labels.h"
+#include "fiojob/jobfile.h"
 #include "core/names.h"
 #include "report/compare.h"
 #include "report/report.h"
@@ -180,6 +181,13 @@ json_t *br_pod_manifest(const struct br_ref *run, const struct br_spec *s, const
 		ok = ok && env && json_array_append(env, e) == 0;
 	}
 	ok = ok && env;
+	if (ok && s->jobfile && !st && !s->profile[0]) {
+		/* the runner checks the mounted job file against what was written */
+		char dg[65];
+		ok = sb_jobfile_digest(s->jobfile, strlen(s->jobfile), dg) == 0 &&
+		     json_array_append_new(env, json_pack("{s:s,s:s}", "name",
+							  SB_ENV_JOBFILE_SHA256, "value", dg)) == 0;
+	}
 	if (ok && st) {
 		json_t *keys = br_objstore_env(st);
 		ok = keys && json_array_extend(env, keys) == 0;
@@ -252,7 +260,7 @@ json_t *br_spec_cm_manifest(const struct br_ref *run, const struct br_spec *s)
 	char name[64];
 	if (!s->jobfile || sb_name_spec(name, sizeof(name), run->name))
 		return NULL;
-	json_t *md = metadata(run, name, "spec", NULL);
+	json_t *md = metadata(run, name, SB_COMPONENT_SPEC, NULL);
 	if (!md)
 		return NULL;
 	return json_pack("{s:s,s:s,s:o,s:{s:s}}", "apiVersion", "v1", "kind", "ConfigMap",

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "controller/run/runkey.h"
 
+#include "controller/core/proof.h"
+
 #include "core/labels.h"
 #include "core/log.h"
 #include "core/names.h"
@@ -23,12 +25,17 @@ void br_runkey_set_master(const unsigned char m[SB_SIGN_KEY_BYTES])
 {
 	memcpy(master, m, sizeof(master));
 	have_master = true;
+	if (br_proof_set_master(m))
+		sb_warn("Cannot derive the authorship key: nothing the controller writes will "
+			"verify",
+			"error=%d", -EIO);
 }
 
 void br_runkey_clear(void)
 {
 	memset(master, 0, sizeof(master));
 	have_master = false;
+	br_proof_clear();
 }
 
 int br_runkey_derive(const char *uid, unsigned char key[SB_SIGN_KEY_BYTES])

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "controller/sweep/reconcile.h"
 
+#include "controller/core/proof.h"
 #include "controller/core/status.h"
 #include "controller/sweep/sweep.h"
 #include "core/jsonobj.h"
@@ -123,14 +124,15 @@ static int write_report(struct br_controller *c, const struct br_ref *ref,
 	json_t *cm = br_report_cm_manifest(ref, rep);
 	json_decref(rep);
 	struct kube_error err = KUBE_ERROR_INIT;
-	char eb[512];
-	ret = cm ? c->ops.create(c->ops.arg, &kube_res_configmaps, ref->ns, cm, &err) : -ENOMEM;
-	json_decref(cm);
-	if (ret == -EEXIST)
+	char why[700];
+	bool stale = false;
+	ret = br_create_owned(&c->ops, &kube_res_configmaps, ref->ns, ref->name, ref->uid, cm,
+			      "report configmap", &stale, &err, why, sizeof(why));
+	if (ret >= 0)
 		ret = 0;
-	if (ret)
+	else
 		sb_warn("Failed to write the sweep report", "run=%s/%s error=\"%s\"", ref->ns,
-			ref->name, kube_error_str(&err, eb, sizeof(eb)));
+			ref->name, why);
 out:
 	for (size_t k = 0; k < sw->n; k++)
 		json_decref(reps[k]);

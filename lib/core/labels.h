@@ -24,6 +24,7 @@
 #define SB_COMPONENT_RUNNER "runner" /* runner pods */
 #define SB_COMPONENT_RESULT "result" /* an iteration's result ConfigMap */
 #define SB_COMPONENT_REPORT "report" /* the run's report ConfigMap */
+#define SB_COMPONENT_SPEC   "spec"   /* the run's job file ConfigMap */
 /* the runner pod's container (the plugin reads its log) */
 #define SB_CONTAINER_RUNNER "runner"
 #define SB_LABEL_RUN	    "storagebench.io/run"
@@ -53,6 +54,9 @@
 #define SB_ANNOT_CLASS "storagebench.io/class-name"
 
 #define SB_MANAGER "storagebench-controller"
+/* Every object the controller creates for a run: its proof of authorship
+ * (controller/core/proof.h); without it an object is not the controller's */
+#define SB_ANNOT_PROOF "storagebench.io/proof"
 
 /* The runner's test file in the class' volume, unless a job names its own. */
 #define SB_TESTFILE "storagebench.testfile"
@@ -151,6 +155,10 @@
 #define SB_ENV_DONE	       "SB_DONE_ITERATIONS" /* "1,2,5": iterations already recorded */
 #define SB_ENV_BARRIER_TIMEOUT "SB_BARRIER_TIMEOUT" /* seconds to wait for the start time */
 #define SB_ENV_NODE_NAME       "SB_NODE_NAME"	    /* spec.nodeName, through the downward API */
+/* The job file's SHA-256 (hex) as the controller wrote it into the run's spec ConfigMap: the
+ * runner runs the mounted file only when it matches (a pod's spec is immutable, the ConfigMap
+ * is not) */
+#define SB_ENV_JOBFILE_SHA256 "SB_JOBFILE_SHA256"
 
 /* Selects every object a controller manages. */
 #define SB_SELECTOR_MANAGED SB_LABEL_MANAGED_BY "=" SB_MANAGER

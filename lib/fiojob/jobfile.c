@@ -3,9 +3,11 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static char *trim(char *s)
 {
@@ -239,8 +241,25 @@ int sb_jobfile_parse_vars(const char *text, const char *path, const struct sb_jo
 	return ret;
 }
 
+int sb_jobfile_digest(const char *text, size_t len, char out[65])
+{
+	unsigned char md[32];
+	unsigned int n = 0;
+	if (EVP_Digest(text, len, md, &n, EVP_sha256(), NULL) != 1 || n != sizeof(md))
+		return -EIO;
+	for (size_t i = 0; i < sizeof(md); i++)
+		snprintf(out + 2 * i, 3, "%02x", md[i]);
+	return 0;
+}
+
 int sb_jobfile_load(const char *path, const struct sb_job *base, struct sb_joblist *out,
 		    struct sb_diag *d)
+{
+	return sb_jobfile_load_digest(path, NULL, base, out, d);
+}
+
+int sb_jobfile_load_digest(const char *path, const char *want, const struct sb_job *base,
+			   struct sb_joblist *out, struct sb_diag *d)
 {
 	FILE *f = fopen(path, "r");
 	char *text = NULL;
@@ -284,6 +303,22 @@ int sb_jobfile_load(const char *path, const struct sb_job *base, struct sb_jobli
 		ret = -EINVAL;
 		snprintf(d->msg, sizeof(d->msg), "%s: not a text file (contains NUL bytes)", path);
 		goto out;
+	}
+	if (want) {
+		char got[65];
+		if (sb_jobfile_digest(text, len, got)) {
+			ret = -EIO;
+			snprintf(d->msg, sizeof(d->msg), "%s: cannot compute its SHA-256", path);
+			goto out;
+		}
+		if (strlen(want) != 64 || strncasecmp(got, want, 64)) {
+			ret = -EBADMSG;
+			snprintf(d->msg, sizeof(d->msg),
+				 "%s: SHA-256 %s, not %.64s as the pod's creator wrote it (the "
+				 "job file was changed or planted since)",
+				 path, got, want);
+			goto out;
+		}
 	}
 	ret = sb_jobfile_parse(text, path, base, out, d);
 out:

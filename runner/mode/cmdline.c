@@ -228,7 +228,8 @@ int sb_cli_jobs(const struct sb_cli *cli, struct sb_joblist *jobs, struct sb_dia
 			return r;
 	} else {
 		for (size_t i = 0; i < cli->njobfiles; i++) {
-			int r = sb_jobfile_load(cli->jobfiles[i], &cli->global, jobs, d);
+			int r = sb_jobfile_load_digest(cli->jobfiles[i], cli->jobfile_sha256,
+						       &cli->global, jobs, d);
 			if (r)
 				return r == -ENOMEM ? r : -EINVAL;
 		}

@@ -39,6 +39,9 @@ struct sb_cli {
 	struct sb_joblist jobs; /* --name jobs */
 	const char **jobfiles;	/* borrowed strings, owned array */
 	size_t njobfiles;
+	/* the one job file's SHA-256 as the pod's creator wrote it (SB_ENV_JOBFILE_SHA256 in
+	 * a pod), NULL: not checked */
+	const char *jobfile_sha256;
 };
 
 /*

@@ -599,6 +599,11 @@ static int pod_jobs(struct pod *p, int argc, char **argv)
 	(void)sb_patfile_set_mode(SB_PATFILE_REFUSE, NULL);
 	if (sb_cli_parse(argc, argv, &p->cli, &p->diag))
 		return stop(p, finish(2, "%s", p->diag.msg));
+	p->cli.jobfile_sha256 = getenv(SB_ENV_JOBFILE_SHA256);
+	if (p->cli.jobfile_sha256 && p->cli.njobfiles != 1)
+		return stop(p,
+			    finish(2, "%s: names one job file's digest; the pod has %zu job files",
+				   SB_ENV_JOBFILE_SHA256, p->cli.njobfiles));
 	const char *vol = p->cli.global.o.directory;
 	if (vol && vol[0] == '/')
 		(void)sb_patfile_set_mode(SB_PATFILE_BENEATH, vol);

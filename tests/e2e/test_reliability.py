@@ -113,6 +113,78 @@ def test_foreign_object_is_reported_by_name(ns, controller):
     assert st["phase"] == "Succeeded", st
 
 
+def _planted(ns, run, name, component, data):
+    """A ConfigMap as anyone with ConfigMap create can make it: the
+    controller's labels and the run's ownerReference (its UID is readable
+    by whoever reads the run), but not the controller's proof."""
+    uid = br(ns, run)["metadata"]["uid"]
+    owner = {"apiVersion": "storagebench.io/v1alpha1", "kind": "BenchmarkRun", "name": run,
+             "uid": uid, "controller": True}
+    cm = _cm(name, owner=owner, data=data, labels={
+        "app.kubernetes.io/managed-by": "storagebench-controller",
+        "app.kubernetes.io/component": component, "storagebench.io/run": run})
+    sb.apply(cm, namespace=ns)
+
+
+def _not_the_controllers(ns, run, name):
+    ev = sb.wait_for(lambda: [m for r, m in events(ns, run) if r == "ObjectConflict"],
+                     timeout=120, interval=0.5, what="an ObjectConflict event")
+    assert len(ev) == 1 and name in ev[0] and "not the controller's" in ev[0] \
+        and "storagebench.io/proof" in ev[0], ev
+
+
+def test_planted_job_file_with_the_runs_owner_never_runs(ns, controller):
+    """Issue 34: <run>-spec planted with the run's ownerReference and the
+    controller's labels while the controller is down (a restart, an
+    upgrade) is not the run's job file: no runner pod runs it, the run names
+    it, and goes on with its own once the planted one is gone."""
+    controller.stop()
+    sb.apply(small("plspec", classes=("fast",), iterations=1), namespace=ns)
+    _planted(ns, "plspec", "plspec-spec", "spec",
+             {"jobs.fio": "[planted]\nioengine=null\nrw=randread\nsize=1m\nrate_iops=7\n"
+                          "time_based\nruntime=1s\n"})
+    controller.start()
+    _not_the_controllers(ns, "plspec", "plspec-spec")
+    st = br(ns, "plspec")["status"]
+    assert st["classes"][0]["reason"] == "ObjectConflict", st
+    assert not sb.kubectl_json("-n", ns, "get", "pods", "-l",
+                               "storagebench.io/run=plspec")["items"]
+    sb.kubectl("-n", ns, "delete", "configmap", "plspec-spec")
+    st = wait_phase(ns, "plspec", timeout=180)
+    assert st["phase"] == "Succeeded", st
+    cm = sb.kubectl_json("-n", ns, "get", "configmap", "plspec-spec")
+    assert "planted" not in cm["data"]["jobs.fio"]
+    assert len(cm["metadata"]["annotations"]["storagebench.io/proof"]) == 64
+    rep = json.loads(sb.kubectl_json("-n", ns, "get", "configmap", "plspec-report")
+                     ["data"]["report.json"])
+    assert "planted" not in json.dumps(rep)
+
+
+def test_planted_report_with_the_runs_owner_is_not_kept(ns, controller):
+    """Issue 34: <run>-report planted with the run's ownerReference and the
+    controller's labels before the run ends: the run never takes its
+    figures as its own; it names the ConfigMap, and writes its own report
+    once the planted one is removed."""
+    controller.stop()
+    sb.apply(small("plrep", classes=("fast",), iterations=1), namespace=ns)
+    fake = {"name": "plrep", "results": [{"class": "fast", "workload": "planted",
+                                           "read_iops": {"mean": 7.3}}]}
+    _planted(ns, "plrep", "plrep-report", "report",
+             {"report.json": json.dumps(fake), "report.txt": "planted: 7.3 read IOPS"})
+    controller.start()
+    _not_the_controllers(ns, "plrep", "plrep-report")
+    st = br(ns, "plrep")["status"]
+    assert st["phase"] != "Succeeded" and not st.get("report"), st
+    sb.kubectl("-n", ns, "delete", "configmap", "plrep-report")
+    st = wait_phase(ns, "plrep", timeout=180)
+    assert st["phase"] == "Succeeded", st
+    cm = sb.kubectl_json("-n", ns, "get", "configmap", "plrep-report")
+    assert "planted" not in cm["data"]["report.txt"]
+    rep = json.loads(cm["data"]["report.json"])
+    assert rep["results"] and all(r.get("workload") != "planted" for r in rep["results"])
+    assert len(cm["metadata"]["annotations"]["storagebench.io/proof"]) == 64
+
+
 def test_runner_pod_that_never_starts_fails_within_the_start_timeout(ns, controller):
     controller.stop()
     controller.start(extra=["--runner-allowed-images=localhost/storagebench"])

@@ -28,15 +28,24 @@ def test_foreign_configmap_not_cached(controller, ns):
     key = f'storagebench_informer_objects{{resource="configmaps",namespace="{ns}"}}'
     sb.wait_for(lambda: "process_resident_memory_bytes" in controller.metrics(), timeout=30,
                 what="the controller's metrics")
-    # a ConfigMap with the controller's label is cached: the count can move
+    # the controller's label without its proof of authorship (issue 34):
+    # not cached either; a runner's result (checked by its own MAC) is, so
+    # the count can move
     sb.apply({"apiVersion": "v1", "kind": "ConfigMap",
-              "metadata": {"name": "owned", "labels": {
+              "metadata": {"name": "labelled", "labels": {
                   "app.kubernetes.io/managed-by": "storagebench-controller"}},
               "data": {"x": "y"}}, namespace=ns)
-    sb.wait_for(lambda: metric(controller.metrics(), key) == 1, timeout=30,
-                what="the owned ConfigMap in the cache")
+    sb.apply({"apiVersion": "v1", "kind": "ConfigMap",
+              "metadata": {"name": "r-fast-1", "labels": {
+                  "app.kubernetes.io/managed-by": "storagebench-controller",
+                  "app.kubernetes.io/component": "result", "storagebench.io/run": "r",
+                  "storagebench.io/class": "fast", "storagebench.io/iteration": "1"}},
+              "data": {"result.json": '{"jobs":[]}'}}, namespace=ns)
+    held = f'storagebench_informer_results{{namespace="{ns}",cached="verdict-invalid"}}'
+    sb.wait_for(lambda: f"{held} 1\n" in controller.metrics(), timeout=30,
+                what="the result ConfigMap in the cache")  # after "labelled" in the watch
     text = controller.metrics()
-    assert metric(text, key) == 1  # only "owned": "foreign" was never cached
+    assert metric(text, key) == 1  # only the result: "foreign" and "labelled" never were
     assert metric(text, "process_resident_memory_bytes") > 1e6
     assert metric(text, "process_open_fds") > 0
     assert metric(text, 'storagebench_api_requests_total{verb="list"}') >= 5  # 5 informers

@@ -9,6 +9,7 @@
 #include "tests/unit/harness.h"
 #include "controller/run/manifests.h"
 #include "controller/core/memory.h"
+#include "controller/core/proof.h"
 #include "controller/serve/process_metrics.h"
 #include "controller/core/resultcache.h"
 #include "controller/run/runkey.h"
@@ -42,9 +43,23 @@ static const char pod[] = "{\"kind\":\"Pod\",\"apiVersion\":\"v1\"," META(
 	       "\"containerID\":\"c\",\"restartCount\":1,\"state\":{\"terminated\":{\"exitCode\":3,"
 	       "\"reason\":\"Error\",\"message\":\"boom\"}},\"lastState\":{}}]}}";
 
+#define RUID "5a1f0c2e-7777-4888-9999-aaaabbbbcccc"
+static const unsigned char MASTER[SB_SIGN_KEY_BYTES] = {9, 8, 7};
+
+/* o (borrowed) as the controller writes it: signed as a resource r in namespace n. */
+static json_t *signed_as(json_t *o, const struct kube_resource *r)
+{
+	br_runkey_set_master(MASTER);
+	if (o && br_proof_sign(o, r, "n")) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
 static int test_pod_compacted(void)
 {
-	json_t *o = json_loads(pod, 0, NULL);
+	json_t *o = signed_as(json_loads(pod, 0, NULL), &kube_res_pods);
 	CHECK(o);
 	int r = br_cache_transform(&o, (void *)&br_cache_kinds[BR_CACHE_PODS]);
 	json_t *md = json_object_get(o, "metadata");
@@ -97,8 +112,9 @@ static int test_run_and_cm_kept(void)
 	json_t *run = json_loads("{" META("\"labels\":{}") ",\"spec\":{\"iterations\":2},"
 							   "\"status\":{\"phase\":\"Running\"}}",
 				 0, NULL);
-	json_t *cm =
-		json_loads("{" META(OWNED) ",\"data\":{\"" SB_RESULT_KEY "\":\"{}\"}}", 0, NULL);
+	json_t *cm = signed_as(
+		json_loads("{" META(OWNED) ",\"data\":{\"" SB_RESULT_KEY "\":\"{}\"}}", 0, NULL),
+		&kube_res_configmaps);
 	CHECK(run && cm);
 	int r1 = br_cache_transform(&run, (void *)&br_cache_kinds[BR_CACHE_RUNS]);
 	int r2 = br_cache_transform(&cm, (void *)&br_cache_kinds[BR_CACHE_CMS]);
@@ -113,9 +129,6 @@ static int test_run_and_cm_kept(void)
 	CHECK(ok);
 	return T_PASS;
 }
-
-#define RUID "5a1f0c2e-7777-4888-9999-aaaabbbbcccc"
-static const unsigned char MASTER[SB_SIGN_KEY_BYTES] = {9, 8, 7};
 
 /* Run r's result of class fast, iteration 2, signed with uid's key (forged: a bad MAC). */
 static json_t *result_cm(const char *uid, bool forged)
@@ -213,7 +226,9 @@ static int test_verdict_not_trusted(void)
 	CHECK(cm);
 	json_object_set_new(json_object_get(json_object_get(cm, "metadata"), "labels"),
 			    SB_LABEL_COMPONENT, json_string("report"));
-	json_t *v = cached(cm);
+	/* unsigned: not the controller's report either, never cached */
+	CHECK(!cached(json_deep_copy(cm)));
+	json_t *v = cached(signed_as(cm, &kube_res_configmaps));
 	CHECK(v);
 	bool ok = !json_object_get(v, BR_RESULT_VERDICT) && json_object_get(v, "data");
 	json_decref(v);
@@ -287,6 +302,8 @@ static int test_report_slimmed(void)
 				  "r-spec", "namespace", "n", "labels", SB_LABEL_MANAGED_BY,
 				  SB_MANAGER, SB_LABEL_COMPONENT, "spec", "data", "jobs.fio", "x",
 				  "report.svg", "kept");
+	rep = signed_as(rep, &kube_res_configmaps);
+	other = signed_as(other, &kube_res_configmaps);
 	CHECK(rep && other);
 	int r1 = br_cache_transform(&rep, (void *)&br_cache_kinds[BR_CACHE_CMS]);
 	int r2 = br_cache_transform(&other, (void *)&br_cache_kinds[BR_CACHE_CMS]);
@@ -420,6 +437,88 @@ static int test_reexec(void)
 	return T_PASS;
 }
 
+/*
+ * Issue 34: an object with the controller's labels and the run's
+ * ownerReference is cached only when the controller's proof verifies: a
+ * report planted without it, a real one changed, its proof copied to
+ * another name or owner, one signed under another master key, and an
+ * unknown component are all dropped at decode.
+ */
+static json_t *report_cm(const char *name, const char *owner_uid, const char *json)
+{
+	return json_pack("{s:{s:s,s:s,s:{s:s,s:s,s:s},s:[{s:s,s:s,s:s,s:s}]},s:{s:s}}", "metadata",
+			 "name", name, "namespace", "n", "labels", SB_LABEL_MANAGED_BY, SB_MANAGER,
+			 SB_LABEL_COMPONENT, SB_COMPONENT_REPORT, SB_LABEL_RUN, "r",
+			 "ownerReferences", "apiVersion", SB_API_VERSION, "kind", SB_KIND, "name",
+			 "r", "uid", owner_uid, "data", SB_REPORT_JSON_KEY, json);
+}
+
+static const char *proof_of(const json_t *o)
+{
+	return json_string_value(json_object_get(
+		json_object_get(json_object_get(o, "metadata"), "annotations"), SB_ANNOT_PROOF));
+}
+
+static int test_planted_dropped(void)
+{
+	static const unsigned char OTHER[SB_SIGN_KEY_BYTES] = {1, 1, 1};
+	char why[300];
+	/* the controller's own: kept, its proof checked and gone from the cache */
+	json_t *ours = signed_as(report_cm("r-report", RUID, "{\"iops\":1}"), &kube_res_configmaps);
+	CHECK(ours && proof_of(ours));
+	CHECK_INT(br_proof_check(ours, &kube_res_configmaps, why, sizeof(why)), 0);
+	json_t *v = cached(json_deep_copy(ours));
+	bool ok = v && !proof_of(v) &&
+		  json_object_get(json_object_get(v, "data"), SB_REPORT_JSON_KEY);
+	json_decref(v);
+	/* planted: labels and owner right, no proof */
+	json_t *planted = report_cm("r-report", RUID, "{\"iops\":7}");
+	ok = ok && br_proof_check(planted, &kube_res_configmaps, why, sizeof(why)) == -ENOENT &&
+	     strstr(why, SB_ANNOT_PROOF) && strstr(why, "missing");
+	ok = ok && !cached(planted);
+	/* the real one's figures changed */
+	json_t *changed = json_deep_copy(ours);
+	json_object_set_new(json_object_get(changed, "data"), SB_REPORT_JSON_KEY,
+			    json_string("{\"iops\":7}"));
+	ok = ok && br_proof_check(changed, &kube_res_configmaps, why, sizeof(why)) == -EBADMSG &&
+	     strstr(why, "does not match");
+	ok = ok && !cached(changed);
+	/* its proof on a ConfigMap of another name, or of another run */
+	json_t *moved = report_cm("s-report", RUID, "{\"iops\":1}");
+	json_t *other_run =
+		report_cm("r-report", "11111111-2222-4333-8444-555555555555", "{\"iops\":1}");
+	json_t *an = json_pack("{s:s}", SB_ANNOT_PROOF, proof_of(ours));
+	json_object_set(json_object_get(moved, "metadata"), "annotations", an);
+	json_object_set(json_object_get(other_run, "metadata"), "annotations", an);
+	json_decref(an);
+	ok = ok && br_proof_check(moved, &kube_res_configmaps, NULL, 0) == -EBADMSG &&
+	     br_proof_check(other_run, &kube_res_configmaps, NULL, 0) == -EBADMSG;
+	/* the same object checked as another kind */
+	ok = ok && br_proof_check(ours, &kube_res_pods, NULL, 0) == -EBADMSG;
+	ok = ok && !cached(moved) && !cached(other_run);
+	/* signed by a controller with another master key */
+	br_runkey_set_master(OTHER);
+	json_t *foreign = report_cm("r-report", RUID, "{\"iops\":1}");
+	ok = ok && br_proof_sign(foreign, &kube_res_configmaps, "n") == 0;
+	br_runkey_set_master(MASTER);
+	ok = ok && !cached(foreign);
+	/* with no key loaded nothing is signed or believed */
+	br_runkey_clear();
+	json_t *nokey = report_cm("r-report", RUID, "{}");
+	ok = ok && br_proof_sign(nokey, &kube_res_configmaps, "n") == -EAGAIN &&
+	     br_proof_check(ours, &kube_res_configmaps, NULL, 0) == -EAGAIN;
+	br_runkey_set_master(MASTER);
+	json_decref(nokey);
+	/* a component the controller never writes, whatever it carries */
+	json_t *odd = report_cm("big", RUID, "x");
+	json_object_set_new(json_object_get(json_object_get(odd, "metadata"), "labels"),
+			    SB_LABEL_COMPONENT, json_string("padding"));
+	ok = ok && !cached(odd);
+	json_decref(ours);
+	CHECK(ok);
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
 	{"controller-cache/pod_compacted", test_pod_compacted},
 	{"controller-cache/foreign_refused", test_foreign_refused},
@@ -431,6 +530,7 @@ static const struct test_case cases[] = {
 	{"controller-cache/trim_after_work", test_trim_after_work},
 	{"controller-cache/run_dict", test_run_dict},
 	{"controller-cache/report_slimmed", test_report_slimmed},
+	{"controller-cache/planted_dropped", test_planted_dropped},
 	{"controller-cache/tunables", test_tunables},
 	{"controller-cache/reexec", test_reexec},
 };

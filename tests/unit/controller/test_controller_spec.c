@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* BenchmarkRun spec validation and the manifests built from it. */
 #include "tests/unit/harness.h"
+#include "fiojob/jobfile.h"
 #include "tests/unit/spec_helpers.h"
 #include "controller/run/manifests.h"
 #include "controller/run/policy.h"
@@ -252,6 +253,13 @@ static int test_pod_manifest(void)
 	CHECK(strstr(env, "{\"name\":\"SB_RUN\",\"value\":\"demo\"}") != NULL);
 	CHECK(strstr(env, "{\"name\":\"SB_ITERATIONS\",\"value\":\"2\"}") != NULL);
 	CHECK(strstr(env, "{\"name\":\"X\",\"value\":\"1\"}") != NULL);
+	/* the job file's digest: what the runner checks the mounted ConfigMap against */
+	char dg[65], want[120];
+	CHECK(s.jobfile != NULL);
+	CHECK_INT(sb_jobfile_digest(s.jobfile, strlen(s.jobfile), dg), 0);
+	snprintf(want, sizeof(want), "{\"name\":\"%s\",\"value\":\"%s\"}", SB_ENV_JOBFILE_SHA256,
+		 dg);
+	CHECK(strstr(env, want) != NULL);
 	free(env);
 	/* the PVC at /data and the spec ConfigMap at /etc/storagebench */
 	char *vols = json_dumps(json_object_get(spec, "volumes"), JSON_COMPACT);

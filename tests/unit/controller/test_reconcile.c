@@ -9,6 +9,7 @@
  * cluster, no clock: milliseconds.
  */
 #include "tests/unit/harness.h"
+#include "controller/core/proof.h"
 #include "tests/unit/fakeops.h"
 #include "tests/unit/member_fixture.h"
 
@@ -267,6 +268,40 @@ static int test_report_built_once(void)
 	CHECK_INT(fo_calls(&E.fo, "create", "configmaps", rep), 1);
 	CHECK_INT(fo_events(&E.fo, "ReportWritten"), 1);
 	CHECK_INT(fo_events(&E.fo, "RunSucceeded"), 1);
+	teardown();
+	return T_PASS;
+}
+
+/*
+ * Issue 34: a PVC planted with the run's own ownerReference (its UID is
+ * readable by anyone who reads the run) is not the run's without the
+ * controller's proof: a conflict that names the proof, never adopted; the
+ * one the controller writes carries a proof that verifies.
+ */
+static int test_planted_with_our_owner_not_ours(void)
+{
+	char pvc[64], why[300];
+	CHECK_INT(sb_name_pvc(pvc, sizeof(pvc), RUN, "fast"), 0);
+	CHECK_INT(setup("{\"storageClasses\":[\"fast\"],\"iterations\":1}"), 0);
+	json_t *planted = json_pack("{s:{s:s,s:s,s:[{s:s,s:s,s:s,s:s}]}}", "metadata", "name", pvc,
+				    "namespace", NS, "ownerReferences", "apiVersion",
+				    SB_API_VERSION, "kind", SB_KIND, "name", RUN, "uid", UID);
+	CHECK(planted);
+	fo_put(E.fo.server, "persistentvolumeclaims", planted);
+	json_decref(planted);
+	CHECK_INT(pass(), -EAGAIN);
+	CHECK_STR(class_str("fast", "reason"), "ObjectConflict");
+	CHECK(strstr(class_str("fast", "message"), "not the controller's"));
+	CHECK(strstr(class_str("fast", "message"), SB_ANNOT_PROOF));
+	CHECK_INT(fo_calls(&E.fo, "delete", "persistentvolumeclaims", NULL), 0);
+	/* gone: the controller's own PVC, with a proof of it */
+	long at = fo_find(E.fo.server, "persistentvolumeclaims", NS, pvc);
+	CHECK(at >= 0);
+	json_array_remove(fo_arr(E.fo.server, "persistentvolumeclaims"), (size_t)at);
+	(void)pass();
+	json_t *made = fo_obj(&E.fo, "persistentvolumeclaims", NS, pvc);
+	CHECK(made);
+	CHECK_INT(br_proof_check(made, &kube_res_pvcs, why, sizeof(why)), 0);
 	teardown();
 	return T_PASS;
 }
@@ -1280,6 +1315,7 @@ static const struct test_case cases[] = {
 	{"reconcile/result_counted_once", test_result_counted_once},
 	{"reconcile/report_built_once", test_report_built_once},
 	{"reconcile/foreign_object_not_ours", test_foreign_object_not_ours},
+	{"reconcile/planted_with_our_owner_not_ours", test_planted_with_our_owner_not_ours},
 	{"reconcile/status_write_failure_retried", test_status_write_failure_retried},
 	{"reconcile/report_written_when_create_landed", test_report_written_when_create_landed},
 	{"reconcile/failed_create_not_an_attempt", test_failed_create_not_an_attempt},

@@ -10,6 +10,7 @@
  */
 #include "tests/unit/harness.h"
 #include "controller/core/memory.h"
+#include "controller/core/proof.h"
 #include "kube/internal.h"
 #include "core/labels.h"
 
@@ -176,6 +177,20 @@ static int count_named_a(const json_t *obj, void *arg)
 	return 0;
 }
 
+/*
+ * The controller's transform of what it wrote: an object with its label is
+ * signed first (controller/core/proof.h), as the controller's create does;
+ * the others stay unsigned, as anyone else's.
+ */
+static int signed_transform(json_t **obj, void *arg)
+{
+	const char *by = json_string_value(json_object_get(
+		json_object_get(json_object_get(*obj, "metadata"), "labels"), SB_LABEL_MANAGED_BY));
+	if (by && br_proof_sign(*obj, &kube_res_configmaps, "inf"))
+		return -ENOMEM;
+	return br_cache_transform(obj, arg);
+}
+
 /* compact: cached as text; dict: deflated against it (compact only) */
 static int scenario(bool compact, const char *dict)
 {
@@ -187,7 +202,7 @@ static int scenario(bool compact, const char *dict)
 	struct kube_informer_opts o = {.resource = &kube_res_configmaps,
 				       .ns = "inf",
 				       .label_selector = SB_SELECTOR_MANAGED,
-				       .transform = br_cache_transform,
+				       .transform = signed_transform,
 				       .transform_arg = (void *)&br_cache_kinds[BR_CACHE_CMS],
 				       .compact = compact,
 				       .compact_dict = dict,
@@ -322,7 +337,7 @@ static int test_transform_error_keeps_object(void)
 	/* a transform that fails (-ENOMEM) must not lose the object */
 	json_t *cm = json_loads(CM("x", "1", OWNED_LABELS("x")), 0, NULL);
 	CHECK(cm);
-	int r = br_cache_transform(&cm, (void *)&br_cache_kinds[BR_CACHE_CMS]);
+	int r = signed_transform(&cm, (void *)&br_cache_kinds[BR_CACHE_CMS]);
 	bool kept = r == 0 && json_object_get(cm, "data");
 	json_decref(cm);
 	CHECK(kept);
@@ -338,6 +353,9 @@ static const struct test_case cases[] = {
 
 int main(void)
 {
+	static const unsigned char master[BR_PROOF_KEY_BYTES] = {4, 2};
+	if (br_proof_set_master(master))
+		return 1;
 	int r = test_run_all(cases, sizeof(cases) / sizeof(cases[0]));
 	atomic_store(&quitting, true);
 	if (daemon_)
