@@ -77,10 +77,10 @@ static int by_key(const void *a, const void *b)
 static int data_hash(const json_t *data, unsigned char out[32])
 {
 	size_t n = json_is_object(data) ? json_object_size(data) : 0;
-	const char **keys = n ? calloc(n, sizeof(*keys)) : NULL;
+	const char **keys = calloc(n ? n : 1, sizeof(*keys));
 	EVP_MD_CTX *md = EVP_MD_CTX_new();
 	int ret = -ENOMEM;
-	if ((n && !keys) || !md)
+	if (!keys || !md)
 		goto out;
 	size_t i = 0;
 	const char *k;
@@ -91,7 +91,8 @@ static int data_hash(const json_t *data, unsigned char out[32])
 			ret = -EINVAL;
 			goto out;
 		}
-		keys[i++] = k;
+		if (i < n)
+			keys[i++] = k;
 	}
 	if (n)
 		qsort(keys, n, sizeof(*keys), by_key);
@@ -150,8 +151,12 @@ static int proof_of(const json_t *obj, const struct kube_resource *r, const char
 		return ret;
 	const char *uid = owner_uid(obj);
 	const void *parts[] = {proof_domain, ns, r->resource, name, uid, dh};
-	const size_t lens[] = {sizeof(proof_domain) - 1, strlen(ns), strlen(r->resource),
-			       strlen(name), strlen(uid), sizeof(dh)};
+	const size_t lens[] = {sizeof(proof_domain) - 1,
+			       strlen(ns),
+			       strlen(r->resource),
+			       strlen(name),
+			       strlen(uid),
+			       sizeof(dh)};
 	ret = hmac_parts(auth_key, sizeof(auth_key), parts, lens, 6, m);
 	if (ret)
 		return ret;
@@ -210,9 +215,10 @@ int br_create_owned(const struct br_ops *ops, const struct kube_resource *r, con
 		snprintf(why, whylen, "out of memory");
 		return -ENOMEM;
 	}
-	snprintf(oname, sizeof(oname), "%s", jstr(json_object_get(obj, "metadata"), "name")
-						      ? jstr(json_object_get(obj, "metadata"), "name")
-						      : "");
+	snprintf(oname, sizeof(oname), "%s",
+		 jstr(json_object_get(obj, "metadata"), "name")
+			 ? jstr(json_object_get(obj, "metadata"), "name")
+			 : "");
 	/* the run's key Secret is never read (controller/run/runkey.h): not signed */
 	int ret = r == &kube_res_secrets ? 0 : br_proof_sign(obj, r, ns);
 	if (ret) {

@@ -320,6 +320,72 @@ json_t *br_report_cm_manifest(const struct br_ref *run, const json_t *report)
 	return cm;
 }
 
+static size_t data_bytes(const json_t *data)
+{
+	size_t n = 0;
+	const char *k;
+	const json_t *v;
+	json_object_foreach((json_t *)data, k, v) n += strlen(k) + json_string_length(v);
+	return n;
+}
+
+/* The key br_report_cm_fit leaves out next: the largest rendering, report.txt last; NULL. */
+static const char *next_to_omit(const json_t *data)
+{
+	const char *best = NULL, *k;
+	size_t most = 0;
+	const json_t *v;
+	json_object_foreach((json_t *)data, k, v)
+	{
+		if (!strcmp(k, SB_REPORT_JSON_KEY) || !strcmp(k, BR_COMPARE_KEY) ||
+		    !strcmp(k, BR_REPORT_OMITTED_KEY) || !strcmp(k, SB_REPORT_TXT_KEY))
+			continue;
+		if (!best || json_string_length(v) > most)
+			best = k, most = json_string_length(v);
+	}
+	if (!best && json_object_get(data, SB_REPORT_TXT_KEY))
+		best = SB_REPORT_TXT_KEY;
+	return best;
+}
+
+int br_report_cm_fit(json_t *cm, size_t max, char *why, size_t whylen)
+{
+	json_t *data = json_object_get(cm, "data");
+	char list[1024] = "";
+	size_t ll = 0;
+	int n = 0;
+	if (!json_is_object(data))
+		return -ENOMEM;
+	/* room for the note itself: its key and at most the list's buffer */
+	size_t room = max > sizeof(list) + 64 ? max - sizeof(list) - 64 : 0;
+	while (data_bytes(data) > (n ? room : max)) {
+		const char *k = next_to_omit(data);
+		if (!k) {
+			snprintf(why, whylen,
+				 "%s and %s are %zu bytes, more than a ConfigMap holds (%zu)",
+				 SB_REPORT_JSON_KEY, BR_COMPARE_KEY, data_bytes(data), max);
+			return -E2BIG;
+		}
+		int w = snprintf(list + ll, sizeof(list) - ll, "%s%s (%zu bytes)", ll ? ", " : "",
+				 k, json_string_length(json_object_get(data, k)));
+		if (w > 0 && (size_t)w < sizeof(list) - ll)
+			ll += (size_t)w;
+		json_object_del(data, k);
+		n++;
+	}
+	if (!n)
+		return 0;
+	char note[1200];
+	snprintf(note, sizeof(note),
+		 "left out: %s; a ConfigMap holds at most %zu bytes of data, so the largest "
+		 "renderings go first; report.json has every figure\n",
+		 list, max);
+	if (json_object_set_new(data, BR_REPORT_OMITTED_KEY, json_string(note)))
+		return -ENOMEM;
+	snprintf(why, whylen, "%s", note);
+	return n;
+}
+
 int br_report_cm_add_comparison(json_t *cm, const json_t *comparison)
 {
 	static const char *const formats[] = {"txt", "md", "json"};

@@ -41,6 +41,22 @@ json_t *br_report_cm_manifest(const struct br_ref *run, const json_t *report);
  */
 int br_report_cm_add_comparison(json_t *cm, const json_t *comparison);
 
+/* What a report ConfigMap's data may hold (the API server refuses more than 1 MiB; some room
+ * is left for the keys the fit adds). */
+#define BR_REPORT_CM_MAX_BYTES (1000u * 1024u)
+/* The data key that lists the renderings left out of a report ConfigMap, and why. */
+#define BR_REPORT_OMITTED_KEY "report.omitted"
+
+/*
+ * Makes a report ConfigMap's data (keys and values) fit in max bytes:
+ * renderings are left out, the largest first and report.txt last, and
+ * BR_REPORT_OMITTED_KEY lists them with their sizes; report.json and
+ * compare.json, which the controller reads back, are never left out.
+ * Returns the number left out (0: it fitted), -E2BIG when what is kept is
+ * larger than max on its own (why says how large), -ENOMEM.
+ */
+int br_report_cm_fit(json_t *cm, size_t max, char *why, size_t whylen);
+
 /* A core/v1 Event about the run. now is the event time. */
 json_t *br_event_manifest(const struct br_ref *run, const struct br_event *e, time_t now,
 			  unsigned seq);

@@ -366,6 +366,22 @@ int br_pass_report_step(struct br_pass *p)
 		json_t *cm = br_report_cm_manifest(&p->ref, p->report);
 		if (cm && p->s.baseline[0])
 			compare_with_baseline(p->c, &p->ref, p->run, p->s.baseline, p->report, cm);
+		char fit[1300];
+		int fr = cm ? br_report_cm_fit(cm, BR_REPORT_CM_MAX_BYTES, fit, sizeof(fit)) : 0;
+		if (fr == -E2BIG) {
+			/* cannot be made to fit: said once, the run ends without a report */
+			json_decref(cm);
+			snprintf(p->report_err, sizeof(p->report_err), "no report: %s", fit);
+			p->report_final = true;
+			if (!br_pass_prev_message(p->prev, p->report_err) &&
+			    br_pass_first_announcement(p->c, p->ref.uid, p->report_err))
+				br_pass_emitf(p->c, &p->ref, true, "ReportFailed", "%s",
+					      p->report_err);
+			return 0;
+		}
+		if (fr > 0 && br_pass_first_announcement(p->c, p->ref.uid, "ReportTrimmed"))
+			br_pass_emitf(p->c, &p->ref, true, "ReportTrimmed", "report %s-report: %s",
+				      p->ref.name, fit);
 		int r = br_pass_create(p->c, &kube_res_configmaps, &p->ref, cm, "report configmap",
 				       p->report_err, sizeof(p->report_err));
 		if (r < 0)

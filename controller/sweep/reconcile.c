@@ -124,8 +124,15 @@ static int write_report(struct br_controller *c, const struct br_ref *ref,
 	json_t *cm = br_report_cm_manifest(ref, rep);
 	json_decref(rep);
 	struct kube_error err = KUBE_ERROR_INIT;
-	char why[700];
+	char why[1300];
 	bool stale = false;
+	if (cm && br_report_cm_fit(cm, BR_REPORT_CM_MAX_BYTES, why, sizeof(why)) == -E2BIG) {
+		sb_warn("The sweep's report does not fit a ConfigMap", "run=%s/%s why=\"%s\"",
+			ref->ns, ref->name, why);
+		json_decref(cm);
+		ret = 0; /* nothing to retry: the sweep ends without its report */
+		goto out;
+	}
 	ret = br_create_owned(&c->ops, &kube_res_configmaps, ref->ns, ref->name, ref->uid, cm,
 			      "report configmap", &stale, &err, why, sizeof(why));
 	if (ret >= 0)

@@ -934,6 +934,59 @@ static int test_env_denylist(void)
 	return T_PASS;
 }
 
+/* Issue 34: a report larger than a ConfigMap holds still gets written: the largest renderings
+ * go first, report.txt last, report.json and compare.json never; too large even so: -E2BIG. */
+static char *filled(size_t n, char c)
+{
+	char *b = malloc(n + 1);
+	if (b) {
+		memset(b, c, n);
+		b[n] = '\0';
+	}
+	return b;
+}
+
+static int test_report_fits(void)
+{
+	char why[1300];
+	char *big = filled(600 * 1024, 's'), *mid = filled(300 * 1024, 'm'),
+	     *txt = filled(200 * 1024, 't'), *js = filled(100 * 1024, 'j');
+	CHECK(big && mid && txt && js);
+	json_t *cm = json_pack("{s:{s:s,s:s,s:s,s:s,s:s,s:s}}", "data", "report.json", js,
+			       "compare.json", "{}", "report.txt", txt, "report.svg", big,
+			       "report.md", mid, "report.csv", "a,b\n");
+	json_t *small = json_pack("{s:{s:s,s:s}}", "data", "report.json", "{}", "report.txt", "x");
+	json_t *huge = json_pack("{s:{s:s,s:s}}", "data", "report.json", big, "compare.json", big);
+	free(big);
+	free(mid);
+	free(txt);
+	free(js);
+	CHECK(cm && small && huge);
+	int n = br_report_cm_fit(cm, BR_REPORT_CM_MAX_BYTES, why, sizeof(why));
+	json_t *d = json_object_get(cm, "data");
+	const char *note = json_string_value(json_object_get(d, BR_REPORT_OMITTED_KEY));
+	bool ok = n == 1 && !json_object_get(d, "report.svg") && json_object_get(d, "report.md") &&
+		  json_object_get(d, "report.txt") && json_object_get(d, "report.json") &&
+		  json_object_get(d, "compare.json") && note &&
+		  strstr(note, "report.svg (614400 bytes)") && !strstr(note, "report.md");
+	/* a smaller limit: the md, the csv, then report.txt; never report.json */
+	int n2 = br_report_cm_fit(cm, 120 * 1024, why, sizeof(why));
+	note = json_string_value(json_object_get(d, BR_REPORT_OMITTED_KEY));
+	ok = ok && n2 == 3 && !json_object_get(d, "report.txt") &&
+	     json_object_get(d, "report.json") && note &&
+	     strstr(note, "report.md (307200 bytes), report.csv (4 bytes), report.txt");
+	int n3 = br_report_cm_fit(small, BR_REPORT_CM_MAX_BYTES, why, sizeof(why));
+	ok = ok && n3 == 0 &&
+	     !json_object_get(json_object_get(small, "data"), BR_REPORT_OMITTED_KEY);
+	int n4 = br_report_cm_fit(huge, BR_REPORT_CM_MAX_BYTES, why, sizeof(why));
+	ok = ok && n4 == -E2BIG && strstr(why, "more than a ConfigMap holds");
+	json_decref(cm);
+	json_decref(small);
+	json_decref(huge);
+	CHECK(ok);
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
 	{"manifests/report-configmap-with-charts", test_report_cm},
 	{"spec/defaults", test_defaults},
@@ -945,6 +998,7 @@ static const struct test_case cases[] = {
 	{"spec/env-denylist", test_env_denylist},
 	{"spec/profile-args-and-block", test_profile_args_and_block},
 	{"manifests/pod-pvc-spec-cm", test_pod_manifest},
+	{"manifests/report-fits-a-configmap", test_report_fits},
 	{"manifests/times-and-durations", test_times},
 	{"policy/default-runner-pod-is-restricted", test_default_pod_is_restricted},
 	{"policy/refuses-names-the-field-and-widens", test_policy_refuses_and_names_the_field},
