@@ -20,7 +20,11 @@
  * cached, keeping only what the controller reads, and refuses (returns 1)
  * an owned-object kind (PVC, pod, ConfigMap) that does not carry
  * SB_SELECTOR_MANAGED's label, so an object the controller does not own
- * never enters its cache even if the server's selector let it through.
+ * never enters its cache even if the server's selector let it through, and
+ * one that carries it without the controller's proof of authorship
+ * (controller/core/proof.h; results and ready ConfigMaps, which runners
+ * write, excepted: their MAC is checked for the verdict), so a planted
+ * object is never read back; the proof is dropped once checked.
  * Dropped from every object: metadata.managedFields and the
  * kubectl.kubernetes.io/last-applied-configuration annotation (a copy of the
  * whole object as applied: the larger half of a run applied with kubectl).
