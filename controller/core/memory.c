@@ -214,7 +214,8 @@ int br_cache_transform(json_t **obj, void *arg)
 	json_object_del(md, "managedFields");
 	json_t *an = json_object_get(md, "annotations");
 	json_object_del(an, LAST_APPLIED);
-	json_object_del(an, SB_ANNOT_PROOF); /* checked: nothing reads it from the cache */
+	if (kind == BR_CACHE_PVCS || kind == BR_CACHE_PODS || kind == BR_CACHE_CMS)
+		json_object_del(an, SB_ANNOT_PROOF); /* checked above: not read from the cache */
 	if (an && json_object_size(an) == 0)
 		json_object_del(md, "annotations");
 	if (kind == BR_CACHE_PODS)

@@ -121,7 +121,7 @@ out:
 	return ret;
 }
 
-/* The UID of obj's BenchmarkRun ownerReference, "" without one. */
+/* The UID of obj's BenchmarkRun (or BenchmarkSchedule: a schedule's runs) ownerReference, "". */
 static const char *owner_uid(const json_t *obj)
 {
 	const json_t *refs = json_object_get(json_object_get(obj, "metadata"), "ownerReferences");
@@ -130,7 +130,7 @@ static const char *owner_uid(const json_t *obj)
 	json_array_foreach(refs, i, r)
 	{
 		const char *k = jstr(r, "kind"), *u = jstr(r, "uid");
-		if (k && !strcmp(k, SB_KIND) && u)
+		if (k && (!strcmp(k, SB_KIND) || !strcmp(k, SB_KIND_SCHEDULE)) && u)
 			return u;
 	}
 	return "";

@@ -8,8 +8,9 @@
  * over
  *
  *   "storagebench object v1", the namespace, the resource (plural:
- *   "configmaps", "pods", ...), the name, the UID of its BenchmarkRun
- *   ownerReference ("" without one), and SHA-256 over its data (a
+ *   "configmaps", "pods", ...), the name, the UID of its BenchmarkRun (or,
+ *   for a schedule's run, BenchmarkSchedule) ownerReference ("" without
+ *   one), and SHA-256 over its data (a
  *   ConfigMap's data keys in byte order, each key and value with its
  *   length; nothing for other kinds),
  *
@@ -22,9 +23,11 @@
  * (docs/security.md, "Proof of authorship").
  *
  * What the proof binds: for a ConfigMap every data value (a changed
- * report, a planted job file fail); for pods and PVCs the name and the
- * owner (their specs are the API server's to default and cannot be
- * changed by a ConfigMap creator, the party the proof is against).
+ * report, a planted job file fail); for pods, PVCs and the BenchmarkRuns
+ * a schedule or a sweep makes, the name and the owner (their specs are the
+ * API server's to default; a pod's cannot change, and a run author could
+ * create such a run anyway: the proof keeps a planted one out of a
+ * schedule's history and a sweep's steps).
  */
 #ifndef SB_CONTROLLER_CORE_PROOF_H
 #define SB_CONTROLLER_CORE_PROOF_H

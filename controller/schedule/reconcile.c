@@ -10,6 +10,7 @@
 #include "core/jsonobj.h"
 
 #include "controller/core/controller.h"
+#include "controller/core/proof.h"
 #include "controller/core/status.h"
 #include "controller/run/manifests.h"
 #include "core/labels.h"
@@ -155,6 +156,17 @@ static bool verdict_pending(struct br_controller *c, const char *ns, const json_
 	return pending;
 }
 
+/*
+ * A run of the schedule: owned by it and made by the controller (its proof,
+ * controller/core/proof.h). A run author can label and own a run as the
+ * schedule's, but not prove it: such a run never joins the history or the
+ * baseline.
+ */
+static bool made_by(const json_t *run, const char *uid)
+{
+	return owned_by(run, uid) && br_proof_check(run, &br_res_benchmarkruns, NULL, 0) == 0;
+}
+
 static void observe_runs(struct br_controller *c, const char *ns, const char *name, const char *uid,
 			 struct br_sched_obs *o, const json_t **newest_finished, json_t **runs_out)
 {
@@ -168,7 +180,7 @@ static void observe_runs(struct br_controller *c, const char *ns, const char *na
 		const json_t *md = json_object_get(r, "metadata");
 		const char *rns = jstr(md, "namespace");
 		const char *sl = jstr(json_object_get(md, "labels"), SB_LABEL_SCHEDULE);
-		if (!rns || strcmp(rns, ns) || !sl || strcmp(sl, name) || !owned_by(r, uid) ||
+		if (!rns || strcmp(rns, ns) || !sl || strcmp(sl, name) || !made_by(r, uid) ||
 		    o->nruns >= BR_SCHED_MAX_RUNS)
 			continue;
 		struct br_sched_run_obs *ro = &o->runs[o->nruns++];
@@ -265,8 +277,8 @@ static int sched_apply(struct br_controller *c, const char *ns, const char *name
 		json_t *run = run_manifest(sched, s, p);
 		struct kube_error ke = KUBE_ERROR_INIT;
 		char eb[512];
-		int r = run ? c->ops.create(c->ops.arg, &br_res_benchmarkruns, ns, run, &ke)
-			    : -ENOMEM;
+		int r = !run ? -ENOMEM : br_proof_sign(run, &br_res_benchmarkruns, ns);
+		r = r ? r : c->ops.create(c->ops.arg, &br_res_benchmarkruns, ns, run, &ke);
 		json_decref(run);
 		if (r && r != -EEXIST) {
 			br_metrics_api_error(c->metrics);
@@ -334,7 +346,7 @@ static int change_points(struct br_controller *c, const json_t *sched, const jso
 		const json_t *md = json_object_get(r, "metadata");
 		const char *sl = jstr(json_object_get(md, "labels"), SB_LABEL_SCHEDULE);
 		const char *ph = jstr(json_object_get(r, "status"), "phase");
-		if (!sl || strcmp(sl, name) || !owned_by(r, meta(sched, "uid")) || !ph ||
+		if (!sl || strcmp(sl, name) || !made_by(r, meta(sched, "uid")) || !ph ||
 		    strcmp(ph, "Succeeded") || jstr(md, "deletionTimestamp"))
 			continue;
 		h[n].run = r;

@@ -157,7 +157,13 @@ static void observe_steps(const struct br_ops *ops, const struct br_ref *ref,
 			continue;
 		json_t *run = ops->cache_get(ops->arg, BR_CACHE_RUNS, ref->ns, step);
 		const char *ph = jstr(json_object_get(run, "status"), "phase");
-		if (run)
+		char why[300];
+		if (run && br_proof_check(run, &br_res_benchmarkruns, why, sizeof(why))) {
+			/* a run of the step's name the sweep did not make: never its step */
+			sb_warn("A run of a sweep step's name is not the sweep's",
+				"run=%s/%s step=%s why=\"%s\"", ref->ns, ref->name, step, why);
+			st[k] = BR_STEP_FAILED;
+		} else if (run)
 			st[k] = !ph			   ? BR_STEP_ACTIVE
 				: !strcmp(ph, "Succeeded") ? BR_STEP_SUCCEEDED
 				: !strcmp(ph, "Failed")	   ? BR_STEP_FAILED
@@ -208,8 +214,8 @@ int br_sweep_reconcile(struct br_controller *c, const struct br_ref *ref, const 
 		char eb[512];
 		(void)br_sweep_child_name(step, sizeof(step), ref->name, sw.pods[p.create]);
 		json_t *m = step_manifest(ref, run, step, sw.pods[p.create]);
-		r = m ? c->ops.create(c->ops.arg, &br_res_benchmarkruns, ref->ns, m, &kerr)
-		      : -ENOMEM;
+		r = !m ? -ENOMEM : br_proof_sign(m, &br_res_benchmarkruns, ref->ns);
+		r = r ? r : c->ops.create(c->ops.arg, &br_res_benchmarkruns, ref->ns, m, &kerr);
 		json_decref(m);
 		if (r && r != -EEXIST) {
 			sb_warn("Failed to create a sweep step", "run=%s/%s step=%s error=\"%s\"",

@@ -10,6 +10,7 @@
  */
 #include "tests/unit/harness.h"
 #include "controller/core/proof.h"
+#include "controller/core/resources.h"
 #include "tests/unit/fakeops.h"
 #include "tests/unit/member_fixture.h"
 
@@ -905,6 +906,37 @@ static int test_sweep_first_step(void)
 	return T_PASS;
 }
 
+/*
+ * Issue 34: a run of a step's name that the sweep did not make (its owner
+ * and name right, no proof) is never the sweep's step: counted as failed,
+ * the sweep goes on with its next step instead of waiting on it or reading
+ * its report.
+ */
+static int test_sweep_planted_step(void)
+{
+	char step1[64], step2[64];
+	CHECK_INT(br_sweep_child_name(step1, sizeof(step1), RUN, 1), 0);
+	CHECK_INT(br_sweep_child_name(step2, sizeof(step2), RUN, 2), 0);
+	CHECK_INT(setup("{\"storageClasses\":[\"fast\"],\"iterations\":1,\"sweep\":{\"pods\":[1,"
+			"2]}}"),
+		  0);
+	json_t *planted =
+		json_pack("{s:s,s:s,s:{s:s,s:s,s:[{s:s,s:s,s:s,s:s}]},s:{s:s}}", "apiVersion",
+			  SB_API_VERSION, "kind", SB_KIND, "metadata", "name", step1, "namespace",
+			  NS, "ownerReferences", "apiVersion", SB_API_VERSION, "kind", SB_KIND,
+			  "name", RUN, "uid", UID, "status", "phase", "Running");
+	CHECK(planted);
+	put_both("benchmarkruns", planted); /* takes it */
+	CHECK_INT(pass(), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "benchmarkruns", step1), 0);
+	CHECK_INT(fo_calls(&E.fo, "create", "benchmarkruns", step2), 1);
+	CHECK_STR(json_string_value(json_object_get(status(), "progress")), "1/2");
+	json_t *made = fo_obj(&E.fo, "benchmarkruns", NS, step2);
+	CHECK(made && br_proof_check(made, &br_res_benchmarkruns, NULL, 0) == 0);
+	teardown();
+	return T_PASS;
+}
+
 /* The sweep's Succeeded condition as the server has it (borrowed). */
 static const json_t *sweep_condition(void)
 {
@@ -1016,6 +1048,37 @@ static int test_schedule_tick_creates_run(void)
 	CHECK_INT(br_schedule_reconcile(&E.c, NS, SCHED, &rq), 0);
 	CHECK_INT(fo_calls(&E.fo, "create", "benchmarkruns", run2), 1);
 	CHECK_INT(fo_calls(&E.fo, "create", "benchmarkruns", NULL), 2);
+	teardown();
+	return T_PASS;
+}
+
+/*
+ * Issue 34: a run labelled and owned as the schedule's but not made by the
+ * controller (no proof) is not one of its runs: not active, never history
+ * or baseline; the schedule's own run carries a proof.
+ */
+static int test_schedule_planted_run_ignored(void)
+{
+	char run1[64], run2[64];
+	int64_t slot;
+	long rq = 0;
+	CHECK_INT(schedule_first_run(run1, run2, &slot, &rq), 0);
+	CHECK(br_proof_check(fo_obj(&E.fo, "benchmarkruns", NS, run1), &br_res_benchmarkruns, NULL,
+			     0) == 0);
+	json_t *planted =
+		json_pack("{s:s,s:s,s:{s:s,s:s,s:{s:s},s:[{s:s,s:s,s:s,s:s}]},s:{s:s}}",
+			  "apiVersion", SB_API_VERSION, "kind", SB_KIND, "metadata", "name",
+			  "nightly-planted", "namespace", NS, "labels", SB_LABEL_SCHEDULE, SCHED,
+			  "ownerReferences", "apiVersion", SB_API_VERSION, "kind", SB_KIND_SCHEDULE,
+			  "name", SCHED, "uid", "sched-uid", "status", "phase", "Running");
+	CHECK(planted);
+	put_both("benchmarkruns", planted); /* takes it */
+	E.fo.now += 60;
+	CHECK_INT(br_schedule_reconcile(&E.c, NS, SCHED, &rq), 0);
+	json_t *sst = json_object_get(fo_obj(&E.fo, "benchmarkschedules", NS, SCHED), "status");
+	const json_t *active = json_object_get(sst, "active");
+	CHECK_INT(json_array_size(active), 1);
+	CHECK_STR(json_string_value(json_array_get(active, 0)), run1);
 	teardown();
 	return T_PASS;
 }
@@ -1316,6 +1379,8 @@ static const struct test_case cases[] = {
 	{"reconcile/report_built_once", test_report_built_once},
 	{"reconcile/foreign_object_not_ours", test_foreign_object_not_ours},
 	{"reconcile/planted_with_our_owner_not_ours", test_planted_with_our_owner_not_ours},
+	{"reconcile/sweep_planted_step", test_sweep_planted_step},
+	{"reconcile/schedule_planted_run_ignored", test_schedule_planted_run_ignored},
 	{"reconcile/status_write_failure_retried", test_status_write_failure_retried},
 	{"reconcile/report_written_when_create_landed", test_report_written_when_create_landed},
 	{"reconcile/failed_create_not_an_attempt", test_failed_create_not_an_attempt},
