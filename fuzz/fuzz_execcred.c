@@ -17,8 +17,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t v = 0; v < 2; v++) {
 		char *token = NULL, why[256];
 		time_t expiry = 0;
-		if (kube_exec_credential_parse((const char *)data, size, versions[v], &token, &expiry,
-					       why, sizeof(why)) == 0)
+		if (kube_exec_credential_parse((const char *)data, size, versions[v], &token,
+					       &expiry, why, sizeof(why)) == 0)
 			kube_free_secret(token);
 	}
 	return 0;

@@ -4,12 +4,11 @@
 #include "core/jsonobj.h"
 #include "core/labels.h"
 #include "result/owner.h"
+#include "result/sign.h"
 
 #include <errno.h>
-#include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
-#include <openssl/params.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,30 +22,27 @@ static const char proof_domain[] = "storagebench object v1";
 static unsigned char auth_key[BR_PROOF_KEY_BYTES];
 static bool have_key;
 
+/* At most this many parts in a proof's HMAC. */
+#define PROOF_PARTS 6
+
 /* HMAC-SHA256 under key of n parts, each preceded by its length (8 bytes, big-endian). */
 static int hmac_parts(const unsigned char *key, size_t keylen, const void *const *parts,
 		      const size_t *lens, size_t n, unsigned char out[32])
 {
-	EVP_MAC *mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
-	EVP_MAC_CTX *ctx = mac ? EVP_MAC_CTX_new(mac) : NULL;
-	char digest[] = "SHA256";
-	OSSL_PARAM params[] = {
-		OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0),
-		OSSL_PARAM_construct_end(),
-	};
-	bool ok = ctx && EVP_MAC_init(ctx, key, keylen, params) == 1;
-	for (size_t i = 0; ok && i < n; i++) {
-		unsigned char lb[8];
+	unsigned char lb[PROOF_PARTS][8];
+	const void *all[2 * PROOF_PARTS];
+	size_t alens[2 * PROOF_PARTS];
+	if (n > PROOF_PARTS)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
 		for (int b = 0; b < 8; b++)
-			lb[b] = (unsigned char)((uint64_t)lens[i] >> (56 - 8 * b));
-		ok = EVP_MAC_update(ctx, lb, sizeof(lb)) == 1 &&
-		     (!lens[i] || EVP_MAC_update(ctx, parts[i], lens[i]) == 1);
+			lb[i][b] = (unsigned char)((uint64_t)lens[i] >> (56 - 8 * b));
+		all[2 * i] = lb[i];
+		alens[2 * i] = 8;
+		all[2 * i + 1] = parts[i];
+		alens[2 * i + 1] = lens[i];
 	}
-	size_t outl = 0;
-	ok = ok && EVP_MAC_final(ctx, out, &outl, 32) == 1 && outl == 32;
-	EVP_MAC_CTX_free(ctx);
-	EVP_MAC_free(mac);
-	return ok ? 0 : -EIO;
+	return sb_hmac_sha256(key, keylen, all, alens, 2 * n, out);
 }
 
 int br_proof_set_master(const unsigned char *master)

@@ -8,10 +8,8 @@
 #include "core/names.h"
 
 #include <errno.h>
-#include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
-#include <openssl/params.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -44,23 +42,10 @@ int br_runkey_derive(const char *uid, unsigned char key[SB_SIGN_KEY_BYTES])
 		return -EAGAIN;
 	if (!uid || !*uid)
 		return -EINVAL;
-	EVP_MAC *mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
-	EVP_MAC_CTX *ctx = mac ? EVP_MAC_CTX_new(mac) : NULL;
-	char digest[] = "SHA256";
-	OSSL_PARAM params[] = {
-		OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0),
-		OSSL_PARAM_construct_end(),
-	};
-	size_t outl = 0;
-	bool ok = ctx && EVP_MAC_init(ctx, master, sizeof(master), params) == 1 &&
-		  EVP_MAC_update(ctx, (const unsigned char *)derive_domain,
-				 sizeof(derive_domain)) == 1 &&
-		  EVP_MAC_update(ctx, (const unsigned char *)uid, strlen(uid)) == 1 &&
-		  EVP_MAC_final(ctx, key, &outl, SB_SIGN_KEY_BYTES) == 1 &&
-		  outl == SB_SIGN_KEY_BYTES;
-	EVP_MAC_CTX_free(ctx);
-	EVP_MAC_free(mac);
-	return ok ? 0 : -EIO;
+	/* the domain with its NUL, then the UID */
+	const void *parts[] = {derive_domain, uid};
+	const size_t lens[] = {sizeof(derive_domain), strlen(uid)};
+	return sb_hmac_sha256(master, sizeof(master), parts, lens, 2, key);
 }
 
 /* base64 of n bytes into out (at least 4 * ((n + 2) / 3) + 1). */

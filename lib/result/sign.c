@@ -22,6 +22,28 @@ int sb_sign_keygen(unsigned char key[SB_SIGN_KEY_BYTES])
 	return RAND_bytes(key, SB_SIGN_KEY_BYTES) == 1 ? 0 : -EIO;
 }
 
+int sb_hmac_sha256(const unsigned char *key, size_t keylen, const void *const *parts,
+		   const size_t *lens, size_t n, unsigned char out[32])
+{
+	if (!key || !keylen)
+		return -EINVAL;
+	EVP_MAC *mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
+	EVP_MAC_CTX *ctx = mac ? EVP_MAC_CTX_new(mac) : NULL;
+	char digest[] = "SHA256";
+	OSSL_PARAM params[] = {
+		OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0),
+		OSSL_PARAM_construct_end(),
+	};
+	bool ok = ctx && EVP_MAC_init(ctx, key, keylen, params) == 1;
+	for (size_t i = 0; ok && i < n; i++)
+		ok = !lens[i] || EVP_MAC_update(ctx, parts[i], lens[i]) == 1;
+	size_t outl = 0;
+	ok = ok && EVP_MAC_final(ctx, out, &outl, 32) == 1 && outl == 32;
+	EVP_MAC_CTX_free(ctx);
+	EVP_MAC_free(mac);
+	return ok ? 0 : -EIO;
+}
+
 static int mac_raw(const unsigned char *key, size_t keylen, const struct sb_sign_subject *s,
 		   const char *text, size_t len, unsigned char out[32])
 {
@@ -32,26 +54,15 @@ static int mac_raw(const unsigned char *key, size_t keylen, const struct sb_sign
 	snprintf(mb, sizeof(mb), "%u", s->member);
 	snprintf(atb, sizeof(atb), "%u", s->attempt);
 	bool v2 = s->member || s->attempt;
-	EVP_MAC *mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
-	EVP_MAC_CTX *ctx = mac ? EVP_MAC_CTX_new(mac) : NULL;
-	char digest[] = "SHA256";
-	OSSL_PARAM params[] = {
-		OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0),
-		OSSL_PARAM_construct_end(),
-	};
-	/* each part with its NUL: "a" "bc" and "ab" "c" differ */
-	const char *parts[] = {v2 ? sign_domain_v2 : sign_domain_v1, s->uid, s->cls, itb, mb, atb};
-	size_t nparts = v2 ? 6 : 4;
-	bool ok = ctx && EVP_MAC_init(ctx, key, keylen, params) == 1;
-	for (size_t i = 0; ok && i < nparts; i++)
-		ok = EVP_MAC_update(ctx, (const unsigned char *)parts[i], strlen(parts[i]) + 1) ==
-		     1;
-	ok = ok && (!len || EVP_MAC_update(ctx, (const unsigned char *)text, len) == 1);
-	size_t outl = 0;
-	ok = ok && EVP_MAC_final(ctx, out, &outl, 32) == 1 && outl == 32;
-	EVP_MAC_CTX_free(ctx);
-	EVP_MAC_free(mac);
-	return ok ? 0 : -EIO;
+	/* each part with its NUL: "a" "bc" and "ab" "c" differ; then the text */
+	const void *parts[] = {
+		v2 ? sign_domain_v2 : sign_domain_v1, s->uid, s->cls, itb, mb, atb, NULL};
+	size_t lens[7], nparts = v2 ? 6 : 4;
+	for (size_t i = 0; i < nparts; i++)
+		lens[i] = strlen(parts[i]) + 1;
+	parts[nparts] = text;
+	lens[nparts] = len;
+	return sb_hmac_sha256(key, keylen, parts, lens, nparts + 1, out);
 }
 
 int sb_sign_result(const unsigned char *key, size_t keylen, const struct sb_sign_subject *s,

@@ -17,6 +17,15 @@
 #define SB_SIGN_KEY_BYTES 32
 #define SB_SIGN_HEX_LEN	  64 /* hex digits of a MAC; buffers need one more */
 
+/*
+ * HMAC-SHA256 (OpenSSL) under key (keylen bytes) of the n parts
+ * parts[i] (lens[i] bytes each; NULL when 0) one after the other, into
+ * out. The one HMAC of the project: results, run keys, the controller's
+ * proofs. Returns 0, -EINVAL (no key), -EIO.
+ */
+int sb_hmac_sha256(const unsigned char *key, size_t keylen, const void *const *parts,
+		   const size_t *lens, size_t n, unsigned char out[32]);
+
 /* 32 random bytes from OpenSSL's CSPRNG into key. Returns 0 or -EIO. */
 int sb_sign_keygen(unsigned char key[SB_SIGN_KEY_BYTES]);
 

@@ -518,9 +518,37 @@ static int test_sign_binds_member_and_attempt(void)
 	return T_PASS;
 }
 
+/*
+ * The formats, pinned: a result's MAC (v1 and v2) and a run's key, as
+ * HMAC-SHA256 computed outside the project (Python's hmac over the bytes
+ * lib/result/sign.h and controller/run/runkey.h describe). Results signed
+ * before an upgrade must still verify after it.
+ */
+static int test_known_answers(void)
+{
+	unsigned char key[SB_SIGN_KEY_BYTES], derived[SB_SIGN_KEY_BYTES];
+	char mac[SB_SIGN_HEX_LEN + 1], hex[SB_SIGN_HEX_LEN + 1];
+	for (int i = 0; i < SB_SIGN_KEY_BYTES; i++)
+		key[i] = (unsigned char)i;
+	struct sb_sign_subject v1 = {"u", "fast", 2, 0, 0}, v2 = {"u", "fast", 2, 1, 3};
+	CHECK_INT(sb_sign_result(key, sizeof(key), &v1, "{}", 2, mac), 0);
+	CHECK_STR(mac, "48692ee47565f7517ce47345afd199f75e4f838d9e857f7eba651e61d6a76935");
+	CHECK_INT(sb_sign_result(key, sizeof(key), &v2, "{}", 2, mac), 0);
+	CHECK_STR(mac, "9db4c088abd414dc37538ade498f64e0a2c3cdecad5982ea6ef942128c12a291");
+	br_runkey_set_master(key);
+	int dr = br_runkey_derive("uid-1", derived);
+	br_runkey_clear();
+	CHECK_INT(dr, 0);
+	for (int i = 0; i < SB_SIGN_KEY_BYTES; i++)
+		snprintf(hex + 2 * i, 3, "%02x", derived[i]);
+	CHECK_STR(hex, "02969973f684756cc6277a8a4411022d29c70eb695400d631d2437d9e4cbf624");
+	return T_PASS;
+}
+
 static const struct test_case cases[] = {
 	{"runkey/derive-secret-mount", test_run_key},
 	{"sign/sign-and-verify", test_sign_and_verify},
+	{"sign/known-answers", test_known_answers},
 	{"sign/binds-member-and-attempt", test_sign_binds_member_and_attempt},
 	{"sign/key-file", test_key_file},
 	{"owner/result-rule-signed", test_result_rule_signed},
