@@ -84,21 +84,14 @@ json_t *br_member_pvc_manifest(const struct br_ref *run, const struct br_spec *s
 	return pvc;
 }
 
-static bool env_add(json_t *env, const char *name, const char *value)
-{
-	return json_array_append_new(env, json_pack("{s:s,s:s}", "name", name, "value", value)) ==
-	       0;
-}
-
 json_t *br_member_pod_manifest(const struct br_ref *run, const struct br_spec *s, const char *cls,
 			       unsigned attempt, unsigned member, const char *done)
 {
 	char name[64], pvc[64], b[32], run_label[64], cls_label[64];
-	json_t *pod = br_pod_manifest(run, s, cls, attempt, s->iterations);
+	json_t *pod = br_pod_manifest_member(run, s, cls, attempt, s->iterations, member, done);
 	json_t *ps = json_object_get(pod, "spec");
 	json_t *ctr = json_array_get(json_object_get(ps, "containers"), 0);
-	json_t *env = json_object_get(ctr, "env");
-	bool ok = pod && ctr && json_is_array(env);
+	bool ok = pod && ctr;
 
 	ok = ok && !sb_name_member_pod(name, sizeof(name), run->name, cls, attempt, member) &&
 	     !sb_name_label(run_label, sizeof(run_label), run->name) &&
@@ -108,16 +101,6 @@ json_t *br_member_pod_manifest(const struct br_ref *run, const struct br_spec *s
 		       : sb_name_pvc(pvc, sizeof(pvc), run->name, cls));
 	ok = ok && set(json_object_get(pod, "metadata"), "name", json_string(name)) &&
 	     set_label(pod, SB_LABEL_MEMBER, member);
-	snprintf(b, sizeof(b), "%u", member);
-	ok = ok && env_add(env, SB_ENV_MEMBER, b);
-	snprintf(b, sizeof(b), "%u", s->pods);
-	ok = ok && env_add(env, SB_ENV_MEMBERS, b);
-	ok = ok && env_add(env, SB_ENV_DONE, done ? done : "");
-	snprintf(b, sizeof(b), "%ld", s->barrier_s);
-	ok = ok && env_add(env, SB_ENV_BARRIER_TIMEOUT, b);
-	ok = ok && json_array_append_new(env, json_pack("{s:s,s:{s:{s:s}}}", "name",
-							SB_ENV_NODE_NAME, "valueFrom", "fieldRef",
-							"fieldPath", "spec.nodeName")) == 0;
 	/* the volume: the member's own PVC, or the class's shared one */
 	size_t i;
 	json_t *v;

@@ -4,6 +4,7 @@
 #include "controller/run/runkey.h"
 #include "controller/run/objstore.h"
 
+#include "core/invocation.h"
 #include "core/labels.h"
 #include "fiojob/jobfile.h"
 #include "core/names.h"
@@ -143,6 +144,13 @@ static json_t *pod_security_context(const struct br_spec *s)
 json_t *br_pod_manifest(const struct br_ref *run, const struct br_spec *s, const char *cls,
 			unsigned attempt, unsigned iterations)
 {
+	return br_pod_manifest_member(run, s, cls, attempt, iterations, 0, NULL);
+}
+
+json_t *br_pod_manifest_member(const struct br_ref *run, const struct br_spec *s, const char *cls,
+			       unsigned attempt, unsigned iterations, unsigned member,
+			       const char *done)
+{
 	char name[64], pvc[64], spec_cm[64], buf[32];
 	if (sb_name_pod(name, sizeof(name), run->name, cls, attempt) ||
 	    sb_name_pvc(pvc, sizeof(pvc), run->name, cls) ||
@@ -162,18 +170,24 @@ json_t *br_pod_manifest(const struct br_ref *run, const struct br_spec *s, const
 		args = ok ? br_spec_runner_args(s, BR_SPEC_DIR "/" BR_JOBFILE_KEY, BR_DATA_DIR,
 						BR_DEVICE)
 			  : NULL;
-	char iters[16], att[16];
-	snprintf(iters, sizeof(iters), "%u", iterations);
-	snprintf(att, sizeof(att), "%u", attempt);
-	env = args ? json_pack("[{s:s,s:s},{s:s,s:s},{s:s,s:s},{s:s,s:s},{s:s,s:s},"
-			       "{s:s,s:{s:{s:s}}},{s:s,s:{s:{s:s}}}]",
-			       "name", SB_ENV_RUN, "value", run->name, "name", SB_ENV_RUN_UID,
-			       "value", run->uid, "name", SB_ENV_CLASS, "value", cls, "name",
-			       SB_ENV_ITERATIONS, "value", iters, "name", SB_ENV_ATTEMPT, "value",
-			       att, "name", SB_ENV_NAMESPACE, "valueFrom", "fieldRef", "fieldPath",
-			       "metadata.namespace", "name", SB_ENV_POD_NAME, "valueFrom",
-			       "fieldRef", "fieldPath", "metadata.name")
-		   : NULL;
+	/* the invocation (lib/core/invocation.h): the runner checks the mounted job file
+	 * against the digest of what was written */
+	char dg[65];
+	struct sb_invocation inv = {.run = run->name,
+				    .uid = run->uid,
+				    .cls = cls,
+				    .iterations = iterations,
+				    .attempt = attempt,
+				    .member = member,
+				    .members = member ? s->pods : 1,
+				    .done = done,
+				    .barrier_s = s->barrier_s};
+	if (s->jobfile && !st && !s->profile[0]) {
+		ok = ok && sb_jobfile_digest(s->jobfile, strlen(s->jobfile), dg) == 0;
+		inv.jobfile_sha256 = dg;
+	}
+	env = args ? json_array() : NULL;
+	ok = ok && env && sb_invocation_env(&inv, env) == 0;
 	size_t i;
 	json_t *e;
 	json_array_foreach(s->env, i, e)
@@ -181,13 +195,6 @@ json_t *br_pod_manifest(const struct br_ref *run, const struct br_spec *s, const
 		ok = ok && env && json_array_append(env, e) == 0;
 	}
 	ok = ok && env;
-	if (ok && s->jobfile && !st && !s->profile[0]) {
-		/* the runner checks the mounted job file against what was written */
-		char dg[65];
-		ok = sb_jobfile_digest(s->jobfile, strlen(s->jobfile), dg) == 0 &&
-		     json_array_append_new(env, json_pack("{s:s,s:s}", "name",
-							  SB_ENV_JOBFILE_SHA256, "value", dg)) == 0;
-	}
 	if (ok && st) {
 		json_t *keys = br_objstore_env(st);
 		ok = keys && json_array_extend(env, keys) == 0;

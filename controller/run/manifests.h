@@ -22,6 +22,14 @@
 json_t *br_pvc_manifest(const struct br_ref *run, const struct br_spec *s, const char *cls);
 
 /* attempt counts from 1. spec_cm is the spec ConfigMap's name ("" if none). */
+/*
+ * The pod of member (1..s->pods) of a distributed class, done the
+ * iterations already recorded ("1,2,5"); member 0: br_pod_manifest.
+ */
+json_t *br_pod_manifest_member(const struct br_ref *run, const struct br_spec *s, const char *cls,
+			       unsigned attempt, unsigned iterations, unsigned member,
+			       const char *done);
+
 json_t *br_pod_manifest(const struct br_ref *run, const struct br_spec *s, const char *cls,
 			unsigned attempt, unsigned iterations);
 

@@ -141,7 +141,7 @@
  */
 #define SB_START_SENT_KEY "sentUnixNano"
 #define SB_START_SEEN_KEY "readySeenUnixNano"
-/* The environment of every runner pod: controller/run/manifests.c sets it, runner/mode/pod.c reads it. */
+/* The environment of every runner pod, written and read through lib/core/invocation.h. */
 #define SB_ENV_RUN	  "SB_RUN"	  /* the BenchmarkRun's name */
 #define SB_ENV_RUN_UID	  "SB_RUN_UID"	  /* its UID: the owner of what the runner writes */
 #define SB_ENV_CLASS	  "SB_CLASS"	  /* the storage class (or object store) */
@@ -149,7 +149,7 @@
 #define SB_ENV_ATTEMPT	  "SB_ATTEMPT"	  /* this pod's attempt number */
 #define SB_ENV_NAMESPACE  "SB_NAMESPACE"  /* metadata.namespace, through the downward API */
 #define SB_ENV_POD_NAME	  "SB_POD_NAME"	  /* metadata.name, through the downward API */
-/* The environment a member pod gets besides the run's (runner/mode/pod.c). */
+/* The environment a member pod gets besides the run's (lib/core/invocation.h). */
 #define SB_ENV_MEMBER	       "SB_MEMBER"	    /* this pod's member number, 1..SB_MEMBERS */
 #define SB_ENV_MEMBERS	       "SB_MEMBERS"	    /* members of the class */
 #define SB_ENV_DONE	       "SB_DONE_ITERATIONS" /* "1,2,5": iterations already recorded */

@@ -28,6 +28,7 @@
 #include "runner/mode/pod.h"
 
 #include "kube/kube.h"
+#include "core/invocation.h"
 #include "core/labels.h"
 #include "core/log.h"
 #include "core/names.h"
@@ -62,6 +63,7 @@
 struct pod_env {
 	const char *run, *uid, *cls, *ns, *pod;
 	unsigned iterations, attempt;
+	const char *jobfile_sha256;	      /* the job file's digest, NULL: none */
 	unsigned char key[SB_SIGN_KEY_BYTES]; /* the run's signing key (lib/result/sign.h) */
 	/* distributed runs */
 	unsigned member, members; /* members 1: not distributed */
@@ -149,54 +151,26 @@ static int finish(int status, const char *fmt, ...)
 	return status;
 }
 
+/* The invocation the controller wrote (lib/core/invocation.h) into e. 0 or -EINVAL with err. */
 static int read_env(struct pod_env *e, char *err, size_t len)
 {
-	static const char *const names[] = {SB_ENV_RUN, SB_ENV_RUN_UID, SB_ENV_CLASS,
-					    SB_ENV_NAMESPACE, SB_ENV_POD_NAME};
-	const char **dst[] = {&e->run, &e->uid, &e->cls, &e->ns, &e->pod};
-	for (size_t i = 0; i < 5; i++) {
-		*dst[i] = getenv(names[i]);
-		if (!*dst[i] || !**dst[i]) {
-			snprintf(err, len,
-				 "environment variable %s is not set (pod mode runs in a "
-				 "runner pod created by the controller)",
-				 names[i]);
-			return -EINVAL;
-		}
-	}
-	const char *it = getenv(SB_ENV_ITERATIONS), *at = getenv(SB_ENV_ATTEMPT);
-	uint64_t n = 0;
-	if (!it || sb_parse_uint(it, 100000, &n) || n < 1) {
-		snprintf(err, len, "%s: '%s' is not a count from 1 to 100000", SB_ENV_ITERATIONS,
-			 it ? it : "");
-		return -EINVAL;
-	}
-	e->iterations = (unsigned)n;
-	uint64_t u = 1;
-	if (at && *at && sb_parse_uint(at, UINT32_MAX, &u)) {
-		snprintf(err, len, "%s: '%s' is not an attempt number", SB_ENV_ATTEMPT, at);
-		return -EINVAL;
-	}
-	e->attempt = (unsigned)u;
-	const char *ms = getenv(SB_ENV_MEMBERS), *m = getenv(SB_ENV_MEMBER);
-	const char *bt = getenv(SB_ENV_BARRIER_TIMEOUT);
-	e->members = 1;
-	if (ms && *ms) {
-		uint64_t nm = 0, mm = 0;
-		if (sb_parse_uint(ms, 64, &nm) || !m || sb_parse_uint(m, nm, &mm) || nm < 1 ||
-		    mm < 1) {
-			snprintf(err, len, "%s/%s: '%s' of '%s' is not a member of 1 to 64",
-				 SB_ENV_MEMBER, SB_ENV_MEMBERS, m ? m : "", ms);
-			return -EINVAL;
-		}
-		e->members = (unsigned)nm;
-		e->member = (unsigned)mm;
-	}
-	e->done = getenv(SB_ENV_DONE) ? getenv(SB_ENV_DONE) : "";
-	e->node = getenv(SB_ENV_NODE_NAME) ? getenv(SB_ENV_NODE_NAME) : "";
-	e->barrier_s = bt ? strtol(bt, NULL, 10) : 300;
-	if (e->barrier_s <= 0)
-		e->barrier_s = 300;
+	struct sb_invocation inv;
+	int r = sb_invocation_from_env(&inv, err, len);
+	if (r)
+		return r;
+	e->run = inv.run;
+	e->uid = inv.uid;
+	e->cls = inv.cls;
+	e->ns = inv.ns;
+	e->pod = inv.pod;
+	e->iterations = inv.iterations;
+	e->attempt = inv.attempt;
+	e->jobfile_sha256 = inv.jobfile_sha256;
+	e->members = inv.members;
+	e->member = inv.member;
+	e->done = inv.done;
+	e->node = inv.node;
+	e->barrier_s = inv.barrier_s;
 	/* STORAGEBENCH_TEST_LATE_START=<member>:<ms>, 1..5000 ms: that member late */
 	const char *ls = getenv("STORAGEBENCH_TEST_LATE_START");
 	unsigned lm = 0, lms = 0;
@@ -599,7 +573,7 @@ static int pod_jobs(struct pod *p, int argc, char **argv)
 	(void)sb_patfile_set_mode(SB_PATFILE_REFUSE, NULL);
 	if (sb_cli_parse(argc, argv, &p->cli, &p->diag))
 		return stop(p, finish(2, "%s", p->diag.msg));
-	p->cli.jobfile_sha256 = getenv(SB_ENV_JOBFILE_SHA256);
+	p->cli.jobfile_sha256 = p->e.jobfile_sha256;
 	if (p->cli.jobfile_sha256 && p->cli.njobfiles != 1)
 		return stop(p,
 			    finish(2, "%s: names one job file's digest; the pod has %zu job files",
