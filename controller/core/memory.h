@@ -71,7 +71,7 @@ extern const char br_obj_dict[];
  * of each size to 1 KiB, per thread) is off in the controller: those blocks
  * count as in use, so malloc_trim cannot give back the pages they sit on,
  * and with ten threads they kept ~2 MiB of pages resident after 1,000 runs
- * were deleted (docs/benchmarks.md, "Fifth round"). Only the environment
+ * were deleted (docs/benchmarks.md, "The controller at scale"). Only the environment
  * can set it (GLIBC_TUNABLES, read when the program starts), so
  * br_memory_reexec, the first thing main does, execs the controller again
  * (path BR_SELF_EXE, argv its own: the same pid and arguments) with
