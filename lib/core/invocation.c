@@ -47,8 +47,9 @@ int sb_invocation_env(const struct sb_invocation *inv, json_t *env)
 		     add_uint(env, SB_ENV_MEMBERS, inv->members) &&
 		     add(env, SB_ENV_DONE, inv->done ? inv->done : "") &&
 		     add_uint(env, SB_ENV_BARRIER_TIMEOUT,
-			      (unsigned long)(inv->barrier_s > 0 ? inv->barrier_s
-								 : SB_INVOCATION_BARRIER_DEFAULT_S)) &&
+			      (unsigned long)(inv->barrier_s > 0
+						      ? inv->barrier_s
+						      : SB_INVOCATION_BARRIER_DEFAULT_S)) &&
 		     add_field(env, SB_ENV_NODE_NAME, "spec.nodeName");
 	return ok ? 0 : -ENOMEM;
 }

@@ -13,9 +13,9 @@
 #include <string.h>
 
 static const char *const all_names[] = {
-	SB_ENV_RUN,	SB_ENV_RUN_UID,	 SB_ENV_CLASS,		 SB_ENV_ITERATIONS,
-	SB_ENV_ATTEMPT, SB_ENV_NAMESPACE, SB_ENV_POD_NAME,	 SB_ENV_JOBFILE_SHA256,
-	SB_ENV_MEMBER,	SB_ENV_MEMBERS,	 SB_ENV_DONE,		 SB_ENV_BARRIER_TIMEOUT,
+	SB_ENV_RUN,	 SB_ENV_RUN_UID,   SB_ENV_CLASS,    SB_ENV_ITERATIONS,
+	SB_ENV_ATTEMPT,	 SB_ENV_NAMESPACE, SB_ENV_POD_NAME, SB_ENV_JOBFILE_SHA256,
+	SB_ENV_MEMBER,	 SB_ENV_MEMBERS,   SB_ENV_DONE,	    SB_ENV_BARRIER_TIMEOUT,
 	SB_ENV_NODE_NAME};
 
 /* Sets the process environment from env entries; the downward API's as a kubelet would. */
@@ -76,8 +76,8 @@ static int test_round_trip(void)
 	CHECK_INT(r.barrier_s, 45);
 	CHECK_STR(r.node, "node-b");
 	/* not distributed, no job file: none of those variables */
-	struct sb_invocation one = {.run = "demo", .uid = "u", .cls = "s3", .iterations = 1,
-				    .attempt = 1};
+	struct sb_invocation one = {
+		.run = "demo", .uid = "u", .cls = "s3", .iterations = 1, .attempt = 1};
 	env = json_array();
 	CHECK(env);
 	CHECK_INT(sb_invocation_env(&one, env), 0);
@@ -95,8 +95,8 @@ static int test_bad_values_named(void)
 {
 	char err[256];
 	struct sb_invocation r;
-	struct sb_invocation w = {.run = "demo", .uid = "u", .cls = "fast", .iterations = 1,
-				  .attempt = 1};
+	struct sb_invocation w = {
+		.run = "demo", .uid = "u", .cls = "fast", .iterations = 1, .attempt = 1};
 	json_t *env = json_array();
 	CHECK(env && sb_invocation_env(&w, env) == 0 && export_env(env) == 0);
 	json_decref(env);
