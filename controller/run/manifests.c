@@ -6,12 +6,12 @@
 
 #include "core/invocation.h"
 #include "core/labels.h"
-#include "fiojob/jobfile.h"
 #include "core/names.h"
 #include "report/compare.h"
 #include "report/report.h"
 #include "time/rfc3339.h"
 #include "report/svg/svg.h"
+#include "result/sign.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -183,7 +183,7 @@ json_t *br_pod_manifest_member(const struct br_ref *run, const struct br_spec *s
 				    .done = done,
 				    .barrier_s = s->barrier_s};
 	if (s->jobfile && !st && !s->profile[0]) {
-		ok = ok && sb_jobfile_digest(s->jobfile, strlen(s->jobfile), dg) == 0;
+		ok = ok && sb_sha256_hex(s->jobfile, strlen(s->jobfile), dg) == 0;
 		inv.jobfile_sha256 = dg;
 	}
 	env = args ? json_array() : NULL;

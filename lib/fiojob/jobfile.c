@@ -3,11 +3,9 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 static char *trim(char *s)
 {
@@ -241,25 +239,19 @@ int sb_jobfile_parse_vars(const char *text, const char *path, const struct sb_jo
 	return ret;
 }
 
-int sb_jobfile_digest(const char *text, size_t len, char out[65])
-{
-	unsigned char md[32];
-	unsigned int n = 0;
-	if (EVP_Digest(text, len, md, &n, EVP_sha256(), NULL) != 1 || n != sizeof(md))
-		return -EIO;
-	for (size_t i = 0; i < sizeof(md); i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
-	return 0;
-}
-
 int sb_jobfile_load(const char *path, const struct sb_job *base, struct sb_joblist *out,
 		    struct sb_diag *d)
 {
-	return sb_jobfile_load_digest(path, NULL, base, out, d);
+	char *text = NULL;
+	size_t len = 0;
+	int ret = sb_jobfile_read(path, &text, &len, d);
+	if (!ret)
+		ret = text ? sb_jobfile_parse(text, path, base, out, d) : -ENOMEM;
+	free(text);
+	return ret;
 }
 
-int sb_jobfile_load_digest(const char *path, const char *want, const struct sb_job *base,
-			   struct sb_joblist *out, struct sb_diag *d)
+int sb_jobfile_read(const char *path, char **textp, size_t *lenp, struct sb_diag *d)
 {
 	FILE *f = fopen(path, "r");
 	char *text = NULL;
@@ -304,23 +296,10 @@ int sb_jobfile_load_digest(const char *path, const char *want, const struct sb_j
 		snprintf(d->msg, sizeof(d->msg), "%s: not a text file (contains NUL bytes)", path);
 		goto out;
 	}
-	if (want) {
-		char got[65];
-		if (sb_jobfile_digest(text, len, got)) {
-			ret = -EIO;
-			snprintf(d->msg, sizeof(d->msg), "%s: cannot compute its SHA-256", path);
-			goto out;
-		}
-		if (strlen(want) != 64 || strncasecmp(got, want, 64)) {
-			ret = -EBADMSG;
-			snprintf(d->msg, sizeof(d->msg),
-				 "%s: SHA-256 %s, not %.64s as the pod's creator wrote it (the "
-				 "job file was changed or planted since)",
-				 path, got, want);
-			goto out;
-		}
-	}
-	ret = sb_jobfile_parse(text, path, base, out, d);
+	*textp = text;
+	*lenp = len;
+	text = NULL;
+	ret = 0;
 out:
 	free(text);
 	fclose(f);

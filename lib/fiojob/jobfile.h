@@ -40,15 +40,11 @@ int sb_jobfile_load(const char *path, const struct sb_job *base, struct sb_jobli
 		    struct sb_diag *d);
 
 /*
- * As sb_jobfile_load, but the text read must have SHA-256 want (64 hex
- * digits, any case) before it is parsed: one read, so what is checked is
- * what runs. A mismatch is -EBADMSG with d->msg "path: SHA-256 <got>, not
- * <want> ...". want NULL is sb_jobfile_load.
+ * Reads a job file's text (at most 64 MiB, no NUL bytes) into *text (a new
+ * NUL-terminated string) and *len: what sb_jobfile_load parses, for a
+ * caller that checks the text first. 0, or -errno / -EFBIG / -EINVAL /
+ * -ENOMEM with d->msg "path: ...".
  */
-int sb_jobfile_load_digest(const char *path, const char *want, const struct sb_job *base,
-			   struct sb_joblist *out, struct sb_diag *d);
-
-/* The SHA-256 of len bytes of text, 64 lowercase hex digits and a NUL. 0 or -EIO. */
-int sb_jobfile_digest(const char *text, size_t len, char out[65]);
+int sb_jobfile_read(const char *path, char **text, size_t *len, struct sb_diag *d);
 
 #endif

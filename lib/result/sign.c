@@ -17,6 +17,17 @@
 static const char sign_domain_v1[] = "storagebench result v1";
 static const char sign_domain_v2[] = "storagebench result v2";
 
+int sb_sha256_hex(const void *data, size_t len, char out[SB_SIGN_HEX_LEN + 1])
+{
+	unsigned char md[32];
+	unsigned int n = 0;
+	if (EVP_Digest(data, len, md, &n, EVP_sha256(), NULL) != 1 || n != sizeof(md))
+		return -EIO;
+	for (size_t i = 0; i < sizeof(md); i++)
+		snprintf(out + 2 * i, 3, "%02x", md[i]);
+	return 0;
+}
+
 int sb_sign_keygen(unsigned char key[SB_SIGN_KEY_BYTES])
 {
 	return RAND_bytes(key, SB_SIGN_KEY_BYTES) == 1 ? 0 : -EIO;

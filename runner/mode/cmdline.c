@@ -2,6 +2,7 @@
 #include "runner/mode/cmdline.h"
 
 #include "fiojob/jobfile.h"
+#include "result/sign.h"
 #include "fiojob/profiles.h"
 #include "core/units.h"
 
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static int set_format(struct sb_cli *cli, const char *v, struct sb_diag *d)
 {
@@ -208,6 +210,35 @@ void sb_cli_release(struct sb_cli *cli)
 	cli->jobfiles = NULL;
 }
 
+int sb_cli_load_jobfile(const char *path, const char *want, const struct sb_job *base,
+			struct sb_joblist *out, struct sb_diag *d)
+{
+	if (!want)
+		return sb_jobfile_load(path, base, out, d);
+	char *text = NULL, got[SB_SIGN_HEX_LEN + 1];
+	size_t len = 0;
+	int ret = sb_jobfile_read(path, &text, &len, d);
+	if (ret)
+		return ret;
+	if (!text)
+		return -ENOMEM;
+	if (sb_sha256_hex(text, len, got)) {
+		ret = -EIO;
+		snprintf(d->msg, sizeof(d->msg), "%s: cannot compute its SHA-256", path);
+	} else if (strlen(want) != SB_SIGN_HEX_LEN || strncasecmp(got, want, SB_SIGN_HEX_LEN)) {
+		ret = -EBADMSG;
+		snprintf(
+			d->msg, sizeof(d->msg),
+			"%s: SHA-256 %s, not %.64s as the pod's creator wrote it (the job file was "
+			"changed or planted since)",
+			path, got, want);
+	} else {
+		ret = sb_jobfile_parse(text, path, base, out, d);
+	}
+	free(text);
+	return ret;
+}
+
 int sb_cli_jobs(const struct sb_cli *cli, struct sb_joblist *jobs, struct sb_diag *d)
 {
 	if (cli->profile) {
@@ -228,8 +259,8 @@ int sb_cli_jobs(const struct sb_cli *cli, struct sb_joblist *jobs, struct sb_dia
 			return r;
 	} else {
 		for (size_t i = 0; i < cli->njobfiles; i++) {
-			int r = sb_jobfile_load_digest(cli->jobfiles[i], cli->jobfile_sha256,
-						       &cli->global, jobs, d);
+			int r = sb_cli_load_jobfile(cli->jobfiles[i], cli->jobfile_sha256,
+						    &cli->global, jobs, d);
 			if (r)
 				return r == -ENOMEM ? r : -EINVAL;
 		}

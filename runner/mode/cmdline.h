@@ -45,6 +45,15 @@ struct sb_cli {
 };
 
 /*
+ * Loads job file path, checked first against want (the SHA-256 its pod
+ * names, 64 hex digits, any case) when want is not NULL: one read, so the
+ * text checked is the text parsed. A mismatch is -EBADMSG with d->msg
+ * "path: SHA-256 <got>, not <want> ...". Otherwise as sb_jobfile_load.
+ */
+int sb_cli_load_jobfile(const char *path, const char *want, const struct sb_job *base,
+			struct sb_joblist *out, struct sb_diag *d);
+
+/*
  * Parses argv. Returns 0, or -EINVAL with d->msg naming the argument.
  * Release with sb_cli_release either way.
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* BenchmarkRun spec validation and the manifests built from it. */
 #include "tests/unit/harness.h"
-#include "fiojob/jobfile.h"
+#include "result/sign.h"
 #include "tests/unit/spec_helpers.h"
 #include "controller/run/manifests.h"
 #include "controller/run/policy.h"
@@ -256,7 +256,7 @@ static int test_pod_manifest(void)
 	/* the job file's digest: what the runner checks the mounted ConfigMap against */
 	char dg[65], want[120];
 	CHECK(s.jobfile != NULL);
-	CHECK_INT(sb_jobfile_digest(s.jobfile, strlen(s.jobfile), dg), 0);
+	CHECK_INT(sb_sha256_hex(s.jobfile, strlen(s.jobfile), dg), 0);
 	snprintf(want, sizeof(want), "{\"name\":\"%s\",\"value\":\"%s\"}", SB_ENV_JOBFILE_SHA256,
 		 dg);
 	CHECK(strstr(env, want) != NULL);
