@@ -61,14 +61,8 @@
 #define BARRIER_LATE_MS	 1000		     /* a start time further past is missed */
 
 struct pod_env {
-	const char *run, *uid, *cls, *ns, *pod;
-	unsigned iterations, attempt;
-	const char *jobfile_sha256;	      /* the job file's digest, NULL: none */
+	struct sb_invocation inv;	      /* what the controller says (lib/core/invocation.h) */
 	unsigned char key[SB_SIGN_KEY_BYTES]; /* the run's signing key (lib/result/sign.h) */
-	/* distributed runs */
-	unsigned member, members; /* members 1: not distributed */
-	const char *done, *node;
-	long barrier_s;
 	/* a test hook: this member starts group 0 so much later (docs/distributed.md) */
 	unsigned late_start_ms;
 };
@@ -154,27 +148,13 @@ static int finish(int status, const char *fmt, ...)
 /* The invocation the controller wrote (lib/core/invocation.h) into e. 0 or -EINVAL with err. */
 static int read_env(struct pod_env *e, char *err, size_t len)
 {
-	struct sb_invocation inv;
-	int r = sb_invocation_from_env(&inv, err, len);
+	int r = sb_invocation_from_env(&e->inv, err, len);
 	if (r)
 		return r;
-	e->run = inv.run;
-	e->uid = inv.uid;
-	e->cls = inv.cls;
-	e->ns = inv.ns;
-	e->pod = inv.pod;
-	e->iterations = inv.iterations;
-	e->attempt = inv.attempt;
-	e->jobfile_sha256 = inv.jobfile_sha256;
-	e->members = inv.members;
-	e->member = inv.member;
-	e->done = inv.done;
-	e->node = inv.node;
-	e->barrier_s = inv.barrier_s;
 	/* STORAGEBENCH_TEST_LATE_START=<member>:<ms>, 1..5000 ms: that member late */
 	const char *ls = getenv("STORAGEBENCH_TEST_LATE_START");
 	unsigned lm = 0, lms = 0;
-	if (ls && sscanf(ls, "%u:%u", &lm, &lms) == 2 && lm == e->member && lms <= 5000)
+	if (ls && sscanf(ls, "%u:%u", &lm, &lms) == 2 && lm == e->inv.member && lms <= 5000)
 		e->late_start_ms = lms;
 	return 0;
 }
@@ -207,29 +187,30 @@ static int64_t now_ns(clockid_t clk)
 static json_t *pod_cm(const struct pod_env *e, const char *name, const char *component, unsigned it)
 {
 	char cls_label[64], run_label[64], itbuf[16], at[16];
-	if (sb_name_label(cls_label, sizeof(cls_label), e->cls) ||
-	    sb_name_label(run_label, sizeof(run_label), e->run))
+	if (sb_name_label(cls_label, sizeof(cls_label), e->inv.cls) ||
+	    sb_name_label(run_label, sizeof(run_label), e->inv.run))
 		return NULL;
 	snprintf(itbuf, sizeof(itbuf), "%u", it);
-	snprintf(at, sizeof(at), "%u", e->attempt);
+	snprintf(at, sizeof(at), "%u", e->inv.attempt);
 	json_t *cm = json_pack(
 		"{s:s,s:s,s:{s:s,s:s,s:{s:s,s:s,s:s,s:s,s:s,s:s},s:{s:s,s:s},s:[{s:s,"
 		"s:s,s:s,s:s,s:b,s:b}]},s:{}}",
 		"apiVersion", "v1", "kind", "ConfigMap", "metadata", "name", name, "namespace",
-		e->ns, "labels", SB_LABEL_NAME, SB_APP_NAME, SB_LABEL_COMPONENT, component,
+		e->inv.ns, "labels", SB_LABEL_NAME, SB_APP_NAME, SB_LABEL_COMPONENT, component,
 		SB_LABEL_MANAGED_BY, SB_MANAGER, SB_LABEL_RUN, run_label, SB_LABEL_CLASS, cls_label,
-		SB_LABEL_ITERATION, itbuf, "annotations", SB_ANNOT_RUN, e->run, SB_ANNOT_CLASS,
-		e->cls, "ownerReferences", "apiVersion", SB_API_VERSION, "kind", SB_KIND, "name",
-		e->run, "uid", e->uid, "controller", 1, "blockOwnerDeletion", 1, "data");
+		SB_LABEL_ITERATION, itbuf, "annotations", SB_ANNOT_RUN, e->inv.run, SB_ANNOT_CLASS,
+		e->inv.cls, "ownerReferences", "apiVersion", SB_API_VERSION, "kind", SB_KIND,
+		"name", e->inv.run, "uid", e->inv.uid, "controller", 1, "blockOwnerDeletion", 1,
+		"data");
 	json_t *labels = json_object_get(json_object_get(cm, "metadata"), "labels");
 	/* the attempt (and a distributed pod's member): what a result's MAC binds */
 	if (cm && json_object_set_new(labels, SB_LABEL_ATTEMPT, json_string(at))) {
 		json_decref(cm);
 		return NULL;
 	}
-	if (cm && e->members > 1) {
+	if (cm && e->inv.members > 1) {
 		char mb[16];
-		snprintf(mb, sizeof(mb), "%u", e->member);
+		snprintf(mb, sizeof(mb), "%u", e->inv.member);
 		if (json_object_set_new(labels, SB_LABEL_MEMBER, json_string(mb))) {
 			json_decref(cm);
 			return NULL;
@@ -284,9 +265,10 @@ static int barrier_wait(void *ctx, unsigned group)
 	char ready[64], start[64], eb[512];
 	json_t *cm = NULL;
 
-	if (sb_name_ready(ready, sizeof(ready), e->run, e->cls, b->it, e->attempt, e->member,
-			  group) ||
-	    sb_name_start(start, sizeof(start), e->run, e->cls, b->it, e->attempt, group)) {
+	if (sb_name_ready(ready, sizeof(ready), e->inv.run, e->inv.cls, b->it, e->inv.attempt,
+			  e->inv.member, group) ||
+	    sb_name_start(start, sizeof(start), e->inv.run, e->inv.cls, b->it, e->inv.attempt,
+			  group)) {
 		snprintf(b->err, sizeof(b->err), "cannot name the barrier of iteration %u", b->it);
 		return -EINVAL;
 	}
@@ -307,7 +289,7 @@ static int barrier_wait(void *ctx, unsigned group)
 		json_decref(rc);
 		rc = NULL;
 	}
-	int r = rc ? kube_create(b->kc, &kube_res_configmaps, e->ns, rc, NULL, &kerr) : -ENOMEM;
+	int r = rc ? kube_create(b->kc, &kube_res_configmaps, e->inv.ns, rc, NULL, &kerr) : -ENOMEM;
 	json_decref(rc);
 	if (r == -EEXIST)
 		t1 = 0; /* made earlier (a restart): not this exchange's */
@@ -317,12 +299,12 @@ static int barrier_wait(void *ctx, unsigned group)
 		return r;
 	}
 	sb_info("Reached the start barrier", "iteration=%u group=%u member=%u of=%u node=%s", b->it,
-		group, e->member, e->members, e->node);
+		group, e->inv.member, e->inv.members, e->inv.node);
 	/* the controller answers within its barrier timeout or fails the class;
 	 * one watch of the start ConfigMap, not polling (runner/mode/startwait.h) */
-	int64_t give_up = now_ns(CLOCK_MONOTONIC) + ((int64_t)e->barrier_s + 30) * 1000000000;
+	int64_t give_up = now_ns(CLOCK_MONOTONIC) + ((int64_t)e->inv.barrier_s + 30) * 1000000000;
 	kube_error_clear(&kerr);
-	r = sb_start_wait(b->kc, e->ns, start, give_up, &cm, &t4, &kerr);
+	r = sb_start_wait(b->kc, e->inv.ns, start, give_up, &cm, &t4, &kerr);
 	if (r == -EINTR) {
 		snprintf(b->err, sizeof(b->err),
 			 "stopped by %s at the start barrier of iteration %u",
@@ -332,17 +314,17 @@ static int barrier_wait(void *ctx, unsigned group)
 	if (r) {
 		snprintf(b->err, sizeof(b->err),
 			 "no start time for iteration %u within %lds (configmap %s: %s)", b->it,
-			 e->barrier_s + 30, start,
+			 e->inv.barrier_s + 30, start,
 			 r == -ETIMEDOUT ? "not found" : kube_error_str(&kerr, eb, sizeof(eb)));
 		return r;
 	}
 	const json_t *v = json_object_get(json_object_get(cm, "data"), SB_START_KEY);
-	(void)sb_clock_exchange(cm, e->member, t1, t4, &b->clock);
+	(void)sb_clock_exchange(cm, e->inv.member, t1, t4, &b->clock);
 	/* checked in the controller's time: this node's clock less its offset */
 	int64_t when = 0;
 	int sr = sb_pod_start_time(start, b->it, json_is_string(v) ? json_string_value(v) : NULL,
 				   now_ns(CLOCK_REALTIME) - sb_clock_applied(&b->clock),
-				   e->barrier_s, &when, b->err, sizeof(b->err));
+				   e->inv.barrier_s, &when, b->err, sizeof(b->err));
 	json_decref(cm);
 	if (sr == -EINVAL || sr == -ERANGE)
 		return sr;
@@ -391,8 +373,8 @@ static json_t *result_cm(const struct pod_env *e, unsigned it, const char *name,
 {
 	char mac[SB_SIGN_HEX_LEN + 1];
 	/* bound to this pod's member (0: not distributed) and attempt, as its labels say */
-	struct sb_sign_subject subj = {e->uid, e->cls, it, e->members > 1 ? e->member : 0,
-				       e->attempt};
+	struct sb_sign_subject subj = {e->inv.uid, e->inv.cls, it,
+				       e->inv.members > 1 ? e->inv.member : 0, e->inv.attempt};
 	if (sb_sign_result(e->key, sizeof(e->key), &subj, text, strlen(text), mac))
 		return NULL;
 	json_t *cm = pod_cm(e, name, SB_COMPONENT_RESULT, it);
@@ -416,10 +398,10 @@ static int result_name(const struct pod_env *e, unsigned it, unsigned attempt, c
 {
 	char itb[16], ab[16];
 	if (!attempt)
-		return sb_name_result(out, len, e->run, e->cls, it);
+		return sb_name_result(out, len, e->inv.run, e->inv.cls, it);
 	snprintf(itb, sizeof(itb), "%u", it);
 	snprintf(ab, sizeof(ab), "a%u", attempt);
-	const char *parts[] = {e->run, e->cls, itb, ab};
+	const char *parts[] = {e->inv.run, e->inv.cls, itb, ab};
 	return sb_name_join(out, len, 63, parts, 4);
 }
 
@@ -435,10 +417,10 @@ static int look(struct kube_client *kc, const struct pod_env *e, unsigned it, co
 	json_t *cm = NULL;
 	char why[512];
 	*valid = false;
-	int r = kube_get(kc, &kube_res_configmaps, e->ns, name, &cm, kerr);
+	int r = kube_get(kc, &kube_res_configmaps, e->inv.ns, name, &cm, kerr);
 	if (r)
 		return r;
-	struct sb_result_want want = {e->ns, e->run, e->uid, e->cls, it, e->key};
+	struct sb_result_want want = {e->inv.ns, e->inv.run, e->inv.uid, e->inv.cls, it, e->key};
 	r = sb_result_check(cm, &want, NULL, why, sizeof(why));
 	json_decref(cm);
 	if (r == -ENOMEM)
@@ -573,7 +555,7 @@ static int pod_jobs(struct pod *p, int argc, char **argv)
 	(void)sb_patfile_set_mode(SB_PATFILE_REFUSE, NULL);
 	if (sb_cli_parse(argc, argv, &p->cli, &p->diag))
 		return stop(p, finish(2, "%s", p->diag.msg));
-	p->cli.jobfile_sha256 = p->e.jobfile_sha256;
+	p->cli.jobfile_sha256 = p->e.inv.jobfile_sha256;
 	if (p->cli.jobfile_sha256 && p->cli.njobfiles != 1)
 		return stop(p,
 			    finish(2, "%s: names one job file's digest; the pod has %zu job files",
@@ -597,7 +579,7 @@ static int pod_jobs(struct pod *p, int argc, char **argv)
 	if (p->cli.clients > 1)
 		return stop(p, finish(2, "--clients: not in a runner pod (spec.runner.pods runs "
 					 "several pods per class)"));
-	for (size_t i = 0; i < p->jobs.n && p->e.members > 1 && p->e.member; i++) {
+	for (size_t i = 0; i < p->jobs.n && p->e.inv.members > 1 && p->e.inv.member; i++) {
 		/* spec.runner.volume shared: each member's directory on the one volume */
 		const char *d = p->jobs.jobs[i].o.directory;
 		if (d && mkdir(d, 0700) != 0 && errno != EEXIST)
@@ -626,9 +608,9 @@ static int pod_jobs(struct pod *p, int argc, char **argv)
 static int pod_result_name(struct pod *p, unsigned it, char *name, size_t len)
 {
 	const struct pod_env *e = &p->e;
-	if (e->members > 1
-		    ? sb_name_member_result(name, len, e->run, e->cls, it, e->attempt, e->member)
-		    : sb_name_result(name, len, e->run, e->cls, it))
+	if (e->inv.members > 1 ? sb_name_member_result(name, len, e->inv.run, e->inv.cls, it,
+						       e->inv.attempt, e->inv.member)
+			       : sb_name_result(name, len, e->inv.run, e->inv.cls, it))
 		return stop(p, finish(2, "cannot name the result of iteration %u", it));
 	/* recorded already, by the controller's rule? a ConfigMap of the name
 	 * that is not this run's result is named, left alone, and this
@@ -637,14 +619,15 @@ static int pod_result_name(struct pod *p, unsigned it, char *name, size_t len)
 	char cand[64];
 	int r = look(p->kc, e, it, name, &valid, p->foreign, sizeof(p->foreign), &p->kerr);
 	taken = r == 0 && !valid;
-	if (taken && e->members > 1)
+	if (taken && e->inv.members > 1)
 		/* a member's result name holds its attempt and member number:
 		 * no other name to fall back to */
 		return stop(p, finish(1,
 				      "iteration %u: configmap %s exists and is not this run's "
 				      "result; not recorded",
 				      it, name));
-	for (unsigned a = 1; taken && !valid && (r == 0 || r == -ENOENT) && a <= e->attempt; a++) {
+	for (unsigned a = 1; taken && !valid && (r == 0 || r == -ENOENT) && a <= e->inv.attempt;
+	     a++) {
 		if (result_name(e, it, a, cand, sizeof(cand)))
 			return stop(p, finish(2, "cannot name the result of iteration %u", it));
 		r = look(p->kc, e, it, cand, &valid, p->foreign, sizeof(p->foreign), &p->kerr);
@@ -657,7 +640,7 @@ static int pod_result_name(struct pod *p, unsigned it, char *name, size_t len)
 		return stop(p, finish(1, "iteration %u: cannot check for configmap %s: %s", it,
 				      taken ? cand : name,
 				      kube_error_str(&p->kerr, p->ebuf, sizeof(p->ebuf))));
-	if (taken && result_name(e, it, e->attempt, name, len))
+	if (taken && result_name(e, it, e->inv.attempt, name, len))
 		return stop(p, finish(2, "cannot name the result of iteration %u", it));
 	return 0;
 }
@@ -674,7 +657,7 @@ static int pod_interrupted(struct pod *p, unsigned it, int sig)
 /* Iteration it against the object store: its result document in *doc. 0 or -1. */
 static int pod_run_s3(struct pod *p, unsigned it, json_t **doc)
 {
-	fprintf(stderr, "=== %s, iteration %u of %u\n", p->e.cls, it, p->e.iterations);
+	fprintf(stderr, "=== %s, iteration %u of %u\n", p->e.inv.cls, it, p->e.inv.iterations);
 	int r = sb_s3_pod_iteration(&p->s3, stderr, doc, p->err, sizeof(p->err));
 	fflush(stderr);
 	if (sb_stop_requested()) {
@@ -704,7 +687,7 @@ static int pod_run_jobs(struct pod *p, unsigned it, json_t **doc)
 		fprintf(stderr,
 			"=== %s, iteration %u of %u: interrupted by %s, partial, not "
 			"recorded\n",
-			e->cls, it, e->iterations, sb_stop_name(sig));
+			e->inv.cls, it, e->inv.iterations, sb_stop_name(sig));
 		sb_out_text(stderr, &res);
 		fflush(stderr);
 		sb_results_release(&res);
@@ -718,7 +701,7 @@ static int pod_run_jobs(struct pod *p, unsigned it, json_t **doc)
 	/* on stderr, the log lines' stream: one pipe keeps the order in the
 	 * container log (containerd reads stdout and stderr separately, so
 	 * a block on stdout could land after the next "Started iteration") */
-	fprintf(stderr, "=== %s, iteration %u of %u\n", e->cls, it, e->iterations);
+	fprintf(stderr, "=== %s, iteration %u of %u\n", e->inv.cls, it, e->inv.iterations);
 	sb_out_text(stderr, &res);
 	fflush(stderr);
 	const struct sb_job_result *bad = NULL; /* the first job that failed */
@@ -746,9 +729,9 @@ static int pod_run_jobs(struct pod *p, unsigned it, json_t **doc)
 static char *pod_result_text(struct pod *p, unsigned it, json_t *doc)
 {
 	const struct pod_env *e = &p->e;
-	json_t *ctx = json_pack("{s:s,s:s,s:I,s:s,s:I}", SB_RK_CTX_RUN, e->run, SB_RK_CTX_CLASS,
-				e->cls, SB_RK_CTX_ITERATION, (json_int_t)it, SB_RK_CTX_POD, e->pod,
-				SB_RK_CTX_ATTEMPT, (json_int_t)e->attempt);
+	json_t *ctx = json_pack("{s:s,s:s,s:I,s:s,s:I}", SB_RK_CTX_RUN, e->inv.run, SB_RK_CTX_CLASS,
+				e->inv.cls, SB_RK_CTX_ITERATION, (json_int_t)it, SB_RK_CTX_POD,
+				e->inv.pod, SB_RK_CTX_ATTEMPT, (json_int_t)e->inv.attempt);
 	if (doc && p->logdir[0]) {
 		/* fio log files (write_*_log) travel in the result, size-capped */
 		bool found;
@@ -762,10 +745,10 @@ static char *pod_result_text(struct pod *p, unsigned it, json_t *doc)
 		}
 		json_decref(logs);
 	}
-	if (ctx && e->members > 1 &&
-	    (json_object_set_new(ctx, SB_RK_CTX_MEMBER, json_integer(e->member)) ||
-	     json_object_set_new(ctx, SB_RK_CTX_MEMBERS, json_integer(e->members)) ||
-	     json_object_set_new(ctx, SB_RK_CTX_NODE, json_string(e->node)) ||
+	if (ctx && e->inv.members > 1 &&
+	    (json_object_set_new(ctx, SB_RK_CTX_MEMBER, json_integer(e->inv.member)) ||
+	     json_object_set_new(ctx, SB_RK_CTX_MEMBERS, json_integer(e->inv.members)) ||
+	     json_object_set_new(ctx, SB_RK_CTX_NODE, json_string(e->inv.node)) ||
 	     json_object_set_new(ctx, SB_RK_CTX_START, start_context(&p->bar)) ||
 	     json_object_set_new(ctx, SB_RK_CTX_CLOCK, clock_context(&p->bar.clock)))) {
 		json_decref(ctx);
@@ -793,7 +776,7 @@ static int pod_record(struct pod *p, unsigned it, const char *name, json_t *doc)
 	free(text);
 	if (!cm)
 		return stop(p, finish(1, "iteration %u: out of memory", it));
-	int r = kube_create(p->kc, &kube_res_configmaps, p->e.ns, cm, NULL, &p->kerr);
+	int r = kube_create(p->kc, &kube_res_configmaps, p->e.inv.ns, cm, NULL, &p->kerr);
 	json_decref(cm);
 	if (r == -EEXIST) {
 		/* another pod recorded it first: never overwrite a result; unless
@@ -829,7 +812,7 @@ static int pod_iteration(struct pod *p, unsigned it)
 				      "stopped by %s before iteration %u; %u iterations recorded, "
 				      "%u already present",
 				      sb_stop_name(sb_stop_signal()), it, p->recorded, p->skipped));
-	if (e->members > 1 && in_list(e->done, it)) {
+	if (e->inv.members > 1 && in_list(e->inv.done, it)) {
 		sb_info(SB_LOG_SKIPPED_ITERATION, SB_LOG_ITERATION_FIELD "%u", it);
 		p->skipped++;
 		return 0;
@@ -837,7 +820,7 @@ static int pod_iteration(struct pod *p, unsigned it)
 	int r = pod_result_name(p, it, name, sizeof(name));
 	if (r)
 		return r < 0 ? -1 : 0;
-	sb_info(SB_LOG_STARTED_ITERATION, SB_LOG_ITERATION_FIELD "%u of=%u", it, e->iterations);
+	sb_info(SB_LOG_STARTED_ITERATION, SB_LOG_ITERATION_FIELD "%u of=%u", it, e->inv.iterations);
 	json_t *doc = NULL;
 	if (p->s3.n ? pod_run_s3(p, it, &doc) : pod_run_jobs(p, it, &doc))
 		return -1;
@@ -868,17 +851,17 @@ static int pod_run(struct pod *p)
 		return stop(p, finish(1, "cannot reach the Kubernetes API: %s",
 				      kube_error_str(&p->kerr, p->ebuf, sizeof(p->ebuf))));
 	}
-	sb_info("Runner started", "run=%s class=%s iterations=%u attempt=%u pod=%s", e->run, e->cls,
-		e->iterations, e->attempt, e->pod);
+	sb_info("Runner started", "run=%s class=%s iterations=%u attempt=%u pod=%s", e->inv.run,
+		e->inv.cls, e->inv.iterations, e->inv.attempt, e->inv.pod);
 	p->bar.e = e;
 	p->bar.kc = p->kc;
-	if (e->members > 1) {
+	if (e->inv.members > 1) {
 		sb_info("Runner is a member of a distributed run",
-			"member=%u of=%u node=%s done=%s", e->member, e->members, e->node,
-			e->done[0] ? e->done : "none");
+			"member=%u of=%u node=%s done=%s", e->inv.member, e->inv.members,
+			e->inv.node, e->inv.done[0] ? e->inv.done : "none");
 		sb_run_set_start_hook(barrier_wait, &p->bar);
 	}
-	for (unsigned it = 1; it <= e->iterations && !ret; it++)
+	for (unsigned it = 1; it <= e->inv.iterations && !ret; it++)
 		ret = pod_iteration(p, it);
 	if (!ret)
 		p->status = finish(0, "%u iterations recorded, %u already present%s%s", p->recorded,
