@@ -205,7 +205,8 @@ int br_cache_transform(json_t **obj, void *arg)
 {
 	enum br_cache_kind kind = arg ? *(const enum br_cache_kind *)arg : BR_CACHE_RUNS;
 	json_t *md = json_object_get(*obj, "metadata");
-	if (kind == BR_CACHE_PVCS || kind == BR_CACHE_PODS || kind == BR_CACHE_CMS) {
+	bool owned_kind = kind == BR_CACHE_PVCS || kind == BR_CACHE_PODS || kind == BR_CACHE_CMS;
+	if (owned_kind) {
 		const char *by = json_string_value(
 			json_object_get(json_object_get(md, "labels"), SB_LABEL_MANAGED_BY));
 		if (!by || strcmp(by, SB_MANAGER) || !made_here(*obj, kind))
@@ -214,7 +215,7 @@ int br_cache_transform(json_t **obj, void *arg)
 	json_object_del(md, "managedFields");
 	json_t *an = json_object_get(md, "annotations");
 	json_object_del(an, LAST_APPLIED);
-	if (kind == BR_CACHE_PVCS || kind == BR_CACHE_PODS || kind == BR_CACHE_CMS)
+	if (owned_kind)
 		json_object_del(an, SB_ANNOT_PROOF); /* checked above: not read from the cache */
 	if (an && json_object_size(an) == 0)
 		json_object_del(md, "annotations");

@@ -25,7 +25,14 @@ static bool have_key;
 /* At most this many parts in a proof's HMAC. */
 #define PROOF_PARTS 6
 
-/* HMAC-SHA256 under key of n parts, each preceded by its length (8 bytes, big-endian). */
+/* n as 8 bytes, big-endian: the length before each part the proof hashes. */
+static void put_len(unsigned char lb[8], size_t n)
+{
+	for (int b = 0; b < 8; b++)
+		lb[b] = (unsigned char)((uint64_t)n >> (56 - 8 * b));
+}
+
+/* HMAC-SHA256 under key of n parts, each preceded by its length (put_len). */
 static int hmac_parts(const unsigned char *key, size_t keylen, const void *const *parts,
 		      const size_t *lens, size_t n, unsigned char out[32])
 {
@@ -35,8 +42,7 @@ static int hmac_parts(const unsigned char *key, size_t keylen, const void *const
 	if (n > PROOF_PARTS)
 		return -EINVAL;
 	for (size_t i = 0; i < n; i++) {
-		for (int b = 0; b < 8; b++)
-			lb[i][b] = (unsigned char)((uint64_t)lens[i] >> (56 - 8 * b));
+		put_len(lb[i], lens[i]);
 		all[2 * i] = lb[i];
 		alens[2 * i] = 8;
 		all[2 * i + 1] = parts[i];
@@ -64,45 +70,29 @@ void br_proof_clear(void)
 	have_key = false;
 }
 
-static int by_key(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* SHA-256 over data's keys in byte order, each key and value with its length. */
 static int data_hash(const json_t *data, unsigned char out[32])
 {
-	size_t n = json_is_object(data) ? json_object_size(data) : 0;
-	const char **keys = calloc(n ? n : 1, sizeof(*keys));
+	size_t n = 0;
+	const char **keys = sb_json_sorted_keys(json_is_object(data) ? data : NULL, &n);
 	EVP_MD_CTX *md = EVP_MD_CTX_new();
 	int ret = -ENOMEM;
 	if (!keys || !md)
 		goto out;
-	size_t i = 0;
-	const char *k;
-	const json_t *v;
-	json_object_foreach((json_t *)data, k, v)
-	{
-		if (!json_is_string(v)) {
-			ret = -EINVAL;
+	ret = -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (!json_is_string(json_object_get(data, keys[i])))
 			goto out;
-		}
-		if (i < n)
-			keys[i++] = k;
-	}
-	if (n)
-		qsort(keys, n, sizeof(*keys), by_key);
 	ret = -EIO;
 	if (EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1)
 		goto out;
-	for (i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		const json_t *s = json_object_get(data, keys[i]);
 		const char *bufs[] = {keys[i], json_string_value(s)};
 		size_t lens[] = {strlen(keys[i]), json_string_length(s)};
 		for (int p = 0; p < 2; p++) {
 			unsigned char lb[8];
-			for (int b = 0; b < 8; b++)
-				lb[b] = (unsigned char)((uint64_t)lens[p] >> (56 - 8 * b));
+			put_len(lb, lens[p]);
 			if (EVP_DigestUpdate(md, lb, sizeof(lb)) != 1 ||
 			    (lens[p] && EVP_DigestUpdate(md, bufs[p], lens[p]) != 1))
 				goto out;
@@ -134,7 +124,7 @@ static const char *owner_uid(const json_t *obj)
 
 /* The proof of obj as an object of r in ns, hex into out. 0 or -errno. */
 static int proof_of(const json_t *obj, const struct kube_resource *r, const char *ns,
-		    char out[2 * 32 + 1])
+		    char out[SB_SIGN_HEX_LEN + 1])
 {
 	if (!have_key)
 		return -EAGAIN;
@@ -156,15 +146,14 @@ static int proof_of(const json_t *obj, const struct kube_resource *r, const char
 	ret = hmac_parts(auth_key, sizeof(auth_key), parts, lens, 6, m);
 	if (ret)
 		return ret;
-	for (size_t i = 0; i < 32; i++)
-		snprintf(out + 2 * i, 3, "%02x", m[i]);
+	sb_hex(m, sizeof(m), out);
 	OPENSSL_cleanse(m, sizeof(m));
 	return 0;
 }
 
 int br_proof_sign(json_t *obj, const struct kube_resource *r, const char *ns)
 {
-	char hex[2 * 32 + 1];
+	char hex[SB_SIGN_HEX_LEN + 1];
 	json_t *md = json_object_get(obj, "metadata");
 	if (!json_is_object(md))
 		return -EINVAL;
@@ -182,11 +171,11 @@ int br_proof_sign(json_t *obj, const struct kube_resource *r, const char *ns)
 
 int br_proof_check(const json_t *obj, const struct kube_resource *r, char *why, size_t whylen)
 {
-	char want[2 * 32 + 1];
+	char want[SB_SIGN_HEX_LEN + 1];
 	const json_t *md = json_object_get(obj, "metadata");
 	const char *have = jstr(json_object_get(md, "annotations"), SB_ANNOT_PROOF);
 	int ret = have ? proof_of(obj, r, jstr(md, "namespace"), want) : -ENOENT;
-	if (!ret && (strlen(have) != 2 * 32 || CRYPTO_memcmp(have, want, 2 * 32)))
+	if (!ret && (strlen(have) != SB_SIGN_HEX_LEN || CRYPTO_memcmp(have, want, SB_SIGN_HEX_LEN)))
 		ret = -EBADMSG;
 	if (ret && why)
 		snprintf(why, whylen, "annotation %s: %s", SB_ANNOT_PROOF,
@@ -211,10 +200,8 @@ int br_create_owned(const struct br_ops *ops, const struct kube_resource *r, con
 		snprintf(why, whylen, "out of memory");
 		return -ENOMEM;
 	}
-	snprintf(oname, sizeof(oname), "%s",
-		 jstr(json_object_get(obj, "metadata"), "name")
-			 ? jstr(json_object_get(obj, "metadata"), "name")
-			 : "");
+	const char *name = meta(obj, "name");
+	snprintf(oname, sizeof(oname), "%s", name ? name : "");
 	/* the run's key Secret is never read (controller/run/runkey.h): not signed */
 	int ret = r == &kube_res_secrets ? 0 : br_proof_sign(obj, r, ns);
 	if (ret) {

@@ -8,22 +8,9 @@
 #include "result/sign.h"
 
 #include <errno.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Hex SHA-256 of text into out (65 bytes). 0 or -EIO. */
-static int sha256_hex(const char *text, size_t len, char out[65])
-{
-	unsigned char md[32];
-	unsigned int n = 0;
-	if (!EVP_Digest(text, len, md, &n, EVP_sha256(), NULL) || n != sizeof(md))
-		return -EIO;
-	for (unsigned i = 0; i < sizeof(md); i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
-	return 0;
-}
 
 /* The owning BenchmarkRun's name and UID (the first ownerReference of that kind). */
 static void run_owner(const json_t *cm, const char **name, const char **uid)
@@ -94,7 +81,7 @@ static json_t *verdict_of(const json_t *cm)
 	else {
 		struct sb_result_want want = {ns, run, uid, cls, (unsigned)it, key};
 		r = sb_result_check(cm, &want, &doc, why, sizeof(why));
-		if (!r && sha256_hex(json_string_value(tv), json_string_length(tv), digest))
+		if (!r && sb_sha256_hex(json_string_value(tv), json_string_length(tv), digest))
 			r = -ENOMEM;
 	}
 	if (r == -ENOMEM) {
@@ -187,7 +174,7 @@ json_t *br_result_fetched(const json_t *items, const json_t *cached,
 				json_object_get(json_object_get(cm, "data"), SB_RESULT_KEY);
 			char digest[65] = "";
 			if (json_is_string(tv) &&
-			    sha256_hex(json_string_value(tv), json_string_length(tv), digest)) {
+			    sb_sha256_hex(json_string_value(tv), json_string_length(tv), digest)) {
 				json_decref(out);
 				return NULL;
 			}

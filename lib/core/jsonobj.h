@@ -11,6 +11,13 @@
 #include <stdbool.h>
 #include <string.h>
 
+/*
+ * The keys of object o in byte order (strcmp), borrowed from o, in a new
+ * array (free it; the keys stay o's) with *n set to their number; NULL on
+ * ENOMEM.
+ */
+const char **sb_json_sorted_keys(const json_t *o, size_t *n);
+
 /* o[k] when it is a string. */
 static inline const char *jstr(const json_t *o, const char *k)
 {

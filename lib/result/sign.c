@@ -17,14 +17,23 @@
 static const char sign_domain_v1[] = "storagebench result v1";
 static const char sign_domain_v2[] = "storagebench result v2";
 
+void sb_hex(const unsigned char *in, size_t n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[in[i] >> 4];
+		out[2 * i + 1] = digits[in[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
 int sb_sha256_hex(const void *data, size_t len, char out[SB_SIGN_HEX_LEN + 1])
 {
 	unsigned char md[32];
 	unsigned int n = 0;
 	if (EVP_Digest(data, len, md, &n, EVP_sha256(), NULL) != 1 || n != sizeof(md))
 		return -EIO;
-	for (size_t i = 0; i < sizeof(md); i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
+	sb_hex(md, sizeof(md), out);
 	return 0;
 }
 
@@ -83,8 +92,7 @@ int sb_sign_result(const unsigned char *key, size_t keylen, const struct sb_sign
 	int r = mac_raw(key, keylen, s, text, len, m);
 	if (r)
 		return r;
-	for (size_t i = 0; i < 32; i++)
-		snprintf(out + 2 * i, 3, "%02x", m[i]);
+	sb_hex(m, sizeof(m), out);
 	OPENSSL_cleanse(m, sizeof(m));
 	return 0;
 }

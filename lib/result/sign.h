@@ -26,6 +26,9 @@
 int sb_hmac_sha256(const unsigned char *key, size_t keylen, const void *const *parts,
 		   const size_t *lens, size_t n, unsigned char out[32]);
 
+/* n bytes of in as 2n lowercase hex digits and a NUL in out. */
+void sb_hex(const unsigned char *in, size_t n, char *out);
+
 /* The SHA-256 of len bytes of data as 64 lowercase hex digits and a NUL. 0 or -EIO. */
 int sb_sha256_hex(const void *data, size_t len, char out[SB_SIGN_HEX_LEN + 1]);
 

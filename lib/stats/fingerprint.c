@@ -2,7 +2,9 @@
 /* Workload fingerprints from normalised job options. See fingerprint.h. */
 #include "fingerprint.h"
 
+#include "core/jsonobj.h"
 #include "core/units.h"
+#include "result/sign.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -304,29 +306,6 @@ static int collect(const json_t *options, json_t *p)
 	return 0;
 }
 
-static int by_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* the keys of o sorted (borrowed), malloc'd; NULL on ENOMEM */
-static const char **sorted_keys(const json_t *o, size_t *n)
-{
-	size_t i = 0;
-	const char *k;
-	const json_t *v;
-	*n = json_object_size(o);
-	const char **keys = calloc(*n ? *n : 1, sizeof(*keys));
-	if (!keys)
-		return NULL;
-	json_object_foreach((json_t *)o, k, v)
-	{
-		keys[i++] = k;
-	}
-	qsort(keys, *n, sizeof(*keys), by_str);
-	return keys;
-}
-
 static int digest(const json_t *p, char fp[SB_FINGERPRINT_LEN + 1])
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
@@ -334,7 +313,7 @@ static int digest(const json_t *p, char fp[SB_FINGERPRINT_LEN + 1])
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
 	int ok = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) == 1;
 	size_t n, i;
-	const char **keys = sorted_keys(p, &n);
+	const char **keys = sb_json_sorted_keys(p, &n);
 	ok = ok && keys;
 	for (i = 0; ok && i < n; i++) {
 		const char *s = json_string_value(json_object_get(p, keys[i]));
@@ -348,8 +327,7 @@ static int digest(const json_t *p, char fp[SB_FINGERPRINT_LEN + 1])
 	free(keys);
 	if (!ok)
 		return -EIO;
-	for (i = 0; i < SB_FINGERPRINT_LEN / 2; i++)
-		snprintf(fp + 2 * i, 3, "%02x", md[i]);
+	sb_hex(md, SB_FINGERPRINT_LEN / 2, fp);
 	return 0;
 }
 
@@ -373,7 +351,7 @@ int sb_workload_fingerprint(const json_t *options, const char *engine_ran, json_
 	}
 	/* an option at its default is no option */
 	size_t n;
-	const char **keys = sorted_keys(p, &n);
+	const char **keys = sb_json_sorted_keys(p, &n);
 	if (!keys) {
 		json_decref(p);
 		return -ENOMEM;
@@ -406,7 +384,7 @@ char *sb_params_diff(const json_t *before, const json_t *after, char *buf, size_
 	if (!len)
 		return buf;
 	buf[0] = '\0';
-	const char **ka = sorted_keys(before, &na), **kb = sorted_keys(after, &nb);
+	const char **ka = sb_json_sorted_keys(before, &na), **kb = sb_json_sorted_keys(after, &nb);
 	for (size_t i = 0, j = 0; ka && kb && (i < na || j < nb);) {
 		int c = i == na ? 1 : j == nb ? -1 : strcmp(ka[i], kb[j]);
 		const char *k = c <= 0 ? ka[i] : kb[j];
