@@ -189,6 +189,13 @@ int br_proof_check(const json_t *obj, const struct kube_resource *r, char *why, 
 	return ret;
 }
 
+int br_proof_create(const struct br_ops *ops, const struct kube_resource *r, const char *ns,
+		    json_t *obj, struct kube_error *err)
+{
+	int ret = obj ? br_proof_sign(obj, r, ns) : -ENOMEM;
+	return ret ? ret : ops->create(ops->arg, r, ns, obj, err);
+}
+
 int br_create_owned(const struct br_ops *ops, const struct kube_resource *r, const char *ns,
 		    const char *run, const char *uid, json_t *obj, const char *what, bool *stale,
 		    struct kube_error *err, char *why, size_t whylen)

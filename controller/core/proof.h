@@ -62,6 +62,15 @@ int br_proof_sign(json_t *obj, const struct kube_resource *r, const char *ns);
 int br_proof_check(const json_t *obj, const struct kube_resource *r, char *why, size_t whylen);
 
 /*
+ * Signs obj (borrowed; NULL is -ENOMEM) as br_proof_sign does and creates
+ * it in ns through ops: a create whose AlreadyExists the caller handles
+ * itself. 0, the signing's -errno, or the create's (the API's answer in
+ * *err).
+ */
+int br_proof_create(const struct br_ops *ops, const struct kube_resource *r, const char *ns,
+		    json_t *obj, struct kube_error *err);
+
+/*
  * Creates obj (consumed, signed here) in ns for the run (name, uid). An
  * object of that name that exists is the run's only when its ownerReference
  * carries uid and its proof verifies (lib/result/owner.h, above). Returns

@@ -1155,8 +1155,7 @@ int br_lifecycle_step(const struct br_ops *ops, const struct br_ref *ref, const 
 			describe(doc, desc, sizeof(desc));
 			json_decref(doc);
 			struct kube_error kerr = KUBE_ERROR_INIT;
-			r = !cm ? -ENOMEM : br_proof_sign(cm, &kube_res_configmaps, ref->ns);
-			r = r ? r : ops->create(ops->arg, &kube_res_configmaps, ref->ns, cm, &kerr);
+			r = br_proof_create(ops, &kube_res_configmaps, ref->ns, cm, &kerr);
 			json_decref(cm);
 			if (r && r != -EEXIST) {
 				char eb[400];

@@ -172,7 +172,7 @@ json_t *br_pod_manifest_member(const struct br_ref *run, const struct br_spec *s
 			  : NULL;
 	/* the invocation (lib/core/invocation.h): the runner checks the mounted job file
 	 * against the digest of what was written */
-	char dg[65];
+	char dg[SB_SIGN_HEX_LEN + 1];
 	struct sb_invocation inv = {.run = run->name,
 				    .uid = run->uid,
 				    .cls = cls,

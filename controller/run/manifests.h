@@ -22,6 +22,9 @@
 json_t *br_pvc_manifest(const struct br_ref *run, const struct br_spec *s, const char *cls);
 
 /* attempt counts from 1. spec_cm is the spec ConfigMap's name ("" if none). */
+json_t *br_pod_manifest(const struct br_ref *run, const struct br_spec *s, const char *cls,
+			unsigned attempt, unsigned iterations);
+
 /*
  * The pod of member (1..s->pods) of a distributed class, done the
  * iterations already recorded ("1,2,5"); member 0: br_pod_manifest.
@@ -29,9 +32,6 @@ json_t *br_pvc_manifest(const struct br_ref *run, const struct br_spec *s, const
 json_t *br_pod_manifest_member(const struct br_ref *run, const struct br_spec *s, const char *cls,
 			       unsigned attempt, unsigned iterations, unsigned member,
 			       const char *done);
-
-json_t *br_pod_manifest(const struct br_ref *run, const struct br_spec *s, const char *cls,
-			unsigned attempt, unsigned iterations);
 
 /* The ConfigMap with the job file (only when the run has one). */
 json_t *br_spec_cm_manifest(const struct br_ref *run, const struct br_spec *s);

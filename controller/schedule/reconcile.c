@@ -277,8 +277,7 @@ static int sched_apply(struct br_controller *c, const char *ns, const char *name
 		json_t *run = run_manifest(sched, s, p);
 		struct kube_error ke = KUBE_ERROR_INIT;
 		char eb[512];
-		int r = !run ? -ENOMEM : br_proof_sign(run, &br_res_benchmarkruns, ns);
-		r = r ? r : c->ops.create(c->ops.arg, &br_res_benchmarkruns, ns, run, &ke);
+		int r = br_proof_create(&c->ops, &br_res_benchmarkruns, ns, run, &ke);
 		json_decref(run);
 		if (r && r != -EEXIST) {
 			br_metrics_api_error(c->metrics);

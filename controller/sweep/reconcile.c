@@ -214,8 +214,7 @@ int br_sweep_reconcile(struct br_controller *c, const struct br_ref *ref, const 
 		char eb[512];
 		(void)br_sweep_child_name(step, sizeof(step), ref->name, sw.pods[p.create]);
 		json_t *m = step_manifest(ref, run, step, sw.pods[p.create]);
-		r = !m ? -ENOMEM : br_proof_sign(m, &br_res_benchmarkruns, ref->ns);
-		r = r ? r : c->ops.create(c->ops.arg, &br_res_benchmarkruns, ref->ns, m, &kerr);
+		r = br_proof_create(&c->ops, &br_res_benchmarkruns, ref->ns, m, &kerr);
 		json_decref(m);
 		if (r && r != -EEXIST) {
 			sb_warn("Failed to create a sweep step", "run=%s/%s step=%s error=\"%s\"",
