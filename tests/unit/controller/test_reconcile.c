@@ -865,14 +865,18 @@ static int test_lifecycle_before_io(void)
 }
 
 /* spec.sweep: the first step's run, owned by the sweeping run; the next once it ended. */
+/* A sweeping run over 1 and 2 pods per class; its steps' names into step1, step2. 0 or -1. */
+static int sweep_setup(char step1[64], char step2[64])
+{
+	if (br_sweep_child_name(step1, 64, RUN, 1) || br_sweep_child_name(step2, 64, RUN, 2))
+		return -1;
+	return setup("{\"storageClasses\":[\"fast\"],\"iterations\":1,\"sweep\":{\"pods\":[1,2]}}");
+}
+
 static int test_sweep_first_step(void)
 {
 	char step1[64], step2[64];
-	CHECK_INT(br_sweep_child_name(step1, sizeof(step1), RUN, 1), 0);
-	CHECK_INT(br_sweep_child_name(step2, sizeof(step2), RUN, 2), 0);
-	CHECK_INT(setup("{\"storageClasses\":[\"fast\"],\"iterations\":1,\"sweep\":{\"pods\":[1,"
-			"2]}}"),
-		  0);
+	CHECK_INT(sweep_setup(step1, step2), 0);
 	CHECK_INT(pass(), 0);
 	CHECK_INT(fo_calls(&E.fo, "create", "benchmarkruns", step1), 1);
 	CHECK_INT(fo_calls(&E.fo, "create", "benchmarkruns", step2), 0);
@@ -915,11 +919,7 @@ static int test_sweep_first_step(void)
 static int test_sweep_planted_step(void)
 {
 	char step1[64], step2[64];
-	CHECK_INT(br_sweep_child_name(step1, sizeof(step1), RUN, 1), 0);
-	CHECK_INT(br_sweep_child_name(step2, sizeof(step2), RUN, 2), 0);
-	CHECK_INT(setup("{\"storageClasses\":[\"fast\"],\"iterations\":1,\"sweep\":{\"pods\":[1,"
-			"2]}}"),
-		  0);
+	CHECK_INT(sweep_setup(step1, step2), 0);
 	json_t *planted =
 		json_pack("{s:s,s:s,s:{s:s,s:s,s:[{s:s,s:s,s:s,s:s}]},s:{s:s}}", "apiVersion",
 			  SB_API_VERSION, "kind", SB_KIND, "metadata", "name", step1, "namespace",
@@ -952,11 +952,7 @@ static const json_t *sweep_condition(void)
 static int test_sweep_condition_transition(void)
 {
 	char step1[64], step2[64], t0[SB_RFC3339_LEN], t2[SB_RFC3339_LEN];
-	CHECK_INT(br_sweep_child_name(step1, sizeof(step1), RUN, 1), 0);
-	CHECK_INT(br_sweep_child_name(step2, sizeof(step2), RUN, 2), 0);
-	CHECK_INT(setup("{\"storageClasses\":[\"fast\"],\"iterations\":1,\"sweep\":{\"pods\":[1,"
-			"2]}}"),
-		  0);
+	CHECK_INT(sweep_setup(step1, step2), 0);
 	sb_rfc3339_format(E.fo.now, t0, sizeof(t0));
 	CHECK_INT(pass(), 0);
 	CHECK_STR(json_string_value(json_object_get(sweep_condition(), "status")), "Unknown");
